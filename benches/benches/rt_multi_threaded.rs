@@ -1,0 +1,46 @@
+//! The seed workloads on multi-thread runtimes (`BENCH_WORKERS` workers, default 4):
+//! each workload is a group whose functions are `runtime` (ours), `tokio`, `smol`
+//! (async-executor's `Executor` on N threads), `smol_static` (its `StaticExecutor`) and,
+//! where one thread can serve the workload, `floor`. Tasks signal the bench thread through
+//! a std `sync_channel` (as tokio's benches do); the floor, having no other thread, through
+//! an async counter.
+
+use benches::floor::Floor;
+use benches::harness::{bench, group};
+use benches::ours::Ours;
+use benches::smol::{SmolExecutor, SmolStatic};
+use benches::tokio_rt::Tokio;
+use benches::workloads::*;
+use benches::{workers, AsyncSignal, BlockingSignal, Flavor};
+use criterion::{criterion_group, criterion_main, Criterion};
+
+/// One group: the four multi-thread runtimes, plus the floor when `floor` is given.
+macro_rules! workload {
+    ($c:expr, $name:ident, slow: $slow:expr $(, $floor:ident)?) => {{
+        let flavor = Flavor::MultiThread(workers());
+        let name = concat!("multi_thread/", stringify!($name));
+        let mut g = group($c, name, $slow);
+        bench(&mut g, name, "runtime", Ours::new(flavor), $name::<Ours, BlockingSignal>);
+        bench(&mut g, name, "tokio", Tokio::new(flavor), $name::<Tokio, BlockingSignal>);
+        bench(&mut g, name, "smol", SmolExecutor::new(flavor), $name::<SmolExecutor, BlockingSignal>);
+        bench(&mut g, name, "smol_static", SmolStatic::new(flavor), $name::<SmolStatic, BlockingSignal>);
+        $(
+            let _ = stringify!($floor);
+            bench(&mut g, name, "floor", Floor::new(), $name::<Floor, AsyncSignal>);
+        )?
+        g.finish();
+    }};
+}
+
+fn multi_thread(c: &mut Criterion) {
+    workload!(c, spawn_many_local, slow: false, floor);
+    workload!(c, spawn_many_remote_idle, slow: false);
+    workload!(c, spawn_many_remote_busy1, slow: false);
+    workload!(c, spawn_many_remote_busy2, slow: true);
+    workload!(c, ping_pong, slow: false, floor);
+    workload!(c, yield_many, slow: false, floor);
+    workload!(c, chained_spawn, slow: false, floor);
+}
+
+criterion_group!(benches, multi_thread);
+criterion_main!(benches);

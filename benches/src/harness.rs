@@ -1,0 +1,131 @@
+//! Criterion glue shared by both bench files: group settings, one function per runtime
+//! (runtime built once, before criterion calls the routine; dropped after the function),
+//! iteration counting, and the `RUNTIME_BENCH_METRICS=1` print of our runtime's counters.
+//!
+//! Groups sample in `Flat` mode: every sample runs the same number of iterations, so
+//! millisecond-long iterations fit a short `--measurement-time` (criterion's default
+//! linear mode needs n(n+1)/2 iterations for n samples).
+
+use std::time::Duration;
+
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, SamplingMode};
+
+use crate::workloads::Iteration;
+use crate::Bench;
+
+/// True when `RUNTIME_BENCH_METRICS=1`.
+pub fn metrics_enabled() -> bool {
+    std::env::var("RUNTIME_BENCH_METRICS").is_ok_and(|v| v.trim() == "1")
+}
+
+/// Opens a group with the settings every workload uses. `slow` groups (iterations that
+/// can take tens of milliseconds) get criterion's minimum of 10 samples.
+pub fn group<'a>(c: &'a mut Criterion, name: &str, slow: bool) -> BenchmarkGroup<'a, WallTime> {
+    let mut g = c.benchmark_group(name);
+    g.sampling_mode(SamplingMode::Flat);
+    if slow {
+        g.sample_size(10);
+    }
+    g
+}
+
+/// Benchmarks `workload` on `rt` as function `id` of group `group` (the name is only for
+/// the metrics print), then lets `rt` report and drops it.
+pub fn bench<B: Bench>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    group: &str,
+    id: &str,
+    rt: B,
+    workload: for<'a> fn(&'a B) -> Iteration<'a>,
+) {
+    let mut iterations = 0u64;
+    {
+        let mut iteration = workload(&rt);
+        g.bench_function(id, |b| {
+            b.iter(|| {
+                iterations += 1;
+                iteration()
+            })
+        });
+    }
+    rt.report(group, iterations);
+}
+
+/// Our runtime's counters as a table: totals and per iteration.
+pub fn format_metrics(group: &str, iterations: u64, m: &runtime::RuntimeMetrics) -> String {
+    use std::fmt::Write;
+    let per = |v: u64| {
+        if iterations == 0 {
+            0.0
+        } else {
+            v as f64 / iterations as f64
+        }
+    };
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "runtime metrics, {group}: {} worker(s), {iterations} iterations (warm-up included), \
+         live_tasks {}, global_queue_depth {}; counts per iteration:",
+        m.num_workers, m.live_tasks, m.global_queue_depth
+    );
+    let _ = writeln!(
+        s,
+        "  {:>6} {:>10} {:>10} {:>10} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9}",
+        "worker",
+        "polls",
+        "lifo_hits",
+        "local_sch",
+        "overflow",
+        "ovf_tasks",
+        "steals",
+        "stolen",
+        "parks",
+        "unparks",
+        "noop_unp",
+        "busy_ms"
+    );
+    let mut busy_total = Duration::ZERO;
+    let row = |s: &mut String, name: &str, w: &runtime::WorkerMetrics| {
+        let _ = writeln!(
+            s,
+            "  {:>6} {:>10.1} {:>10.1} {:>10.1} {:>9.2} {:>9.1} {:>8.2} {:>8.1} {:>8.2} {:>8.2} {:>8.2} {:>9.3}",
+            name,
+            per(w.polls),
+            per(w.lifo_hits),
+            per(w.local_schedules),
+            per(w.overflows),
+            per(w.overflowed_tasks),
+            per(w.steals),
+            per(w.stolen_tasks),
+            per(w.parks),
+            per(w.unparks),
+            per(w.noop_unparks),
+            if iterations == 0 {
+                0.0
+            } else {
+                w.busy.as_secs_f64() * 1e3 / iterations as f64
+            },
+        );
+    };
+    let mut total = runtime::WorkerMetrics::default();
+    for (i, w) in m.workers.iter().enumerate() {
+        row(&mut s, &i.to_string(), w);
+        total.polls += w.polls;
+        total.lifo_hits += w.lifo_hits;
+        total.local_schedules += w.local_schedules;
+        total.overflows += w.overflows;
+        total.overflowed_tasks += w.overflowed_tasks;
+        total.steals += w.steals;
+        total.stolen_tasks += w.stolen_tasks;
+        total.parks += w.parks;
+        total.unparks += w.unparks;
+        total.noop_unparks += w.noop_unparks;
+        busy_total += w.busy;
+    }
+    total.busy = busy_total;
+    if m.workers.len() > 1 {
+        row(&mut s, "all", &total);
+    }
+    s
+}

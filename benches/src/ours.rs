@@ -1,0 +1,106 @@
+//! Adapter for this workspace's `runtime`: built with every driver enabled, as users get
+//! it from `#[runtime::main]`. Tasks spawn through the free `runtime::spawn` (the thread's
+//! context finds the runtime: a worker pushes into its own queue), the bench thread through
+//! `Runtime::spawn`. `report` prints `Handle::metrics()` when `RUNTIME_BENCH_METRICS=1`.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use crate::{harness, Bench, Flavor, Spawner};
+
+/// Our runtime, in either flavor.
+pub struct Ours {
+    rt: runtime::Runtime,
+    flavor: Flavor,
+}
+
+impl Ours {
+    /// Builds the runtime.
+    ///
+    /// # Panics
+    /// When the runtime cannot be built (no threads, no epoll).
+    pub fn new(flavor: Flavor) -> Ours {
+        let mut b = match flavor {
+            Flavor::MultiThread(n) => {
+                let mut b = runtime::Builder::new_multi_thread();
+                b.worker_threads(n);
+                b
+            }
+            Flavor::CurrentThread => runtime::Builder::new_current_thread(),
+        };
+        let rt = b.enable_all().build().expect("building our runtime");
+        Ours { rt, flavor }
+    }
+
+    /// The runtime's counters.
+    pub fn metrics(&self) -> runtime::RuntimeMetrics {
+        self.rt.metrics()
+    }
+}
+
+/// Spawns through `runtime::spawn` and yields through `runtime::task::yield_now`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OursSpawner;
+
+/// `runtime::task::JoinHandle`, unwrapped.
+pub struct OursJoin<T>(runtime::task::JoinHandle<T>);
+
+impl<T> Future for OursJoin<T> {
+    type Output = T;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
+        Pin::new(&mut self.0)
+            .poll(cx)
+            .map(|r| r.expect("benchmark task failed"))
+    }
+}
+
+impl Spawner for OursSpawner {
+    type Join<T: Send + 'static> = OursJoin<T>;
+
+    fn spawn<F>(&self, future: F) -> OursJoin<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        OursJoin(runtime::spawn(future))
+    }
+
+    fn yield_now(&self) -> impl Future<Output = ()> + Send + 'static {
+        runtime::task::yield_now()
+    }
+}
+
+impl Bench for Ours {
+    type Spawner = OursSpawner;
+
+    fn spawner(&self) -> OursSpawner {
+        OursSpawner
+    }
+
+    fn spawn_remote<F>(&self, future: F) -> OursJoin<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        OursJoin(self.rt.spawn(future))
+    }
+
+    fn block_on<F: Future>(&self, future: F) -> F::Output {
+        self.rt.block_on(future)
+    }
+
+    fn flavor(&self) -> Flavor {
+        self.flavor
+    }
+
+    fn report(&self, group: &str, iterations: u64) {
+        if harness::metrics_enabled() {
+            println!(
+                "{}",
+                harness::format_metrics(group, iterations, &self.rt.metrics())
+            );
+        }
+    }
+}

@@ -1,0 +1,92 @@
+//! Adapter for tokio (latest 1.x): `Builder::new_multi_thread().worker_threads(n)
+//! .enable_all()` or `new_current_thread().enable_all()`, exactly what tokio's own benches
+//! build. Tasks spawn through the free `tokio::spawn`, the bench thread through
+//! `Runtime::spawn`, as in those benches.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use crate::{Bench, Flavor, Spawner};
+
+/// A tokio runtime, in either flavor.
+pub struct Tokio {
+    rt: tokio::runtime::Runtime,
+    flavor: Flavor,
+}
+
+impl Tokio {
+    /// Builds the runtime.
+    ///
+    /// # Panics
+    /// When tokio cannot build it.
+    pub fn new(flavor: Flavor) -> Tokio {
+        let mut b = match flavor {
+            Flavor::MultiThread(n) => {
+                let mut b = tokio::runtime::Builder::new_multi_thread();
+                b.worker_threads(n);
+                b
+            }
+            Flavor::CurrentThread => tokio::runtime::Builder::new_current_thread(),
+        };
+        let rt = b.enable_all().build().expect("building tokio");
+        Tokio { rt, flavor }
+    }
+}
+
+/// Spawns through `tokio::spawn`, yields through `tokio::task::yield_now`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TokioSpawner;
+
+/// `tokio::task::JoinHandle`, unwrapped.
+pub struct TokioJoin<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Future for TokioJoin<T> {
+    type Output = T;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
+        Pin::new(&mut self.0)
+            .poll(cx)
+            .map(|r| r.expect("benchmark task failed"))
+    }
+}
+
+impl Spawner for TokioSpawner {
+    type Join<T: Send + 'static> = TokioJoin<T>;
+
+    fn spawn<F>(&self, future: F) -> TokioJoin<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        TokioJoin(tokio::spawn(future))
+    }
+
+    fn yield_now(&self) -> impl Future<Output = ()> + Send + 'static {
+        tokio::task::yield_now()
+    }
+}
+
+impl Bench for Tokio {
+    type Spawner = TokioSpawner;
+
+    fn spawner(&self) -> TokioSpawner {
+        TokioSpawner
+    }
+
+    fn spawn_remote<F>(&self, future: F) -> TokioJoin<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        TokioJoin(self.rt.spawn(future))
+    }
+
+    fn block_on<F: Future>(&self, future: F) -> F::Output {
+        self.rt.block_on(future)
+    }
+
+    fn flavor(&self) -> Flavor {
+        self.flavor
+    }
+}

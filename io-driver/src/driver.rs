@@ -1,0 +1,252 @@
+//! `Driver` (owned by whichever worker parks) and `Handle` (shared by everyone).
+//!
+//! `park` runs in four steps: (1) under the wheel mutex, compute the timeout as the earlier
+//! of the caller's and the wheel's next expiration, and publish the wheel time it will sleep
+//! until (`sleep_until`, see `timer.rs`); (2) `epoll_wait` via mio, retrying EINTR with the
+//! remaining time; (3) bump the dispatch tick and apply each event to its slab entry
+//! (generation-checked), collecting the wakers to wake; (4) advance the wheel to now,
+//! collecting the fired timers' wakers. Only then, with no lock held, are the wakers woken.
+//! The wake list is a Vec owned by the driver and reused, so steady-state dispatch does not
+//! allocate.
+//!
+//! `Handle::unpark` writes the mio waker's eventfd: the event stays pending in epoll until
+//! the next `epoll_wait`, so an unpark that races ahead of `park` still makes it return.
+
+use std::fmt;
+use std::io;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::task::Waker;
+use std::time::{Duration, Instant};
+
+use mio::event::Source;
+use mio::{Events, Interest, Poll, Registry, Token};
+use parking_lot::Mutex;
+
+use crate::readiness::{Ready, TICK_MASK};
+use crate::registration::Registration;
+use crate::slab::{token_for, Slab, WAKER_TOKEN};
+use crate::wheel::Wheel;
+
+const EVENTS_CAPACITY: usize = 1024;
+/// `sleep_until` while the driver is not blocked in `epoll_wait`: no deadline is earlier.
+const NOT_SLEEPING: u64 = 0;
+
+/// The I/O and timer driver. Owned by the worker that parks in it (one at a time).
+pub struct Driver {
+    poll: Poll,
+    events: Events,
+    handle: Arc<Handle>,
+    tick: usize,
+    wake_list: Vec<Waker>,
+}
+
+/// The shared side of the driver: registration, timers, unpark.
+pub struct Handle {
+    registry: Registry,
+    waker: mio::Waker,
+    pub(crate) slab: Slab,
+    pub(crate) wheel: Mutex<Wheel>,
+    /// Wheel ms the parked driver sleeps until (u64::MAX: no limit); 0 when not parked.
+    pub(crate) sleep_until: AtomicU64,
+    pub(crate) start: Instant,
+}
+
+impl Driver {
+    /// A new driver: an epoll instance, its waker on a reserved token, an empty slab and wheel.
+    pub fn new() -> io::Result<Driver> {
+        let poll = Poll::new()?;
+        let waker = mio::Waker::new(poll.registry(), WAKER_TOKEN)?;
+        let registry = poll.registry().try_clone()?;
+        let handle = Arc::new(Handle {
+            registry,
+            waker,
+            slab: Slab::new(),
+            wheel: Mutex::new(Wheel::new()),
+            sleep_until: AtomicU64::new(NOT_SLEEPING),
+            start: Instant::now(),
+        });
+        Ok(Driver {
+            poll,
+            events: Events::with_capacity(EVENTS_CAPACITY),
+            handle,
+            tick: 0,
+            wake_list: Vec::with_capacity(64),
+        })
+    }
+
+    /// The shared handle.
+    pub fn handle(&self) -> &Arc<Handle> {
+        &self.handle
+    }
+
+    /// Block until I/O readiness, the next timer deadline, [`Handle::unpark`] or `timeout`
+    /// (None: no limit but the timers'), then dispatch readiness and fire expired timers.
+    pub fn park(&mut self, timeout: Option<Duration>) {
+        let now = Instant::now();
+        let timeout = self.arm(now, timeout);
+        self.poll_events(now, timeout);
+        // Relaxed: see `Handle::must_rearm`; a stale non-zero value read by an inserter only
+        // costs one spurious unpark.
+        self.handle
+            .sleep_until
+            .store(NOT_SLEEPING, Ordering::Relaxed);
+        self.tick = self.tick.wrapping_add(1) & TICK_MASK;
+        for event in self.events.iter() {
+            let token = event.token();
+            if token != WAKER_TOKEN {
+                let ready = Ready::from_mio(event);
+                self.handle
+                    .slab
+                    .dispatch(token, ready, self.tick, &mut self.wake_list);
+            }
+        }
+        self.fire_timers();
+        self.wake_all();
+    }
+
+    /// Shut down: every resource's polls fail from now on, every pending timer reports
+    /// [`TimerShutdown`](crate::TimerShutdown). Wakes everyone waiting. Idempotent.
+    pub fn shutdown(&mut self) {
+        if !self.handle.slab.shutdown(&mut self.wake_list) {
+            return;
+        }
+        let list = &mut self.wake_list;
+        self.handle
+            .wheel
+            .lock()
+            .shutdown(|_, waker| list.extend(waker));
+        self.wake_all();
+    }
+
+    /// Test hook: dispatch one synthetic event exactly as `park` would (new tick, then wake).
+    #[doc(hidden)]
+    pub fn inject_event(&mut self, token: Token, ready: Ready) {
+        self.tick = self.tick.wrapping_add(1) & TICK_MASK;
+        self.handle
+            .slab
+            .dispatch(token, ready, self.tick, &mut self.wake_list);
+        self.wake_all();
+    }
+
+    /// Compute the poll timeout and publish `sleep_until`, both under the wheel mutex.
+    fn arm(&self, now: Instant, timeout: Option<Duration>) -> Option<Duration> {
+        let handle = &*self.handle;
+        let wheel = handle.wheel.lock();
+        let timer = wheel.next_expiration().map(|ms| {
+            handle
+                .instant_at(ms)
+                .map_or(Duration::MAX, |at| at.saturating_duration_since(now))
+        });
+        let timeout = match (timeout, timer) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let until = match timeout {
+            None => u64::MAX,
+            Some(d) if d.is_zero() => NOT_SLEEPING,
+            Some(d) => now.checked_add(d).map_or(u64::MAX, |at| handle.ms_ceil(at)),
+        };
+        // Relaxed: written under the wheel mutex, read under it (see `Handle::must_rearm`).
+        handle.sleep_until.store(until, Ordering::Relaxed);
+        drop(wheel);
+        timeout
+    }
+
+    fn poll_events(&mut self, now: Instant, timeout: Option<Duration>) {
+        let deadline = timeout.and_then(|t| now.checked_add(t));
+        let mut timeout = timeout;
+        loop {
+            match self.poll.poll(&mut self.events, timeout) {
+                Ok(()) => return,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {
+                    if let Some(deadline) = deadline {
+                        timeout = Some(deadline.saturating_duration_since(Instant::now()));
+                    }
+                }
+                // epoll_wait only fails otherwise with EBADF/EFAULT/EINVAL: the epoll fd or
+                // the events buffer is broken, and nothing can drive I/O any more.
+                Err(e) => panic!("io-driver: epoll_wait failed, the epoll instance is broken: {e}"),
+            }
+        }
+    }
+
+    fn fire_timers(&mut self) {
+        let now = self.handle.ms_floor(Instant::now());
+        let list = &mut self.wake_list;
+        self.handle
+            .wheel
+            .lock()
+            .advance(now, |_, _, waker| list.extend(waker));
+    }
+
+    fn wake_all(&mut self) {
+        for waker in self.wake_list.drain(..) {
+            waker.wake();
+        }
+    }
+}
+
+impl Drop for Driver {
+    /// Nobody will dispatch events any more: fail every pending operation instead of hanging.
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+impl fmt::Debug for Driver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Driver")
+            .field("tick", &self.tick)
+            .field("handle", &self.handle)
+            .finish()
+    }
+}
+
+impl Handle {
+    /// Wake the thread blocked in [`Driver::park`] (one eventfd write). An unpark before the
+    /// park makes that park return promptly.
+    pub fn unpark(&self) {
+        // Writing to our own eventfd only fails if it was closed under us; the mio waker
+        // already handles counter overflow. Nothing useful to do with an error here.
+        let _ = self.waker.wake();
+    }
+
+    /// Register `source` with `interest`; the returned [`Registration`] tracks its readiness.
+    pub fn register(
+        self: &Arc<Self>,
+        source: &mut impl Source,
+        interest: Interest,
+    ) -> io::Result<Registration> {
+        let (index, gen) = self.slab.alloc()?;
+        // Built first so that a failed mio registration frees the slot through its Drop.
+        let registration = Registration::new(self.clone(), index, gen);
+        self.registry
+            .register(source, token_for(index, gen), interest)?;
+        Ok(registration)
+    }
+
+    /// Whether [`Driver::shutdown`] ran.
+    pub fn is_shutdown(&self) -> bool {
+        self.slab.is_shutdown()
+    }
+
+    /// Live registrations (test/diagnostic hook).
+    #[doc(hidden)]
+    pub fn registrations(&self) -> usize {
+        self.slab.live()
+    }
+
+    pub(crate) fn registry(&self) -> &Registry {
+        &self.registry
+    }
+}
+
+impl fmt::Debug for Handle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Handle")
+            .field("start", &self.start)
+            .field("shutdown", &self.is_shutdown())
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,37 @@
+//! The driver a parked worker blocks in: mio readiness plus a hierarchical timer wheel.
+//!
+//! - [`Driver`] owns the `mio::Poll`; whichever worker parks calls [`Driver::park`], which
+//!   sleeps in `epoll_wait` until I/O, the next timer deadline, [`Handle::unpark`] or the
+//!   caller's timeout, then sets readiness on resources, fires expired timers, and wakes
+//!   their wakers with no lock held.
+//! - [`Handle`] (shared through an `Arc`) registers resources, creates timers and unparks.
+//! - [`Registration`] is one resource's slab entry: an atomic readiness word (bits, a
+//!   shutdown flag, the dispatch tick, the slot generation) and a read and a write waker.
+//!   Tokens carry the slot generation, so events for a closed socket never reach the
+//!   socket that reuses its slot; clearing readiness is tick-checked, so an event arriving
+//!   between a `WouldBlock` and the clear is never lost.
+//! - [`Timer`] is an entry in a 6-level x 64-slot wheel at 1 ms resolution ([`wheel`]):
+//!   O(1) insert, reset and cancel, cascading on advance, never firing early. A timer
+//!   polled while the driver sleeps past its deadline unparks it to re-arm.
+//! - [`Driver::shutdown`] fails every resource's polls and fires every timer with
+//!   [`TimerShutdown`].
+//!
+//! This crate stores std `Waker`s only (it knows nothing of tasks), has no loom build, and
+//! uses std atomics and `parking_lot` directly. It contains no `unsafe` code.
+
+#![forbid(unsafe_code)]
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(missing_docs)]
+
+mod driver;
+mod readiness;
+mod registration;
+mod slab;
+mod timer;
+#[doc(hidden)]
+pub mod wheel;
+
+pub use driver::{Driver, Handle};
+pub use readiness::{Direction, Ready, ReadyEvent};
+pub use registration::Registration;
+pub use timer::{Timer, TimerShutdown};

@@ -1,0 +1,116 @@
+//! `Registration`: a registered I/O resource's claim on one slab entry.
+//!
+//! It holds the driver handle plus the entry's index and generation. Readiness is read and
+//! cleared through the entry's atomic word (see `readiness.rs`); the usual socket operation
+//! is `poll_io`: wait for readiness, try the syscall, and on `WouldBlock` clear exactly the
+//! readiness that was observed (tick-checked) and wait again.
+//!
+//! The registration does not own the source, so it cannot deregister it from epoll on drop;
+//! the owner calls `deregister` (or simply closes the fd, which removes it from epoll). Drop
+//! frees the slab entry, bumping its generation: any event still in flight for the old token
+//! is ignored by the driver, and can never reach the entry's next occupant.
+
+use std::fmt;
+use std::io;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use mio::event::Source;
+use mio::Token;
+
+use crate::driver::Handle;
+use crate::readiness::{Direction, Ready, ReadyEvent, ScheduledIo};
+use crate::slab::token_for;
+
+/// One registered I/O resource. See the module docs.
+pub struct Registration {
+    handle: Arc<Handle>,
+    index: usize,
+    gen: usize,
+}
+
+impl Registration {
+    pub(crate) fn new(handle: Arc<Handle>, index: usize, gen: usize) -> Registration {
+        Registration { handle, index, gen }
+    }
+
+    fn io(&self) -> &ScheduledIo {
+        // The slab never frees a page while the handle lives, and we own this index.
+        self.handle
+            .slab
+            .get(self.index)
+            .expect("registration's slab entry exists")
+    }
+
+    /// `Ready(Ok(ev))` when the resource is ready in `dir` (readiness stays set until
+    /// [`Registration::clear_readiness`]); `Ready(Err)` once the driver shut down; else stores
+    /// the waker (one per direction) and returns `Pending`.
+    pub fn poll_ready(&self, cx: &mut Context<'_>, dir: Direction) -> Poll<io::Result<ReadyEvent>> {
+        self.io().poll_ready(cx, dir)
+    }
+
+    /// Clear the readiness in `ev`, unless an event was dispatched after it was observed.
+    /// Read-closed and write-closed are never cleared.
+    pub fn clear_readiness(&self, ev: ReadyEvent) {
+        self.io().clear_readiness(ev)
+    }
+
+    /// Wait for readiness in `dir` and run `f`; on `WouldBlock` clear that readiness and wait
+    /// again. Any other result (success or error) is returned.
+    pub fn poll_io<R>(
+        &self,
+        cx: &mut Context<'_>,
+        dir: Direction,
+        mut f: impl FnMut() -> io::Result<R>,
+    ) -> Poll<io::Result<R>> {
+        let io = self.io();
+        loop {
+            let ev = match io.poll_ready(cx, dir) {
+                Poll::Ready(Ok(ev)) => ev,
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Pending => return Poll::Pending,
+            };
+            match f() {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => io.clear_readiness(ev),
+                res => return Poll::Ready(res),
+            }
+        }
+    }
+
+    /// Remove `source` from the epoll set. The slab entry is freed when `self` is dropped.
+    pub fn deregister(&self, source: &mut impl Source) -> io::Result<()> {
+        self.handle.registry().deregister(source)
+    }
+
+    /// The driver handle this resource is registered with.
+    pub fn handle(&self) -> &Arc<Handle> {
+        &self.handle
+    }
+
+    /// The mio token the resource was registered under (test hook).
+    #[doc(hidden)]
+    pub fn token(&self) -> Token {
+        token_for(self.index, self.gen)
+    }
+
+    /// The readiness bits currently set (test hook).
+    #[doc(hidden)]
+    pub fn readiness(&self) -> Ready {
+        self.io().readiness()
+    }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        self.handle.slab.free(self.index);
+    }
+}
+
+impl fmt::Debug for Registration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Registration")
+            .field("token", &self.token())
+            .field("readiness", &self.readiness())
+            .finish()
+    }
+}

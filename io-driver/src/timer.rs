@@ -1,0 +1,208 @@
+//! The `Timer` handle: a deadline backed by one entry of the driver's timer wheel.
+//!
+//! A timer touches the wheel lazily: creating one takes no lock, and a first poll that finds
+//! the deadline already passed completes without ever inserting. Otherwise the first poll
+//! inserts an entry (with the task's waker) and later polls refresh the waker; `reset` moves
+//! the entry, `Drop` removes it, each O(1) under the wheel mutex. Wakers displaced or removed
+//! under the mutex are dropped after it is released.
+//!
+//! Clock: wheel time is whole milliseconds since the handle's `start`; a deadline is rounded
+//! UP to the millisecond and the driver advances the wheel to `now` rounded DOWN, so an entry
+//! only fires once `Instant::now() >= deadline`.
+//!
+//! Re-arming a sleeping driver: `Driver::park` publishes, under the wheel mutex, the wheel
+//! time it will sleep until (`sleep_until`; 0 while not parked). Whoever inserts or moves an
+//! entry reads it under the same mutex and, if the new deadline is earlier, unparks the driver
+//! so it recomputes its timeout. The mutex makes the two checks exclusive: either the driver
+//! computed its timeout after the insert (and saw it), or the inserter sees `sleep_until`.
+
+use std::fmt;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
+use std::time::{Duration, Instant};
+
+use crate::driver::Handle;
+use crate::wheel::{EntryState, Key};
+
+/// Error returned by [`Timer::poll_elapsed`] when the driver shut down before the deadline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct TimerShutdown;
+
+impl fmt::Display for TimerShutdown {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("timer driver shut down")
+    }
+}
+
+impl std::error::Error for TimerShutdown {}
+
+impl Handle {
+    /// A timer firing at `deadline`. Takes no lock until first polled.
+    pub fn timer(self: &Arc<Self>, deadline: Instant) -> Timer {
+        Timer {
+            handle: self.clone(),
+            deadline,
+            when: self.ms_ceil(deadline),
+            key: None,
+            elapsed: false,
+        }
+    }
+
+    /// Wheel milliseconds of `t`, rounded up (deadlines).
+    pub(crate) fn ms_ceil(&self, t: Instant) -> u64 {
+        let ms = t
+            .saturating_duration_since(self.start)
+            .as_nanos()
+            .div_ceil(1_000_000);
+        u64::try_from(ms).unwrap_or(u64::MAX)
+    }
+
+    /// Wheel milliseconds of `t`, rounded down (the present).
+    pub(crate) fn ms_floor(&self, t: Instant) -> u64 {
+        let ms = t.saturating_duration_since(self.start).as_millis();
+        u64::try_from(ms).unwrap_or(u64::MAX)
+    }
+
+    /// The instant of wheel millisecond `ms`, if representable.
+    pub(crate) fn instant_at(&self, ms: u64) -> Option<Instant> {
+        self.start.checked_add(Duration::from_millis(ms))
+    }
+
+    /// Called with the wheel mutex held after inserting/moving an entry due at `when`: does
+    /// the parked driver need an unpark to re-arm its timeout?
+    fn must_rearm(&self, when: u64) -> bool {
+        // Relaxed: every read and every non-zero write of `sleep_until` happens under the
+        // wheel mutex we hold, which orders them; the lock-free reset to 0 after polling can
+        // only cause a harmless extra unpark.
+        when < self.sleep_until.load(Ordering::Relaxed)
+    }
+
+    /// Allocated timer entries in the wheel (test/diagnostic hook).
+    #[doc(hidden)]
+    pub fn timer_entries(&self) -> usize {
+        self.wheel.lock().len()
+    }
+
+    /// Timer entries still waiting to fire (test/diagnostic hook).
+    #[doc(hidden)]
+    pub fn pending_timers(&self) -> usize {
+        self.wheel.lock().pending()
+    }
+}
+
+/// A timer in the driver's wheel. See the module docs.
+pub struct Timer {
+    handle: Arc<Handle>,
+    deadline: Instant,
+    /// `deadline` in wheel milliseconds (rounded up).
+    when: u64,
+    key: Option<Key>,
+    /// Completed with `Ok` (cached so repeated polls need no lock).
+    elapsed: bool,
+}
+
+impl Timer {
+    /// The deadline.
+    pub fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
+    /// Whether the deadline has passed (the timer has fired or would fire when polled).
+    pub fn is_elapsed(&self) -> bool {
+        self.elapsed || Instant::now() >= self.deadline
+    }
+
+    /// Move the deadline (earlier or later; re-arms a timer that already fired). O(1).
+    pub fn reset(&mut self, deadline: Instant) {
+        self.deadline = deadline;
+        self.when = self.handle.ms_ceil(deadline);
+        self.elapsed = false;
+        let Some(key) = self.key else { return };
+        let mut wheel = self.handle.wheel.lock();
+        wheel.reset(key, self.when);
+        let rearm = wheel.state(key) == EntryState::Pending && self.handle.must_rearm(self.when);
+        drop(wheel);
+        if rearm {
+            self.handle.unpark();
+        }
+    }
+
+    /// `Ready(Ok(()))` once the deadline passed (never before), `Ready(Err(TimerShutdown))` if
+    /// the driver shut down first; otherwise registers `cx`'s waker and returns `Pending`.
+    pub fn poll_elapsed(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), TimerShutdown>> {
+        if self.elapsed {
+            return Poll::Ready(Ok(()));
+        }
+        let now = Instant::now();
+        let reached = now >= self.deadline;
+        if self.key.is_none() && reached && !self.handle.is_shutdown() {
+            // Already due: complete without touching the wheel.
+            self.elapsed = true;
+            return Poll::Ready(Ok(()));
+        }
+        let mut rearm = false;
+        let garbage: Option<Waker>;
+        let mut wheel = self.handle.wheel.lock();
+        let res = match self.key {
+            None => {
+                if wheel.is_shutdown() {
+                    garbage = None;
+                    Poll::Ready(Err(TimerShutdown))
+                } else {
+                    self.key = Some(wheel.insert(self.when, Some(cx.waker().clone())));
+                    rearm = self.handle.must_rearm(self.when);
+                    garbage = None;
+                    Poll::Pending
+                }
+            }
+            Some(key) => match wheel.state(key) {
+                EntryState::Fired => {
+                    garbage = None;
+                    Poll::Ready(Ok(()))
+                }
+                EntryState::Shutdown => {
+                    garbage = None;
+                    Poll::Ready(Err(TimerShutdown))
+                }
+                EntryState::Pending if reached => {
+                    // Due but the driver has not advanced yet (it may be busy): fire here.
+                    garbage = wheel.fire(key);
+                    Poll::Ready(Ok(()))
+                }
+                EntryState::Pending => {
+                    garbage = wheel.set_waker(key, cx.waker());
+                    Poll::Pending
+                }
+            },
+        };
+        drop(wheel);
+        drop(garbage);
+        if rearm {
+            self.handle.unpark();
+        }
+        if let Poll::Ready(Ok(())) = res {
+            self.elapsed = true;
+        }
+        res
+    }
+}
+
+impl Drop for Timer {
+    fn drop(&mut self) {
+        if let Some(key) = self.key.take() {
+            let waker = self.handle.wheel.lock().remove(key);
+            drop(waker);
+        }
+    }
+}
+
+impl fmt::Debug for Timer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Timer")
+            .field("deadline", &self.deadline)
+            .field("registered", &self.key.is_some())
+            .field("elapsed", &self.elapsed)
+            .finish()
+    }
+}

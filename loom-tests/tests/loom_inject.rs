@@ -1,0 +1,151 @@
+//! loom suites for the `Inject` queue: concurrent push / pop / push_batch / pop_n, and
+//! close racing pushes. Each checks that every item comes out exactly once (or comes back
+//! refused), that batches keep their order, and that the lock-free length agrees with the
+//! contents once the threads are joined; loom checks the item links for data races.
+//! Preemption bound: `LOOM_MAX_PREEMPTIONS` (read by `loom::model::Builder::new`).
+
+#![cfg(loom)]
+
+use loom::thread;
+use loom_tests::Item;
+use queue::Inject;
+use shim::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use shim::sync::Arc;
+
+fn model(f: impl Fn() + Sync + Send + 'static) {
+    // `Builder::new` reads LOOM_MAX_PREEMPTIONS (and the other LOOM_* variables).
+    loom::model::Builder::new().check(f);
+}
+
+fn assert_exactly_once(got: &[usize], n: usize) {
+    let mut seen = vec![0; n];
+    for &id in got {
+        seen[id] += 1;
+    }
+    assert!(
+        seen.iter().all(|&k| k == 1),
+        "ids seen {seen:?} (got {got:?})"
+    );
+}
+
+/// Pops everything left, checking the lock-free length first.
+fn drain(q: &Inject<Item>) -> Vec<usize> {
+    let len = q.len();
+    let got: Vec<usize> = q.pop_n(usize::MAX).map(|i| i.id()).collect();
+    assert_eq!(got.len(), len);
+    assert!(q.is_empty());
+    got
+}
+
+#[test]
+fn push_vs_pop() {
+    model(|| {
+        let q = Arc::new(Inject::new());
+        let pushers: Vec<_> = (0..2)
+            .map(|id| {
+                let q = q.clone();
+                thread::spawn(move || q.push(Item::new(id)).ok().unwrap())
+            })
+            .collect();
+        let mut got = Vec::new();
+        for _ in 0..2 {
+            if let Some(item) = q.pop() {
+                got.push(item.id());
+            }
+        }
+        for p in pushers {
+            p.join().unwrap();
+        }
+        got.extend(drain(&q));
+        assert_exactly_once(&got, 2);
+    });
+}
+
+#[test]
+fn push_batch_vs_push_vs_pop_n() {
+    model(|| {
+        let q = Arc::new(Inject::new());
+        let batch = {
+            let q = q.clone();
+            thread::spawn(move || q.push_batch((0..3).map(Item::new)).ok().unwrap())
+        };
+        let single = {
+            let q = q.clone();
+            thread::spawn(move || q.push(Item::new(3)).ok().unwrap())
+        };
+        // Consume concurrently, in two detached chains.
+        let mut got: Vec<usize> = q.pop_n(2).map(|i| i.id()).collect();
+        got.extend(q.pop_n(2).map(|i| i.id()));
+        batch.join().unwrap();
+        single.join().unwrap();
+        got.extend(drain(&q));
+        assert_exactly_once(&got, 4);
+        // The batch keeps its order (FIFO, and it went in as one splice).
+        let batch_order: Vec<usize> = got.iter().copied().filter(|&id| id < 3).collect();
+        assert_eq!(batch_order, vec![0, 1, 2]);
+    });
+}
+
+#[test]
+fn pop_vs_pop_n() {
+    model(|| {
+        let q = Arc::new(Inject::new());
+        q.push_batch((0..3).map(Item::new)).ok().unwrap();
+        let popper = {
+            let q = q.clone();
+            thread::spawn(move || q.pop().map(|i| i.id()))
+        };
+        let mut got: Vec<usize> = q.pop_n(2).map(|i| i.id()).collect();
+        got.extend(popper.join().unwrap());
+        got.extend(drain(&q));
+        assert_exactly_once(&got, 3);
+    });
+}
+
+#[test]
+fn close_vs_push() {
+    model(|| {
+        let drops = Arc::new(AtomicUsize::new(0));
+        let q = Arc::new(Inject::new());
+        let closer = {
+            let q = q.clone();
+            thread::spawn(move || assert!(q.close()))
+        };
+        let pusher = {
+            let (q, drops) = (q.clone(), drops.clone());
+            thread::spawn(move || {
+                let mut refused = Vec::new();
+                if let Err(item) = q.push(Item::counted(0, &drops)) {
+                    refused.push(item.id());
+                }
+                if let Err(chain) = q.push_batch((1..3).map(|id| Item::counted(id, &drops))) {
+                    assert_eq!(chain.len(), 2);
+                    refused.extend(chain.map(|i| i.id()));
+                }
+                refused
+            })
+        };
+        closer.join().unwrap();
+        let refused = pusher.join().unwrap();
+        assert!(q.is_closed());
+        // Closing is final: once a push is refused, later pushes are refused too.
+        assert!(
+            refused.is_empty() || refused.ends_with(&[1, 2]),
+            "{refused:?}"
+        );
+        let queued = q.len();
+        assert_eq!(queued + refused.len(), 3);
+        // Pops still drain what went in before the close; the rest is dropped with the queue.
+        let mut got = refused;
+        if let Some(item) = q.pop() {
+            got.push(item.id());
+        }
+        let left = q.len();
+        drop(Arc::try_unwrap(q).expect("last handle"));
+        assert_eq!(drops.load(Relaxed), 3);
+        assert_eq!(got.len() + left, 3);
+        got.sort_unstable();
+        got.dedup();
+        assert_eq!(got.len() + left, 3);
+    });
+}

@@ -1,0 +1,510 @@
+#![cfg(loom)]
+//! loom suites for the schedulers, through the public `runtime` API only.
+//!
+//! Under `--cfg loom` a runtime has no I/O driver: workers and `block_on` park on loom
+//! condvars, every atomic / lock / thread / thread-local in `task`, `queue` and `runtime`
+//! is loom's, so these models run the shipping scheduler. Each model is small: at most two
+//! workers plus the main thread plus one extra thread (loom allows five threads in all).
+//!
+//! What they assert:
+//! - `multi_spawn` (the seed's test): two tasks each spawn one; both spawned tasks run.
+//! - a task spawned from outside while the workers park still runs;
+//! - a wake racing a worker going to sleep is not lost;
+//! - dropping the runtime while another thread wakes its tasks drops each future exactly
+//!   once, with no panic and no leak;
+//! - a waker that outlives its runtime, woken after shutdown, does nothing harmful (the
+//!   JoinHandle reports cancellation; the task and the scheduler are freed by the last
+//!   reference, which loom checks for leaks and double frees);
+//! - current_thread: a remote wake while `block_on` parks resumes it;
+//! - `yield_now` lets the other runnable task run before the yielder resumes.
+//!
+//! "Never lost" is checked by blocking: the main thread waits on a loom condvar for the
+//! outcome, so a lost notification leaves every thread blocked and loom reports a deadlock.
+//! The synchronization the tests themselves use (latches, signals) is loom's too, so the
+//! model sees all of it.
+//!
+//! Bound: `LOOM_MAX_PREEMPTIONS` (read by `loom::model::Builder::new`); without it the
+//! suites use `DEFAULT_PREEMPTIONS`. See the report / README for timings at 2 and 3.
+
+use std::future::{poll_fn, Future};
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
+
+use loom::thread;
+use runtime::task::{yield_now, JoinHandle};
+use runtime::{Builder, Runtime};
+use shim::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
+use shim::sync::{Arc, Condvar, Mutex};
+
+/// Preemption bound when `LOOM_MAX_PREEMPTIONS` is not set.
+const DEFAULT_PREEMPTIONS: usize = 2;
+
+/// Runs `f` under loom at the bound from `LOOM_MAX_PREEMPTIONS` (else
+/// `DEFAULT_PREEMPTIONS`) and prints how many executions were explored.
+fn model(f: impl Fn() + Sync + Send + 'static) {
+    let mut b = loom::model::Builder::new();
+    if b.preemption_bound.is_none() {
+        b.preemption_bound = Some(DEFAULT_PREEMPTIONS);
+    }
+    // A std atomic on purpose: it counts executions from outside the model.
+    let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = runs.clone();
+    b.check(move || {
+        counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        f()
+    });
+    eprintln!(
+        "explored {} executions (preemption bound {:?})",
+        runs.load(std::sync::atomic::Ordering::Relaxed),
+        b.preemption_bound
+    );
+}
+
+fn multi_thread(workers: usize) -> Runtime {
+    Builder::new_multi_thread()
+        .worker_threads(workers)
+        .build()
+        .expect("build a multi-thread runtime")
+}
+
+fn current_thread() -> Runtime {
+    Builder::new_current_thread()
+        .build()
+        .expect("build a current-thread runtime")
+}
+
+// ---------------------------------------------------------------------------------------
+// Test synchronization, all of it loom's.
+
+/// A one-shot value a thread can block on (loom mutex + condvar).
+struct Oneshot<T> {
+    value: Mutex<Option<T>>,
+    cv: Condvar,
+}
+
+impl<T> Oneshot<T> {
+    fn new() -> Arc<Oneshot<T>> {
+        Arc::new(Oneshot {
+            value: Mutex::new(None),
+            cv: Condvar::new(),
+        })
+    }
+
+    fn send(&self, v: T) {
+        let mut g = self.value.lock();
+        assert!(g.is_none(), "sent twice");
+        *g = Some(v);
+        drop(g);
+        self.cv.notify_all();
+    }
+
+    /// Blocks the calling (non-runtime) thread until a value was sent.
+    fn recv(&self) -> T {
+        let mut g = self.value.lock();
+        loop {
+            if let Some(v) = g.take() {
+                return v;
+            }
+            self.cv.wait(&mut g);
+        }
+    }
+}
+
+/// An event a task awaits and any thread sets: an `AtomicWaker` reduced to a mutex.
+/// `set` wakes the registered waker (if any) after the flag is visible.
+struct Signal {
+    state: Mutex<(bool, Option<Waker>)>,
+}
+
+impl Signal {
+    fn new() -> Arc<Signal> {
+        Arc::new(Signal {
+            state: Mutex::new((false, None)),
+        })
+    }
+
+    fn set(&self) {
+        let waker = {
+            let mut s = self.state.lock();
+            s.0 = true;
+            s.1.take()
+        };
+        if let Some(w) = waker {
+            w.wake();
+        }
+    }
+
+    fn poll_wait(&self, cx: &mut Context<'_>) -> Poll<()> {
+        let mut s = self.state.lock();
+        if s.0 {
+            return Poll::Ready(());
+        }
+        s.1 = Some(cx.waker().clone());
+        Poll::Pending
+    }
+
+    async fn wait(&self) {
+        poll_fn(|cx| self.poll_wait(cx)).await
+    }
+}
+
+/// Bumps a counter when dropped.
+struct Track(Arc<AtomicUsize>);
+
+impl Drop for Track {
+    fn drop(&mut self) {
+        // Relaxed: read after the runtime (and every thread) is gone.
+        self.0.fetch_add(1, Relaxed);
+    }
+}
+
+fn counter() -> Arc<AtomicUsize> {
+    Arc::new(AtomicUsize::new(0))
+}
+
+/// A task that is polled once, hands its waker out through `slot` (announcing it on
+/// `polled`), and stays pending forever; its future carries a drop `Track`.
+fn park_forever(
+    drops: &Arc<AtomicUsize>,
+    polled: &Arc<Oneshot<Waker>>,
+) -> impl Future<Output = ()> + Send + 'static {
+    let track = Track(drops.clone());
+    let polled = polled.clone();
+    let mut first = true;
+    poll_fn(move |cx| {
+        let _track = &track;
+        if first {
+            first = false;
+            polled.send(cx.waker().clone());
+        }
+        Poll::Pending
+    })
+}
+
+fn poll_once<F: Future + Unpin>(f: &mut F) -> Poll<F::Output> {
+    Pin::new(f).poll(&mut Context::from_waker(Waker::noop()))
+}
+
+fn expect_cancelled(mut join: JoinHandle<()>) {
+    match poll_once(&mut join) {
+        Poll::Ready(Err(e)) => assert!(e.is_cancelled(), "{e:?}"),
+        Poll::Ready(Ok(())) => panic!("a pending-forever task completed"),
+        Poll::Pending => panic!("JoinHandle still pending after its runtime shut down"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// multi_thread.
+
+/// The seed's test: two tasks each spawn one (from a worker: LIFO slot / local ring); the
+/// second of the spawned tasks to run signals the main thread.
+#[test]
+fn multi_spawn() {
+    model(|| {
+        let rt = multi_thread(2);
+        let c1 = counter();
+        let done = Oneshot::new();
+        let tx1 = Arc::new(Mutex::new(Some(done.clone())));
+
+        for _ in 0..2 {
+            let (c, tx) = (c1.clone(), tx1.clone());
+            drop(rt.spawn(async move {
+                drop(runtime::spawn(async move {
+                    if 1 == c.fetch_add(1, Relaxed) {
+                        tx.lock().take().expect("signalled once").send(());
+                    }
+                }));
+            }));
+        }
+        done.recv();
+        drop(rt);
+        assert_eq!(c1.load(Relaxed), 2);
+    });
+}
+
+/// The workers start and park while the main thread and another thread spawn a task each
+/// from outside (global queue + notify): both tasks run.
+#[test]
+fn spawn_from_outside_while_workers_park() {
+    model(|| {
+        let rt = multi_thread(2);
+        let ran = counter();
+        let done = Oneshot::new();
+        let spawn_one = {
+            let (ran, done) = (ran.clone(), done.clone());
+            move |h: &runtime::Handle| {
+                let (ran, done) = (ran.clone(), done.clone());
+                h.spawn(async move {
+                    if ran.fetch_add(1, AcqRel) == 1 {
+                        done.send(());
+                    }
+                })
+            }
+        };
+        let th = {
+            let (h, spawn_one) = (rt.handle().clone(), spawn_one.clone());
+            thread::spawn(move || drop(spawn_one(&h)))
+        };
+        drop(spawn_one(rt.handle()));
+        done.recv();
+        th.join().unwrap();
+        drop(rt);
+        assert_eq!(ran.load(Relaxed), 2);
+    });
+}
+
+/// A task awaits a signal; once its first poll is done (its worker is on its way to park)
+/// the main thread sets the signal, waking it from outside the runtime. The task must run
+/// again and report back, or the main thread blocks forever (a loom deadlock).
+#[test]
+fn wake_racing_worker_park() {
+    model(|| {
+        let rt = multi_thread(2);
+        let sig = Signal::new();
+        let polled = Oneshot::new();
+        let done = Oneshot::new();
+        {
+            let (sig, polled, done) = (sig.clone(), polled.clone(), done.clone());
+            let mut first = true;
+            drop(rt.spawn(async move {
+                poll_fn(|cx| {
+                    let r = sig.poll_wait(cx);
+                    if first {
+                        first = false;
+                        polled.send(());
+                    }
+                    r
+                })
+                .await;
+                done.send(());
+            }));
+        }
+        polled.recv();
+        sig.set();
+        done.recv();
+        drop(rt);
+    });
+}
+
+/// As above, but the wake comes from another task on a worker (the local / LIFO path, with
+/// a notify only when the task lands where a sibling could steal it).
+#[test]
+fn wake_from_worker_racing_park() {
+    model(|| {
+        let rt = multi_thread(2);
+        let sig = Signal::new();
+        let done = Oneshot::new();
+        {
+            let (sig, done) = (sig.clone(), done.clone());
+            drop(rt.spawn(async move {
+                sig.wait().await;
+                done.send(());
+            }));
+        }
+        {
+            let sig = sig.clone();
+            drop(rt.spawn(async move { sig.set() }));
+        }
+        done.recv();
+        drop(rt);
+    });
+}
+
+/// The runtime is dropped (shut down) on the main thread while another thread wakes its
+/// pending task, by reference then by value. The future is dropped exactly once, nothing
+/// panics, nothing leaks; the JoinHandle reports cancellation.
+#[test]
+fn shutdown_while_waking() {
+    model(|| {
+        let rt = multi_thread(2);
+        let drops = counter();
+        let polled = Oneshot::new();
+        let join = rt.spawn(park_forever(&drops, &polled));
+        let waker = polled.recv();
+
+        let th = thread::spawn(move || {
+            waker.wake_by_ref();
+            waker.wake();
+        });
+        drop(rt);
+        th.join().unwrap();
+
+        assert_eq!(drops.load(Relaxed), 1, "future dropped exactly once");
+        expect_cancelled(join);
+    });
+}
+
+/// Shutdown with a task that was just woken (queued) and one that is idle: each future is
+/// dropped exactly once, whichever worker gets to it.
+#[test]
+fn shutdown_with_queued_and_idle_tasks() {
+    model(|| {
+        let rt = multi_thread(2);
+        let drops = counter();
+        let (p1, p2) = (Oneshot::new(), Oneshot::new());
+        let j1 = rt.spawn(park_forever(&drops, &p1));
+        let j2 = rt.spawn(park_forever(&drops, &p2));
+        let w1 = p1.recv();
+        let _w2 = p2.recv();
+        w1.wake();
+        drop(rt);
+        assert_eq!(drops.load(Relaxed), 2, "each future dropped exactly once");
+        expect_cancelled(j1);
+        expect_cancelled(j2);
+    });
+}
+
+/// A waker that outlives the runtime: woken (by reference and by value) after shutdown, on
+/// another thread, it finds the task complete and frees it with the last reference (which
+/// also frees the scheduler it points to). No panic, no leak, no use after free.
+#[test]
+fn waker_outlives_runtime() {
+    model(|| {
+        let rt = multi_thread(2);
+        let drops = counter();
+        let polled = Oneshot::new();
+        let join = rt.spawn(park_forever(&drops, &polled));
+        let waker = polled.recv();
+        let waker2 = waker.clone();
+        drop(rt);
+        assert_eq!(drops.load(Relaxed), 1, "shutdown dropped the future");
+
+        let th = thread::spawn(move || {
+            waker.wake_by_ref();
+            waker.wake();
+        });
+        waker2.wake_by_ref();
+        expect_cancelled(join);
+        drop(waker2);
+        th.join().unwrap();
+        assert_eq!(drops.load(Relaxed), 1);
+    });
+}
+
+/// `yield_now` on a one-worker multi-thread runtime: the task spawned just before the yield
+/// (in the LIFO slot) runs before the yielder (at the back of the ring) resumes.
+#[test]
+fn yield_now_runs_other_task_first_multi_thread() {
+    model(|| {
+        let rt = multi_thread(1);
+        let res = rt.block_on(async {
+            runtime::spawn(async {
+                let ran = Arc::new(AtomicBool::new(false));
+                let r2 = ran.clone();
+                let other = runtime::spawn(async move { r2.store(true, Relaxed) });
+                yield_now().await;
+                let seen = ran.load(Relaxed);
+                other.await.unwrap();
+                seen
+            })
+            .await
+            .unwrap()
+        });
+        assert!(
+            res,
+            "the yielder resumed before the other runnable task ran"
+        );
+        drop(rt);
+    });
+}
+
+// ---------------------------------------------------------------------------------------
+// current_thread.
+
+/// `block_on` awaits a spawned task that awaits a signal set by another thread: the remote
+/// wake pushes the task to the inject queue and unparks the `block_on` thread, which runs
+/// it; its completion wakes the `block_on` future.
+#[test]
+fn current_thread_remote_wake_while_block_on_parks() {
+    model(|| {
+        let rt = current_thread();
+        let sig = Signal::new();
+        let th = {
+            let sig = sig.clone();
+            thread::spawn(move || sig.set())
+        };
+        let out = rt.block_on(async move {
+            let sig2 = sig.clone();
+            let h = runtime::spawn(async move {
+                sig2.wait().await;
+                7
+            });
+            h.await.unwrap()
+        });
+        assert_eq!(out, 7);
+        th.join().unwrap();
+        drop(rt);
+    });
+}
+
+/// `block_on`'s own future awaits a signal set by another thread (the `block_on` waker path).
+#[test]
+fn current_thread_block_on_remote_wake() {
+    model(|| {
+        let rt = current_thread();
+        let sig = Signal::new();
+        let th = {
+            let sig = sig.clone();
+            thread::spawn(move || sig.set())
+        };
+        rt.block_on(sig.wait());
+        th.join().unwrap();
+        drop(rt);
+    });
+}
+
+/// `yield_now` lets the other runnable task run first, both for `block_on`'s own future
+/// and for a spawned task.
+#[test]
+fn current_thread_yield_now_runs_other_task_first() {
+    model(|| {
+        let rt = current_thread();
+        rt.block_on(async {
+            let ran = Arc::new(AtomicBool::new(false));
+            let r2 = ran.clone();
+            let other = runtime::spawn(async move { r2.store(true, Relaxed) });
+            yield_now().await;
+            assert!(
+                ran.load(Relaxed),
+                "block_on's future resumed before the task ran"
+            );
+            other.await.unwrap();
+
+            let seen = runtime::spawn(async {
+                let ran = Arc::new(AtomicBool::new(false));
+                let r2 = ran.clone();
+                let other = runtime::spawn(async move { r2.store(true, Relaxed) });
+                yield_now().await;
+                let seen = ran.load(Relaxed);
+                other.await.unwrap();
+                seen
+            })
+            .await
+            .unwrap();
+            assert!(seen, "a yielding task resumed before the other task ran");
+        });
+        drop(rt);
+    });
+}
+
+/// Dropping a current-thread runtime while another thread wakes its pending task: the
+/// future is dropped exactly once and the JoinHandle reports cancellation.
+#[test]
+fn current_thread_shutdown_while_waking() {
+    model(|| {
+        let rt = current_thread();
+        let drops = counter();
+        let polled = Oneshot::new();
+        let join = rt.spawn(park_forever(&drops, &polled));
+        // Run the task once: block_on drives the scheduler until the task has been polled.
+        rt.block_on(async {
+            yield_now().await;
+        });
+        let waker = polled.recv();
+        let th = thread::spawn(move || waker.wake());
+        drop(rt);
+        th.join().unwrap();
+        assert_eq!(drops.load(Relaxed), 1, "future dropped exactly once");
+        expect_cancelled(join);
+    });
+}

@@ -1,0 +1,24 @@
+//! Run queues for the runtime, generic over the item type and knowing nothing of tasks.
+//!
+//! - [`Local`] / [`Steal`] (module `local`): each worker's fixed-capacity ring
+//!   ([`CAPACITY`] slots), pushed and popped by its owner without a lock, robbed of half
+//!   its items at a time by idle siblings. It never grows: when full, half of it moves to
+//!   the [`Inject`] queue in one batch.
+//! - [`Inject`] (module `inject`): the global queue, an intrusive FIFO behind one mutex,
+//!   with a lock-free length so "anything there?" costs no lock. Tasks spawned from outside
+//!   the runtime and overflow from the rings land here; [`Chain`] is a detached run of its
+//!   items, iterated without the lock.
+//! - [`Link`] (module `link`): the intrusive `next` pointer the item provides.
+//!
+//! All atomics, cells and locks come from `shim`, so `--cfg loom` model-checks this code.
+
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(missing_docs)]
+
+mod inject;
+mod link;
+mod local;
+
+pub use inject::{Chain, Inject};
+pub use link::Link;
+pub use local::{local, local_with_start, Local, Steal, CAPACITY};

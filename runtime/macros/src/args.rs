@@ -1,0 +1,244 @@
+//! Parsing and validation of the attribute arguments:
+//! `#[runtime::main(flavor = "..", worker_threads = N, crate = "path")]`.
+//!
+//! The arguments are read in two passes. The first is purely syntactic: a comma
+//! separated list of `key = value` pairs, where a key is any identifier (keywords
+//! included, so `crate` parses) and a value any expression. The second checks each
+//! pair and fills a [`Config`]. The second pass never stops at the first problem:
+//! every error is collected (each spanned on the offending token) so the user sees
+//! all of them at once. A `Config` is returned even when there are errors, holding
+//! the defaults for whatever could not be read.
+
+use proc_macro2::TokenStream;
+use syn::ext::IdentExt;
+use syn::parse::{Parse, ParseStream, Parser};
+use syn::punctuated::Punctuated;
+use syn::{Expr, ExprLit, Ident, Lit, LitInt, Token};
+
+/// Which of the two attributes is being expanded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Main,
+    Test,
+}
+
+impl Kind {
+    /// The attribute as a user writes it, for error messages.
+    pub(crate) fn attr_name(self) -> &'static str {
+        match self {
+            Kind::Main => "#[runtime::main]",
+            Kind::Test => "#[runtime::test]",
+        }
+    }
+
+    /// `main` defaults to the work-stealing scheduler, `test` to the single-threaded one.
+    fn default_flavor(self) -> Flavor {
+        match self {
+            Kind::Main => Flavor::MultiThread,
+            Kind::Test => Flavor::CurrentThread,
+        }
+    }
+}
+
+/// The scheduler the generated code asks the `Builder` for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Flavor {
+    MultiThread,
+    CurrentThread,
+}
+
+/// The validated arguments.
+pub(crate) struct Config {
+    pub(crate) flavor: Flavor,
+    /// `worker_threads = N`: the literal as written, checked to hold a `usize` >= 1.
+    pub(crate) worker_threads: Option<LitInt>,
+    /// Path of the crate that provides `Builder`; `::runtime` unless `crate = ".."`.
+    pub(crate) crate_path: syn::Path,
+}
+
+const FLAVOR: &str = "flavor";
+const WORKER_THREADS: &str = "worker_threads";
+const CRATE: &str = "crate";
+const KNOWN_KEYS: &str = "`flavor`, `worker_threads`, `crate`";
+
+/// One `key = value` pair, as written.
+struct RawArg {
+    key: Ident,
+    value: Expr,
+}
+
+impl Parse for RawArg {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        // `parse_any` accepts keywords, which `crate` is.
+        let key = input.call(Ident::parse_any)?;
+        if !input.peek(Token![=]) {
+            let name = key.unraw().to_string();
+            let msg = if is_known_key(&name) {
+                format!("expected `=` after `{name}`, as in `{name} = ..`")
+            } else {
+                unknown_key_message(&name)
+            };
+            return Err(syn::Error::new(key.span(), msg));
+        }
+        input.parse::<Token![=]>()?;
+        let value = input.parse()?;
+        Ok(RawArg { key, value })
+    }
+}
+
+fn is_known_key(name: &str) -> bool {
+    matches!(name, FLAVOR | WORKER_THREADS | CRATE)
+}
+
+fn unknown_key_message(name: &str) -> String {
+    format!("unknown attribute `{name}`; expected one of: {KNOWN_KEYS}")
+}
+
+/// Parses and checks the attribute's arguments. The returned `Config` is always
+/// usable (defaults fill in for what was wrong); the error, if any, combines every
+/// problem found.
+pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error>) {
+    let mut config = Config {
+        flavor: kind.default_flavor(),
+        worker_threads: None,
+        crate_path: syn::parse_quote!(::runtime),
+    };
+    let raw = match Punctuated::<RawArg, Token![,]>::parse_terminated.parse2(args) {
+        Ok(raw) => raw,
+        Err(e) => return (config, Some(e)),
+    };
+
+    let mut errors = Errors::default();
+    // The key of each argument seen so far, to report duplicates.
+    let mut flavor_key: Option<Ident> = None;
+    let mut threads_key: Option<Ident> = None;
+    let mut crate_key: Option<Ident> = None;
+
+    for RawArg { key, value } in raw {
+        let name = key.unraw().to_string();
+        let seen = match name.as_str() {
+            FLAVOR => &mut flavor_key,
+            WORKER_THREADS => &mut threads_key,
+            CRATE => &mut crate_key,
+            _ => {
+                errors.push(syn::Error::new(key.span(), unknown_key_message(&name)));
+                continue;
+            }
+        };
+        if seen.is_some() {
+            let msg = format!("duplicate `{name}` argument: it may be given only once");
+            errors.push(syn::Error::new(key.span(), msg));
+            continue;
+        }
+        *seen = Some(key);
+        let result = match name.as_str() {
+            FLAVOR => parse_flavor(&value).map(|f| config.flavor = f),
+            WORKER_THREADS => parse_worker_threads(&value).map(|n| config.worker_threads = Some(n)),
+            _ => parse_crate_path(&value).map(|p| config.crate_path = p),
+        };
+        if let Err(e) = result {
+            errors.push(e);
+        }
+    }
+
+    // Checked last so that the order of the arguments does not matter.
+    if let Some(key) = &threads_key {
+        if config.flavor == Flavor::CurrentThread {
+            let hint = if flavor_key.is_none() {
+                format!(
+                    " (the default flavor of `{}` is \"current_thread\")",
+                    kind.attr_name()
+                )
+            } else {
+                String::new()
+            };
+            let msg =
+                format!("`worker_threads` is only allowed with `flavor = \"multi_thread\"`{hint}");
+            errors.push(syn::Error::new(key.span(), msg));
+        }
+    }
+
+    (config, errors.into_inner())
+}
+
+/// Accumulates errors into one `syn::Error` (which renders as several diagnostics).
+#[derive(Default)]
+pub(crate) struct Errors(Option<syn::Error>);
+
+impl Errors {
+    pub(crate) fn push(&mut self, e: syn::Error) {
+        match &mut self.0 {
+            Some(all) => all.combine(e),
+            None => self.0 = Some(e),
+        }
+    }
+
+    pub(crate) fn into_inner(self) -> Option<syn::Error> {
+        self.0
+    }
+}
+
+/// The literal behind `value`, looking through the invisible groups that
+/// `macro_rules!` wraps around `$x:expr` fragments.
+fn literal(value: &Expr) -> Option<&Lit> {
+    match value {
+        Expr::Lit(ExprLit { lit, .. }) => Some(lit),
+        Expr::Group(g) => literal(&g.expr),
+        _ => None,
+    }
+}
+
+fn parse_flavor(value: &Expr) -> syn::Result<Flavor> {
+    const VALID: &str = "expected \"multi_thread\" or \"current_thread\"";
+    match literal(value) {
+        Some(Lit::Str(s)) => match s.value().as_str() {
+            "multi_thread" => Ok(Flavor::MultiThread),
+            "current_thread" => Ok(Flavor::CurrentThread),
+            other => Err(syn::Error::new(
+                s.span(),
+                format!("unknown flavor \"{other}\"; {VALID}"),
+            )),
+        },
+        _ => Err(syn::Error::new_spanned(
+            value,
+            format!("`flavor` expects a string literal: {VALID}"),
+        )),
+    }
+}
+
+fn parse_worker_threads(value: &Expr) -> syn::Result<LitInt> {
+    const EXPECTED: &str =
+        "`worker_threads` expects an integer literal of at least 1, e.g. `worker_threads = 4`";
+    let int = match literal(value) {
+        Some(Lit::Int(int)) if matches!(int.suffix(), "" | "usize") => int,
+        _ => return Err(syn::Error::new_spanned(value, EXPECTED)),
+    };
+    match int.base10_parse::<usize>() {
+        Ok(0) => Err(syn::Error::new(
+            int.span(),
+            "`worker_threads` must be at least 1",
+        )),
+        Ok(_) => Ok(int.clone()),
+        // Does not fit a usize.
+        Err(e) => Err(syn::Error::new(int.span(), format!("{EXPECTED}: {e}"))),
+    }
+}
+
+fn parse_crate_path(value: &Expr) -> syn::Result<syn::Path> {
+    match literal(value) {
+        // The tokens of the parsed path carry the literal's span, so the path
+        // resolves where the user wrote it.
+        Some(Lit::Str(s)) => s.parse::<syn::Path>().map_err(|_| {
+            let msg = format!(
+                "`crate` expects a path such as \"runtime\" or \"::my::reexport\", \
+                 found \"{}\"",
+                s.value()
+            );
+            syn::Error::new(s.span(), msg)
+        }),
+        _ => Err(syn::Error::new_spanned(
+            value,
+            "`crate` expects a string literal holding a path, e.g. `crate = \"runtime\"`",
+        )),
+    }
+}

@@ -1,0 +1,291 @@
+//! Turning `async fn name() -> T { body }` into a plain function that runs `body`
+//! on a freshly built runtime.
+//!
+//! The body is moved, token for token, into a nested `async fn` that carries the
+//! user's own return type, and the outer function `block_on`s a call to it:
+//!
+//! ```text
+//! fn name() -> T {
+//!     async fn __runtime_body() -> T { body }
+//!     let rt = <crate>::Builder::new_multi_thread().enable_all().build().expect(..);
+//!     rt.block_on(__runtime_body())
+//! }
+//! ```
+//!
+//! Why a nested `async fn` rather than an `async` block: an `async` block's output
+//! type is only learned after its body has been checked, so expressions whose type
+//! comes from the expected return type (`return Err(Box::new(e))` coercing to
+//! `Box<dyn Error>`, `Ok(Vec::new())`, `"x".into()`) would fail to infer. An
+//! `async fn` declares it up front, exactly as the user wrote it, and `return`
+//! keeps its meaning. The body's tokens keep their spans, so diagnostics in it
+//! point at the user's code.
+//!
+//! Invariant: when anything is wrong (bad arguments, a missing `async`, parameters,
+//! ...) the output is the errors plus a *fallback* that never names the runtime: an
+//! argument-less function holding the body in an uncalled nested `async fn`. The
+//! body is still type-checked (IDEs keep working), and the user sees only the
+//! relevant errors, not a cascade such as "`main` function not found".
+
+use proc_macro2::{Delimiter, Group, Ident, Span, TokenStream, TokenTree};
+use quote::{quote, ToTokens};
+use syn::parse::{ParseStream, Parser};
+use syn::{Attribute, FnArg, ReturnType, Signature, Token, Visibility};
+
+use crate::args::{self, Config, Errors, Flavor, Kind};
+
+/// A function item whose body is kept as raw tokens: it is never parsed, which is
+/// cheaper and leaves syntax errors inside it to rustc, spanned as written.
+struct Function {
+    attrs: Vec<Attribute>,
+    vis: Visibility,
+    sig: Signature,
+    body: Group,
+}
+
+impl Function {
+    fn parse(kind: Kind, input: ParseStream) -> syn::Result<Self> {
+        let attrs = input.call(Attribute::parse_outer)?;
+        let vis = input.parse()?;
+        let looks_like_fn = input.peek(Token![fn])
+            || input.peek(Token![async])
+            || input.peek(Token![const])
+            || input.peek(Token![unsafe])
+            || input.peek(Token![extern]);
+        if !looks_like_fn {
+            let msg = format!(
+                "`{}` can only be applied to an `async fn`",
+                kind.attr_name()
+            );
+            return Err(input.error(msg));
+        }
+        let sig = input.parse()?;
+        let body = match input.parse::<Group>() {
+            Ok(g) if matches!(g.delimiter(), Delimiter::Brace) => g,
+            _ => return Err(input.error("expected the function's body `{ .. }`")),
+        };
+        if !input.is_empty() {
+            return Err(input.error("unexpected tokens after the function's body"));
+        }
+        Ok(Function {
+            attrs,
+            vis,
+            sig,
+            body,
+        })
+    }
+}
+
+/// The whole expansion of `#[runtime::main]` / `#[runtime::test]`.
+pub(crate) fn expand(kind: Kind, args: TokenStream, item: TokenStream) -> TokenStream {
+    let (config, args_error) = args::parse(kind, args);
+    let mut errors = Errors::default();
+    if let Some(e) = args_error {
+        errors.push(e);
+    }
+
+    let parser = |input: ParseStream| Function::parse(kind, input);
+    let mut func = match parser.parse2(item.clone()) {
+        Ok(f) => f,
+        Err(e) => {
+            // Not a function at all: leave the item alone, report why.
+            errors.push(e);
+            let errors = errors.into_inner().map(|e| e.to_compile_error());
+            return quote! { #errors #item };
+        }
+    };
+
+    check_signature(kind, &func.sig, &mut errors);
+    if kind == Kind::Test {
+        func.attrs = without_test_attributes(func.attrs, &mut errors);
+    }
+
+    match errors.into_inner() {
+        None => generate(kind, &config, func),
+        Some(e) => {
+            let mut out = e.to_compile_error();
+            out.extend(fallback(kind, func));
+            out
+        }
+    }
+}
+
+/// Everything about the signature that the expansion cannot honour.
+fn check_signature(kind: Kind, sig: &Signature, errors: &mut Errors) {
+    let attr = kind.attr_name();
+    if let Some(t) = &sig.constness {
+        errors.push(syn::Error::new(
+            t.span,
+            format!("`{attr}` cannot be used on a `const fn`"),
+        ));
+    }
+    if let Some(t) = &sig.unsafety {
+        errors.push(syn::Error::new(
+            t.span,
+            format!("`{attr}` cannot be used on an `unsafe fn`"),
+        ));
+    }
+    if let Some(abi) = &sig.abi {
+        errors.push(syn::Error::new_spanned(
+            abi,
+            format!("`{attr}` cannot be used on an `extern` function"),
+        ));
+    }
+    if sig.asyncness.is_none() {
+        errors.push(syn::Error::new(
+            sig.fn_token.span,
+            "the `async` keyword is missing from the function declaration",
+        ));
+    }
+    let generic_msg = format!("`{attr}` functions cannot be generic");
+    if !sig.generics.params.is_empty() {
+        errors.push(syn::Error::new_spanned(&sig.generics, generic_msg));
+    } else if let Some(w) = &sig.generics.where_clause {
+        errors.push(syn::Error::new_spanned(w, generic_msg));
+    }
+    let params_msg = format!("`{attr}` functions cannot take parameters");
+    if !sig.inputs.is_empty() {
+        errors.push(syn::Error::new_spanned(&sig.inputs, params_msg));
+    } else if let Some(v) = &sig.variadic {
+        errors.push(syn::Error::new_spanned(v, params_msg));
+    }
+}
+
+/// Drops (and reports) every attribute that would register the function as a test
+/// a second time: `#[test]`, `#[core::prelude::v1::test]`, `#[tokio::test]`, ...
+fn without_test_attributes(attrs: Vec<Attribute>, errors: &mut Errors) -> Vec<Attribute> {
+    attrs
+        .into_iter()
+        .filter(|attr| {
+            let is_test = attr
+                .path()
+                .segments
+                .last()
+                .is_some_and(|seg| seg.ident == "test");
+            if is_test {
+                errors.push(syn::Error::new_spanned(
+                    attr,
+                    "second test attribute is supplied: `#[runtime::test]` already marks the \
+                     function as a test; remove this attribute",
+                ));
+            }
+            !is_test
+        })
+        .collect()
+}
+
+/// The name of the nested `async fn` holding the user's body.
+fn inner_ident() -> Ident {
+    Ident::new("__runtime_body", Span::mixed_site())
+}
+
+/// `#[::core::prelude::v1::test]` for tests, nothing for `main`.
+fn test_marker(kind: Kind) -> TokenStream {
+    match kind {
+        Kind::Main => TokenStream::new(),
+        Kind::Test => quote! { #[::core::prelude::v1::test] },
+    }
+}
+
+/// The successful expansion.
+fn generate(kind: Kind, config: &Config, func: Function) -> TokenStream {
+    let Function {
+        attrs,
+        vis,
+        sig,
+        body,
+    } = func;
+    let marker = test_marker(kind);
+    let fn_token = sig.fn_token;
+    let ident = &sig.ident;
+    let output = &sig.output;
+    let inner = inner_ident();
+    let rt = Ident::new("rt", Span::mixed_site());
+    let fut = Ident::new("body", Span::mixed_site());
+
+    let krate = &config.crate_path;
+    let new = match config.flavor {
+        Flavor::MultiThread => quote!(new_multi_thread),
+        Flavor::CurrentThread => quote!(new_current_thread),
+    };
+    // The user's literal itself (suffix and span included), so tools that read the
+    // source text behind a span see what they expect.
+    let threads = config
+        .worker_threads
+        .as_ref()
+        .map(|lit| quote!(.worker_threads(#lit)));
+
+    // Tests: block on a `Pin<&mut dyn Future>` so every test with the same output
+    // type shares one instantiation of `block_on` (compile time of big suites).
+    // Not possible when the output type is an `impl Trait`.
+    let output_ty = match output {
+        ReturnType::Default => quote!(()),
+        ReturnType::Type(_, ty) => ty.to_token_stream(),
+    };
+    let block_on = if kind == Kind::Test && !mentions_impl(output_ty.clone()) {
+        quote! {
+            let #fut = ::core::pin::pin!(#inner());
+            let #fut: ::core::pin::Pin<
+                &mut dyn ::core::future::Future<Output = #output_ty>,
+            > = #fut;
+            #rt.block_on(#fut)
+        }
+    } else {
+        quote! { #rt.block_on(#inner()) }
+    };
+
+    quote! {
+        #marker
+        #(#attrs)*
+        #vis #fn_token #ident() #output {
+            async fn #inner() #output #body
+
+            #[allow(clippy::expect_used)]
+            let #rt = #krate::Builder::#new()
+                .enable_all()
+                #threads
+                .build()
+                .expect("failed to build the runtime");
+            #block_on
+        }
+    }
+}
+
+/// What is emitted next to the errors: the function without its parameters or
+/// return type, the body kept (type-checked, never called) in a nested `async fn`.
+fn fallback(kind: Kind, func: Function) -> TokenStream {
+    let Function {
+        attrs,
+        vis,
+        sig,
+        body,
+    } = func;
+    let marker = test_marker(kind);
+    let fn_token = sig.fn_token;
+    let ident = &sig.ident;
+    let inner = inner_ident();
+    let unsafety = &sig.unsafety;
+    let (params, where_clause) = (&sig.generics, &sig.generics.where_clause);
+    // A receiver would be one more error of its own outside an `impl`.
+    let inputs = sig
+        .inputs
+        .iter()
+        .filter(|arg| matches!(arg, FnArg::Typed(_)));
+    let output = &sig.output;
+    quote! {
+        #marker
+        #(#attrs)*
+        #vis #fn_token #ident() {
+            #[allow(dead_code)]
+            async #unsafety fn #inner #params (#(#inputs),*) #output #where_clause #body
+        }
+    }
+}
+
+/// Whether the type's tokens contain the `impl` keyword anywhere.
+fn mentions_impl(tokens: TokenStream) -> bool {
+    tokens.into_iter().any(|tt| match tt {
+        TokenTree::Ident(i) => i == "impl",
+        TokenTree::Group(g) => mentions_impl(g.stream()),
+        _ => false,
+    })
+}

@@ -1,0 +1,74 @@
+//! `#[runtime::main]` and `#[runtime::test]`: run an `async fn` on a runtime built
+//! just for it.
+//!
+//! Both attributes rewrite `async fn name() -> T { body }` into a plain
+//! `fn name() -> T` that builds a runtime with the crate's `Builder` and
+//! `block_on`s the body (see `expand` for the exact shape and why the body becomes
+//! a nested `async fn`). Arguments are parsed in `args`. Every misuse is reported as
+//! a `compile_error!` spanned on the offending token; the macro never panics.
+//!
+//! Both are re-exported by the `runtime` crate; use them through it.
+
+#![deny(unsafe_op_in_unsafe_fn)]
+
+mod args;
+mod expand;
+
+use args::Kind;
+use proc_macro::TokenStream;
+
+/// Runs the `async` function on a runtime built for it; meant for `main`.
+///
+/// ```ignore
+/// #[runtime::main]
+/// async fn main() -> Result<(), Box<dyn std::error::Error>> {
+///     let listener = runtime::net::TcpListener::bind("127.0.0.1:0").await?;
+///     Ok(())
+/// }
+/// ```
+///
+/// expands to (roughly)
+///
+/// ```ignore
+/// fn main() -> Result<(), Box<dyn std::error::Error>> {
+///     async fn body() -> Result<(), Box<dyn std::error::Error>> { /* the body */ }
+///     ::runtime::Builder::new_multi_thread()
+///         .enable_all()
+///         .build()
+///         .expect("failed to build the runtime")
+///         .block_on(body())
+/// }
+/// ```
+///
+/// # Arguments
+///
+/// - `flavor = "multi_thread"` (default) or `flavor = "current_thread"`;
+/// - `worker_threads = N`, an integer literal `>= 1`, only with `"multi_thread"`
+///   (by default the builder picks the count);
+/// - `crate = "path"`: where `Builder` lives, `::runtime` by default; for
+///   re-exports or a renamed dependency. The path resolves where it is written.
+///
+/// The function must be `async`, take no parameters and have no generics. Its
+/// attributes, visibility and return type are kept.
+#[proc_macro_attribute]
+pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
+    expand::expand(Kind::Main, args.into(), item.into()).into()
+}
+
+/// Like [`macro@main`] but marks the function `#[test]`, and the flavor defaults to
+/// `"current_thread"`.
+///
+/// ```ignore
+/// #[runtime::test]
+/// async fn reads_back() -> std::io::Result<()> { Ok(()) }
+///
+/// #[runtime::test(flavor = "multi_thread", worker_threads = 2)]
+/// async fn on_two_workers() {}
+/// ```
+///
+/// Do not add `#[test]` yourself: it is an error, the function would be
+/// registered twice.
+#[proc_macro_attribute]
+pub fn test(args: TokenStream, item: TokenStream) -> TokenStream {
+    expand::expand(Kind::Test, args.into(), item.into()).into()
+}

@@ -1,0 +1,2 @@
+#[runtime_macros::main(crate = "not a path")]
+async fn main() {}

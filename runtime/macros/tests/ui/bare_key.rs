@@ -1,0 +1,2 @@
+#[runtime_macros::main(multi_thread)]
+async fn main() {}

@@ -1,0 +1,2 @@
+#[runtime_macros::main(flavor = "current_thread", crate = "mock", flavor = "multi_thread")]
+async fn main() {}

@@ -1,0 +1,4 @@
+#[runtime_macros::main]
+async fn main(args: Vec<String>) {
+    drop(args);
+}

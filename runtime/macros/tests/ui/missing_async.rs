@@ -1,0 +1,2 @@
+#[runtime_macros::main(crate = "mock")]
+fn main() {}

@@ -1,0 +1,2 @@
+#[runtime_macros::main(flavor)]
+async fn main() {}

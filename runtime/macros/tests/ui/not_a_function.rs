@@ -1,0 +1,4 @@
+#[runtime_macros::main]
+struct Main;
+
+fn main() {}

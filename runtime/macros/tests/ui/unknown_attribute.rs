@@ -1,0 +1,2 @@
+#[runtime_macros::main(foo = 1)]
+async fn main() {}

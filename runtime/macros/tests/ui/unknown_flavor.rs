@@ -1,0 +1,2 @@
+#[runtime_macros::main(flavor = "single_thread")]
+async fn main() {}

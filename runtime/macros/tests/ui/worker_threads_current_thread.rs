@@ -1,0 +1,2 @@
+#[runtime_macros::main(worker_threads = 2, flavor = "current_thread")]
+async fn main() {}

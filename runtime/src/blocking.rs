@@ -1,0 +1,248 @@
+//! The blocking pool behind `spawn_blocking`.
+//!
+//! A blocking closure becomes an ordinary task (a future that runs the closure in its
+//! first poll) bound to the pool's own `OwnedTasks`, so it has the same `JoinHandle`,
+//! panic capture and cancellation as any task. Its scheduler pushes it onto the pool's
+//! FIFO; an idle pool thread takes it, or a new thread is started while fewer than
+//! `max_threads` exist (so the queue grows only once the bound is reached). Idle threads
+//! exit after `keep_alive`. Shutdown cancels every task not yet started and waits (with
+//! an optional timeout) for the running ones; it never waits forever when given a timeout.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use shim::sync::{Arc, Condvar, Mutex};
+use task::{JoinHandle, Notified, OwnedTasks, Schedule, Task};
+
+/// Pool settings from the `Builder`.
+#[derive(Clone)]
+pub(crate) struct Config {
+    pub(crate) max_threads: usize,
+    pub(crate) keep_alive: Duration,
+    pub(crate) thread_name: std::sync::Arc<dyn Fn() -> String + Send + Sync>,
+    pub(crate) stack_size: Option<usize>,
+}
+
+/// Cheap handle to the pool.
+#[derive(Clone)]
+pub(crate) struct Spawner {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    state: Mutex<State>,
+    condvar: Condvar,
+    /// Signalled when the last thread exits after shutdown.
+    exited: Condvar,
+    owned: OwnedTasks<BlockingSchedule>,
+    config: Config,
+    /// Set once the runtime exists, so pool threads can enter its context.
+    runtime: Mutex<Option<crate::scheduler::Handle>>,
+}
+
+struct State {
+    queue: VecDeque<Notified<BlockingSchedule>>,
+    num_threads: usize,
+    num_idle: usize,
+    num_notify: usize,
+    shutdown: bool,
+}
+
+#[derive(Clone)]
+struct BlockingSchedule(Arc<Inner>);
+
+impl Schedule for BlockingSchedule {
+    fn schedule(&self, task: Notified<Self>) {
+        Inner::push(&self.0, task);
+    }
+
+    fn release(&self, task: &Task<Self>) -> Option<Task<Self>> {
+        self.0.owned.remove(task)
+    }
+}
+
+/// A closure as a future that completes in its first poll.
+struct BlockingTask<F>(Option<F>);
+
+impl<F> Unpin for BlockingTask<F> {}
+
+impl<F: FnOnce() -> R, R> Future for BlockingTask<F> {
+    type Output = R;
+
+    fn poll(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<R> {
+        let f = self.0.take().expect("blocking task polled after completion");
+        Poll::Ready(f())
+    }
+}
+
+impl Spawner {
+    pub(crate) fn new(config: Config) -> Spawner {
+        Spawner {
+            inner: Arc::new(Inner {
+                state: Mutex::new(State {
+                    queue: VecDeque::new(),
+                    num_threads: 0,
+                    num_idle: 0,
+                    num_notify: 0,
+                    shutdown: false,
+                }),
+                condvar: Condvar::new(),
+                exited: Condvar::new(),
+                owned: OwnedTasks::new(1),
+                config,
+                runtime: Mutex::new(None),
+            }),
+        }
+    }
+
+    pub(crate) fn set_runtime(&self, handle: crate::scheduler::Handle) {
+        *self.inner.runtime.lock() = Some(handle);
+    }
+
+    /// Runs `f` on a pool thread.
+    pub(crate) fn spawn_blocking<F, R>(&self, f: F) -> JoinHandle<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        let sched = BlockingSchedule(self.inner.clone());
+        let (join, notified) = self.inner.owned.bind(BlockingTask(Some(f)), sched, 0);
+        if let Some(task) = notified {
+            Inner::push(&self.inner, task);
+        }
+        join
+    }
+
+    /// Threads currently in the pool (for tests and metrics).
+    pub(crate) fn num_threads(&self) -> usize {
+        self.inner.state.lock().num_threads
+    }
+
+    /// Stops the pool: queued tasks are cancelled; waits for running ones at most
+    /// `timeout` (None: as long as they take).
+    pub(crate) fn shutdown(&self, timeout: Option<Duration>) {
+        let mut state = self.inner.state.lock();
+        if !state.shutdown {
+            state.shutdown = true;
+            self.inner.condvar.notify_all();
+        }
+        let queued: Vec<_> = state.queue.drain(..).collect();
+        drop(state);
+        drop(queued);
+        self.inner.owned.close_and_shutdown_all(0);
+        // Release the runtime handle: the handle may own this pool, so keeping it would
+        // form a cycle.
+        self.inner.runtime.lock().take();
+        let mut state = self.inner.state.lock();
+        match timeout {
+            None => {
+                while state.num_threads > 0 {
+                    self.inner.exited.wait(&mut state);
+                }
+            }
+            #[cfg(not(loom))]
+            Some(timeout) => {
+                let deadline = std::time::Instant::now() + timeout;
+                while state.num_threads > 0 {
+                    let now = std::time::Instant::now();
+                    if now >= deadline {
+                        break;
+                    }
+                    self.inner.exited.wait_for(&mut state, deadline - now);
+                }
+            }
+            #[cfg(loom)]
+            Some(_) => {
+                while state.num_threads > 0 {
+                    self.inner.exited.wait(&mut state);
+                }
+            }
+        }
+    }
+}
+
+impl Inner {
+    fn push(me: &Arc<Inner>, task: Notified<BlockingSchedule>) {
+        let mut state = me.state.lock();
+        if state.shutdown {
+            // Cancelled through the owned list; drop the queue reference.
+            drop(state);
+            drop(task);
+            return;
+        }
+        state.queue.push_back(task);
+        if state.num_idle > 0 {
+            state.num_idle -= 1;
+            state.num_notify += 1;
+            me.condvar.notify_one();
+        } else if state.num_threads < me.config.max_threads {
+            state.num_threads += 1;
+                        drop(state);
+            if let Err(e) = Inner::spawn_thread(me) {
+                // The task stays queued for an existing thread; if there is none it would
+                // never run, so report the failure loudly rather than hang.
+                let mut state = me.state.lock();
+                state.num_threads -= 1;
+                if state.num_threads == 0 {
+                    panic!("failed to spawn a blocking-pool thread: {e}");
+                }
+            }
+        }
+    }
+
+    fn spawn_thread(me: &Arc<Inner>) -> std::io::Result<()> {
+        let name = (me.config.thread_name)();
+        let stack_size = me.config.stack_size;
+        let me = me.clone();
+        shim::thread::spawn_named(name, stack_size, move || Inner::run(me)).map(drop)
+    }
+
+    fn run(me: Arc<Inner>) {
+        let runtime = me.runtime.lock().clone();
+        let _enter = runtime.map(crate::context::enter);
+        let mut state = me.state.lock();
+        'outer: loop {
+            while let Some(task) = state.queue.pop_front() {
+                drop(state);
+                task.run();
+                state = me.state.lock();
+            }
+            if state.shutdown {
+                break;
+            }
+            state.num_idle += 1;
+            loop {
+                #[cfg(not(loom))]
+                let timed_out = me.condvar.wait_for(&mut state, me.config.keep_alive);
+                #[cfg(loom)]
+                let timed_out = {
+                    me.condvar.wait(&mut state);
+                    false
+                };
+                if state.num_notify > 0 {
+                    state.num_notify -= 1;
+                    continue 'outer;
+                }
+                if state.shutdown {
+                    state.num_idle -= 1;
+                    break 'outer;
+                }
+                if timed_out {
+                    // Idle too long: leave, unless work raced in.
+                    state.num_idle -= 1;
+                    if state.queue.is_empty() {
+                        break 'outer;
+                    }
+                    continue 'outer;
+                }
+            }
+        }
+        state.num_threads -= 1;
+        if state.shutdown && state.num_threads == 0 {
+            me.exited.notify_all();
+        }
+    }
+}

@@ -1,0 +1,261 @@
+//! `Builder`: configures and builds a `Runtime` (tokio's names and defaults).
+//!
+//! Defaults: multi-thread with one worker per available core (or `RUNTIME_WORKER_THREADS`),
+//! global queue checked every 61 ticks, driver polled every 61 ticks, LIFO slot on, no
+//! drivers unless enabled, blocking pool up to 512 threads with a 10 s keep-alive.
+
+use std::fmt;
+use std::io;
+use std::time::Duration;
+
+use shim::sync::Arc;
+
+use crate::blocking;
+use crate::driver::Driver;
+use crate::runtime::{Flavor, Latch, Runtime};
+use crate::scheduler::{self, current_thread, multi_thread};
+
+/// Builds a [`Runtime`] with custom settings.
+pub struct Builder {
+    kind: Kind,
+    worker_threads: Option<usize>,
+    thread_name: std::sync::Arc<dyn Fn() -> String + Send + Sync>,
+    thread_stack_size: Option<usize>,
+    global_queue_interval: Option<u32>,
+    event_interval: u32,
+    disable_lifo_slot: bool,
+    enable_io: bool,
+    enable_time: bool,
+    max_blocking_threads: usize,
+    keep_alive: Duration,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    MultiThread,
+    CurrentThread,
+}
+
+impl Builder {
+    /// A multi-thread, work-stealing runtime.
+    pub fn new_multi_thread() -> Builder {
+        Builder::new(Kind::MultiThread)
+    }
+
+    /// A runtime that runs every task on the thread calling `block_on`.
+    pub fn new_current_thread() -> Builder {
+        Builder::new(Kind::CurrentThread)
+    }
+
+    fn new(kind: Kind) -> Builder {
+        Builder {
+            kind,
+            worker_threads: None,
+            thread_name: std::sync::Arc::new(|| "runtime-worker".to_string()),
+            thread_stack_size: None,
+            global_queue_interval: None,
+            event_interval: 61,
+            disable_lifo_slot: false,
+            enable_io: false,
+            enable_time: false,
+            max_blocking_threads: 512,
+            keep_alive: Duration::from_secs(10),
+        }
+    }
+
+    /// Worker threads of a multi-thread runtime (default: available parallelism, or the
+    /// `RUNTIME_WORKER_THREADS` environment variable). Ignored by the current-thread flavor.
+    ///
+    /// # Panics
+    /// When `n` is 0.
+    #[track_caller]
+    pub fn worker_threads(&mut self, n: usize) -> &mut Self {
+        assert!(n > 0, "worker_threads must be at least 1");
+        self.worker_threads = Some(n);
+        self
+    }
+
+    /// Name of the runtime's threads.
+    pub fn thread_name(&mut self, name: impl Into<String>) -> &mut Self {
+        let name = name.into();
+        self.thread_name = std::sync::Arc::new(move || name.clone());
+        self
+    }
+
+    /// A function naming each new runtime thread.
+    pub fn thread_name_fn<F>(&mut self, f: F) -> &mut Self
+    where
+        F: Fn() -> String + Send + Sync + 'static,
+    {
+        self.thread_name = std::sync::Arc::new(f);
+        self
+    }
+
+    /// Stack size of the runtime's threads.
+    pub fn thread_stack_size(&mut self, size: usize) -> &mut Self {
+        self.thread_stack_size = Some(size);
+        self
+    }
+
+    /// Ticks between two checks of the global queue by a busy worker (default 61).
+    ///
+    /// # Panics
+    /// When `n` is 0.
+    #[track_caller]
+    pub fn global_queue_interval(&mut self, n: u32) -> &mut Self {
+        assert!(n > 0, "global_queue_interval must be at least 1");
+        self.global_queue_interval = Some(n);
+        self
+    }
+
+    /// Ticks between two non-blocking polls of the I/O driver by a busy worker (default 61).
+    ///
+    /// # Panics
+    /// When `n` is 0.
+    #[track_caller]
+    pub fn event_interval(&mut self, n: u32) -> &mut Self {
+        assert!(n > 0, "event_interval must be at least 1");
+        self.event_interval = n;
+        self
+    }
+
+    /// Turns off the LIFO slot: woken tasks always go to the back of the local queue.
+    pub fn disable_lifo_slot(&mut self) -> &mut Self {
+        self.disable_lifo_slot = true;
+        self
+    }
+
+    /// Enables the I/O and timer drivers.
+    pub fn enable_all(&mut self) -> &mut Self {
+        self.enable_io().enable_time()
+    }
+
+    /// Enables the I/O driver (sockets).
+    pub fn enable_io(&mut self) -> &mut Self {
+        self.enable_io = true;
+        self
+    }
+
+    /// Enables the timer driver (`time::sleep` and friends).
+    pub fn enable_time(&mut self) -> &mut Self {
+        self.enable_time = true;
+        self
+    }
+
+    /// Upper bound on blocking-pool threads (default 512).
+    ///
+    /// # Panics
+    /// When `n` is 0.
+    #[track_caller]
+    pub fn max_blocking_threads(&mut self, n: usize) -> &mut Self {
+        assert!(n > 0, "max_blocking_threads must be at least 1");
+        self.max_blocking_threads = n;
+        self
+    }
+
+    /// How long an idle blocking-pool thread waits for work before exiting (default 10 s).
+    pub fn thread_keep_alive(&mut self, d: Duration) -> &mut Self {
+        self.keep_alive = d;
+        self
+    }
+
+    /// Builds the runtime (starting its worker threads).
+    pub fn build(&mut self) -> io::Result<Runtime> {
+        let driver = Arc::new(Driver::new(self.enable_io, self.enable_time)?);
+        let blocking = blocking::Spawner::new(blocking::Config {
+            max_threads: self.max_blocking_threads,
+            keep_alive: self.keep_alive,
+            thread_name: self.thread_name.clone(),
+            stack_size: self.thread_stack_size,
+        });
+        match self.kind {
+            Kind::CurrentThread => {
+                let (handle, ct) = current_thread::create(
+                    self.global_queue_interval.unwrap_or(31),
+                    self.event_interval,
+                    driver,
+                    blocking.clone(),
+                );
+                let handle = scheduler::Handle::CurrentThread(handle);
+                blocking.set_runtime(handle.clone());
+                Ok(Runtime::from_parts(
+                    handle,
+                    Flavor::CurrentThread(ct),
+                    Vec::new(),
+                    Arc::new(Latch::new()),
+                ))
+            }
+            Kind::MultiThread => {
+                let n = self.worker_threads.unwrap_or_else(default_worker_threads);
+                let config = multi_thread::Config {
+                    global_queue_interval: self.global_queue_interval.unwrap_or(61),
+                    event_interval: self.event_interval,
+                    disable_lifo_slot: self.disable_lifo_slot,
+                };
+                let (handle, launch) = multi_thread::create(n, config, driver, blocking.clone());
+                let sched = scheduler::Handle::MultiThread(handle.clone());
+                blocking.set_runtime(sched.clone());
+                let exited = Arc::new(Latch::new());
+                let mut threads = Vec::with_capacity(n);
+                for worker in launch {
+                    let name = (self.thread_name)();
+                    let latch = ExitSignal(exited.clone());
+                    let body = move || {
+                        let _latch = latch;
+                        worker.run();
+                    };
+                    match shim::thread::spawn_named(name, self.thread_stack_size, body) {
+                        Ok(t) => threads.push(t),
+                        Err(e) => {
+                            handle.close();
+                            for t in threads {
+                                let _ = t.join();
+                            }
+                            return Err(e);
+                        }
+                    }
+                }
+                Ok(Runtime::from_parts(
+                    sched,
+                    Flavor::MultiThread(handle),
+                    threads,
+                    exited,
+                ))
+            }
+        }
+    }
+}
+
+/// Counts a worker thread out when it ends, even by a panic.
+struct ExitSignal(Arc<Latch>);
+
+impl Drop for ExitSignal {
+    fn drop(&mut self) {
+        self.0.count_down();
+    }
+}
+
+fn default_worker_threads() -> usize {
+    if let Ok(s) = std::env::var("RUNTIME_WORKER_THREADS") {
+        match s.trim().parse::<usize>() {
+            Ok(n) if n > 0 => return n,
+            _ => panic!("RUNTIME_WORKER_THREADS must be a positive integer, got {s:?}"),
+        }
+    }
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+impl fmt::Debug for Builder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Builder")
+            .field("kind", &self.kind)
+            .field("worker_threads", &self.worker_threads)
+            .field("global_queue_interval", &self.global_queue_interval)
+            .field("event_interval", &self.event_interval)
+            .field("disable_lifo_slot", &self.disable_lifo_slot)
+            .field("enable_io", &self.enable_io)
+            .field("enable_time", &self.enable_time)
+            .field("max_blocking_threads", &self.max_blocking_threads)
+            .finish()
+    }
+}

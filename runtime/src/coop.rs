@@ -1,0 +1,106 @@
+//! Cooperative scheduling budget.
+//!
+//! A task that keeps finding its resources ready would never return `Pending` and so never
+//! give its worker back. Each poll of a task starts with a budget of `BUDGET` operations;
+//! every I/O or timer operation that is ready spends one (`poll_proceed`). When the budget
+//! is spent the operation returns `Pending` after waking the task, so the task goes to the
+//! back of the queue (a self-wake is a yield) and the others, and the driver, get their turn.
+//! Outside a task the budget is unconstrained.
+
+use std::task::{Context, Poll};
+
+use crate::context;
+
+/// Operations per task poll (as tokio).
+pub(crate) const BUDGET: u8 = 128;
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Budget(Option<u8>);
+
+impl Budget {
+    pub(crate) const fn initial() -> Budget {
+        Budget(Some(BUDGET))
+    }
+
+    pub(crate) const fn unconstrained() -> Budget {
+        Budget(None)
+    }
+}
+
+/// Runs `f` (a task poll) with a fresh budget, restoring the previous one afterwards.
+#[inline]
+pub(crate) fn budget<R>(f: impl FnOnce() -> R) -> R {
+    with_budget(Budget::initial(), f)
+}
+
+fn with_budget<R>(b: Budget, f: impl FnOnce() -> R) -> R {
+    struct Reset(Option<Budget>);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            if let Some(prev) = self.0 {
+                context::with(|cx| {
+                    if let Some(cx) = cx {
+                        cx.budget.set(prev);
+                    }
+                });
+            }
+        }
+    }
+    let prev = context::with(|cx| cx.map(|cx| cx.budget.replace(b)));
+    let _reset = Reset(prev);
+    f()
+}
+
+/// Spends one unit of budget, or (none left) wakes the task and returns `Pending`.
+#[inline]
+pub(crate) fn poll_proceed(cx: &mut Context<'_>) -> Poll<()> {
+    let exhausted = context::with(|c| {
+        let Some(c) = c else { return false };
+        let mut b = c.budget.get();
+        match b.0 {
+            None => false,
+            Some(0) => true,
+            Some(ref mut n) => {
+                *n -= 1;
+                c.budget.set(b);
+                false
+            }
+        }
+    });
+    if exhausted {
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    } else {
+        Poll::Ready(())
+    }
+}
+
+/// True when the current task still has budget (or runs unconstrained).
+pub(crate) fn has_budget_remaining() -> bool {
+    context::with(|c| c.is_none_or(|c| !matches!(c.budget.get().0, Some(0))))
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use std::task::Waker;
+
+    #[test]
+    fn budget_runs_out_and_resets() {
+        let mut cx = Context::from_waker(Waker::noop());
+        budget(|| {
+            for _ in 0..BUDGET {
+                assert!(poll_proceed(&mut cx).is_ready());
+            }
+            assert!(poll_proceed(&mut cx).is_pending());
+            assert!(!has_budget_remaining());
+            // A nested poll (another task) gets its own budget, and ours is restored.
+            budget(|| assert!(poll_proceed(&mut cx).is_ready()));
+            assert!(poll_proceed(&mut cx).is_pending());
+        });
+        // Outside a task: unconstrained.
+        for _ in 0..1000 {
+            assert!(poll_proceed(&mut cx).is_ready());
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! The runtime's view of the I/O and timer driver (`io-driver` crate).
+//!
+//! One `io_driver::Driver` per runtime, behind a lock that is only ever `try_lock`ed: the
+//! thread that gets it sleeps in epoll (bounded by the next timer deadline) when it parks;
+//! the others park on their condvars. `enable_io` / `enable_time` record what the user
+//! asked for, so a socket or timer used on a runtime without it fails with a message that
+//! says which `Builder::enable_*` to call. Under loom there is no driver at all.
+
+use std::io;
+use std::time::Duration;
+
+#[cfg(not(loom))]
+use std::sync::Arc;
+
+pub(crate) struct Driver {
+    #[cfg(not(loom))]
+    inner: Option<Inner>,
+    enable_io: bool,
+    enable_time: bool,
+}
+
+#[cfg(not(loom))]
+struct Inner {
+    driver: parking_lot::Mutex<io_driver::Driver>,
+    handle: Arc<io_driver::Handle>,
+}
+
+/// The driver, locked by the thread about to sleep in it.
+pub(crate) struct Locked<'a> {
+    #[cfg(not(loom))]
+    guard: parking_lot::MutexGuard<'a, io_driver::Driver>,
+    #[cfg(loom)]
+    _p: std::marker::PhantomData<&'a ()>,
+}
+
+impl Driver {
+    pub(crate) fn new(enable_io: bool, enable_time: bool) -> io::Result<Driver> {
+        #[cfg(not(loom))]
+        {
+            let inner = if enable_io || enable_time {
+                let driver = io_driver::Driver::new()?;
+                let handle = driver.handle().clone();
+                Some(Inner {
+                    driver: parking_lot::Mutex::new(driver),
+                    handle,
+                })
+            } else {
+                None
+            };
+            Ok(Driver {
+                inner,
+                enable_io,
+                enable_time,
+            })
+        }
+        #[cfg(loom)]
+        {
+            Ok(Driver {
+                enable_io,
+                enable_time,
+            })
+        }
+    }
+
+    /// The driver, if there is one and nobody else sleeps in it.
+    pub(crate) fn try_lock(&self) -> Option<Locked<'_>> {
+        #[cfg(not(loom))]
+        {
+            let inner = self.inner.as_ref()?;
+            inner.driver.try_lock().map(|guard| Locked { guard })
+        }
+        #[cfg(loom)]
+        {
+            None
+        }
+    }
+
+    /// Wakes the thread sleeping in the driver.
+    pub(crate) fn unpark(&self) {
+        #[cfg(not(loom))]
+        if let Some(inner) = &self.inner {
+            inner.handle.unpark();
+        }
+    }
+
+    /// Dispatches ready events and expired timers without sleeping, if the driver is free.
+    pub(crate) fn poll_now(&self) {
+        if let Some(mut locked) = self.try_lock() {
+            locked.park(Some(Duration::ZERO));
+        }
+    }
+
+    /// Shuts the driver down: pending I/O and timers resolve with an error.
+    pub(crate) fn shutdown(&self) {
+        #[cfg(not(loom))]
+        if let Some(inner) = &self.inner {
+            inner.driver.lock().shutdown();
+        }
+    }
+
+    /// The I/O handle, or a panic that says how to enable it.
+    #[cfg(not(loom))]
+    #[track_caller]
+    pub(crate) fn io_handle(&self) -> &Arc<io_driver::Handle> {
+        match (&self.inner, self.enable_io) {
+            (Some(inner), true) => &inner.handle,
+            _ => panic!(
+                "this runtime has no I/O driver: build it with `Builder::enable_io()` or \
+                 `Builder::enable_all()` (`#[runtime::main]` enables it)"
+            ),
+        }
+    }
+
+    /// The timer handle, or a panic that says how to enable it.
+    #[cfg(not(loom))]
+    #[track_caller]
+    pub(crate) fn time_handle(&self) -> &Arc<io_driver::Handle> {
+        match (&self.inner, self.enable_time) {
+            (Some(inner), true) => &inner.handle,
+            _ => panic!(
+                "this runtime has no timer driver: build it with `Builder::enable_time()` or \
+                 `Builder::enable_all()` (`#[runtime::main]` enables it)"
+            ),
+        }
+    }
+
+    pub(crate) fn is_enabled(&self) -> (bool, bool) {
+        (self.enable_io, self.enable_time)
+    }
+}
+
+impl Locked<'_> {
+    pub(crate) fn park(&mut self, timeout: Option<Duration>) {
+        #[cfg(not(loom))]
+        self.guard.park(timeout);
+        #[cfg(loom)]
+        let _ = timeout;
+    }
+}

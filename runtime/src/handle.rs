@@ -1,0 +1,135 @@
+//! `Handle`: a cheap, cloneable reference to a runtime, usable from any thread.
+//!
+//! Inside a runtime (a task, or `block_on`) `Handle::current()` finds it through the
+//! thread's context; outside, it panics with what to do instead (`try_current` does not).
+
+use std::fmt;
+use std::future::Future;
+use std::marker::PhantomData;
+
+use crate::context;
+use crate::metrics::RuntimeMetrics;
+use crate::scheduler;
+use crate::task::JoinHandle;
+
+/// A handle to a runtime.
+#[derive(Clone)]
+pub struct Handle {
+    pub(crate) inner: scheduler::Handle,
+}
+
+/// Which scheduler a runtime uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuntimeFlavor {
+    /// `Builder::new_current_thread`.
+    CurrentThread,
+    /// `Builder::new_multi_thread`.
+    MultiThread,
+}
+
+/// Returned by [`Handle::try_current`] outside a runtime.
+#[derive(Debug)]
+pub struct TryCurrentError(());
+
+impl fmt::Display for TryCurrentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(
+            "no runtime is running on this thread: call this from a task or from inside \
+             `Runtime::block_on`",
+        )
+    }
+}
+
+impl std::error::Error for TryCurrentError {}
+
+/// Keeps a runtime current on this thread; see [`Handle::enter`].
+pub struct EnterGuard<'a> {
+    _guard: context::EnterGuard,
+    _p: PhantomData<&'a Handle>,
+}
+
+impl Handle {
+    /// The runtime this thread is running in.
+    ///
+    /// # Panics
+    /// Outside a runtime. Use [`Handle::try_current`], or pass a `Handle` obtained from
+    /// `Runtime::handle()` to where it is needed.
+    #[track_caller]
+    pub fn current() -> Handle {
+        match Handle::try_current() {
+            Ok(h) => h,
+            Err(_) => panic!(
+                "`Handle::current()` called outside of a runtime: call it from a task or from \
+                 inside `Runtime::block_on`, or keep a handle from `Runtime::handle()`"
+            ),
+        }
+    }
+
+    /// The runtime this thread is running in, if any.
+    pub fn try_current() -> Result<Handle, TryCurrentError> {
+        context::current_handle()
+            .map(|inner| Handle { inner })
+            .ok_or(TryCurrentError(()))
+    }
+
+    /// Spawns a task onto this runtime.
+    pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.inner.spawn(future)
+    }
+
+    /// Runs `f` on this runtime's blocking pool.
+    pub fn spawn_blocking<F, R>(&self, f: F) -> JoinHandle<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        self.inner.blocking().spawn_blocking(f)
+    }
+
+    /// Runs `future` to completion on this thread, inside this runtime's context. On a
+    /// current-thread runtime this does not drive the scheduler: spawned tasks run only
+    /// while some thread is in `Runtime::block_on`.
+    ///
+    /// # Panics
+    /// When called from inside a runtime: `.await` the future instead.
+    #[track_caller]
+    pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        let _rt = context::enter_runtime();
+        let _enter = context::enter(self.inner.clone());
+        crate::runtime::park_block_on(future)
+    }
+
+    /// Makes this runtime current on this thread (for `spawn`, sockets, timers) until the
+    /// guard drops.
+    pub fn enter(&self) -> EnterGuard<'_> {
+        EnterGuard {
+            _guard: context::enter(self.inner.clone()),
+            _p: PhantomData,
+        }
+    }
+
+    /// A snapshot of the runtime's counters.
+    pub fn metrics(&self) -> RuntimeMetrics {
+        self.inner.metrics()
+    }
+
+    /// The scheduler flavor.
+    pub fn runtime_flavor(&self) -> RuntimeFlavor {
+        match self.inner {
+            scheduler::Handle::MultiThread(_) => RuntimeFlavor::MultiThread,
+            scheduler::Handle::CurrentThread(_) => RuntimeFlavor::CurrentThread,
+        }
+    }
+}
+
+impl fmt::Debug for Handle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Handle")
+            .field("flavor", &self.runtime_flavor())
+            .finish()
+    }
+}

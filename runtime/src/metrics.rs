@@ -1,0 +1,147 @@
+//! Runtime metrics: per-worker counters, written without contention.
+//!
+//! Each worker counts in plain integers inside its own core (`Stats`) and publishes them
+//! to its own cache-padded `WorkerMetrics` slot with relaxed *stores* (never a shared
+//! read-modify-write) when it parks and every maintenance tick. `Handle::metrics()` reads
+//! the slots into a `RuntimeMetrics` snapshot. These atomics are plain std ones even
+//! under loom: they carry no synchronization the model needs to check.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::{Duration, Instant};
+
+use crossbeam_utils::CachePadded;
+
+/// A point-in-time view of a runtime.
+#[derive(Debug, Clone)]
+pub struct RuntimeMetrics {
+    /// Worker threads (1 for the current-thread flavor).
+    pub num_workers: usize,
+    /// Tasks spawned and not yet complete.
+    pub live_tasks: usize,
+    /// Tasks waiting in the global (inject) queue.
+    pub global_queue_depth: usize,
+    /// One entry per worker.
+    pub workers: Vec<WorkerMetrics>,
+}
+
+/// Counters of one worker since the runtime started (as of its last publication).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WorkerMetrics {
+    /// Task polls.
+    pub polls: u64,
+    /// Polls of a task taken from the LIFO slot.
+    pub lifo_hits: u64,
+    /// Tasks scheduled onto this worker's own queue from this worker.
+    pub local_schedules: u64,
+    /// Times the local ring overflowed into the global queue.
+    pub overflows: u64,
+    /// Tasks moved to the global queue by those overflows.
+    pub overflowed_tasks: u64,
+    /// Successful steal operations from a sibling.
+    pub steals: u64,
+    /// Tasks taken by those steals.
+    pub stolen_tasks: u64,
+    /// Times this worker parked.
+    pub parks: u64,
+    /// Times this worker was unparked.
+    pub unparks: u64,
+    /// Unparks after which the worker found nothing to run and parked again.
+    pub noop_unparks: u64,
+    /// Time spent not parked.
+    pub busy: Duration,
+}
+
+/// The worker-private counters, living in the worker's core.
+#[derive(Debug, Default)]
+pub(crate) struct Stats {
+    pub(crate) m: WorkerMetrics,
+    busy_since: Option<Instant>,
+    polls_at_unpark: u64,
+}
+
+impl Stats {
+    pub(crate) fn new() -> Stats {
+        Stats {
+            busy_since: Some(Instant::now()),
+            ..Stats::default()
+        }
+    }
+
+    pub(crate) fn about_to_park(&mut self) {
+        self.m.parks += 1;
+        if let Some(t) = self.busy_since.take() {
+            self.m.busy += t.elapsed();
+        }
+    }
+
+    pub(crate) fn unparked(&mut self) {
+        self.m.unparks += 1;
+        self.busy_since = Some(Instant::now());
+    }
+
+    /// Called when the worker, having been unparked, is about to park again.
+    pub(crate) fn check_noop(&mut self) {
+        if self.m.unparks > 0 && self.m.polls == self.polls_at_unpark {
+            self.m.noop_unparks += 1;
+        }
+    }
+
+    pub(crate) fn mark_unpark_polls(&mut self) {
+        self.polls_at_unpark = self.m.polls;
+    }
+
+    pub(crate) fn submit(&self, to: &Slot) {
+        let m = &self.m;
+        to.polls.store(m.polls, Relaxed);
+        to.lifo_hits.store(m.lifo_hits, Relaxed);
+        to.local_schedules.store(m.local_schedules, Relaxed);
+        to.overflows.store(m.overflows, Relaxed);
+        to.overflowed_tasks.store(m.overflowed_tasks, Relaxed);
+        to.steals.store(m.steals, Relaxed);
+        to.stolen_tasks.store(m.stolen_tasks, Relaxed);
+        to.parks.store(m.parks, Relaxed);
+        to.unparks.store(m.unparks, Relaxed);
+        to.noop_unparks.store(m.noop_unparks, Relaxed);
+        let busy = m.busy + self.busy_since.map_or(Duration::ZERO, |t| t.elapsed());
+        to.busy_ns.store(busy.as_nanos() as u64, Relaxed);
+    }
+}
+
+/// One worker's published counters; written by that worker only.
+#[derive(Default)]
+pub(crate) struct Slot {
+    polls: AtomicU64,
+    lifo_hits: AtomicU64,
+    local_schedules: AtomicU64,
+    overflows: AtomicU64,
+    overflowed_tasks: AtomicU64,
+    steals: AtomicU64,
+    stolen_tasks: AtomicU64,
+    parks: AtomicU64,
+    unparks: AtomicU64,
+    noop_unparks: AtomicU64,
+    busy_ns: AtomicU64,
+}
+
+impl Slot {
+    pub(crate) fn read(&self) -> WorkerMetrics {
+        WorkerMetrics {
+            polls: self.polls.load(Relaxed),
+            lifo_hits: self.lifo_hits.load(Relaxed),
+            local_schedules: self.local_schedules.load(Relaxed),
+            overflows: self.overflows.load(Relaxed),
+            overflowed_tasks: self.overflowed_tasks.load(Relaxed),
+            steals: self.steals.load(Relaxed),
+            stolen_tasks: self.stolen_tasks.load(Relaxed),
+            parks: self.parks.load(Relaxed),
+            unparks: self.unparks.load(Relaxed),
+            noop_unparks: self.noop_unparks.load(Relaxed),
+            busy: Duration::from_nanos(self.busy_ns.load(Relaxed)),
+        }
+    }
+}
+
+/// The published slots of all workers.
+pub(crate) fn slots(n: usize) -> Box<[CachePadded<Slot>]> {
+    (0..n).map(|_| CachePadded::new(Slot::default())).collect()
+}

@@ -1,0 +1,159 @@
+//! Parking a thread that has nothing to do: in the I/O driver, or on a condvar.
+//!
+//! Each parking thread (a worker, or a `block_on` caller) owns a `Parker`; anyone may hold
+//! its `Unparker`. One state word per parker: EMPTY, PARKED_CONDVAR, PARKED_DRIVER or
+//! NOTIFIED. `unpark` swaps in NOTIFIED and only makes a syscall when the target is actually
+//! asleep (condvar notify, or the driver's `mio::Waker`): an unpark of a running thread
+//! costs one atomic swap. A notification that arrives before `park` is remembered, so the
+//! next `park` returns at once: no wake-up is lost.
+//!
+//! At most one thread sleeps in the driver at a time (`try_lock` on the shared driver);
+//! the others sleep on their condvar. Under loom there is no driver.
+
+use shim::sync::atomic::AtomicUsize;
+use shim::sync::atomic::Ordering::SeqCst;
+use shim::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+use crate::driver::Driver;
+
+const EMPTY: usize = 0;
+const PARKED_CONDVAR: usize = 1;
+const PARKED_DRIVER: usize = 2;
+const NOTIFIED: usize = 3;
+
+/// The parking side; owned by one thread.
+pub(crate) struct Parker {
+    inner: Arc<Inner>,
+}
+
+/// The waking side; cheap to clone, any thread.
+#[derive(Clone)]
+pub(crate) struct Unparker {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    state: AtomicUsize,
+    mutex: Mutex<()>,
+    condvar: Condvar,
+    driver: Arc<Driver>,
+}
+
+impl Parker {
+    pub(crate) fn new(driver: Arc<Driver>) -> Parker {
+        Parker {
+            inner: Arc::new(Inner {
+                state: AtomicUsize::new(EMPTY),
+                mutex: Mutex::new(()),
+                condvar: Condvar::new(),
+                driver,
+            }),
+        }
+    }
+
+    pub(crate) fn unparker(&self) -> Unparker {
+        Unparker {
+            inner: self.inner.clone(),
+        }
+    }
+
+    /// Blocks until unparked (or, when sleeping in the driver, until the driver has events
+    /// or a timer fired: callers loop on their own condition).
+    pub(crate) fn park(&mut self) {
+        self.inner.park(None);
+    }
+
+    /// Lets the driver dispatch ready events without sleeping, if this thread can take it.
+    pub(crate) fn park_timeout_zero(&mut self) {
+        self.inner.park(Some(Duration::ZERO));
+    }
+}
+
+impl Inner {
+    fn park(&self, timeout: Option<Duration>) {
+        // SeqCst on every state access: the state word orders the parker against the
+        // unparker's swap, and (for workers) must not reorder with the idle-state RMWs
+        // that decide who gets notified.
+        if self
+            .state
+            .compare_exchange(NOTIFIED, EMPTY, SeqCst, SeqCst)
+            .is_ok()
+        {
+            return;
+        }
+        if timeout == Some(Duration::ZERO) {
+            self.driver.poll_now();
+            return;
+        }
+        if let Some(mut driver) = self.driver.try_lock() {
+            self.park_driver(&mut driver, timeout);
+        } else {
+            self.park_condvar();
+        }
+    }
+
+    fn park_driver(&self, driver: &mut crate::driver::Locked<'_>, timeout: Option<Duration>) {
+        match self
+            .state
+            .compare_exchange(EMPTY, PARKED_DRIVER, SeqCst, SeqCst)
+        {
+            Ok(_) => {}
+            Err(NOTIFIED) => {
+                self.state.swap(EMPTY, SeqCst);
+                return;
+            }
+            Err(s) => panic!("inconsistent park state {s}"),
+        }
+        driver.park(timeout);
+        // Woken by an unpark (NOTIFIED) or by events/timers (PARKED_DRIVER): either way
+        // this thread is awake now, and any notification has been consumed.
+        match self.state.swap(EMPTY, SeqCst) {
+            NOTIFIED | PARKED_DRIVER => {}
+            s => panic!("inconsistent park_driver state {s}"),
+        }
+    }
+
+    fn park_condvar(&self) {
+        let mut lock = self.mutex.lock();
+        match self
+            .state
+            .compare_exchange(EMPTY, PARKED_CONDVAR, SeqCst, SeqCst)
+        {
+            Ok(_) => {}
+            Err(NOTIFIED) => {
+                self.state.swap(EMPTY, SeqCst);
+                return;
+            }
+            Err(s) => panic!("inconsistent park state {s}"),
+        }
+        loop {
+            self.condvar.wait(&mut lock);
+            if self
+                .state
+                .compare_exchange(NOTIFIED, EMPTY, SeqCst, SeqCst)
+                .is_ok()
+            {
+                return;
+            }
+            // Spurious wake-up: sleep again.
+        }
+    }
+}
+
+impl Unparker {
+    /// Wakes the parker; free of syscalls unless it is asleep.
+    pub(crate) fn unpark(&self) {
+        match self.inner.state.swap(NOTIFIED, SeqCst) {
+            EMPTY | NOTIFIED => {}
+            PARKED_CONDVAR => {
+                // Taking the lock orders this notify after the parker's wait began: the
+                // parker set PARKED_CONDVAR while holding it.
+                drop(self.inner.mutex.lock());
+                self.inner.condvar.notify_one();
+            }
+            PARKED_DRIVER => self.inner.driver.unpark(),
+            s => panic!("inconsistent unpark state {s}"),
+        }
+    }
+}

@@ -1,0 +1,231 @@
+//! `Runtime`: owns the scheduler, its worker threads, the driver and the blocking pool.
+//!
+//! `block_on` runs a future on the calling thread: on the multi-thread flavor that thread
+//! only polls the future (parking on its own parker between polls) while the workers run
+//! the tasks; on the current-thread flavor it drives the scheduler itself. Dropping the
+//! runtime shuts it down: the global queue closes, every worker wakes, cancels its share
+//! of the live tasks (each future dropped exactly once, on a runtime thread), and exits;
+//! then the blocking pool stops. `shutdown_timeout` bounds the wait.
+
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, Poll, Wake, Waker};
+use std::time::Duration;
+
+use shim::sync::{Arc, Condvar, Mutex};
+
+use crate::context;
+use crate::coop;
+use crate::driver::Driver;
+use crate::handle::{EnterGuard, Handle};
+use crate::metrics::RuntimeMetrics;
+use crate::park::{Parker, Unparker};
+use crate::scheduler::{self, current_thread, multi_thread};
+
+/// The runtime: a scheduler, its threads, and its drivers.
+pub struct Runtime {
+    handle: Handle,
+    flavor: Flavor,
+    threads: Vec<shim::thread::JoinHandle<()>>,
+    exited: Arc<Latch>,
+    is_shut_down: bool,
+}
+
+pub(crate) enum Flavor {
+    MultiThread(Arc<multi_thread::Handle>),
+    CurrentThread(current_thread::CurrentThread),
+}
+
+/// Counts worker threads that finished, so shutdown can wait with a timeout.
+pub(crate) struct Latch {
+    done: Mutex<usize>,
+    condvar: Condvar,
+}
+
+impl Latch {
+    pub(crate) fn new() -> Latch {
+        Latch {
+            done: Mutex::new(0),
+            condvar: Condvar::new(),
+        }
+    }
+
+    pub(crate) fn count_down(&self) {
+        *self.done.lock() += 1;
+        self.condvar.notify_all();
+    }
+
+    /// Waits until `n` threads finished; false on timeout.
+    fn wait(&self, n: usize, timeout: Option<Duration>) -> bool {
+        let mut done = self.done.lock();
+        match timeout {
+            #[cfg(not(loom))]
+            Some(timeout) => {
+                let deadline = std::time::Instant::now() + timeout;
+                while *done < n {
+                    let now = std::time::Instant::now();
+                    if now >= deadline {
+                        return false;
+                    }
+                    self.condvar.wait_for(&mut done, deadline - now);
+                }
+                true
+            }
+            _ => {
+                while *done < n {
+                    self.condvar.wait(&mut done);
+                }
+                true
+            }
+        }
+    }
+}
+
+impl Runtime {
+    pub(crate) fn from_parts(
+        handle: scheduler::Handle,
+        flavor: Flavor,
+        threads: Vec<shim::thread::JoinHandle<()>>,
+        exited: Arc<Latch>,
+    ) -> Runtime {
+        Runtime {
+            handle: Handle { inner: handle },
+            flavor,
+            threads,
+            exited,
+            is_shut_down: false,
+        }
+    }
+
+    /// A multi-thread runtime with every driver enabled (what `#[runtime::main]` builds).
+    pub fn new() -> std::io::Result<Runtime> {
+        crate::Builder::new_multi_thread().enable_all().build()
+    }
+
+    /// Runs `future` to completion on the current thread, entering the runtime's context
+    /// so that `spawn`, sockets and timers inside it use this runtime.
+    ///
+    /// # Panics
+    /// When called from inside a runtime (a task, or another `block_on`): `.await` the
+    /// future there instead.
+    #[track_caller]
+    pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        let _rt = context::enter_runtime();
+        let _enter = context::enter(self.handle.inner.clone());
+        match (&self.flavor, &self.handle.inner) {
+            (Flavor::CurrentThread(ct), scheduler::Handle::CurrentThread(h)) => ct.block_on(h, future),
+            _ => park_block_on(future),
+        }
+    }
+
+    /// Spawns a task onto this runtime.
+    pub fn spawn<F>(&self, future: F) -> crate::task::JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.handle.spawn(future)
+    }
+
+    /// Runs `f` on the blocking pool.
+    pub fn spawn_blocking<F, R>(&self, f: F) -> crate::task::JoinHandle<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        self.handle.spawn_blocking(f)
+    }
+
+    /// A handle to this runtime, usable from any thread.
+    pub fn handle(&self) -> &Handle {
+        &self.handle
+    }
+
+    /// Makes this runtime the current one on this thread until the guard drops.
+    pub fn enter(&self) -> EnterGuard<'_> {
+        self.handle.enter()
+    }
+
+    /// A snapshot of the runtime's counters.
+    pub fn metrics(&self) -> RuntimeMetrics {
+        self.handle.metrics()
+    }
+
+    /// Shuts down, waiting at most `timeout` for workers and blocking tasks to finish.
+    /// Threads still busy after that are left to finish on their own.
+    pub fn shutdown_timeout(mut self, timeout: Duration) {
+        self.shutdown(Some(timeout));
+    }
+
+    /// Shuts down without waiting for threads to finish.
+    pub fn shutdown_background(self) {
+        self.shutdown_timeout(Duration::ZERO);
+    }
+
+    fn shutdown(&mut self, timeout: Option<Duration>) {
+        if self.is_shut_down {
+            return;
+        }
+        self.is_shut_down = true;
+        let start = std::time::Instant::now();
+        match (&self.flavor, &self.handle.inner) {
+            (Flavor::CurrentThread(ct), scheduler::Handle::CurrentThread(h)) => ct.shutdown(h),
+            (Flavor::MultiThread(h), _) => {
+                h.close();
+                let n = self.threads.len();
+                if self.exited.wait(n, timeout) {
+                    for t in self.threads.drain(..) {
+                        let _ = t.join();
+                    }
+                } else {
+                    // Detach: a worker stuck in a task's poll must not block us.
+                    self.threads.clear();
+                }
+            }
+            _ => unreachable!("flavor and handle disagree"),
+        }
+        let left = timeout.map(|t| t.saturating_sub(start.elapsed()));
+        self.handle.inner.blocking().shutdown(left);
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        self.shutdown(None);
+    }
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime").finish_non_exhaustive()
+    }
+}
+
+/// Wakes a thread parked in `park_block_on`.
+struct UnparkWaker(Unparker);
+
+impl Wake for UnparkWaker {
+    fn wake(self: std::sync::Arc<Self>) {
+        self.0.unpark();
+    }
+
+    fn wake_by_ref(self: &std::sync::Arc<Self>) {
+        self.0.unpark();
+    }
+}
+
+/// Polls `future` on this thread, parking between polls until its waker fires.
+pub(crate) fn park_block_on<F: Future>(future: F) -> F::Output {
+    let mut park = Parker::new(Arc::new(
+        Driver::new(false, false).expect("a driverless parker cannot fail"),
+    ));
+    let waker = Waker::from(std::sync::Arc::new(UnparkWaker(park.unparker())));
+    let mut cx = Context::from_waker(&waker);
+    let mut future = pin!(future);
+    loop {
+        if let Poll::Ready(v) = coop::budget(|| future.as_mut().poll(&mut cx)) {
+            return v;
+        }
+        park.park();
+    }
+}

@@ -1,0 +1,392 @@
+//! The current-thread scheduler: one thread, the same task type, no stealing.
+//!
+//! The core (a local FIFO of tasks, the parker, counters) is taken by whichever thread
+//! calls `block_on`; that thread alternates between polling the `block_on` future (when
+//! its waker fired) and running up to `event_interval` tasks, then lets the driver
+//! dispatch. Tasks woken on that thread go to the local FIFO without synchronization;
+//! from other threads they go to the inject queue and unpark the core's thread (a syscall
+//! only when it sleeps). A second `block_on` caller waits for the core while polling its
+//! own future. Shutdown cancels every live task on the thread that drops the runtime.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context as TaskContext, Poll, Wake, Waker};
+
+use queue::Inject;
+use shim::sync::atomic::{AtomicBool, Ordering};
+use shim::sync::{Arc, Mutex};
+use task::{JoinHandle, OwnedTasks};
+
+use crate::blocking;
+use crate::context;
+use crate::coop;
+use crate::driver::Driver;
+use crate::metrics::{self, RuntimeMetrics, Stats};
+use crate::park::{Parker, Unparker};
+use crate::scheduler::{self, RunTask};
+
+pub(crate) struct Handle {
+    pub(crate) shared: Shared,
+    pub(crate) driver: Arc<Driver>,
+    pub(crate) blocking: blocking::Spawner,
+}
+
+pub(crate) struct Shared {
+    inject: Inject<RunTask>,
+    pub(crate) owned: OwnedTasks<scheduler::Handle>,
+    /// Set by the `block_on` future's waker.
+    woken: AtomicBool,
+    /// Wakes whoever holds the core.
+    unpark: Unparker,
+    global_queue_interval: u32,
+    event_interval: u32,
+    metrics: Box<[crossbeam_utils::CachePadded<metrics::Slot>]>,
+}
+
+/// The runtime-owned part: the core, when no `block_on` holds it.
+pub(crate) struct CurrentThread {
+    core: Mutex<Option<Box<Core>>>,
+    /// `block_on` callers waiting for the core.
+    waiters: Mutex<Vec<Unparker>>,
+}
+
+pub(crate) struct Core {
+    tasks: VecDeque<RunTask>,
+    tick: u32,
+    park: Option<Parker>,
+    stats: Stats,
+    is_shutdown: bool,
+}
+
+/// The per-thread scheduler context while a thread drives the core.
+pub(crate) struct Context {
+    handle: Arc<Handle>,
+    core: RefCell<Option<Box<Core>>>,
+}
+
+pub(crate) fn create(
+    global_queue_interval: u32,
+    event_interval: u32,
+    driver: Arc<Driver>,
+    blocking: blocking::Spawner,
+) -> (Arc<Handle>, CurrentThread) {
+    let park = Parker::new(driver.clone());
+    let handle = Arc::new(Handle {
+        shared: Shared {
+            inject: Inject::new(),
+            owned: OwnedTasks::new(1),
+            woken: AtomicBool::new(false),
+            unpark: park.unparker(),
+            global_queue_interval: global_queue_interval.max(1),
+            event_interval: event_interval.max(1),
+            metrics: metrics::slots(1),
+        },
+        driver,
+        blocking,
+    });
+    let core = Box::new(Core {
+        tasks: VecDeque::with_capacity(64),
+        tick: 0,
+        park: Some(park),
+        stats: Stats::new(),
+        is_shutdown: false,
+    });
+    let ct = CurrentThread {
+        core: Mutex::new(Some(core)),
+        waiters: Mutex::new(Vec::new()),
+    };
+    (handle, ct)
+}
+
+impl Handle {
+    pub(crate) fn spawn<F>(me: &Arc<Handle>, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let (join, notified) = me
+            .shared
+            .owned
+            .bind(future, scheduler::Handle::CurrentThread(me.clone()), 0);
+        if let Some(task) = notified {
+            Handle::schedule_task(me, task);
+        }
+        join
+    }
+
+    pub(crate) fn schedule_task(me: &Arc<Handle>, task: RunTask) {
+        let task = context::with_scheduler(|cx| {
+            let Some(scheduler::Context::CurrentThread(cx)) = cx else {
+                return Some(task);
+            };
+            if !Arc::ptr_eq(&cx.handle, me) {
+                return Some(task);
+            }
+            match cx.core.try_borrow_mut() {
+                Ok(mut core) => match core.as_mut() {
+                    Some(core) => {
+                        core.stats.m.local_schedules += 1;
+                        core.tasks.push_back(task);
+                        None
+                    }
+                    None => Some(task),
+                },
+                Err(_) => Some(task),
+            }
+        });
+        if let Some(task) = task {
+            // Closed means shut down: the owned list cancels the task; drop the reference.
+            let _ = me.shared.inject.push(task);
+            me.shared.unpark.unpark();
+        }
+    }
+
+    pub(crate) fn metrics(&self) -> RuntimeMetrics {
+        RuntimeMetrics {
+            num_workers: 1,
+            live_tasks: self.shared.owned.len(),
+            global_queue_depth: self.shared.inject.len(),
+            workers: self.shared.metrics.iter().map(|s| s.read()).collect(),
+        }
+    }
+
+    pub(crate) fn is_closed(&self) -> bool {
+        self.shared.inject.is_closed()
+    }
+}
+
+/// Wakes the `block_on` future: flag plus unpark of the core's thread.
+struct BlockOnWaker(Arc<Handle>);
+
+impl Wake for BlockOnWaker {
+    fn wake(self: std::sync::Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &std::sync::Arc<Self>) {
+        self.0.shared.woken.store(true, Ordering::Release);
+        self.0.shared.unpark.unpark();
+    }
+}
+
+/// Wakes a thread waiting for the core or for its own future.
+struct ThreadWaker(Unparker);
+
+impl Wake for ThreadWaker {
+    fn wake(self: std::sync::Arc<Self>) {
+        self.0.unpark();
+    }
+
+    fn wake_by_ref(self: &std::sync::Arc<Self>) {
+        self.0.unpark();
+    }
+}
+
+impl CurrentThread {
+    /// Runs `future` to completion on this thread, driving the scheduler while it can.
+    pub(crate) fn block_on<F: Future>(&self, handle: &Arc<Handle>, future: F) -> F::Output {
+        let mut future = pin!(future);
+        // Waiting for the core: poll our own future meanwhile (it may not need the core).
+        let mut waiter: Option<(Parker, Waker)> = None;
+        let mut woken = true;
+        loop {
+            // loom-tests: take the core in its own statement. In `if let Some(core) =
+            // self.core.lock().take()` the guard (a scrutinee temporary, edition 2021) lives to
+            // the end of the `if let`, i.e. through the whole `block_on`, and `CoreGuard::drop`
+            // re-locks `self.core` on the same thread: a self-deadlock (found by loom).
+            let core = self.core.lock().take();
+            if let Some(core) = core {
+                let guard = CoreGuard { ct: self, core: Some(core) };
+                return guard.block_on(handle, future);
+            }
+            let (park, waker) = waiter.get_or_insert_with(|| {
+                let park = Parker::new(Arc::new(
+                    Driver::new(false, false).expect("a driverless parker cannot fail"),
+                ));
+                let waker = Waker::from(std::sync::Arc::new(ThreadWaker(park.unparker())));
+                (park, waker)
+            });
+            if woken {
+                let mut cx = TaskContext::from_waker(waker);
+                if let Poll::Ready(v) = coop::budget(|| future.as_mut().poll(&mut cx)) {
+                    return v;
+                }
+            }
+            self.waiters.lock().push(park.unparker());
+            // Re-check after registering: the core may have come back in between.
+            if self.core.lock().is_some() {
+                continue;
+            }
+            park.park();
+            woken = true;
+        }
+    }
+
+    /// Shuts down: cancels every live task on this thread, drains the queues, stops the
+    /// driver. If a `block_on` holds the core right now, it is stopped when it returns it.
+    pub(crate) fn shutdown(&self, handle: &Arc<Handle>) {
+        handle.shared.inject.close();
+        let Some(core) = self.core.lock().take() else {
+            return;
+        };
+        let cx = scheduler::Context::CurrentThread(Context {
+            handle: handle.clone(),
+            core: RefCell::new(Some(core)),
+        });
+        context::set_scheduler(&cx, || {
+            let _enter = context::enter(scheduler::Handle::CurrentThread(handle.clone()));
+            handle.shared.owned.close_and_shutdown_all(0);
+        });
+        let scheduler::Context::CurrentThread(cx) = cx else {
+            unreachable!()
+        };
+        let mut core = cx.core.into_inner().expect("core present");
+        core.is_shutdown = true;
+        while let Some(task) = core.tasks.pop_front() {
+            drop(task);
+        }
+        while let Some(task) = handle.shared.inject.pop() {
+            drop(task);
+        }
+        handle.driver.shutdown();
+        core.stats.submit(&handle.shared.metrics[0]);
+        *self.core.lock() = Some(core);
+    }
+}
+
+/// Returns the core to the runtime when `block_on` ends, even by a panic.
+struct CoreGuard<'a> {
+    ct: &'a CurrentThread,
+    core: Option<Box<Core>>,
+}
+
+impl Drop for CoreGuard<'_> {
+    fn drop(&mut self) {
+        if let Some(core) = self.core.take() {
+            *self.ct.core.lock() = Some(core);
+            for waiter in self.ct.waiters.lock().drain(..) {
+                waiter.unpark();
+            }
+        }
+    }
+}
+
+impl CoreGuard<'_> {
+    fn block_on<F: Future>(mut self, handle: &Arc<Handle>, mut future: std::pin::Pin<&mut F>) -> F::Output {
+        let core = self.core.take().expect("core present");
+        let cx = scheduler::Context::CurrentThread(Context {
+            handle: handle.clone(),
+            core: RefCell::new(Some(core)),
+        });
+        let out = context::set_scheduler(&cx, || {
+            let scheduler::Context::CurrentThread(cx) = &cx else {
+                unreachable!()
+            };
+            cx.run_until(&mut future)
+        });
+        let scheduler::Context::CurrentThread(cx) = cx else {
+            unreachable!()
+        };
+        self.core = cx.core.into_inner();
+        match out {
+            Some(v) => v,
+            None => panic!(
+                "the runtime shut down while `block_on` was running: a `Handle::block_on` \
+                 future cannot complete once its current-thread runtime is dropped"
+            ),
+        }
+    }
+}
+
+impl Context {
+    fn take_core(&self) -> Box<Core> {
+        self.core.borrow_mut().take().expect("core present")
+    }
+
+    fn put_core(&self, core: Box<Core>) {
+        *self.core.borrow_mut() = Some(core);
+    }
+
+    fn run_until<F: Future>(&self, future: &mut std::pin::Pin<&mut F>) -> Option<F::Output> {
+        let handle = &self.handle;
+        let waker = Waker::from(std::sync::Arc::new(BlockOnWaker(handle.clone())));
+        let mut cx = TaskContext::from_waker(&waker);
+        // The future is polled first, before any task.
+        handle.shared.woken.store(true, Ordering::Release);
+        loop {
+            if handle.shared.woken.swap(false, Ordering::AcqRel) {
+                if let Poll::Ready(v) = coop::budget(|| future.as_mut().poll(&mut cx)) {
+                    return Some(v);
+                }
+            }
+            let mut core = self.take_core();
+            let mut ran_out = false;
+            for _ in 0..handle.shared.event_interval {
+                if core.is_shutdown || handle.is_closed() {
+                    self.put_core(core);
+                    return None;
+                }
+                core.tick = core.tick.wrapping_add(1);
+                let Some(task) = core.next_task(handle) else {
+                    ran_out = true;
+                    break;
+                };
+                core.stats.m.polls += 1;
+                self.put_core(core);
+                coop::budget(|| task.run());
+                core = self.take_core();
+            }
+            if ran_out {
+                if !handle.shared.woken.load(Ordering::Acquire) {
+                    core = self.park(core);
+                }
+            } else {
+                core = self.park_yield(core);
+            }
+            self.put_core(core);
+        }
+    }
+
+    fn park(&self, mut core: Box<Core>) -> Box<Core> {
+        let mut park = core.park.take().expect("parker present");
+        core.stats.check_noop();
+        core.stats.about_to_park();
+        core.stats.submit(&self.handle.shared.metrics[0]);
+        self.put_core(core);
+        park.park();
+        let mut core = self.take_core();
+        core.park = Some(park);
+        core.stats.unparked();
+        core.stats.mark_unpark_polls();
+        core
+    }
+
+    /// Between batches of tasks: let the driver dispatch without sleeping.
+    fn park_yield(&self, mut core: Box<Core>) -> Box<Core> {
+        let mut park = core.park.take().expect("parker present");
+        core.stats.submit(&self.handle.shared.metrics[0]);
+        self.put_core(core);
+        park.park_timeout_zero();
+        let mut core = self.take_core();
+        core.park = Some(park);
+        core
+    }
+}
+
+impl Core {
+    fn next_task(&mut self, handle: &Handle) -> Option<RunTask> {
+        if self.tick % handle.shared.global_queue_interval == 0 {
+            handle
+                .shared
+                .inject
+                .pop()
+                .or_else(|| self.tasks.pop_front())
+        } else {
+            self.tasks
+                .pop_front()
+                .or_else(|| handle.shared.inject.pop())
+        }
+    }
+}

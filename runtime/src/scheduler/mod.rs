@@ -1,0 +1,97 @@
+//! The two schedulers behind one handle type.
+//!
+//! `Handle` is what every task stores (its `task::Schedule` implementation) and what
+//! `runtime::Handle` wraps: an `Arc` of the multi-thread or current-thread scheduler state.
+//! `Context` is the per-thread state of a running scheduler (a worker's core, or the
+//! current-thread core), published through `context::set_scheduler` so that a task woken
+//! on its own worker goes to that worker's local queue with no synchronization.
+
+pub(crate) mod current_thread;
+pub(crate) mod multi_thread;
+
+use std::future::Future;
+
+use shim::sync::Arc;
+use task::{JoinHandle, Notified, Schedule, Task};
+
+use crate::driver::Driver;
+use crate::metrics::RuntimeMetrics;
+
+/// A task of this runtime, as queues hold it.
+pub(crate) type RunTask = Notified<Handle>;
+
+#[derive(Clone)]
+pub(crate) enum Handle {
+    MultiThread(Arc<multi_thread::Handle>),
+    CurrentThread(Arc<current_thread::Handle>),
+}
+
+pub(crate) enum Context {
+    MultiThread(multi_thread::Context),
+    CurrentThread(current_thread::Context),
+}
+
+impl Handle {
+    pub(crate) fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        match self {
+            Handle::MultiThread(h) => multi_thread::Handle::spawn(h, future),
+            Handle::CurrentThread(h) => current_thread::Handle::spawn(h, future),
+        }
+    }
+
+    pub(crate) fn driver(&self) -> &Arc<Driver> {
+        match self {
+            Handle::MultiThread(h) => &h.driver,
+            Handle::CurrentThread(h) => &h.driver,
+        }
+    }
+
+    pub(crate) fn blocking(&self) -> &crate::blocking::Spawner {
+        match self {
+            Handle::MultiThread(h) => &h.blocking,
+            Handle::CurrentThread(h) => &h.blocking,
+        }
+    }
+
+    pub(crate) fn metrics(&self) -> RuntimeMetrics {
+        match self {
+            Handle::MultiThread(h) => h.metrics(),
+            Handle::CurrentThread(h) => h.metrics(),
+        }
+    }
+
+    pub(crate) fn ptr_eq(&self, other: &Handle) -> bool {
+        match (self, other) {
+            (Handle::MultiThread(a), Handle::MultiThread(b)) => Arc::ptr_eq(a, b),
+            (Handle::CurrentThread(a), Handle::CurrentThread(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+impl Schedule for Handle {
+    fn schedule(&self, task: RunTask) {
+        match self {
+            Handle::MultiThread(h) => multi_thread::Handle::schedule_task(h, task, false),
+            Handle::CurrentThread(h) => current_thread::Handle::schedule_task(h, task),
+        }
+    }
+
+    fn release(&self, task: &Task<Self>) -> Option<Task<Self>> {
+        match self {
+            Handle::MultiThread(h) => h.shared.owned.remove(task),
+            Handle::CurrentThread(h) => h.shared.owned.remove(task),
+        }
+    }
+
+    fn yield_now(&self, task: RunTask) {
+        match self {
+            Handle::MultiThread(h) => multi_thread::Handle::schedule_task(h, task, true),
+            Handle::CurrentThread(h) => current_thread::Handle::schedule_task(h, task),
+        }
+    }
+}

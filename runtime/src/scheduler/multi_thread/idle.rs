@@ -1,0 +1,167 @@
+//! `Idle`: who is searching, who is parked, and whom to wake.
+//!
+//! One atomic word counts the *searching* workers (low 16 bits) and the *unparked* ones
+//! (high bits); a mutex-protected list holds the parked workers' indices.
+//!
+//! - At most half the workers search (steal) at once: `transition_worker_to_searching`
+//!   refuses beyond that (an approximate throttle, as the seed describes; exactness is
+//!   not needed).
+//! - New work wakes a worker only when nobody is searching and somebody is parked
+//!   (`worker_to_notify`); the woken worker starts out searching, so a burst of pushes
+//!   wakes one worker, which wakes the next when it finds work: a smooth ramp-up.
+//! - No lost wake-up: the notifier's check is a SeqCst RMW that pairs with the SeqCst RMW
+//!   of the last searcher leaving; a last searcher that parks re-checks every queue
+//!   (`Handle::notify_if_work_pending`), so work pushed while it stopped looking is seen
+//!   either by that re-check or by the notifier.
+
+use shim::sync::atomic::AtomicUsize;
+use shim::sync::atomic::Ordering::SeqCst;
+use shim::sync::Mutex;
+
+const UNPARKED_SHIFT: usize = 16;
+const SEARCHING_MASK: usize = (1 << UNPARKED_SHIFT) - 1;
+const UNPARKED_ONE: usize = 1 << UNPARKED_SHIFT;
+
+pub(crate) struct Idle {
+    state: AtomicUsize,
+    num_workers: usize,
+    sleepers: Mutex<Vec<usize>>,
+}
+
+fn num_searching(s: usize) -> usize {
+    s & SEARCHING_MASK
+}
+
+fn num_unparked(s: usize) -> usize {
+    s >> UNPARKED_SHIFT
+}
+
+impl Idle {
+    pub(crate) fn new(num_workers: usize) -> Idle {
+        assert!(num_workers < SEARCHING_MASK, "too many workers");
+        Idle {
+            state: AtomicUsize::new(num_workers << UNPARKED_SHIFT),
+            num_workers,
+            sleepers: Mutex::new(Vec::with_capacity(num_workers)),
+        }
+    }
+
+    /// The index of a parked worker to wake for new work, already counted as unparked
+    /// and searching; None when someone is searching or nobody is parked.
+    pub(crate) fn worker_to_notify(&self) -> Option<usize> {
+        if !self.notify_should_wakeup() {
+            return None;
+        }
+        let mut sleepers = self.sleepers.lock();
+        // Re-check under the lock: parkers push themselves while holding it.
+        if !self.notify_should_wakeup() {
+            return None;
+        }
+        let worker = sleepers.pop()?;
+        self.state.fetch_add(UNPARKED_ONE | 1, SeqCst);
+        Some(worker)
+    }
+
+    fn notify_should_wakeup(&self) -> bool {
+        // A read-modify-write, not a load: it must be ordered (SeqCst, same location)
+        // after the last searcher's `fetch_sub`, or both sides could miss the new work.
+        let s = self.state.fetch_add(0, SeqCst);
+        num_searching(s) == 0 && num_unparked(s) < self.num_workers
+    }
+
+    /// True when this worker may start searching (fewer than half search already).
+    pub(crate) fn transition_worker_to_searching(&self) -> bool {
+        let s = self.state.load(SeqCst);
+        if 2 * num_searching(s) >= self.num_workers {
+            return false;
+        }
+        // Racy by design: a few workers may slip past the limit together.
+        self.state.fetch_add(1, SeqCst);
+        true
+    }
+
+    /// A searcher found work. True when it was the last searcher: it must then wake
+    /// another worker so the search goes on.
+    pub(crate) fn transition_worker_from_searching(&self) -> bool {
+        let prev = self.state.fetch_sub(1, SeqCst);
+        num_searching(prev) == 1
+    }
+
+    /// The worker parks. True when it was the last searcher (it must re-check the queues).
+    pub(crate) fn transition_worker_to_parked(&self, worker: usize, is_searching: bool) -> bool {
+        let mut sleepers = self.sleepers.lock();
+        let dec = UNPARKED_ONE + usize::from(is_searching);
+        let prev = self.state.fetch_sub(dec, SeqCst);
+        sleepers.push(worker);
+        is_searching && num_searching(prev) == 1
+    }
+
+    /// A parked worker woke by itself (events, or work in its own queue): remove it from
+    /// the sleepers. True when it was still there (nobody had notified it).
+    pub(crate) fn unpark_worker_by_id(&self, worker: usize) -> bool {
+        let mut sleepers = self.sleepers.lock();
+        match sleepers.iter().position(|&w| w == worker) {
+            Some(i) => {
+                sleepers.swap_remove(i);
+                self.state.fetch_add(UNPARKED_ONE, SeqCst);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// True while `worker` is in the sleepers list (not yet notified).
+    pub(crate) fn is_parked(&self, worker: usize) -> bool {
+        self.sleepers.lock().contains(&worker)
+    }
+
+    /// (searching, unparked) right now; for metrics and tests.
+    pub(crate) fn counts(&self) -> (usize, usize) {
+        let s = self.state.load(SeqCst);
+        (num_searching(s), num_unparked(s))
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn at_most_half_search() {
+        let idle = Idle::new(4);
+        assert!(idle.transition_worker_to_searching());
+        assert!(idle.transition_worker_to_searching());
+        assert!(!idle.transition_worker_to_searching());
+        assert!(!idle.transition_worker_from_searching());
+        assert!(idle.transition_worker_from_searching());
+        assert_eq!(idle.counts(), (0, 4));
+    }
+
+    #[test]
+    fn notify_only_when_nobody_searches_and_someone_sleeps() {
+        let idle = Idle::new(2);
+        // Everyone awake: nobody to wake.
+        assert_eq!(idle.worker_to_notify(), None);
+        assert!(!idle.transition_worker_to_parked(1, false));
+        assert_eq!(idle.counts(), (0, 1));
+        // Worker 1 sleeps, nobody searches: wake it, as a searcher.
+        assert_eq!(idle.worker_to_notify(), Some(1));
+        assert_eq!(idle.counts(), (1, 2));
+        // Someone searches now: the next push wakes nobody.
+        assert!(idle.transition_worker_to_parked(0, false) == false);
+        assert_eq!(idle.worker_to_notify(), None);
+        assert!(idle.transition_worker_from_searching());
+        assert_eq!(idle.worker_to_notify(), Some(0));
+    }
+
+    #[test]
+    fn last_searcher_parking_is_reported() {
+        let idle = Idle::new(2);
+        assert!(idle.transition_worker_to_searching());
+        assert!(idle.transition_worker_to_parked(0, true));
+        assert!(idle.is_parked(0));
+        assert!(idle.unpark_worker_by_id(0));
+        assert!(!idle.unpark_worker_by_id(0));
+        assert_eq!(idle.counts(), (0, 2));
+    }
+}

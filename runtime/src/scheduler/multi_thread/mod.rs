@@ -1,0 +1,193 @@
+//! The multi-thread, work-stealing scheduler (the seed's design).
+//!
+//! N workers, each with a fixed-size `Local` ring, a LIFO slot and a `Parker`; one global
+//! `Inject` queue; `Idle` accounting of searching/parked workers. This file is the shared
+//! side (`Handle`): spawning, scheduling from anywhere, notifying, shutdown. `worker.rs`
+//! is the per-thread loop.
+//!
+//! Scheduling: on a worker of this runtime a woken/spawned task goes into that worker's
+//! LIFO slot (the displaced occupant to the back of its ring; yields go straight to the
+//! back); from any other thread it goes to the global queue, followed by a notify.
+//! Notify wakes a parked worker only when nobody is searching (idle.rs).
+
+mod idle;
+mod worker;
+
+use std::future::Future;
+
+use crossbeam_utils::CachePadded;
+use queue::{Inject, Steal};
+use shim::sync::{Arc, Mutex};
+use task::{JoinHandle, OwnedTasks};
+
+pub(crate) use self::worker::Context;
+use self::idle::Idle;
+use self::worker::Core;
+use crate::blocking;
+use crate::driver::Driver;
+use crate::metrics::{self, RuntimeMetrics};
+use crate::park::{Parker, Unparker};
+use crate::scheduler::{self, RunTask};
+
+/// Scheduler settings taken from the `Builder`.
+#[derive(Clone, Debug)]
+pub(crate) struct Config {
+    pub(crate) global_queue_interval: u32,
+    pub(crate) event_interval: u32,
+    pub(crate) disable_lifo_slot: bool,
+}
+
+pub(crate) struct Handle {
+    pub(crate) shared: Shared,
+    pub(crate) driver: Arc<Driver>,
+    pub(crate) blocking: blocking::Spawner,
+}
+
+pub(crate) struct Shared {
+    remotes: Box<[Remote]>,
+    pub(crate) inject: Inject<RunTask>,
+    idle: Idle,
+    pub(crate) owned: OwnedTasks<scheduler::Handle>,
+    shutdown_cores: Mutex<Vec<Box<Core>>>,
+    config: Config,
+    metrics: Box<[CachePadded<metrics::Slot>]>,
+}
+
+/// What other threads may do to a worker: steal from it, wake it.
+struct Remote {
+    steal: Steal<RunTask>,
+    unpark: Unparker,
+}
+
+/// A worker ready to be started on its own thread.
+pub(crate) struct Launch {
+    handle: Arc<Handle>,
+    core: Box<Core>,
+}
+
+/// Builds the scheduler: the handle plus one `Launch` per worker.
+pub(crate) fn create(
+    num_workers: usize,
+    config: Config,
+    driver: Arc<Driver>,
+    blocking: blocking::Spawner,
+) -> (Arc<Handle>, Vec<Launch>) {
+    let mut remotes = Vec::with_capacity(num_workers);
+    let mut cores = Vec::with_capacity(num_workers);
+    for index in 0..num_workers {
+        let (steal, local) = queue::local();
+        let park = Parker::new(driver.clone());
+        remotes.push(Remote {
+            steal,
+            unpark: park.unparker(),
+        });
+        cores.push(Core::new(index, local, park, &config));
+    }
+    let handle = Arc::new(Handle {
+        shared: Shared {
+            remotes: remotes.into_boxed_slice(),
+            inject: Inject::new(),
+            idle: Idle::new(num_workers),
+            owned: OwnedTasks::new(num_workers),
+            shutdown_cores: Mutex::new(Vec::with_capacity(num_workers)),
+            config,
+            metrics: metrics::slots(num_workers),
+        },
+        driver,
+        blocking,
+    });
+    let launch = cores
+        .into_iter()
+        .map(|core| Launch {
+            handle: handle.clone(),
+            core,
+        })
+        .collect();
+    (handle, launch)
+}
+
+impl Launch {
+    /// Runs the worker loop on the calling thread until shutdown.
+    pub(crate) fn run(self) {
+        worker::run(self.handle, self.core);
+    }
+}
+
+impl Handle {
+    pub(crate) fn spawn<F>(me: &Arc<Handle>, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        // Bind to the spawning worker's own owned-list shard (an unshared lock); from
+        // outside the runtime, spread over the shards.
+        let shard = worker::current_index(me).unwrap_or_else(crate::util::thread_rand);
+        let (join, notified) =
+            me.shared
+                .owned
+                .bind(future, scheduler::Handle::MultiThread(me.clone()), shard);
+        if let Some(task) = notified {
+            Handle::schedule_task(me, task, false);
+        }
+        join
+    }
+
+    /// Schedules a notified task: locally when called on one of our workers, else via the
+    /// global queue and a notify.
+    pub(crate) fn schedule_task(me: &Arc<Handle>, task: RunTask, is_yield: bool) {
+        let task = match worker::try_schedule_local(me, task, is_yield) {
+            Ok(()) => return,
+            Err(task) => task,
+        };
+        me.push_remote_task(task);
+        me.notify_parked();
+    }
+
+    fn push_remote_task(&self, task: RunTask) {
+        // A closed queue means shutdown: the task was (or will be) cancelled through the
+        // owned list, so dropping this reference loses nothing.
+        let _ = self.shared.inject.push(task);
+    }
+
+    /// Wakes one parked worker if nobody is searching.
+    pub(crate) fn notify_parked(&self) {
+        if let Some(index) = self.shared.idle.worker_to_notify() {
+            self.shared.remotes[index].unpark.unpark();
+        }
+    }
+
+    /// Called by the last searcher as it parks: if work arrived meanwhile, wake someone.
+    fn notify_if_work_pending(&self) {
+        let pending = self.shared.remotes.iter().any(|r| !r.steal.is_empty())
+            || !self.shared.inject.is_empty();
+        if pending {
+            self.notify_parked();
+        }
+    }
+
+    /// Begins shutdown: closes the global queue and wakes every worker. Idempotent.
+    pub(crate) fn close(&self) {
+        if self.shared.inject.close() {
+            for remote in self.shared.remotes.iter() {
+                remote.unpark.unpark();
+            }
+        }
+    }
+
+    pub(crate) fn is_closed(&self) -> bool {
+        self.shared.inject.is_closed()
+    }
+
+    pub(crate) fn metrics(&self) -> RuntimeMetrics {
+        RuntimeMetrics {
+            num_workers: self.shared.remotes.len(),
+            live_tasks: self.shared.owned.len(),
+            global_queue_depth: self.shared.inject.len(),
+            workers: self.shared.metrics.iter().map(|s| s.read()).collect(),
+        }
+    }
+
+    pub(crate) fn num_workers(&self) -> usize {
+        self.shared.remotes.len()
+    }
+}

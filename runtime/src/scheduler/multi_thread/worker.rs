@@ -1,0 +1,393 @@
+//! One worker thread of the multi-thread scheduler.
+//!
+//! The worker owns a `Core` (its ring, LIFO slot, parker, counters). Each tick it runs the
+//! next task: every `global_queue_interval` ticks the global queue first (fairness),
+//! otherwise the LIFO slot, then the ring, then a batch from the global queue. After a task
+//! it keeps running whatever that task put in the LIFO slot, at most `MAX_LIFO_POLLS` in a
+//! row (so two tasks ping-ponging cannot starve the ring). Empty-handed it tries to become
+//! a searcher and steal half a random sibling's ring, then a global batch; finding nothing
+//! it parks (idle.rs decides who wakes whom). Every `event_interval` ticks it lets the
+//! driver dispatch without sleeping, publishes its metrics and checks for shutdown.
+//!
+//! While a task runs, the core sits in `Context::core` so that a wake on this thread can
+//! push to the local queue without synchronization (`try_schedule_local`).
+
+use std::cell::RefCell;
+
+use queue::Local;
+use shim::sync::Arc;
+
+use super::{Config, Handle};
+use crate::context;
+use crate::coop;
+use crate::metrics::Stats;
+use crate::park::Parker;
+use crate::scheduler::{self, RunTask};
+use crate::util::FastRand;
+
+/// Polls of LIFO-slot tasks in a row before the ring gets a turn.
+const MAX_LIFO_POLLS: u32 = 3;
+
+pub(crate) struct Core {
+    index: usize,
+    tick: u32,
+    lifo_slot: Option<RunTask>,
+    lifo_enabled: bool,
+    run_queue: Local<RunTask>,
+    is_searching: bool,
+    is_shutdown: bool,
+    park: Option<Parker>,
+    rand: FastRand,
+    global_queue_interval: u32,
+    event_interval: u32,
+    disable_lifo: bool,
+    stats: Stats,
+}
+
+/// The per-thread scheduler context of a worker.
+pub(crate) struct Context {
+    handle: Arc<Handle>,
+    index: usize,
+    core: RefCell<Option<Box<Core>>>,
+}
+
+impl Core {
+    pub(super) fn new(index: usize, run_queue: Local<RunTask>, park: Parker, config: &Config) -> Box<Core> {
+        Box::new(Core {
+            index,
+            tick: 0,
+            lifo_slot: None,
+            lifo_enabled: !config.disable_lifo_slot,
+            run_queue,
+            is_searching: false,
+            is_shutdown: false,
+            park: Some(park),
+            rand: FastRand::new(index as u64 + 1),
+            global_queue_interval: config.global_queue_interval.max(1),
+            event_interval: config.event_interval.max(1),
+            disable_lifo: config.disable_lifo_slot,
+            stats: Stats::new(),
+        })
+    }
+}
+
+/// The worker thread's body.
+pub(super) fn run(handle: Arc<Handle>, core: Box<Core>) {
+    let _rt = context::enter_runtime();
+    let _enter = context::enter(scheduler::Handle::MultiThread(handle.clone()));
+    let index = core.index;
+    let cx = scheduler::Context::MultiThread(Context {
+        handle,
+        index,
+        core: RefCell::new(None),
+    });
+    context::set_scheduler(&cx, || {
+        let scheduler::Context::MultiThread(cx) = &cx else {
+            unreachable!()
+        };
+        cx.run(core);
+    });
+}
+
+/// The index of the current thread's worker, when it is a worker of `handle`.
+pub(super) fn current_index(handle: &Arc<Handle>) -> Option<usize> {
+    context::with_scheduler(|cx| match cx {
+        Some(scheduler::Context::MultiThread(cx)) if Arc::ptr_eq(&cx.handle, handle) => Some(cx.index),
+        _ => None,
+    })
+}
+
+/// Pushes `task` onto the current worker's queue when this thread is a worker of `handle`
+/// holding its core; gives the task back otherwise.
+pub(super) fn try_schedule_local(handle: &Arc<Handle>, task: RunTask, is_yield: bool) -> Result<(), RunTask> {
+    context::with_scheduler(|cx| {
+        let Some(scheduler::Context::MultiThread(cx)) = cx else {
+            return Err(task);
+        };
+        if !Arc::ptr_eq(&cx.handle, handle) {
+            return Err(task);
+        }
+        // `try_borrow_mut`: a wake from inside queue code (a task dropped on a closed queue
+        // whose future wakes another) must not panic; it takes the remote path instead.
+        let Ok(mut slot) = cx.core.try_borrow_mut() else {
+            return Err(task);
+        };
+        let Some(core) = slot.as_mut() else {
+            return Err(task);
+        };
+        let notify = core.schedule_local(handle, task, is_yield);
+        drop(slot);
+        if notify {
+            handle.notify_parked();
+        }
+        Ok(())
+    })
+}
+
+impl Context {
+    fn run(&self, mut core: Box<Core>) {
+        while !core.is_shutdown {
+            core.tick = core.tick.wrapping_add(1);
+            if core.tick % core.event_interval == 0 {
+                core = self.maintenance(core);
+                if core.is_shutdown {
+                    break;
+                }
+            }
+            if let Some(task) = core.next_task(&self.handle) {
+                core = self.run_task(task, core);
+                continue;
+            }
+            if let Some(task) = core.steal_work(&self.handle) {
+                core = self.run_task(task, core);
+                continue;
+            }
+            core = self.park(core);
+        }
+        self.shutdown(core);
+    }
+
+    fn run_task(&self, task: RunTask, mut core: Box<Core>) -> Box<Core> {
+        core.transition_from_searching(&self.handle);
+        core.lifo_enabled = !core.disable_lifo;
+        core.stats.m.polls += 1;
+        *self.core.borrow_mut() = Some(core);
+        coop::budget(|| {
+            task.run();
+            let mut lifo_polls = 0;
+            loop {
+                let mut core = self
+                    .core
+                    .borrow_mut()
+                    .take()
+                    .expect("worker core lost during a poll");
+                let Some(task) = core.lifo_slot.take() else {
+                    return core;
+                };
+                if lifo_polls >= MAX_LIFO_POLLS || !coop::has_budget_remaining() {
+                    // Give the ring a turn; later schedules this tick go to the back too.
+                    core.lifo_enabled = false;
+                    core.push_back(task, &self.handle);
+                    return core;
+                }
+                lifo_polls += 1;
+                core.stats.m.polls += 1;
+                core.stats.m.lifo_hits += 1;
+                *self.core.borrow_mut() = Some(core);
+                task.run();
+            }
+        })
+    }
+
+    /// Periodic work: let the driver dispatch ready I/O and timers, publish metrics,
+    /// notice shutdown.
+    fn maintenance(&self, mut core: Box<Core>) -> Box<Core> {
+        let mut park = core.park.take().expect("parker present");
+        *self.core.borrow_mut() = Some(core);
+        park.park_timeout_zero();
+        let mut core = self.core.borrow_mut().take().expect("core present");
+        core.park = Some(park);
+        core.stats.submit(&self.handle.shared.metrics[core.index]);
+        core.is_shutdown = self.handle.is_closed();
+        core
+    }
+
+    fn park(&self, mut core: Box<Core>) -> Box<Core> {
+        if core.transition_to_parked(&self.handle) {
+            while !core.is_shutdown {
+                core.stats.check_noop();
+                core.stats.about_to_park();
+                core.stats.submit(&self.handle.shared.metrics[core.index]);
+                let mut park = core.park.take().expect("parker present");
+                // The core stays reachable while parked: tasks woken by the driver on this
+                // thread land in our own queue.
+                *self.core.borrow_mut() = Some(core);
+                park.park();
+                core = self.core.borrow_mut().take().expect("core present");
+                core.park = Some(park);
+                core.stats.unparked();
+                core.stats.mark_unpark_polls();
+                core.is_shutdown = self.handle.is_closed();
+                if core.transition_from_parked(&self.handle) {
+                    break;
+                }
+            }
+        }
+        if core.should_notify_others() {
+            self.handle.notify_parked();
+        }
+        core
+    }
+
+    fn shutdown(&self, core: Box<Core>) {
+        // Cancel live tasks on this worker's thread, starting with its own shard.
+        self.handle.shared.owned.close_and_shutdown_all(core.index);
+        core.stats.submit(&self.handle.shared.metrics[core.index]);
+        let mut cores = self.handle.shared.shutdown_cores.lock();
+        cores.push(core);
+        if cores.len() < self.handle.num_workers() {
+            return;
+        }
+        // The last worker out drains every queue; every task is complete by now, so these
+        // are only references being dropped.
+        for mut core in cores.drain(..) {
+            drop(core.lifo_slot.take());
+            while let Some(task) = core.run_queue.pop() {
+                drop(task);
+            }
+        }
+        drop(cores);
+        while let Some(task) = self.handle.shared.inject.pop() {
+            drop(task);
+        }
+        self.handle.driver.shutdown();
+    }
+}
+
+impl Core {
+    /// Pushes a task from this worker. True when a parked sibling should be notified
+    /// (the task landed where it can be stolen).
+    fn schedule_local(&mut self, handle: &Handle, task: RunTask, is_yield: bool) -> bool {
+        self.stats.m.local_schedules += 1;
+        let stealable = if is_yield || !self.lifo_enabled {
+            self.push_back(task, handle);
+            true
+        } else {
+            match self.lifo_slot.replace(task) {
+                Some(prev) => {
+                    self.push_back(prev, handle);
+                    true
+                }
+                None => false,
+            }
+        };
+        // While parked (`park` taken) the worker is about to run these itself.
+        stealable && self.park.is_some()
+    }
+
+    fn push_back(&mut self, task: RunTask, handle: &Handle) {
+        let moved = self.run_queue.push_back(task, &handle.shared.inject);
+        if moved > 0 {
+            self.stats.m.overflows += 1;
+            self.stats.m.overflowed_tasks += moved as u64;
+        }
+    }
+
+    fn next_task(&mut self, handle: &Handle) -> Option<RunTask> {
+        if self.tick % self.global_queue_interval == 0 {
+            // Fairness: the global queue first, now and then, however busy we are.
+            if let Some(task) = handle.shared.inject.pop() {
+                return Some(task);
+            }
+            return self.next_local_task();
+        }
+        if let Some(task) = self.next_local_task() {
+            return Some(task);
+        }
+        self.next_global_batch(handle)
+    }
+
+    fn next_local_task(&mut self) -> Option<RunTask> {
+        self.lifo_slot.take().or_else(|| self.run_queue.pop())
+    }
+
+    /// Takes a fair share of the global queue into the ring and returns the first task.
+    fn next_global_batch(&mut self, handle: &Handle) -> Option<RunTask> {
+        let inject = &handle.shared.inject;
+        if inject.is_empty() {
+            return None;
+        }
+        let room = queue::CAPACITY / 2 - self.run_queue.len().min(queue::CAPACITY / 2);
+        let share = inject.len() / handle.num_workers() + 1;
+        let n = share.min(room).max(1);
+        let mut batch = inject.pop_n(n);
+        let first = batch.next()?;
+        for task in batch {
+            self.push_back(task, handle);
+        }
+        Some(first)
+    }
+
+    fn steal_work(&mut self, handle: &Handle) -> Option<RunTask> {
+        if !self.transition_to_searching(handle) {
+            return None;
+        }
+        let remotes = &handle.shared.remotes;
+        let n = remotes.len();
+        let start = self.rand.below(n as u32) as usize;
+        for i in 0..n {
+            let victim = (start + i) % n;
+            if victim == self.index {
+                continue;
+            }
+            let before = self.run_queue.len();
+            if let Some(task) = remotes[victim].steal.steal_into(&mut self.run_queue) {
+                self.stats.m.steals += 1;
+                self.stats.m.stolen_tasks += (self.run_queue.len() - before + 1) as u64;
+                return Some(task);
+            }
+        }
+        self.next_global_batch(handle)
+    }
+
+    fn transition_to_searching(&mut self, handle: &Handle) -> bool {
+        if !self.is_searching {
+            self.is_searching = handle.shared.idle.transition_worker_to_searching();
+        }
+        self.is_searching
+    }
+
+    /// Found work: stop searching; the last searcher to stop wakes another worker.
+    fn transition_from_searching(&mut self, handle: &Handle) {
+        if !self.is_searching {
+            return;
+        }
+        self.is_searching = false;
+        if handle.shared.idle.transition_worker_from_searching() {
+            handle.notify_parked();
+        }
+    }
+
+    fn has_tasks(&self) -> bool {
+        self.lifo_slot.is_some() || !self.run_queue.is_empty()
+    }
+
+    fn should_notify_others(&self) -> bool {
+        // A searcher will notify when it finds work; otherwise, more than one runnable
+        // task here means a sibling could take some.
+        !self.is_searching && usize::from(self.lifo_slot.is_some()) + self.run_queue.len() > 1
+    }
+
+    /// False when there is still work here; otherwise registers as parked.
+    fn transition_to_parked(&mut self, handle: &Handle) -> bool {
+        if self.has_tasks() {
+            return false;
+        }
+        let is_last_searcher = handle
+            .shared
+            .idle
+            .transition_worker_to_parked(self.index, self.is_searching);
+        self.is_searching = false;
+        if is_last_searcher {
+            handle.notify_if_work_pending();
+        }
+        true
+    }
+
+    /// After a wake-up: true when the worker should run again.
+    fn transition_from_parked(&mut self, handle: &Handle) -> bool {
+        if self.has_tasks() {
+            // Woken with work of its own (e.g. the driver dispatched here): unpark as a
+            // non-searcher unless someone already counted us as a notified searcher.
+            self.is_searching = !handle.shared.idle.unpark_worker_by_id(self.index);
+            return true;
+        }
+        if handle.shared.idle.is_parked(self.index) {
+            // Nobody notified us (spurious, or driver events for other threads).
+            return false;
+        }
+        // Notified: `worker_to_notify` counted us as searching.
+        self.is_searching = true;
+        true
+    }
+}

@@ -1,0 +1,75 @@
+//! Small helpers: a xorshift random source for victim selection and shard spreading.
+
+use std::cell::Cell;
+
+/// xorshift64*: fast, not cryptographic; each worker owns one.
+pub(crate) struct FastRand(u64);
+
+impl FastRand {
+    pub(crate) fn new(seed: u64) -> FastRand {
+        // Never zero (xorshift's fixed point); mix the seed so small seeds differ widely.
+        FastRand(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    pub(crate) fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A value in `0..n` (n > 0), by multiply-shift instead of a division.
+    pub(crate) fn below(&mut self, n: u32) -> u32 {
+        (((self.next() >> 32) * u64::from(n)) >> 32) as u32
+    }
+}
+
+// loom-tests: under loom the seed must be the same in every execution (loom replays
+// schedules and needs a deterministic model; a std thread-local keeps its state across
+// executions and the loom threads share it), so there it is a loom thread-local, fresh in
+// each execution, seeded with a constant below.
+#[cfg(not(loom))]
+std::thread_local! {
+    static THREAD_RAND: Cell<u64> = const { Cell::new(0) };
+}
+
+#[cfg(loom)]
+shim::thread_local! {
+    static THREAD_RAND: Cell<u64> = Cell::new(0);
+}
+
+/// A per-thread pseudo-random number (for spreading remote spawns over shards).
+pub(crate) fn thread_rand() -> usize {
+    THREAD_RAND.with(|c| {
+        let mut seed = c.get();
+        if seed == 0 {
+            // loom-tests: a constant seed under loom (see above).
+            seed = if shim::LOOM {
+                1
+            } else {
+                (c as *const Cell<u64> as u64) | 1
+            };
+        }
+        let mut r = FastRand(seed);
+        let v = r.next();
+        c.set(r.0);
+        v as usize
+    })
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn below_stays_in_range_and_spreads() {
+        let mut r = FastRand::new(7);
+        let mut seen = [0u32; 5];
+        for _ in 0..10_000 {
+            seen[r.below(5) as usize] += 1;
+        }
+        assert!(seen.iter().all(|&c| c > 1000), "{seen:?}");
+    }
+}

@@ -1,0 +1,254 @@
+//! Misuse messages, the macros on the real runtime, metrics, idleness, shutdown_timeout.
+#![cfg(not(loom))]
+
+use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
+
+use runtime::task::yield_now;
+use runtime::{Builder, Handle, RuntimeFlavor};
+
+fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
+    p.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
+}
+
+#[test]
+fn spawn_outside_a_runtime_panics_with_advice() {
+    let err = std::panic::catch_unwind(|| drop(runtime::spawn(async {}))).unwrap_err();
+    let msg = panic_message(err);
+    assert!(msg.contains("outside of a runtime"), "{msg}");
+    assert!(msg.contains("Handle::spawn"), "{msg}");
+}
+
+#[test]
+fn handle_current_outside_panics_and_try_current_errs() {
+    assert!(Handle::try_current().is_err());
+    let msg = panic_message(std::panic::catch_unwind(Handle::current).unwrap_err());
+    assert!(msg.contains("outside of a runtime"), "{msg}");
+}
+
+#[test]
+fn block_on_inside_a_runtime_panics_with_advice() {
+    for rt in [
+        Builder::new_current_thread().build().unwrap(),
+        Builder::new_multi_thread().worker_threads(2).build().unwrap(),
+    ] {
+        let inner = Builder::new_current_thread().build().unwrap();
+        let msg = rt.block_on(async {
+            // Inside block_on.
+            let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inner.block_on(async {})));
+            panic_message(err.unwrap_err())
+        });
+        assert!(msg.contains("cannot block_on inside a runtime"), "{msg}");
+        assert!(msg.contains(".await"), "{msg}");
+        // Inside a task on a worker: the panic becomes the task's JoinError.
+        let inner = Arc::new(inner);
+        let i2 = inner.clone();
+        let err = rt.block_on(rt.spawn(async move { i2.block_on(async {}) })).unwrap_err();
+        assert!(err.is_panic());
+        assert!(panic_message(err.into_panic()).contains("cannot block_on inside a runtime"));
+        // The runtime is fine afterwards.
+        assert_eq!(rt.block_on(rt.spawn(async { 3 })).unwrap(), 3);
+    }
+}
+
+#[test]
+fn enter_makes_spawn_work_outside_block_on() {
+    let rt = Builder::new_multi_thread().worker_threads(1).build().unwrap();
+    let h = {
+        let _g = rt.enter();
+        assert_eq!(Handle::current().runtime_flavor(), RuntimeFlavor::MultiThread);
+        runtime::spawn(async { 9 })
+    };
+    assert!(Handle::try_current().is_err());
+    assert_eq!(rt.block_on(h).unwrap(), 9);
+}
+
+#[runtime::test]
+async fn macro_test_default_is_current_thread() {
+    assert_eq!(Handle::current().runtime_flavor(), RuntimeFlavor::CurrentThread);
+    assert_eq!(runtime::spawn(async { 1 }).await.unwrap(), 1);
+}
+
+#[runtime::test(flavor = "multi_thread", worker_threads = 3)]
+async fn macro_test_multi_thread_with_workers() {
+    let m = Handle::current().metrics();
+    assert_eq!(m.num_workers, 3);
+    assert_eq!(Handle::current().runtime_flavor(), RuntimeFlavor::MultiThread);
+}
+
+#[runtime::test]
+async fn macro_test_returning_result() -> Result<(), std::num::ParseIntError> {
+    let n: u32 = "42".parse()?;
+    assert_eq!(n, 42);
+    Ok(())
+}
+
+#[test]
+fn metrics_count_polls_and_steals() {
+    let rt = Builder::new_multi_thread().worker_threads(2).build().unwrap();
+    let n = 20_000;
+    let done = Arc::new(AtomicUsize::new(0));
+    let d = done.clone();
+    rt.block_on(rt.spawn(async move {
+        let hs: Vec<_> = (0..n)
+            .map(|_| {
+                let d = d.clone();
+                runtime::spawn(async move {
+                    d.fetch_add(1, SeqCst);
+                })
+            })
+            .collect();
+        for h in hs {
+            h.await.unwrap();
+        }
+    }))
+    .unwrap();
+    assert_eq!(done.load(SeqCst), n);
+    let m = rt.metrics();
+    assert_eq!(m.num_workers, 2);
+    // Workers publish on park and every maintenance tick; wait until both parked again.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let m = loop {
+        let m = rt.metrics();
+        let polls: u64 = m.workers.iter().map(|w| w.polls).sum();
+        // A completed task leaves the owned list just after waking its JoinHandle.
+        if (polls > n as u64 && m.live_tasks == 0) || Instant::now() > deadline {
+            break m;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let polls: u64 = m.workers.iter().map(|w| w.polls).sum();
+    assert!(polls > n as u64, "{m:?}");
+    assert_eq!(m.live_tasks, 0, "{m:?}");
+    // 20,000 tasks spawned from one task overflow its 256-slot ring.
+    let overflowed: u64 = m.workers.iter().map(|w| w.overflowed_tasks).sum();
+    assert!(overflowed > 0, "{m:?}");
+}
+
+#[test]
+fn idle_runtime_does_not_spin() {
+    let rt = Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    rt.block_on(rt.spawn(async { yield_now().await })).unwrap();
+    // Let both workers reach the parked state (they publish metrics as they park).
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let before = loop {
+        let m = rt.metrics();
+        std::thread::sleep(Duration::from_millis(50));
+        let m2 = rt.metrics();
+        if m.workers == m2.workers || Instant::now() > deadline {
+            break m2;
+        }
+    };
+    std::thread::sleep(Duration::from_millis(200));
+    let after = rt.metrics();
+    // Parked workers burn nothing: no polls, no wake-ups while idle.
+    for (b, a) in before.workers.iter().zip(&after.workers) {
+        assert_eq!(b.unparks, a.unparks, "an idle worker woke up: {before:?} -> {after:?}");
+        assert_eq!(b.polls, a.polls);
+    }
+}
+
+#[test]
+fn remote_spawns_are_served_while_workers_are_busy() {
+    // Workers stay busy with self-respawning chains; spawns from outside must still run
+    // (the global queue is visited every `global_queue_interval` ticks).
+    let rt = Builder::new_multi_thread().worker_threads(2).build().unwrap();
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    fn busy(stop: Arc<std::sync::atomic::AtomicBool>) {
+        if !stop.load(SeqCst) {
+            drop(runtime::spawn(async move { busy(stop) }));
+        }
+    }
+    for _ in 0..4 {
+        let s = stop.clone();
+        drop(rt.spawn(async move { busy(s) }));
+    }
+    let (tx, rx) = mpsc::channel();
+    for i in 0..100 {
+        let tx = tx.clone();
+        drop(rt.spawn(async move { tx.send(i).unwrap() }));
+    }
+    let mut got: Vec<i32> = (0..100)
+        .map(|_| rx.recv_timeout(Duration::from_secs(30)).expect("remote task starved"))
+        .collect();
+    got.sort();
+    assert_eq!(got, (0..100).collect::<Vec<_>>());
+    stop.store(true, SeqCst);
+}
+
+#[test]
+fn shutdown_timeout_does_not_wait_forever_on_a_blocking_task() {
+    let rt = Builder::new_multi_thread().worker_threads(1).build().unwrap();
+    let (tx, rx) = mpsc::channel::<()>();
+    let (started_tx, started_rx) = mpsc::channel();
+    drop(rt.spawn_blocking(move || {
+        started_tx.send(()).unwrap();
+        // Blocks until the test ends.
+        let _ = rx.recv();
+    }));
+    started_rx.recv().unwrap();
+    let t = Instant::now();
+    rt.shutdown_timeout(Duration::from_millis(100));
+    // Returned although the blocking task still runs; a generous bound, not a speed test.
+    assert!(t.elapsed() < Duration::from_secs(30));
+    drop(tx);
+}
+
+#[test]
+fn spawn_blocking_runs_off_the_workers_and_pool_grows() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .max_blocking_threads(4)
+        .build()
+        .unwrap();
+    let names = rt.block_on(async {
+        // Four blocking tasks that wait for each other can only finish on four threads.
+        let barrier = Arc::new(std::sync::Barrier::new(4));
+        let hs: Vec<_> = (0..4)
+            .map(|_| {
+                let b = barrier.clone();
+                runtime::task::spawn_blocking(move || {
+                    b.wait();
+                    std::thread::current().id()
+                })
+            })
+            .collect();
+        let mut ids = Vec::new();
+        for h in hs {
+            ids.push(h.await.unwrap());
+        }
+        ids
+    });
+    let mut unique = names.clone();
+    unique.sort_by_key(|id| format!("{id:?}"));
+    unique.dedup();
+    assert_eq!(unique.len(), 4);
+}
+
+#[test]
+fn builder_rejects_zero_workers() {
+    let msg = panic_message(
+        std::panic::catch_unwind(|| {
+            Builder::new_multi_thread().worker_threads(0);
+        })
+        .unwrap_err(),
+    );
+    assert!(msg.contains("worker_threads must be at least 1"), "{msg}");
+}
+
+#[test]
+fn worker_threads_are_named() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("my-pool")
+        .build()
+        .unwrap();
+    let name = rt
+        .block_on(rt.spawn(async { std::thread::current().name().map(str::to_owned) }))
+        .unwrap();
+    assert_eq!(name.as_deref(), Some("my-pool"));
+}

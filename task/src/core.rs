@@ -1,0 +1,143 @@
+//! The single allocation behind a task: `#[repr(C)] Cell { Header | Core | Trailer }`.
+//!
+//! - `Header` (hot, first, one cache line): the state word, the intrusive run-queue link,
+//!   the vtable, the owner id and owned-list shard. Everything a queue or a waker touches.
+//! - `Core`: the scheduler handle and the stage (future, then output, then consumed).
+//! - `Trailer` (cold): the join waker and the owned-list links.
+//!
+//! Type-erased code holds a `NonNull<Header>`; the vtable (one static per `<T, S>`) knows
+//! how to reach `Core<T, S>` and the `Trailer` from it. Access rules:
+//! - `Core::stage`: only the holder of RUNNING (or, after COMPLETE, the JoinHandle when it
+//!   had join interest; see `state.rs`).
+//! - `Header::queue_next`: only the run queue currently holding the task.
+//! - `Trailer::owned_*`: only under the owned-list shard lock of `Header::shard`.
+//! - `Trailer::waker`: per the JOIN_WAKER bit.
+
+use std::future::Future;
+use std::ptr::NonNull;
+use std::task::Waker;
+
+use shim::cell::UnsafeCell;
+
+use crate::join::JoinError;
+use crate::state::State;
+use crate::Schedule;
+
+/// The hot part of a task; first in the allocation.
+#[repr(C)]
+pub struct Header {
+    pub(crate) state: State,
+    /// Link for the intrusive inject queue.
+    pub(crate) queue_next: UnsafeCell<Option<NonNull<Header>>>,
+    pub(crate) vtable: &'static Vtable,
+    /// Id of the `OwnedTasks` the task is bound to (nonzero).
+    pub(crate) owner_id: u64,
+    /// Shard of that list holding the task.
+    pub(crate) shard: u32,
+}
+
+// SAFETY: every field is either atomic, immutable after construction, or accessed only
+// under the protocol in the module doc (queue ownership, RUNNING, shard lock, JOIN_WAKER).
+unsafe impl Send for Header {}
+// SAFETY: as above.
+unsafe impl Sync for Header {}
+
+/// The cold part of a task; last in the allocation.
+pub(crate) struct Trailer {
+    pub(crate) owned_prev: UnsafeCell<Option<NonNull<Header>>>,
+    pub(crate) owned_next: UnsafeCell<Option<NonNull<Header>>>,
+    pub(crate) waker: UnsafeCell<Option<Waker>>,
+}
+
+/// What the task holds: the future until it finishes, then its output until taken.
+pub(crate) enum Stage<T: Future> {
+    Running(T),
+    Finished(Result<T::Output, JoinError>),
+    Consumed,
+}
+
+pub(crate) struct Core<T: Future, S> {
+    pub(crate) scheduler: S,
+    pub(crate) stage: UnsafeCell<Stage<T>>,
+}
+
+#[repr(C)]
+pub(crate) struct Cell<T: Future, S> {
+    pub(crate) header: Header,
+    pub(crate) core: Core<T, S>,
+    pub(crate) trailer: Trailer,
+}
+
+/// Type-erased operations of one `<T, S>` task type.
+pub(crate) struct Vtable {
+    pub(crate) poll: unsafe fn(NonNull<Header>),
+    pub(crate) schedule: unsafe fn(NonNull<Header>),
+    pub(crate) dealloc: unsafe fn(NonNull<Header>),
+    pub(crate) try_read_output: unsafe fn(NonNull<Header>, *mut (), &Waker),
+    pub(crate) drop_join_handle_slow: unsafe fn(NonNull<Header>),
+    pub(crate) shutdown: unsafe fn(NonNull<Header>),
+    pub(crate) trailer_offset: usize,
+}
+
+impl<T: Future, S: Schedule> Cell<T, S> {
+    pub(crate) const VTABLE: Vtable = Vtable {
+        poll: crate::harness::poll::<T, S>,
+        schedule: crate::harness::schedule::<T, S>,
+        dealloc: crate::harness::dealloc::<T, S>,
+        try_read_output: crate::harness::try_read_output::<T, S>,
+        drop_join_handle_slow: crate::harness::drop_join_handle_slow::<T, S>,
+        shutdown: crate::harness::shutdown::<T, S>,
+        trailer_offset: std::mem::offset_of!(Cell<T, S>, trailer),
+    };
+
+    /// Allocates the task: the one allocation of its life.
+    pub(crate) fn new(future: T, scheduler: S, owner_id: u64, shard: u32) -> NonNull<Header> {
+        let cell = Box::new(Cell {
+            header: Header {
+                state: State::new(),
+                queue_next: UnsafeCell::new(None),
+                vtable: &Self::VTABLE,
+                owner_id,
+                shard,
+            },
+            core: Core {
+                scheduler,
+                stage: UnsafeCell::new(Stage::Running(future)),
+            },
+            trailer: Trailer {
+                owned_prev: UnsafeCell::new(None),
+                owned_next: UnsafeCell::new(None),
+                waker: UnsafeCell::new(None),
+            },
+        });
+        NonNull::from(Box::leak(cell)).cast()
+    }
+}
+
+impl Header {
+    /// The trailer of the task whose header `this` points to.
+    ///
+    /// # Safety
+    /// `this` must point to the header of a live task.
+    pub(crate) unsafe fn trailer<'a>(this: NonNull<Header>) -> &'a Trailer {
+        // SAFETY: the header is live (caller), and `trailer_offset` was computed with
+        // `offset_of!` on the very `Cell<T, S>` this header starts.
+        unsafe {
+            let offset = this.as_ref().vtable.trailer_offset;
+            &*this.as_ptr().cast::<u8>().add(offset).cast::<Trailer>()
+        }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_fits_one_cache_line() {
+        assert!(std::mem::size_of::<Header>() <= 64);
+        // The header is first in the allocation, so a task pointer is a header pointer.
+        type C = Cell<std::future::Ready<()>, ()>;
+        assert_eq!(std::mem::offset_of!(C, header), 0);
+    }
+}

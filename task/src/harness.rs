@@ -1,0 +1,372 @@
+//! The generic half of the task: what the vtable entries do for one `<T, S>`.
+//!
+//! `poll` runs a `Notified`: take RUNNING, poll the future under `catch_unwind` with a
+//! waker borrowed from the run's own reference (no refcount traffic), then either
+//! complete, go idle (dropping the run's reference in the same CAS) or, when woken during
+//! the poll, hand the same reference back to the scheduler as a yield.
+//!
+//! `complete` stores the output, flips RUNNING to COMPLETE, drops the output at once when
+//! nobody holds a JoinHandle, wakes the join waker otherwise, removes the task from its
+//! owned list and drops the run's (and the list's) reference in one `fetch_sub`.
+//! A panic, in the future's poll or in its drop, becomes a `JoinError`; it never unwinds
+//! into the worker.
+
+use std::future::Future;
+use std::mem::{self, ManuallyDrop};
+use std::panic::{self, AssertUnwindSafe};
+use std::ptr::NonNull;
+use std::task::{Context, Poll, Waker};
+
+use crate::core::{Cell, Header, Stage};
+use crate::join::JoinError;
+use crate::state::{ToIdle, ToNotified, ToRunning};
+use crate::{Notified, Schedule, Task};
+
+/// Borrows the typed cell.
+///
+/// # Safety
+/// `ptr` must be the header of a live `Cell<T, S>`.
+unsafe fn cell<'a, T: Future, S>(ptr: NonNull<Header>) -> &'a Cell<T, S> {
+    // SAFETY: the header is the first field of the `#[repr(C)]` cell (caller).
+    unsafe { ptr.cast::<Cell<T, S>>().as_ref() }
+}
+
+/// Runs a `Notified` task; consumes the notified reference.
+///
+/// # Safety
+/// `ptr` is a live `Cell<T, S>` and the caller gives up one notified reference.
+pub(crate) unsafe fn poll<T: Future, S: Schedule>(ptr: NonNull<Header>) {
+    // SAFETY: caller holds a reference, so the cell is live for this call.
+    let cell = unsafe { cell::<T, S>(ptr) };
+    match cell.header.state.transition_to_running() {
+        ToRunning::Success => {}
+        ToRunning::Cancelled => {
+            // SAFETY: RUNNING is ours.
+            unsafe { cancel_future(cell) };
+            // SAFETY: RUNNING is ours and we hold the run's reference.
+            return unsafe { complete::<T, S>(ptr) };
+        }
+        ToRunning::Failed => return,
+        // SAFETY: the last reference was ours.
+        ToRunning::Dealloc => return unsafe { dealloc::<T, S>(ptr) },
+    }
+
+    // SAFETY: we hold the run's reference for the whole poll, so a waker made from it
+    // without an increment stays valid; ManuallyDrop keeps its drop from decrementing.
+    let waker = ManuallyDrop::new(unsafe { crate::waker::borrowed(ptr) });
+    let mut cx = Context::from_waker(&waker);
+    // SAFETY: RUNNING is ours.
+    let ready = unsafe { poll_future(cell, &mut cx) };
+    if ready {
+        // SAFETY: RUNNING is ours and we hold the run's reference.
+        return unsafe { complete::<T, S>(ptr) };
+    }
+    match cell.header.state.transition_to_idle() {
+        ToIdle::Ok => {}
+        ToIdle::OkNotified => {
+            // SAFETY: the run's reference was kept and NOTIFIED is set: it is a Notified now.
+            let task = unsafe { Notified::<S>::from_raw(ptr) };
+            cell.core.scheduler.yield_now(task);
+        }
+        // SAFETY: the last reference was ours.
+        ToIdle::OkDealloc => unsafe { dealloc::<T, S>(ptr) },
+        ToIdle::Cancelled => {
+            // SAFETY: RUNNING is still ours.
+            unsafe { cancel_future(cell) };
+            // SAFETY: RUNNING is ours and we hold the run's reference.
+            unsafe { complete::<T, S>(ptr) };
+        }
+    }
+}
+
+/// Polls the future once; on `Ready` (or a panic) stores the result. True when done.
+///
+/// # Safety
+/// The caller holds RUNNING.
+unsafe fn poll_future<T: Future, S>(cell: &Cell<T, S>, cx: &mut Context<'_>) -> bool {
+    let res = panic::catch_unwind(AssertUnwindSafe(|| {
+        cell.core.stage.with_mut(|stage| {
+            // SAFETY: RUNNING gives us the stage; the future never moves out of the cell.
+            let stage = unsafe { &mut *stage };
+            let Stage::Running(fut) = stage else {
+                unreachable!("polled a task that is not running")
+            };
+            // SAFETY: the future is pinned in the heap cell until dropped in place.
+            let fut = unsafe { std::pin::Pin::new_unchecked(fut) };
+            fut.poll(cx)
+        })
+    }));
+    let output = match res {
+        Ok(Poll::Pending) => return false,
+        Ok(Poll::Ready(out)) => Ok(out),
+        Err(payload) => Err(JoinError::panic(payload)),
+    };
+    // Drop the future first (it may panic too), then store the result.
+    // SAFETY: RUNNING is ours.
+    let dropped = unsafe { drop_stage(cell) };
+    let output = match (output, dropped) {
+        (Ok(_), Err(payload)) => Err(JoinError::panic(payload)),
+        (output, _) => output,
+    };
+    // SAFETY: RUNNING is ours; the stage is `Consumed`, nothing is overwritten but a unit.
+    cell.core
+        .stage
+        .with_mut(|stage| unsafe { stage.write(Stage::Finished(output)) });
+    true
+}
+
+/// Sets the stage to `Consumed`, dropping what was there; a panic in that drop is caught.
+///
+/// # Safety
+/// The caller owns the stage (RUNNING, or the JoinHandle after completion).
+unsafe fn drop_stage<T: Future, S>(cell: &Cell<T, S>) -> std::thread::Result<()> {
+    panic::catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: the stage is ours (caller).
+        cell.core
+            .stage
+            .with_mut(|stage| unsafe { *stage = Stage::Consumed })
+    }))
+}
+
+/// Drops the future of a cancelled task and stores the cancellation error.
+///
+/// # Safety
+/// The caller holds RUNNING.
+unsafe fn cancel_future<T: Future, S>(cell: &Cell<T, S>) {
+    // SAFETY: RUNNING is ours.
+    let err = match unsafe { drop_stage(cell) } {
+        Ok(()) => JoinError::cancelled(),
+        Err(payload) => JoinError::panic(payload),
+    };
+    // SAFETY: RUNNING is ours.
+    cell.core
+        .stage
+        .with_mut(|stage| unsafe { *stage = Stage::Finished(Err(err)) });
+}
+
+/// Publishes completion, releases the task from its owned list and drops the run's
+/// reference (plus the list's, when the list still held it).
+///
+/// # Safety
+/// The caller holds RUNNING, the result is stored, and the caller gives up one reference.
+unsafe fn complete<T: Future, S: Schedule>(ptr: NonNull<Header>) {
+    // SAFETY: we hold a reference.
+    let cell = unsafe { cell::<T, S>(ptr) };
+    let prev = cell.header.state.transition_to_complete();
+    if !prev.is_join_interested() {
+        // Nobody will read the output: drop it here, on the runtime's thread.
+        // SAFETY: COMPLETE without join interest: the stage is ours for good.
+        let _ = unsafe { drop_stage(cell) };
+    } else if prev.has_join_waker() {
+        // SAFETY: JOIN_WAKER was set and COMPLETE now is, so the JoinHandle can no longer
+        // take the waker back: it is ours to read (see state.rs).
+        cell.trailer.waker.with(|w| {
+            if let Some(w) = unsafe { &*w } {
+                w.wake_by_ref();
+            }
+        });
+    }
+
+    // SAFETY: we hold a reference; the borrowed Task must not drop it.
+    let me = ManuallyDrop::new(unsafe { Task::<S>::from_raw(ptr) });
+    let released = cell.core.scheduler.release(&me);
+    let count = match released {
+        Some(task) => {
+            mem::forget(task);
+            2
+        }
+        None => 1,
+    };
+    if cell.header.state.transition_to_terminal(count) {
+        // SAFETY: those were the last references.
+        unsafe { dealloc::<T, S>(ptr) };
+    }
+}
+
+/// Schedules the task from a waker that just set NOTIFIED.
+///
+/// # Safety
+/// The caller owns a notified reference.
+pub(crate) unsafe fn schedule<T: Future, S: Schedule>(ptr: NonNull<Header>) {
+    // SAFETY: we hold a reference.
+    let cell = unsafe { cell::<T, S>(ptr) };
+    // SAFETY: the caller's reference is a notified one.
+    let task = unsafe { Notified::<S>::from_raw(ptr) };
+    cell.core.scheduler.schedule(task);
+}
+
+/// Frees the cell, dropping whatever it still holds.
+///
+/// # Safety
+/// No reference to the task remains.
+pub(crate) unsafe fn dealloc<T: Future, S>(ptr: NonNull<Header>) {
+    // SAFETY: it was allocated as a `Box<Cell<T, S>>` and nobody else can reach it.
+    let cell = unsafe { Box::from_raw(ptr.cast::<Cell<T, S>>().as_ptr()) };
+    // A future or output whose drop panics must not unwind into the freeing thread.
+    let _ = panic::catch_unwind(AssertUnwindSafe(move || drop(cell)));
+}
+
+/// JoinHandle poll: moves the output to `dst` when complete, else installs `waker`.
+///
+/// # Safety
+/// The caller is the JoinHandle (holding a reference and join interest); `dst` points to a
+/// `Poll<Result<T::Output, JoinError>>`.
+pub(crate) unsafe fn try_read_output<T: Future, S>(ptr: NonNull<Header>, dst: *mut (), waker: &Waker) {
+    // SAFETY: the JoinHandle's reference keeps the cell live.
+    let cell = unsafe { cell::<T, S>(ptr) };
+    if !can_read_output(&cell.header, waker) {
+        return;
+    }
+    // SAFETY: COMPLETE and we have join interest: the output is ours (state.rs).
+    let stage = cell
+        .core
+        .stage
+        .with_mut(|stage| unsafe { mem::replace(&mut *stage, Stage::Consumed) });
+    let Stage::Finished(output) = stage else {
+        panic!("JoinHandle polled after completion");
+    };
+    let dst = dst.cast::<Poll<Result<T::Output, JoinError>>>();
+    // SAFETY: the caller passes a valid, initialized destination of this type.
+    unsafe { *dst = Poll::Ready(output) };
+}
+
+/// True when the task is complete; otherwise makes sure `waker` will be woken on completion.
+fn can_read_output(header: &Header, waker: &Waker) -> bool {
+    let snapshot = header.state.load();
+    debug_assert!(snapshot.is_join_interested());
+    if snapshot.is_complete() {
+        return true;
+    }
+    let ptr = NonNull::from(header);
+    // SAFETY: the JoinHandle's reference keeps the task live.
+    let trailer = unsafe { Header::trailer(ptr) };
+    let res = if snapshot.has_join_waker() {
+        // SAFETY: JOIN_WAKER is set, so the completer reads but never writes the waker;
+        // a shared read here races with nothing.
+        let same = trailer
+            .waker
+            .with(|w| unsafe { (*w).as_ref() }.is_some_and(|w| w.will_wake(waker)));
+        if same {
+            return false;
+        }
+        header
+            .state
+            .unset_join_waker()
+            .and_then(|_| set_join_waker(header, waker.clone()))
+    } else {
+        set_join_waker(header, waker.clone())
+    };
+    match res {
+        Ok(_) => false,
+        Err(s) => {
+            debug_assert!(s.is_complete());
+            true
+        }
+    }
+}
+
+fn set_join_waker(header: &Header, waker: Waker) -> Result<crate::state::Snapshot, crate::state::Snapshot> {
+    // SAFETY: the JoinHandle's reference keeps the task live.
+    let trailer = unsafe { Header::trailer(NonNull::from(header)) };
+    // SAFETY: JOIN_WAKER is unset, so the waker slot is the JoinHandle's alone.
+    trailer.waker.with_mut(|w| unsafe { *w = Some(waker) });
+    let res = header.state.set_join_waker();
+    if res.is_err() {
+        // Completed meanwhile; JOIN_WAKER stayed unset, so the slot is still ours.
+        // SAFETY: as above.
+        trailer.waker.with_mut(|w| unsafe { *w = None });
+    }
+    res
+}
+
+/// JoinHandle drop when the fast path failed: give up join interest, dropping the output
+/// if the task already completed, then drop the handle's reference.
+///
+/// # Safety
+/// The caller is the JoinHandle, giving up its reference.
+pub(crate) unsafe fn drop_join_handle_slow<T: Future, S>(ptr: NonNull<Header>) {
+    // SAFETY: the JoinHandle's reference keeps the cell live.
+    let cell = unsafe { cell::<T, S>(ptr) };
+    if cell.header.state.unset_join_interested().is_err() {
+        // SAFETY: COMPLETE with our join interest: the output is ours to drop.
+        let _ = unsafe { drop_stage(cell) };
+    }
+    if cell.header.state.ref_dec() {
+        // SAFETY: that was the last reference.
+        unsafe { dealloc::<T, S>(ptr) };
+    }
+}
+
+/// Runtime shutdown of a task taken off its owned list: cancel it now if nobody runs it.
+///
+/// # Safety
+/// The caller gives up the owned list's reference, and the task is no longer in the list.
+pub(crate) unsafe fn shutdown<T: Future, S: Schedule>(ptr: NonNull<Header>) {
+    // SAFETY: we hold the list's reference.
+    let cell = unsafe { cell::<T, S>(ptr) };
+    if cell.header.state.transition_to_shutdown() {
+        // SAFETY: RUNNING is ours now.
+        unsafe { cancel_future(cell) };
+        // SAFETY: RUNNING is ours; the list's reference stands in for the run's.
+        unsafe { complete::<T, S>(ptr) };
+    } else if cell.header.state.ref_dec() {
+        // Running elsewhere (its poller will cancel it) or already complete.
+        // SAFETY: that was the last reference.
+        unsafe { dealloc::<T, S>(ptr) };
+    }
+}
+
+/// `wake_by_ref` on any task type.
+///
+/// # Safety
+/// The caller holds a reference.
+pub(crate) unsafe fn wake_by_ref(ptr: NonNull<Header>) {
+    // SAFETY: caller holds a reference.
+    let header = unsafe { ptr.as_ref() };
+    if header.state.transition_to_notified_by_ref() == ToNotified::Submit {
+        // SAFETY: the CAS took a notified reference for us.
+        unsafe { (header.vtable.schedule)(ptr) };
+    }
+}
+
+/// `wake` by value on any task type; consumes the caller's reference.
+///
+/// # Safety
+/// The caller gives up one reference.
+pub(crate) unsafe fn wake_by_val(ptr: NonNull<Header>) {
+    // SAFETY: caller holds a reference.
+    let header = unsafe { ptr.as_ref() };
+    match header.state.transition_to_notified_by_val() {
+        // SAFETY: our reference became the notified one.
+        ToNotified::Submit => unsafe { (header.vtable.schedule)(ptr) },
+        ToNotified::DoNothing => {}
+        // SAFETY: ours was the last reference.
+        ToNotified::Dealloc => unsafe { (header.vtable.dealloc)(ptr) },
+    }
+}
+
+/// `abort()` from any thread.
+///
+/// # Safety
+/// The caller holds a reference.
+pub(crate) unsafe fn remote_abort(ptr: NonNull<Header>) {
+    // SAFETY: caller holds a reference.
+    let header = unsafe { ptr.as_ref() };
+    if header.state.transition_to_notified_and_cancel() == ToNotified::Submit {
+        // SAFETY: the CAS took a notified reference for us.
+        unsafe { (header.vtable.schedule)(ptr) };
+    }
+}
+
+/// Drops one reference of any task type.
+///
+/// # Safety
+/// The caller gives up one reference.
+pub(crate) unsafe fn drop_reference(ptr: NonNull<Header>) {
+    // SAFETY: caller holds a reference.
+    let header = unsafe { ptr.as_ref() };
+    if header.state.ref_dec() {
+        // SAFETY: it was the last.
+        unsafe { (header.vtable.dealloc)(ptr) };
+    }
+}

@@ -1,0 +1,244 @@
+//! `JoinHandle`, `AbortHandle` and `JoinError`.
+//!
+//! A `JoinHandle` owns one task reference and the JOIN_INTEREST bit. Polling it reads the
+//! output once the task is COMPLETE, otherwise it parks its waker in the task trailer under
+//! the JOIN_WAKER protocol (state.rs). Dropping it detaches the task: the output, when it
+//! comes, is dropped by the task itself. `abort()` cancels from any thread.
+
+use std::any::Any;
+use std::fmt;
+use std::future::Future;
+use std::marker::PhantomData;
+use std::pin::Pin;
+use std::ptr::NonNull;
+use std::task::{Context, Poll};
+
+use crate::core::Header;
+use crate::harness;
+
+/// An owned permission to await a spawned task's output.
+///
+/// Awaiting it yields `Ok(output)`, or a [`JoinError`] when the task panicked or was
+/// cancelled (aborted, or its runtime shut down). Dropping it detaches the task.
+#[must_use = "dropping a JoinHandle detaches the task; await it or call `abort()`"]
+pub struct JoinHandle<T> {
+    raw: NonNull<Header>,
+    _p: PhantomData<T>,
+}
+
+// SAFETY: the handle only moves `T` (the output) across threads; `T: Send` is required.
+unsafe impl<T: Send> Send for JoinHandle<T> {}
+// SAFETY: `&JoinHandle` allows only `abort`/`is_finished`, which are thread-safe.
+unsafe impl<T: Send> Sync for JoinHandle<T> {}
+
+impl<T> Unpin for JoinHandle<T> {}
+
+impl<T> JoinHandle<T> {
+    /// # Safety
+    /// `raw` is a task whose output type is `T`, and the caller hands over the join reference.
+    pub(crate) unsafe fn from_raw(raw: NonNull<Header>) -> Self {
+        JoinHandle {
+            raw,
+            _p: PhantomData,
+        }
+    }
+
+    fn header(&self) -> &Header {
+        // SAFETY: the handle's reference keeps the task live.
+        unsafe { self.raw.as_ref() }
+    }
+
+    /// Cancels the task. If it is idle it is scheduled once more to drop its future on a
+    /// worker; if running, it is cancelled after the current poll. Awaiting the handle then
+    /// yields a cancelled `JoinError` (unless the task completed first).
+    pub fn abort(&self) {
+        // SAFETY: we hold a reference.
+        unsafe { harness::remote_abort(self.raw) }
+    }
+
+    /// True once the task has completed (with output, panic or cancellation).
+    pub fn is_finished(&self) -> bool {
+        self.header().state.load().is_complete()
+    }
+
+    /// A handle that can abort the task but not await it.
+    pub fn abort_handle(&self) -> AbortHandle {
+        self.header().state.ref_inc();
+        AbortHandle { raw: self.raw }
+    }
+}
+
+impl<T> Future for JoinHandle<T> {
+    type Output = Result<T, JoinError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut out: Poll<Result<T, JoinError>> = Poll::Pending;
+        // SAFETY: we hold the join reference and `out` has the task's output type.
+        unsafe {
+            (self.header().vtable.try_read_output)(
+                self.raw,
+                &mut out as *mut Poll<Result<T, JoinError>> as *mut (),
+                cx.waker(),
+            )
+        };
+        out
+    }
+}
+
+impl<T> Drop for JoinHandle<T> {
+    fn drop(&mut self) {
+        if self.header().state.drop_join_handle_fast() {
+            return;
+        }
+        // SAFETY: we give up the join reference.
+        unsafe { (self.header().vtable.drop_join_handle_slow)(self.raw) }
+    }
+}
+
+impl<T> fmt::Debug for JoinHandle<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JoinHandle")
+            .field("finished", &self.is_finished())
+            .finish()
+    }
+}
+
+/// Aborts a task without awaiting it; cheap to clone.
+pub struct AbortHandle {
+    raw: NonNull<Header>,
+}
+
+// SAFETY: only thread-safe operations (abort, state reads, refcount) go through it.
+unsafe impl Send for AbortHandle {}
+// SAFETY: as above.
+unsafe impl Sync for AbortHandle {}
+
+impl AbortHandle {
+    /// Cancels the task; see [`JoinHandle::abort`].
+    pub fn abort(&self) {
+        // SAFETY: we hold a reference.
+        unsafe { harness::remote_abort(self.raw) }
+    }
+
+    /// True once the task has completed.
+    pub fn is_finished(&self) -> bool {
+        // SAFETY: we hold a reference.
+        unsafe { self.raw.as_ref() }.state.load().is_complete()
+    }
+}
+
+impl Clone for AbortHandle {
+    fn clone(&self) -> Self {
+        // SAFETY: we hold a reference.
+        unsafe { self.raw.as_ref() }.state.ref_inc();
+        AbortHandle { raw: self.raw }
+    }
+}
+
+impl Drop for AbortHandle {
+    fn drop(&mut self) {
+        // SAFETY: we give up our reference.
+        unsafe { harness::drop_reference(self.raw) }
+    }
+}
+
+impl fmt::Debug for AbortHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AbortHandle")
+            .field("finished", &self.is_finished())
+            .finish()
+    }
+}
+
+/// Why a task produced no output.
+pub struct JoinError {
+    repr: Repr,
+}
+
+enum Repr {
+    Cancelled,
+    Panic(Box<dyn Any + Send + 'static>),
+}
+
+// SAFETY: the panic payload is only reachable through `&mut self`/`self`
+// (`into_panic`, `try_into_panic`), never through `&self`, so sharing `&JoinError`
+// across threads exposes no `!Sync` data.
+unsafe impl Sync for JoinError {}
+
+impl JoinError {
+    pub(crate) fn cancelled() -> JoinError {
+        JoinError {
+            repr: Repr::Cancelled,
+        }
+    }
+
+    pub(crate) fn panic(payload: Box<dyn Any + Send + 'static>) -> JoinError {
+        JoinError {
+            repr: Repr::Panic(payload),
+        }
+    }
+
+    /// True when the task was cancelled (aborted or shut down with its runtime).
+    pub fn is_cancelled(&self) -> bool {
+        matches!(self.repr, Repr::Cancelled)
+    }
+
+    /// True when the task panicked.
+    pub fn is_panic(&self) -> bool {
+        matches!(self.repr, Repr::Panic(_))
+    }
+
+    /// The panic payload; panics if the task was cancelled instead.
+    /// Resume it with `std::panic::resume_unwind`.
+    #[track_caller]
+    pub fn into_panic(self) -> Box<dyn Any + Send + 'static> {
+        self.try_into_panic()
+            .expect("`JoinError::into_panic` on a cancelled task; check `is_panic()` first")
+    }
+
+    /// The panic payload, or the error back when the task was cancelled.
+    pub fn try_into_panic(self) -> Result<Box<dyn Any + Send + 'static>, JoinError> {
+        match self.repr {
+            Repr::Panic(p) => Ok(p),
+            Repr::Cancelled => Err(self),
+        }
+    }
+
+    fn panic_message(&self) -> Option<&str> {
+        match &self.repr {
+            Repr::Panic(p) => p
+                .downcast_ref::<&'static str>()
+                .copied()
+                .or_else(|| p.downcast_ref::<String>().map(String::as_str)),
+            Repr::Cancelled => None,
+        }
+    }
+}
+
+impl fmt::Display for JoinError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.repr, self.panic_message()) {
+            (Repr::Cancelled, _) => write!(f, "task was cancelled"),
+            (Repr::Panic(_), Some(msg)) => write!(f, "task panicked with message {msg:?}"),
+            (Repr::Panic(_), None) => write!(f, "task panicked"),
+        }
+    }
+}
+
+impl fmt::Debug for JoinError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.repr, self.panic_message()) {
+            (Repr::Cancelled, _) => write!(f, "JoinError::Cancelled"),
+            (Repr::Panic(_), Some(msg)) => write!(f, "JoinError::Panic({msg:?})"),
+            (Repr::Panic(_), None) => write!(f, "JoinError::Panic(..)"),
+        }
+    }
+}
+
+impl std::error::Error for JoinError {}
+
+impl From<JoinError> for std::io::Error {
+    fn from(e: JoinError) -> std::io::Error {
+        std::io::Error::other(e.to_string())
+    }
+}

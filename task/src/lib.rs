@@ -1,0 +1,158 @@
+//! The runtime's task: one allocation, a state word, wakers and a `JoinHandle`.
+//!
+//! A spawned future lives in a single heap block, `Header | Core | Trailer` (core.rs):
+//! the header is the hot cache line every queue and waker touches, the trailer holds what
+//! is rarely needed. References to the block are counted in the state word (state.rs):
+//!
+//! - [`Task`]: the owned list's reference ([`OwnedTasks`]), so shutdown reaches every task;
+//! - [`Notified`]: a run queue's reference, existing only while NOTIFIED is set; running it
+//!   consumes it;
+//! - [`JoinHandle`]: the awaiting side; wakers: one reference each.
+//!
+//! Waking is cheap by design (the seed's "reduce atomic reference counting"): `wake_by_ref`
+//! on an idle task sets NOTIFIED and takes the queue's reference in one CAS; waking a
+//! running task only marks it and its poller re-schedules it after the poll (as a yield,
+//! to the back of the queue); waking a complete task does nothing.
+//!
+//! The scheduler plugs in through [`Schedule`]; this crate knows nothing of workers.
+//! Queues hold `Notified` through [`queue::Link`], implemented on the header's link.
+
+#![deny(unsafe_op_in_unsafe_fn)]
+
+mod core;
+mod harness;
+mod join;
+mod list;
+mod state;
+mod waker;
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::mem::ManuallyDrop;
+use std::ptr::NonNull;
+
+pub use crate::core::Header;
+pub use crate::join::{AbortHandle, JoinError, JoinHandle};
+pub use crate::list::OwnedTasks;
+
+/// What a scheduler provides to its tasks. Stored in every task (`Core::scheduler`).
+pub trait Schedule: Send + Sync + Sized + 'static {
+    /// A task was woken: put it on a run queue.
+    fn schedule(&self, task: Notified<Self>);
+
+    /// A task completed: remove it from the owned list, returning the list's reference
+    /// when the list held it.
+    fn release(&self, task: &Task<Self>) -> Option<Task<Self>>;
+
+    /// A task woke itself while running (e.g. `yield_now`): re-schedule it behind the
+    /// other runnable tasks. Defaults to `schedule`.
+    fn yield_now(&self, task: Notified<Self>) {
+        self.schedule(task);
+    }
+}
+
+/// The owned list's reference to a task.
+pub struct Task<S: 'static> {
+    raw: NonNull<Header>,
+    _p: PhantomData<S>,
+}
+
+// SAFETY: a task reference only reaches thread-safe state (atomics, or data behind the
+// RUNNING/shard-lock protocols); futures are required to be Send at spawn.
+unsafe impl<S> Send for Task<S> {}
+// SAFETY: as above.
+unsafe impl<S> Sync for Task<S> {}
+
+impl<S: 'static> Task<S> {
+    /// # Safety
+    /// The caller hands over one reference to a task scheduled by `S`.
+    pub(crate) unsafe fn from_raw(raw: NonNull<Header>) -> Self {
+        Task {
+            raw,
+            _p: PhantomData,
+        }
+    }
+
+    pub(crate) fn header(&self) -> &Header {
+        // SAFETY: our reference keeps the task live.
+        unsafe { self.raw.as_ref() }
+    }
+
+    /// Cancels the task at runtime shutdown; consumes the owned list's reference.
+    pub(crate) fn shutdown(self) {
+        let me = ManuallyDrop::new(self);
+        // SAFETY: we give up the list's reference, and the task was taken off the list.
+        unsafe { (me.header().vtable.shutdown)(me.raw) }
+    }
+}
+
+impl<S: 'static> Drop for Task<S> {
+    fn drop(&mut self) {
+        // SAFETY: we give up our reference.
+        unsafe { harness::drop_reference(self.raw) }
+    }
+}
+
+impl<S: 'static> fmt::Debug for Task<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Task({:p})", self.raw)
+    }
+}
+
+/// A run queue's reference to a task that must be polled. Running it consumes it;
+/// dropping it (e.g. draining queues at shutdown) only drops the reference.
+pub struct Notified<S: 'static>(Task<S>);
+
+impl<S: 'static> Notified<S> {
+    /// # Safety
+    /// The caller hands over one notified reference.
+    pub(crate) unsafe fn from_raw(raw: NonNull<Header>) -> Self {
+        // SAFETY: forwarded from the caller.
+        Notified(unsafe { Task::from_raw(raw) })
+    }
+
+    /// Polls the task once (or cancels it, if it was aborted).
+    pub fn run(self) {
+        let raw = ManuallyDrop::new(self).0.raw;
+        // SAFETY: we give up the notified reference to the poll.
+        unsafe { (raw.as_ref().vtable.poll)(raw) }
+    }
+
+    /// The task's header address, stable for its life: an identity for tests and metrics.
+    pub fn id(&self) -> usize {
+        self.0.raw.as_ptr() as usize
+    }
+}
+
+impl<S: 'static> fmt::Debug for Notified<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Notified({:p})", self.0.raw)
+    }
+}
+
+// SAFETY: `into_raw`/`from_raw` round-trip the one notified reference, and the
+// `queue_next` link is only touched by the queue that currently holds that reference.
+unsafe impl<S: 'static> queue::Link for Notified<S> {
+    type Node = Header;
+
+    fn into_raw(self) -> NonNull<Header> {
+        ManuallyDrop::new(self).0.raw
+    }
+
+    unsafe fn from_raw(ptr: NonNull<Header>) -> Self {
+        // SAFETY: the queue gives back the reference `into_raw` handed it.
+        unsafe { Notified::from_raw(ptr) }
+    }
+
+    unsafe fn next(ptr: NonNull<Header>) -> Option<NonNull<Header>> {
+        // SAFETY: the task is live while queued; the link belongs to the holding queue.
+        unsafe { ptr.as_ref() }.queue_next.with(|p| unsafe { *p })
+    }
+
+    unsafe fn set_next(ptr: NonNull<Header>, next: Option<NonNull<Header>>) {
+        // SAFETY: as in `next`.
+        unsafe { ptr.as_ref() }
+            .queue_next
+            .with_mut(|p| unsafe { *p = next })
+    }
+}

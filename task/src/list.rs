@@ -1,0 +1,231 @@
+//! `OwnedTasks`: every live task of one runtime, so shutdown can reach them all.
+//!
+//! The list is sharded: one intrusive doubly linked list per shard (links in the task
+//! trailer), each behind its own cache-padded lock. A runtime gives each worker its own
+//! shard, so a spawn and a completion on the same worker take an uncontended, unshared
+//! lock; a task that completes elsewhere locks its home shard (`Header::shard`).
+//!
+//! Invariants: a task is in at most one list, its links are touched only under its
+//! shard's lock, and an unlinked task has both links `None` (so removing a task that is not
+//! in the list is detected, not corrupting). Once a shard is closed nothing is bound to it:
+//! a spawn after shutdown is cancelled on the spot.
+
+use std::future::Future;
+use std::marker::PhantomData;
+use std::mem;
+use std::ptr::NonNull;
+
+use crossbeam_utils::CachePadded;
+use shim::sync::atomic::{AtomicBool, Ordering};
+use shim::sync::Mutex;
+
+use crate::core::{Cell, Header};
+use crate::join::JoinHandle;
+use crate::{Notified, Schedule, Task};
+
+/// The live tasks of one runtime.
+pub struct OwnedTasks<S: 'static> {
+    shards: Box<[CachePadded<Mutex<Shard>>]>,
+    id: u64,
+    closed: AtomicBool,
+    _p: PhantomData<S>,
+}
+
+struct Shard {
+    head: Option<NonNull<Header>>,
+    len: usize,
+    closed: bool,
+}
+
+// SAFETY: the raw task pointers are only followed under the shard lock, and tasks are Send.
+unsafe impl Send for Shard {}
+
+fn next_owner_id() -> u64 {
+    // One per runtime (not per spawn). A plain std atomic even under loom: it is a global
+    // id source, not part of any protocol the model checks. Relaxed: only uniqueness matters.
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+impl<S: Schedule> OwnedTasks<S> {
+    /// A list with `shards` shards (at least one).
+    pub fn new(shards: usize) -> Self {
+        let shards = (0..shards.max(1))
+            .map(|_| {
+                CachePadded::new(Mutex::new(Shard {
+                    head: None,
+                    len: 0,
+                    closed: false,
+                }))
+            })
+            .collect();
+        OwnedTasks {
+            shards,
+            id: next_owner_id(),
+            closed: AtomicBool::new(false),
+            _p: PhantomData,
+        }
+    }
+
+    /// The number of shards.
+    pub fn shard_count(&self) -> usize {
+        self.shards.len()
+    }
+
+    /// Allocates a task for `future`, binds it to shard `shard` (modulo the shard count)
+    /// and returns its JoinHandle and, unless the list is closed, the `Notified` to schedule.
+    /// On a closed list the task is cancelled at once and the JoinHandle reports it.
+    pub fn bind<T>(&self, future: T, scheduler: S, shard: usize) -> (JoinHandle<T::Output>, Option<Notified<S>>)
+    where
+        T: Future + Send + 'static,
+        T::Output: Send + 'static,
+    {
+        let shard = shard % self.shards.len();
+        let ptr = Cell::<T, S>::new(future, scheduler, self.id, shard as u32);
+        // SAFETY: a new task holds three references: these three handles.
+        let (task, notified, join) = unsafe {
+            (
+                Task::<S>::from_raw(ptr),
+                Notified::<S>::from_raw(ptr),
+                JoinHandle::<T::Output>::from_raw(ptr),
+            )
+        };
+        let mut lock = self.shards[shard].lock();
+        if lock.closed {
+            drop(lock);
+            drop(notified);
+            task.shutdown();
+            return (join, None);
+        }
+        // SAFETY: we hold the shard lock, and the new task is in no list.
+        unsafe { lock.push_front(task) };
+        (join, Some(notified))
+    }
+
+    /// Removes a completed task; gives back the list's reference when the list held it.
+    pub fn remove(&self, task: &Task<S>) -> Option<Task<S>> {
+        let header = task.header();
+        if header.owner_id != self.id {
+            return None;
+        }
+        let mut lock = self.shards[header.shard as usize].lock();
+        // SAFETY: we hold the lock of the task's shard.
+        unsafe { lock.remove(task.raw) }
+    }
+
+    /// True when `task` was bound to this list.
+    pub fn is_owner(&self, task: &Notified<S>) -> bool {
+        task.0.header().owner_id == self.id
+    }
+
+    /// Live tasks in all shards.
+    pub fn len(&self) -> usize {
+        self.shards.iter().map(|s| s.lock().len).sum()
+    }
+
+    /// True when no task is live.
+    pub fn is_empty(&self) -> bool {
+        self.shards.iter().all(|s| s.lock().len == 0)
+    }
+
+    /// True once `close_and_shutdown_all` started.
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
+    }
+
+    /// Closes every shard (no task binds afterwards), then cancels every live task,
+    /// starting at shard `start` so several workers can share the work. Each future is
+    /// dropped exactly once: here if idle, or by its poller after the current poll.
+    pub fn close_and_shutdown_all(&self, start: usize) {
+        self.closed.store(true, Ordering::Release);
+        for shard in self.shards.iter() {
+            shard.lock().closed = true;
+        }
+        let n = self.shards.len();
+        for i in 0..n {
+            let shard = &self.shards[(start + i) % n];
+            loop {
+                // The lock must not be held while shutting down: completion re-locks it.
+                let task = shard.lock().pop_front::<S>();
+                match task {
+                    Some(task) => task.shutdown(),
+                    None => break,
+                }
+            }
+        }
+    }
+}
+
+impl Shard {
+    /// # Safety
+    /// The caller holds this shard's lock and `task` is in no list.
+    unsafe fn push_front(&mut self, task: Task<impl Schedule>) {
+        let ptr = task.raw;
+        mem::forget(task);
+        // SAFETY: the task is live (we hold its list reference) and its links are ours.
+        let trailer = unsafe { Header::trailer(ptr) };
+        trailer.owned_prev.with_mut(|p| unsafe { *p = None });
+        trailer.owned_next.with_mut(|p| unsafe { *p = self.head });
+        if let Some(old) = self.head {
+            // SAFETY: `old` is in this list, so live, and its links are under our lock.
+            let old_trailer = unsafe { Header::trailer(old) };
+            old_trailer.owned_prev.with_mut(|p| unsafe { *p = Some(ptr) });
+        }
+        self.head = Some(ptr);
+        self.len += 1;
+    }
+
+    fn pop_front<S: Schedule>(&mut self) -> Option<Task<S>> {
+        let head = self.head?;
+        // SAFETY: `head` is in this list, and we hold the lock (callers only call under it).
+        unsafe { self.remove(head) }
+    }
+
+    /// # Safety
+    /// The caller holds this shard's lock and `ptr` is a live task bound to this shard.
+    unsafe fn remove<S: Schedule>(&mut self, ptr: NonNull<Header>) -> Option<Task<S>> {
+        // SAFETY: live task (caller), links under our lock.
+        let trailer = unsafe { Header::trailer(ptr) };
+        // SAFETY: links are read under the shard lock.
+        let prev = trailer.owned_prev.with(|p| unsafe { *p });
+        let next = trailer.owned_next.with(|p| unsafe { *p });
+        match prev {
+            // SAFETY: a linked neighbour is in this list and live.
+            Some(prev) => unsafe { Header::trailer(prev) }
+                .owned_next
+                .with_mut(|p| unsafe { *p = next }),
+            None => {
+                if self.head != Some(ptr) {
+                    // Not in the list (already removed, or never bound).
+                    return None;
+                }
+                self.head = next;
+            }
+        }
+        if let Some(next) = next {
+            // SAFETY: a linked neighbour is in this list and live.
+            unsafe { Header::trailer(next) }
+                .owned_prev
+                .with_mut(|p| unsafe { *p = prev });
+        }
+        // SAFETY: links under our lock.
+        trailer.owned_prev.with_mut(|p| unsafe { *p = None });
+        trailer.owned_next.with_mut(|p| unsafe { *p = None });
+        self.len -= 1;
+        // SAFETY: the list's reference is handed to the caller.
+        Some(unsafe { Task::from_raw(ptr) })
+    }
+}
+
+impl<S: 'static> Drop for OwnedTasks<S> {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            for shard in self.shards.iter() {
+                debug_assert!(
+                    shard.lock().head.is_none(),
+                    "OwnedTasks dropped with live tasks; call close_and_shutdown_all first"
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,432 @@
+//! The task's state word: lifecycle bits and a reference count in one `AtomicUsize`.
+//!
+//! Bits (low to high): RUNNING, COMPLETE, NOTIFIED, CANCELLED, JOIN_INTEREST, JOIN_WAKER,
+//! then the reference count from bit 6. Every transition is a single atomic operation
+//! (one CAS loop, or one `fetch_*`), so a wake, a poll, an abort and a JoinHandle drop
+//! racing each other always see a consistent word.
+//!
+//! Invariants:
+//! - RUNNING is the lock on the future: whoever set it owns `Core::stage` until it clears it.
+//! - A `Notified` exists only while NOTIFIED is set, and it owns one reference.
+//! - COMPLETE is never cleared; once set the future is gone and the output (if any) belongs
+//!   to the JoinHandle when JOIN_INTEREST was set at that moment, else it was dropped.
+//! - JOIN_WAKER set means the trailer's waker belongs to the runtime side (read at completion);
+//!   unset means it belongs to the JoinHandle, which may write it.
+
+use shim::sync::atomic::AtomicUsize;
+use shim::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed};
+
+const RUNNING: usize = 1 << 0;
+const COMPLETE: usize = 1 << 1;
+const NOTIFIED: usize = 1 << 2;
+const CANCELLED: usize = 1 << 3;
+const JOIN_INTEREST: usize = 1 << 4;
+const JOIN_WAKER: usize = 1 << 5;
+const REF_SHIFT: usize = 6;
+const REF_ONE: usize = 1 << REF_SHIFT;
+
+/// A new task: three references (the owned list's `Task`, the first `Notified`, the
+/// `JoinHandle`), join interest, and notified (it is about to be scheduled).
+const INITIAL: usize = 3 * REF_ONE | JOIN_INTEREST | NOTIFIED;
+
+/// The atomic state word.
+pub(crate) struct State {
+    val: AtomicUsize,
+}
+
+/// A copy of the state word at one instant.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Snapshot(usize);
+
+impl Snapshot {
+    pub(crate) fn is_running(self) -> bool {
+        self.0 & RUNNING != 0
+    }
+    pub(crate) fn is_complete(self) -> bool {
+        self.0 & COMPLETE != 0
+    }
+    pub(crate) fn is_notified(self) -> bool {
+        self.0 & NOTIFIED != 0
+    }
+    pub(crate) fn is_cancelled(self) -> bool {
+        self.0 & CANCELLED != 0
+    }
+    pub(crate) fn is_join_interested(self) -> bool {
+        self.0 & JOIN_INTEREST != 0
+    }
+    pub(crate) fn has_join_waker(self) -> bool {
+        self.0 & JOIN_WAKER != 0
+    }
+    pub(crate) fn ref_count(self) -> usize {
+        self.0 >> REF_SHIFT
+    }
+    fn is_idle(self) -> bool {
+        self.0 & (RUNNING | COMPLETE) == 0
+    }
+}
+
+impl std::fmt::Debug for Snapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Snapshot")
+            .field("running", &self.is_running())
+            .field("complete", &self.is_complete())
+            .field("notified", &self.is_notified())
+            .field("cancelled", &self.is_cancelled())
+            .field("join_interest", &self.is_join_interested())
+            .field("join_waker", &self.has_join_waker())
+            .field("refs", &self.ref_count())
+            .finish()
+    }
+}
+
+/// What `transition_to_running` tells the poller to do.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum ToRunning {
+    /// RUNNING is ours: poll the future.
+    Success,
+    /// RUNNING is ours but the task was cancelled: drop the future, complete with an error.
+    Cancelled,
+    /// Already running or complete: our reference was dropped, nothing else to do.
+    Failed,
+    /// As `Failed`, and ours was the last reference: free the task.
+    Dealloc,
+}
+
+/// What `transition_to_idle` tells the poller to do after a `Pending` poll.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum ToIdle {
+    /// Idle again; the run's reference was dropped.
+    Ok,
+    /// Woken during the poll: the run's reference becomes a new `Notified`; re-schedule it.
+    OkNotified,
+    /// Idle again and ours was the last reference: free the task.
+    OkDealloc,
+    /// Cancelled during the poll: RUNNING is still ours; cancel and complete.
+    Cancelled,
+}
+
+/// What a wake tells the waker to do.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum ToNotified {
+    /// Schedule the task: a `Notified` reference is owned by the caller.
+    Submit,
+    /// Nothing to schedule.
+    DoNothing,
+    /// Nothing to schedule, and the waker's reference was the last one: free the task.
+    Dealloc,
+}
+
+impl State {
+    pub(crate) fn new() -> State {
+        State {
+            val: AtomicUsize::new(INITIAL),
+        }
+    }
+
+    /// Acquire: a reader of COMPLETE must see the output written before it.
+    pub(crate) fn load(&self) -> Snapshot {
+        Snapshot(self.val.load(Acquire))
+    }
+
+    /// One CAS loop; `f` returns the new word (or None to leave it) and a result.
+    /// AcqRel on success: every transition hands the future, the output or the join waker
+    /// from one thread to another, so it both publishes and observes.
+    #[inline]
+    fn update<R>(&self, mut f: impl FnMut(Snapshot) -> (Option<usize>, R)) -> R {
+        let mut cur = self.val.load(Acquire);
+        loop {
+            let (next, res) = f(Snapshot(cur));
+            let Some(next) = next else { return res };
+            match self.val.compare_exchange_weak(cur, next, AcqRel, Acquire) {
+                Ok(_) => return res,
+                Err(actual) => cur = actual,
+            }
+        }
+    }
+
+    /// A `Notified` is being run. Clears NOTIFIED and sets RUNNING, or (running/complete
+    /// already) drops the notified reference.
+    pub(crate) fn transition_to_running(&self) -> ToRunning {
+        self.update(|s| {
+            debug_assert!(s.is_notified() || s.is_running() || s.is_complete(), "{s:?}");
+            if !s.is_idle() {
+                let next = s.0 - REF_ONE;
+                let action = if Snapshot(next).ref_count() == 0 {
+                    ToRunning::Dealloc
+                } else {
+                    ToRunning::Failed
+                };
+                return (Some(next), action);
+            }
+            let next = (s.0 | RUNNING) & !NOTIFIED;
+            let action = if s.is_cancelled() {
+                ToRunning::Cancelled
+            } else {
+                ToRunning::Success
+            };
+            (Some(next), action)
+        })
+    }
+
+    /// The poll returned `Pending`. Clears RUNNING; keeps the run's reference as a new
+    /// `Notified` when woken meanwhile, else drops it, all in the same CAS.
+    pub(crate) fn transition_to_idle(&self) -> ToIdle {
+        self.update(|s| {
+            debug_assert!(s.is_running());
+            if s.is_cancelled() {
+                return (None, ToIdle::Cancelled);
+            }
+            let mut next = s.0 & !RUNNING;
+            if s.is_notified() {
+                return (Some(next), ToIdle::OkNotified);
+            }
+            next -= REF_ONE;
+            let action = if Snapshot(next).ref_count() == 0 {
+                ToIdle::OkDealloc
+            } else {
+                ToIdle::Ok
+            };
+            (Some(next), action)
+        })
+    }
+
+    /// The future finished (or was cancelled): RUNNING -> COMPLETE in one xor.
+    /// Returns the word as it was just before.
+    pub(crate) fn transition_to_complete(&self) -> Snapshot {
+        // AcqRel: publishes the output to the JoinHandle; acquires its join waker.
+        let prev = Snapshot(self.val.fetch_xor(RUNNING | COMPLETE, AcqRel));
+        debug_assert!(prev.is_running() && !prev.is_complete(), "{prev:?}");
+        prev
+    }
+
+    /// Drops `count` references at once; true when they were the last.
+    pub(crate) fn transition_to_terminal(&self, count: usize) -> bool {
+        let prev = Snapshot(self.val.fetch_sub(count * REF_ONE, AcqRel));
+        debug_assert!(prev.ref_count() >= count, "{prev:?} - {count}");
+        prev.ref_count() == count
+    }
+
+    /// `wake_by_ref`: on an idle task set NOTIFIED and take the queue's reference in the
+    /// same CAS; on a running one only mark it (its poller re-schedules it).
+    pub(crate) fn transition_to_notified_by_ref(&self) -> ToNotified {
+        self.update(|s| {
+            if s.is_complete() || s.is_notified() {
+                (None, ToNotified::DoNothing)
+            } else if s.is_running() {
+                (Some(s.0 | NOTIFIED), ToNotified::DoNothing)
+            } else {
+                Self::check_ref_overflow(s);
+                (Some((s.0 | NOTIFIED) + REF_ONE), ToNotified::Submit)
+            }
+        })
+    }
+
+    /// `wake` by value: the waker's own reference becomes the `Notified` when the task is
+    /// idle; otherwise it is dropped in the same CAS.
+    pub(crate) fn transition_to_notified_by_val(&self) -> ToNotified {
+        self.update(|s| {
+            if s.is_running() {
+                // The poller holds a reference, so ours cannot be the last.
+                (Some((s.0 | NOTIFIED) - REF_ONE), ToNotified::DoNothing)
+            } else if s.is_complete() || s.is_notified() {
+                let next = s.0 - REF_ONE;
+                if Snapshot(next).ref_count() == 0 {
+                    (Some(next), ToNotified::Dealloc)
+                } else {
+                    (Some(next), ToNotified::DoNothing)
+                }
+            } else {
+                (Some(s.0 | NOTIFIED), ToNotified::Submit)
+            }
+        })
+    }
+
+    /// `abort()`: mark CANCELLED; an idle task is also notified (with a new reference) so a
+    /// worker runs it and sees the cancellation; a running one is re-run after its poll.
+    pub(crate) fn transition_to_notified_and_cancel(&self) -> ToNotified {
+        self.update(|s| {
+            if s.is_cancelled() || s.is_complete() {
+                (None, ToNotified::DoNothing)
+            } else if s.is_running() || s.is_notified() {
+                (Some(s.0 | NOTIFIED | CANCELLED), ToNotified::DoNothing)
+            } else {
+                Self::check_ref_overflow(s);
+                (
+                    Some((s.0 | NOTIFIED | CANCELLED) + REF_ONE),
+                    ToNotified::Submit,
+                )
+            }
+        })
+    }
+
+    /// Runtime shutdown: mark CANCELLED, and when nobody is running it take RUNNING so the
+    /// caller drops the future right here. True when the caller now owns the future.
+    pub(crate) fn transition_to_shutdown(&self) -> bool {
+        self.update(|s| {
+            if s.is_idle() {
+                (Some(s.0 | RUNNING | CANCELLED), true)
+            } else {
+                (Some(s.0 | CANCELLED), false)
+            }
+        })
+    }
+
+    /// The JoinHandle is dropped right after spawn, before anything happened: one CAS.
+    pub(crate) fn drop_join_handle_fast(&self) -> bool {
+        // Relaxed on failure: we fall back to the slow path, which synchronizes.
+        self.val
+            .compare_exchange(INITIAL, (INITIAL - REF_ONE) & !JOIN_INTEREST, AcqRel, Relaxed)
+            .is_ok()
+    }
+
+    /// Clears JOIN_INTEREST (and JOIN_WAKER). Err when the task already completed: the
+    /// output is then the JoinHandle's to drop.
+    pub(crate) fn unset_join_interested(&self) -> Result<(), Snapshot> {
+        self.update(|s| {
+            debug_assert!(s.is_join_interested());
+            if s.is_complete() {
+                (None, Err(s))
+            } else {
+                (Some(s.0 & !(JOIN_INTEREST | JOIN_WAKER)), Ok(()))
+            }
+        })
+    }
+
+    /// Hands the freshly written join waker to the runtime side. Err when complete.
+    pub(crate) fn set_join_waker(&self) -> Result<Snapshot, Snapshot> {
+        self.update(|s| {
+            debug_assert!(s.is_join_interested() && !s.has_join_waker());
+            if s.is_complete() {
+                (None, Err(s))
+            } else {
+                let next = s.0 | JOIN_WAKER;
+                (Some(next), Ok(Snapshot(next)))
+            }
+        })
+    }
+
+    /// Takes the join waker back so the JoinHandle may replace it. Err when complete.
+    pub(crate) fn unset_join_waker(&self) -> Result<Snapshot, Snapshot> {
+        self.update(|s| {
+            debug_assert!(s.is_join_interested() && s.has_join_waker());
+            if s.is_complete() {
+                (None, Err(s))
+            } else {
+                let next = s.0 & !JOIN_WAKER;
+                (Some(next), Ok(Snapshot(next)))
+            }
+        })
+    }
+
+    /// One more reference (a waker clone). Relaxed: a new reference is made from an
+    /// existing one, so the task cannot be freed concurrently (as `Arc::clone`).
+    pub(crate) fn ref_inc(&self) {
+        let prev = self.val.fetch_add(REF_ONE, Relaxed);
+        if prev > isize::MAX as usize {
+            std::process::abort();
+        }
+    }
+
+    /// One reference less; true when it was the last (the caller frees the task).
+    /// AcqRel: the freeing thread must see every other holder's accesses (as `Arc::drop`).
+    pub(crate) fn ref_dec(&self) -> bool {
+        let prev = Snapshot(self.val.fetch_sub(REF_ONE, AcqRel));
+        debug_assert!(prev.ref_count() >= 1);
+        prev.ref_count() == 1
+    }
+
+    fn check_ref_overflow(s: Snapshot) {
+        if s.0 > isize::MAX as usize {
+            std::process::abort();
+        }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn initial_state() {
+        let s = State::new().load();
+        assert!(s.is_notified() && s.is_join_interested());
+        assert!(!s.is_running() && !s.is_complete() && !s.is_cancelled());
+        assert_eq!(s.ref_count(), 3);
+    }
+
+    #[test]
+    fn run_idle_wake_cycle() {
+        let st = State::new();
+        assert_eq!(st.transition_to_running(), ToRunning::Success);
+        // The run holds the notified reference; a wake while running only marks it.
+        assert_eq!(st.transition_to_notified_by_ref(), ToNotified::DoNothing);
+        assert!(st.load().is_notified());
+        assert_eq!(st.transition_to_idle(), ToIdle::OkNotified);
+        assert_eq!(st.load().ref_count(), 3);
+        assert_eq!(st.transition_to_running(), ToRunning::Success);
+        assert_eq!(st.transition_to_idle(), ToIdle::Ok);
+        assert_eq!(st.load().ref_count(), 2);
+        // Idle: wake_by_ref takes a reference in the same CAS.
+        assert_eq!(st.transition_to_notified_by_ref(), ToNotified::Submit);
+        assert_eq!(st.load().ref_count(), 3);
+        // Second wake while notified: nothing.
+        assert_eq!(st.transition_to_notified_by_ref(), ToNotified::DoNothing);
+        assert_eq!(st.load().ref_count(), 3);
+    }
+
+    #[test]
+    fn complete_and_terminal() {
+        let st = State::new();
+        st.transition_to_running();
+        let prev = st.transition_to_complete();
+        assert!(prev.is_join_interested());
+        let s = st.load();
+        assert!(s.is_complete() && !s.is_running());
+        // Wakes after completion do nothing; a by-value wake drops its reference.
+        assert_eq!(st.transition_to_notified_by_ref(), ToNotified::DoNothing);
+        assert!(!st.transition_to_terminal(2));
+        assert!(st.transition_to_terminal(1));
+    }
+
+    #[test]
+    fn abort_idle_and_running() {
+        let st = State::new();
+        st.transition_to_running();
+        assert_eq!(st.transition_to_idle(), ToIdle::Ok);
+        assert_eq!(st.transition_to_notified_and_cancel(), ToNotified::Submit);
+        assert_eq!(st.transition_to_running(), ToRunning::Cancelled);
+        // A second abort is a no-op.
+        assert_eq!(st.transition_to_notified_and_cancel(), ToNotified::DoNothing);
+        let st = State::new();
+        st.transition_to_running();
+        assert_eq!(st.transition_to_notified_and_cancel(), ToNotified::DoNothing);
+        assert_eq!(st.transition_to_idle(), ToIdle::Cancelled);
+    }
+
+    #[test]
+    fn join_handle_paths() {
+        let st = State::new();
+        assert!(st.drop_join_handle_fast());
+        assert!(!st.load().is_join_interested());
+        let st = State::new();
+        st.transition_to_running();
+        assert!(!st.drop_join_handle_fast());
+        st.set_join_waker().unwrap();
+        st.unset_join_waker().unwrap();
+        st.set_join_waker().unwrap();
+        st.transition_to_complete();
+        assert!(st.unset_join_waker().is_err());
+        assert!(st.unset_join_interested().is_err());
+    }
+
+    #[test]
+    fn shutdown_takes_idle_task() {
+        let st = State::new();
+        assert!(st.transition_to_shutdown());
+        assert!(st.load().is_running() && st.load().is_cancelled());
+        let st = State::new();
+        st.transition_to_running();
+        assert!(!st.transition_to_shutdown());
+        assert_eq!(st.transition_to_idle(), ToIdle::Cancelled);
+    }
+}
