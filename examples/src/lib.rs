@@ -1,2 +1,5 @@
 //! Examples for `runtime`; see the `examples/` folder of this crate:
 //! `hello`, `many_tasks`, and (with the I/O driver) `echo`, `http_server`, `hyper_server`.
+
+#[cfg(not(loom))]
+pub mod http;

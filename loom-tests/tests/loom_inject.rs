@@ -2,7 +2,8 @@
 //! close racing pushes. Each checks that every item comes out exactly once (or comes back
 //! refused), that batches keep their order, and that the lock-free length agrees with the
 //! contents once the threads are joined; loom checks the item links for data races.
-//! Preemption bound: `LOOM_MAX_PREEMPTIONS` (read by `loom::model::Builder::new`).
+//! Preemption bound: `LOOM_MAX_PREEMPTIONS` (read by `loom::model::Builder::new`), 3 when
+//! unset.
 
 #![cfg(loom)]
 
@@ -12,9 +13,31 @@ use queue::Inject;
 use shim::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use shim::sync::Arc;
 
+/// The bound used when LOOM_MAX_PREEMPTIONS is unset (every suite here runs in seconds).
+const DEFAULT_PREEMPTION_BOUND: usize = 3;
+
 fn model(f: impl Fn() + Sync + Send + 'static) {
-    // `Builder::new` reads LOOM_MAX_PREEMPTIONS (and the other LOOM_* variables).
-    loom::model::Builder::new().check(f);
+    // Counts the explored executions, for `--nocapture` runs. A std atomic on purpose: it
+    // lives outside the model and must not be one of loom's.
+    static ITERATIONS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    ITERATIONS.store(0, std::sync::atomic::Ordering::Relaxed);
+    // `Builder::new` reads LOOM_MAX_PREEMPTIONS (and the other LOOM_* variables). Unset,
+    // loom would explore without a bound, which some suites cannot finish: default to the
+    // CI bound instead (a large value such as 100 is, in effect, unbounded).
+    let mut builder = loom::model::Builder::new();
+    builder
+        .preemption_bound
+        .get_or_insert(DEFAULT_PREEMPTION_BOUND);
+    let bound = builder.preemption_bound;
+    builder.check(move || {
+        ITERATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        f()
+    });
+    eprintln!(
+        "{}: {} executions (preemption bound {bound:?})",
+        std::thread::current().name().unwrap_or("?"),
+        ITERATIONS.load(std::sync::atomic::Ordering::Relaxed)
+    );
 }
 
 fn assert_exactly_once(got: &[usize], n: usize) {

@@ -508,3 +508,4 @@ fn current_thread_shutdown_while_waking() {
         expect_cancelled(join);
     });
 }
+

@@ -22,6 +22,17 @@
 //!   ring; a second CAS sets `steal = real`, handing the slots back to the owner. Only one
 //!   steal per ring at a time: a thief that sees `steal != real` gives up.
 //!
+//! Orderings, in brief (each site says why): slot contents travel owner -> thief through
+//! the owner's Release store of `tail` and the thief's Acquire load of it; slot reuse
+//! travels thief -> owner through the thief's Release commit CAS and the owner's Acquire
+//! load of `head` before it writes a slot. The owner's pop/overflow CASes are Release so a
+//! thief that Acquire-loads `head` sees a `tail` no older than that `real`. The owner reads
+//! its own `tail` Relaxed (it is the only writer). A thief can still see a `tail` newer than
+//! its `head` (`tail - real > CAPACITY`): its claim CAS would fail, so it reloads `head`.
+//!
+//! No lock and no allocation after construction on the ring itself; only the overflow path
+//! takes the inject queue's lock, once per `CAPACITY / 2 + 1` items.
+//!
 //! Indices wrap at `u32::MAX`; a thief's CAS could only be fooled by ABA after 2^32 pops
 //! between its load and its CAS, which we accept (as tokio and Go do).
 
@@ -120,6 +131,15 @@ fn unpack(head: u64) -> (u32, u32) {
 }
 
 impl<T> Inner<T> {
+    /// The slot of position `pos`, without a bounds check.
+    #[inline(always)]
+    fn slot(&self, pos: u32) -> &UnsafeCell<MaybeUninit<T>> {
+        debug_assert_eq!(self.buffer.len(), CAPACITY);
+        // SAFETY: the buffer is built with exactly CAPACITY slots and never resized, and
+        // `pos & MASK < CAPACITY`.
+        unsafe { self.buffer.get_unchecked((pos & MASK) as usize) }
+    }
+
     /// Moves the item out of the slot at `pos`.
     ///
     /// # Safety
@@ -130,7 +150,7 @@ impl<T> Inner<T> {
     /// as uninitialised afterwards.
     #[inline(always)]
     unsafe fn read(&self, pos: u32) -> T {
-        let slot = &self.buffer[(pos & MASK) as usize];
+        let slot = self.slot(pos);
         // SAFETY: per this function's contract.
         slot.with(|p| unsafe { ptr::read(p).assume_init() })
     }
@@ -143,7 +163,7 @@ impl<T> Inner<T> {
     /// (if any) happens-before this write.
     #[inline(always)]
     unsafe fn write(&self, pos: u32, item: T) {
-        let slot = &self.buffer[(pos & MASK) as usize];
+        let slot = self.slot(pos);
         // SAFETY: per this function's contract.
         slot.with_mut(|p| unsafe { ptr::write(p, MaybeUninit::new(item)) });
     }
@@ -258,7 +278,7 @@ impl<T: Link> Local<T> {
         if self
             .inner
             .head
-            .compare_exchange(pack(real, real), pack(new_real, new_real), Release, Relaxed)
+            .compare_exchange(pack(real, real), pack(new_real, new_real), Relaxed, Relaxed)
             .is_err()
         {
             return Err(item);

@@ -73,7 +73,10 @@ impl<F: FnOnce() -> R, R> Future for BlockingTask<F> {
     type Output = R;
 
     fn poll(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<R> {
-        let f = self.0.take().expect("blocking task polled after completion");
+        let f = self
+            .0
+            .take()
+            .expect("blocking task polled after completion");
         Poll::Ready(f())
     }
 }
@@ -180,7 +183,7 @@ impl Inner {
             me.condvar.notify_one();
         } else if state.num_threads < me.config.max_threads {
             state.num_threads += 1;
-                        drop(state);
+            drop(state);
             if let Err(e) = Inner::spawn_thread(me) {
                 // The task stays queued for an existing thread; if there is none it would
                 // never run, so report the failure loudly rather than hang.

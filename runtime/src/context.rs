@@ -105,10 +105,7 @@ pub(crate) struct RuntimeGuard {
 /// Enters "inside a runtime"; panics, with what to do instead, when already inside one.
 #[track_caller]
 pub(crate) fn enter_runtime() -> RuntimeGuard {
-    let prev = with(|cx| {
-        cx.map(|cx| cx.in_runtime.replace(true))
-            .unwrap_or(false)
-    });
+    let prev = with(|cx| cx.map(|cx| cx.in_runtime.replace(true)).unwrap_or(false));
     if prev {
         with(|cx| {
             if let Some(cx) = cx {

@@ -137,3 +137,40 @@ impl Locked<'_> {
         let _ = timeout;
     }
 }
+
+/// The current runtime's driver, or a panic naming `what` and where it must be called from.
+#[cfg(not(loom))]
+#[track_caller]
+fn current_driver(what: &str) -> Arc<Driver> {
+    match crate::context::with_handle(|h| h.map(|h| h.driver().clone())) {
+        Some(driver) => driver,
+        None => panic!(
+            "{what} must be called from the context of a runtime: inside a task or \
+             `Runtime::block_on`, or after `Runtime::enter()`"
+        ),
+    }
+}
+
+/// The current runtime's I/O driver handle (for `runtime::net`).
+///
+/// # Panics
+/// Outside a runtime, or on a runtime built without `Builder::enable_io()`.
+#[cfg(not(loom))]
+#[track_caller]
+pub(crate) fn current_io() -> Arc<io_driver::Handle> {
+    current_driver("a `runtime::net` socket function")
+        .io_handle()
+        .clone()
+}
+
+/// The current runtime's timer driver handle (for `runtime::time`).
+///
+/// # Panics
+/// Outside a runtime, or on a runtime built without `Builder::enable_time()`.
+#[cfg(not(loom))]
+#[track_caller]
+pub(crate) fn current_time() -> Arc<io_driver::Handle> {
+    current_driver("a `runtime::time` function")
+        .time_handle()
+        .clone()
+}

@@ -23,11 +23,17 @@ mod context;
 mod coop;
 mod driver;
 mod handle;
+#[cfg(all(feature = "hyper", not(loom)))]
+pub mod hyper_compat;
 mod metrics;
+#[cfg(not(loom))]
+pub mod net;
 mod park;
 mod runtime;
 mod scheduler;
 pub mod task;
+#[cfg(not(loom))]
+pub mod time;
 mod util;
 
 pub use crate::builder::Builder;

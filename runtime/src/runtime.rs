@@ -113,7 +113,9 @@ impl Runtime {
         let _rt = context::enter_runtime();
         let _enter = context::enter(self.handle.inner.clone());
         match (&self.flavor, &self.handle.inner) {
-            (Flavor::CurrentThread(ct), scheduler::Handle::CurrentThread(h)) => ct.block_on(h, future),
+            (Flavor::CurrentThread(ct), scheduler::Handle::CurrentThread(h)) => {
+                ct.block_on(h, future)
+            }
             _ => park_block_on(future),
         }
     }

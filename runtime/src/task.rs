@@ -47,7 +47,8 @@ where
     R: Send + 'static,
 {
     let mut f = Some(f);
-    let join = context::with_handle(|h| h.map(|h| h.blocking().spawn_blocking(f.take().expect("once"))));
+    let join =
+        context::with_handle(|h| h.map(|h| h.blocking().spawn_blocking(f.take().expect("once"))));
     match join {
         Some(join) => join,
         None => panic!(

@@ -34,12 +34,16 @@ fn handle_current_outside_panics_and_try_current_errs() {
 fn block_on_inside_a_runtime_panics_with_advice() {
     for rt in [
         Builder::new_current_thread().build().unwrap(),
-        Builder::new_multi_thread().worker_threads(2).build().unwrap(),
+        Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap(),
     ] {
         let inner = Builder::new_current_thread().build().unwrap();
         let msg = rt.block_on(async {
             // Inside block_on.
-            let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inner.block_on(async {})));
+            let err =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inner.block_on(async {})));
             panic_message(err.unwrap_err())
         });
         assert!(msg.contains("cannot block_on inside a runtime"), "{msg}");
@@ -47,7 +51,9 @@ fn block_on_inside_a_runtime_panics_with_advice() {
         // Inside a task on a worker: the panic becomes the task's JoinError.
         let inner = Arc::new(inner);
         let i2 = inner.clone();
-        let err = rt.block_on(rt.spawn(async move { i2.block_on(async {}) })).unwrap_err();
+        let err = rt
+            .block_on(rt.spawn(async move { i2.block_on(async {}) }))
+            .unwrap_err();
         assert!(err.is_panic());
         assert!(panic_message(err.into_panic()).contains("cannot block_on inside a runtime"));
         // The runtime is fine afterwards.
@@ -57,10 +63,16 @@ fn block_on_inside_a_runtime_panics_with_advice() {
 
 #[test]
 fn enter_makes_spawn_work_outside_block_on() {
-    let rt = Builder::new_multi_thread().worker_threads(1).build().unwrap();
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap();
     let h = {
         let _g = rt.enter();
-        assert_eq!(Handle::current().runtime_flavor(), RuntimeFlavor::MultiThread);
+        assert_eq!(
+            Handle::current().runtime_flavor(),
+            RuntimeFlavor::MultiThread
+        );
         runtime::spawn(async { 9 })
     };
     assert!(Handle::try_current().is_err());
@@ -69,7 +81,10 @@ fn enter_makes_spawn_work_outside_block_on() {
 
 #[runtime::test]
 async fn macro_test_default_is_current_thread() {
-    assert_eq!(Handle::current().runtime_flavor(), RuntimeFlavor::CurrentThread);
+    assert_eq!(
+        Handle::current().runtime_flavor(),
+        RuntimeFlavor::CurrentThread
+    );
     assert_eq!(runtime::spawn(async { 1 }).await.unwrap(), 1);
 }
 
@@ -77,7 +92,10 @@ async fn macro_test_default_is_current_thread() {
 async fn macro_test_multi_thread_with_workers() {
     let m = Handle::current().metrics();
     assert_eq!(m.num_workers, 3);
-    assert_eq!(Handle::current().runtime_flavor(), RuntimeFlavor::MultiThread);
+    assert_eq!(
+        Handle::current().runtime_flavor(),
+        RuntimeFlavor::MultiThread
+    );
 }
 
 #[runtime::test]
@@ -89,7 +107,10 @@ async fn macro_test_returning_result() -> Result<(), std::num::ParseIntError> {
 
 #[test]
 fn metrics_count_polls_and_steals() {
-    let rt = Builder::new_multi_thread().worker_threads(2).build().unwrap();
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
     let n = 20_000;
     let done = Arc::new(AtomicUsize::new(0));
     let d = done.clone();
@@ -131,7 +152,11 @@ fn metrics_count_polls_and_steals() {
 
 #[test]
 fn idle_runtime_does_not_spin() {
-    let rt = Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
     rt.block_on(rt.spawn(async { yield_now().await })).unwrap();
     // Let both workers reach the parked state (they publish metrics as they park).
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -147,7 +172,10 @@ fn idle_runtime_does_not_spin() {
     let after = rt.metrics();
     // Parked workers burn nothing: no polls, no wake-ups while idle.
     for (b, a) in before.workers.iter().zip(&after.workers) {
-        assert_eq!(b.unparks, a.unparks, "an idle worker woke up: {before:?} -> {after:?}");
+        assert_eq!(
+            b.unparks, a.unparks,
+            "an idle worker woke up: {before:?} -> {after:?}"
+        );
         assert_eq!(b.polls, a.polls);
     }
 }
@@ -156,7 +184,10 @@ fn idle_runtime_does_not_spin() {
 fn remote_spawns_are_served_while_workers_are_busy() {
     // Workers stay busy with self-respawning chains; spawns from outside must still run
     // (the global queue is visited every `global_queue_interval` ticks).
-    let rt = Builder::new_multi_thread().worker_threads(2).build().unwrap();
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     fn busy(stop: Arc<std::sync::atomic::AtomicBool>) {
         if !stop.load(SeqCst) {
@@ -173,7 +204,10 @@ fn remote_spawns_are_served_while_workers_are_busy() {
         drop(rt.spawn(async move { tx.send(i).unwrap() }));
     }
     let mut got: Vec<i32> = (0..100)
-        .map(|_| rx.recv_timeout(Duration::from_secs(30)).expect("remote task starved"))
+        .map(|_| {
+            rx.recv_timeout(Duration::from_secs(30))
+                .expect("remote task starved")
+        })
         .collect();
     got.sort();
     assert_eq!(got, (0..100).collect::<Vec<_>>());
@@ -182,7 +216,10 @@ fn remote_spawns_are_served_while_workers_are_busy() {
 
 #[test]
 fn shutdown_timeout_does_not_wait_forever_on_a_blocking_task() {
-    let rt = Builder::new_multi_thread().worker_threads(1).build().unwrap();
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap();
     let (tx, rx) = mpsc::channel::<()>();
     let (started_tx, started_rx) = mpsc::channel();
     drop(rt.spawn_blocking(move || {

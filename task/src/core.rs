@@ -91,7 +91,7 @@ impl<T: Future, S: Schedule> Cell<T, S> {
     };
 
     /// Allocates the task: the one allocation of its life.
-    pub(crate) fn new(future: T, scheduler: S, owner_id: u64, shard: u32) -> NonNull<Header> {
+    pub(crate) fn allocate(future: T, scheduler: S, owner_id: u64, shard: u32) -> NonNull<Header> {
         let cell = Box::new(Cell {
             header: Header {
                 state: State::new(),

@@ -81,7 +81,7 @@ impl<S: Schedule> OwnedTasks<S> {
         T::Output: Send + 'static,
     {
         let shard = shard % self.shards.len();
-        let ptr = Cell::<T, S>::new(future, scheduler, self.id, shard as u32);
+        let ptr = Cell::<T, S>::allocate(future, scheduler, self.id, shard as u32);
         // SAFETY: a new task holds three references: these three handles.
         let (task, notified, join) = unsafe {
             (

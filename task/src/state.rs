@@ -27,7 +27,7 @@ const REF_ONE: usize = 1 << REF_SHIFT;
 
 /// A new task: three references (the owned list's `Task`, the first `Notified`, the
 /// `JoinHandle`), join interest, and notified (it is about to be scheduled).
-const INITIAL: usize = 3 * REF_ONE | JOIN_INTEREST | NOTIFIED;
+const INITIAL: usize = (3 * REF_ONE) | JOIN_INTEREST | NOTIFIED;
 
 /// The atomic state word.
 pub(crate) struct State {

@@ -106,10 +106,10 @@ impl Handle {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let (join, notified) = me
-            .shared
-            .owned
-            .bind(future, scheduler::Handle::CurrentThread(me.clone()), 0);
+        let (join, notified) =
+            me.shared
+                .owned
+                .bind(future, scheduler::Handle::CurrentThread(me.clone()), 0);
         if let Some(task) = notified {
             Handle::schedule_task(me, task);
         }
@@ -198,7 +198,10 @@ impl CurrentThread {
             // re-locks `self.core` on the same thread: a self-deadlock (found by loom).
             let core = self.core.lock().take();
             if let Some(core) = core {
-                let guard = CoreGuard { ct: self, core: Some(core) };
+                let guard = CoreGuard {
+                    ct: self,
+                    core: Some(core),
+                };
                 return guard.block_on(handle, future);
             }
             let (park, waker) = waiter.get_or_insert_with(|| {
@@ -274,7 +277,11 @@ impl Drop for CoreGuard<'_> {
 }
 
 impl CoreGuard<'_> {
-    fn block_on<F: Future>(mut self, handle: &Arc<Handle>, mut future: std::pin::Pin<&mut F>) -> F::Output {
+    fn block_on<F: Future>(
+        mut self,
+        handle: &Arc<Handle>,
+        mut future: std::pin::Pin<&mut F>,
+    ) -> F::Output {
         let core = self.core.take().expect("core present");
         let cx = scheduler::Context::CurrentThread(Context {
             handle: handle.clone(),
@@ -377,7 +384,10 @@ impl Context {
 
 impl Core {
     fn next_task(&mut self, handle: &Handle) -> Option<RunTask> {
-        if self.tick % handle.shared.global_queue_interval == 0 {
+        if self
+            .tick
+            .is_multiple_of(handle.shared.global_queue_interval)
+        {
             handle
                 .shared
                 .inject

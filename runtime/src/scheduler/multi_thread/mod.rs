@@ -20,8 +20,8 @@ use queue::{Inject, Steal};
 use shim::sync::{Arc, Mutex};
 use task::{JoinHandle, OwnedTasks};
 
-pub(crate) use self::worker::Context;
 use self::idle::Idle;
+pub(crate) use self::worker::Context;
 use self::worker::Core;
 use crate::blocking;
 use crate::driver::Driver;
@@ -49,7 +49,6 @@ pub(crate) struct Shared {
     idle: Idle,
     pub(crate) owned: OwnedTasks<scheduler::Handle>,
     shutdown_cores: Mutex<Vec<Box<Core>>>,
-    config: Config,
     metrics: Box<[CachePadded<metrics::Slot>]>,
 }
 
@@ -90,7 +89,6 @@ pub(crate) fn create(
             idle: Idle::new(num_workers),
             owned: OwnedTasks::new(num_workers),
             shutdown_cores: Mutex::new(Vec::with_capacity(num_workers)),
-            config,
             metrics: metrics::slots(num_workers),
         },
         driver,

@@ -52,7 +52,12 @@ pub(crate) struct Context {
 }
 
 impl Core {
-    pub(super) fn new(index: usize, run_queue: Local<RunTask>, park: Parker, config: &Config) -> Box<Core> {
+    pub(super) fn new(
+        index: usize,
+        run_queue: Local<RunTask>,
+        park: Parker,
+        config: &Config,
+    ) -> Box<Core> {
         Box::new(Core {
             index,
             tick: 0,
@@ -92,14 +97,20 @@ pub(super) fn run(handle: Arc<Handle>, core: Box<Core>) {
 /// The index of the current thread's worker, when it is a worker of `handle`.
 pub(super) fn current_index(handle: &Arc<Handle>) -> Option<usize> {
     context::with_scheduler(|cx| match cx {
-        Some(scheduler::Context::MultiThread(cx)) if Arc::ptr_eq(&cx.handle, handle) => Some(cx.index),
+        Some(scheduler::Context::MultiThread(cx)) if Arc::ptr_eq(&cx.handle, handle) => {
+            Some(cx.index)
+        }
         _ => None,
     })
 }
 
 /// Pushes `task` onto the current worker's queue when this thread is a worker of `handle`
 /// holding its core; gives the task back otherwise.
-pub(super) fn try_schedule_local(handle: &Arc<Handle>, task: RunTask, is_yield: bool) -> Result<(), RunTask> {
+pub(super) fn try_schedule_local(
+    handle: &Arc<Handle>,
+    task: RunTask,
+    is_yield: bool,
+) -> Result<(), RunTask> {
     context::with_scheduler(|cx| {
         let Some(scheduler::Context::MultiThread(cx)) = cx else {
             return Err(task);
@@ -128,7 +139,7 @@ impl Context {
     fn run(&self, mut core: Box<Core>) {
         while !core.is_shutdown {
             core.tick = core.tick.wrapping_add(1);
-            if core.tick % core.event_interval == 0 {
+            if core.tick.is_multiple_of(core.event_interval) {
                 core = self.maintenance(core);
                 if core.is_shutdown {
                     break;
@@ -274,7 +285,7 @@ impl Core {
     }
 
     fn next_task(&mut self, handle: &Handle) -> Option<RunTask> {
-        if self.tick % self.global_queue_interval == 0 {
+        if self.tick.is_multiple_of(self.global_queue_interval) {
             // Fairness: the global queue first, now and then, however busy we are.
             if let Some(task) = handle.shared.inject.pop() {
                 return Some(task);

@@ -1,0 +1,222 @@
+#!/usr/bin/env bash
+# compare.sh: runs both bench files (multi-thread and current-thread flavors), then prints
+# one table of medians (ours beside tokio, smol, smol's static executor and the floor) and
+# callgrind instruction counts per spawned task. See benches/README.md for how to read it.
+#
+# Usage, from the repository root:
+#   bash benches/compare.sh                    # 4 workers (the default)
+#   BENCH_WORKERS=2 bash benches/compare.sh    # 2 workers
+# Options:
+#   --no-bench   skip criterion; print the table from the last run's results
+#   --no-instr   skip the callgrind instruction counts
+# Environment:
+#   BENCH_WORKERS          worker threads of the multi-thread runtimes (default 4)
+#   RUNTIME_BENCH_METRICS  =1: also print our runtime's per-worker counters per group
+#   CRITERION_ARGS         criterion flags (default: short runs, see below)
+#   CARGO_TARGET_DIR       where to build (default: target/); results go to
+#                          $CARGO_TARGET_DIR/criterion-compare/workers-N/
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT=$(pwd)
+WORKERS=${BENCH_WORKERS:-4}
+export BENCH_WORKERS=$WORKERS
+TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
+OUT=$TARGET/criterion-compare/workers-$WORKERS
+# Short runs: the whole script takes under ~10 minutes on 2 cores (after the first,
+# slow, fat-LTO build). Groups with long iterations override the sample size in code.
+CRITERION_ARGS=${CRITERION_ARGS:---noplot --warm-up-time 0.5 --measurement-time 2 --sample-size 20 --nresamples 20000}
+
+RUN_BENCH=1
+RUN_INSTR=1
+for arg in "$@"; do
+    case $arg in
+        --no-bench) RUN_BENCH=0 ;;
+        --no-instr) RUN_INSTR=0 ;;
+        -h | --help)
+            sed -n '2,19p' "${BASH_SOURCE[0]}"
+            exit 0
+            ;;
+        *)
+            echo "compare.sh: unknown option $arg (try --help)" >&2
+            exit 2
+            ;;
+    esac
+done
+
+command -v python3 >/dev/null || {
+    echo "compare.sh: python3 is needed to read criterion's results" >&2
+    exit 1
+}
+
+if [[ $RUN_BENCH == 1 ]]; then
+    rm -rf "$OUT"
+    mkdir -p "$OUT"
+    export CRITERION_HOME=$OUT
+    echo "building the benches (the first build, with fat LTO, takes minutes)..."
+    cargo bench -p benches --no-run --quiet
+    for file in rt_multi_threaded rt_current_thread; do
+        echo "running $file (BENCH_WORKERS=$WORKERS; log: $OUT/$file.log)..."
+        start=$SECONDS
+        # shellcheck disable=SC2086 # CRITERION_ARGS is a list of flags
+        if ! cargo bench -p benches --quiet --bench "$file" -- $CRITERION_ARGS >"$OUT/$file.log" 2>&1; then
+            echo "compare.sh: $file failed; the end of its log:" >&2
+            tail -n 30 "$OUT/$file.log" >&2
+            exit 1
+        fi
+        echo "  done in $((SECONDS - start)) s"
+    done
+fi
+
+if [[ ! -d $OUT ]]; then
+    echo "compare.sh: no results in $OUT; run without --no-bench first" >&2
+    exit 1
+fi
+
+INSTR_FILE=$OUT/instr.tsv
+if [[ $RUN_INSTR == 1 ]]; then
+    rm -f "$INSTR_FILE"
+    if ! command -v valgrind >/dev/null; then
+        echo "valgrind not found: skipping the instruction counts (apt-get install valgrind)"
+    else
+        echo "counting instructions under callgrind..."
+        cargo build --profile bench -p benches --bin instr --quiet
+        INSTR=$TARGET/release/instr
+        # Prints the instructions callgrind collected over the whole process.
+        collected() {
+            timeout 600 valgrind --tool=callgrind --callgrind-out-file=/dev/null "$INSTR" "$@" 2>&1 |
+                sed -n 's/.*Collected : \([0-9]*\).*/\1/p' || true
+        }
+        for rt in runtime tokio smol smol_static floor; do
+            for wl in spawn_many_local chained_spawn; do
+                for flavor in current "$WORKERS"; do
+                    [[ $rt == floor && $flavor != current ]] && continue
+                    tasks=$(timeout 600 "$INSTR" "$rt" "$wl" 0 "$flavor" | sed -n 's/tasks_per_iteration //p' || true)
+                    one=$(collected "$rt" "$wl" 1 "$flavor")
+                    eleven=$(collected "$rt" "$wl" 11 "$flavor")
+                    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$rt" "$wl" "$flavor" "$tasks" "$one" "$eleven" >>"$INSTR_FILE"
+                done
+            done
+        done
+    fi
+fi
+
+if [[ ${RUNTIME_BENCH_METRICS:-} == 1 ]]; then
+    echo
+    echo "=== our runtime's counters per group (RUNTIME_BENCH_METRICS=1) ==="
+    for file in rt_multi_threaded rt_current_thread; do
+        if [[ -f $OUT/$file.log ]]; then
+            awk '/^runtime metrics,/{p=1} p&&/^$/{p=0; print ""} p' "$OUT/$file.log"
+        fi
+    done
+fi
+
+python3 - "$OUT" "$WORKERS" "$INSTR_FILE" <<'PY'
+import json, os, sys, platform
+
+out, workers, instr_file = sys.argv[1], sys.argv[2], sys.argv[3]
+RUNTIMES = ["runtime", "tokio", "smol", "smol_static", "floor"]
+WORKLOADS = ["spawn_many_local", "spawn_many_remote_idle", "spawn_many_remote_busy1",
+             "spawn_many_remote_busy2", "ping_pong", "yield_many", "chained_spawn"]
+FLAVORS = [("multi_thread", f"multi({workers})"), ("current_thread", "current")]
+
+# criterion: <home>/<group dir>/<function>/new/{benchmark,estimates}.json
+medians = {}
+for dirpath, dirnames, filenames in os.walk(out):
+    if os.path.basename(dirpath) != "new" or "benchmark.json" not in filenames:
+        continue
+    with open(os.path.join(dirpath, "benchmark.json")) as f:
+        meta = json.load(f)
+    with open(os.path.join(dirpath, "estimates.json")) as f:
+        est = json.load(f)
+    medians[(meta["group_id"], meta["function_id"])] = est["median"]["point_estimate"]
+
+def fmt(ns):
+    if ns is None:
+        return "-"
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if ns >= scale:
+            return f"{ns / scale:.3g} {unit}"
+    return f"{ns:.3g} ns"
+
+def cell(ns, ours):
+    if ns is None:
+        return "-"
+    if ours is None:
+        return fmt(ns)
+    return f"{fmt(ns)} {ns / ours:5.2f}x"
+
+nproc = os.cpu_count()
+print()
+print(f"=== medians: multi-thread runtimes with {workers} workers; {nproc} cores, "
+      f"{platform.node()}, load avg {os.getloadavg()[0]:.2f} at the end ===")
+print("each other runtime: its median, then THEIR TIME / OUR TIME (2.00x = ours is twice as"
+      " fast; below 1.00x = ours is slower)")
+print("ours/floor = OUR TIME / FLOOR TIME (1.00x would be the floor itself)")
+print("target (issue 3): multi <= 0.75x tokio (>= 1.33x here) and faster than every other"
+      " runtime; current <= 0.85x tokio (>= 1.18x); spawn_many_local & chained_spawn"
+      " within 4x floor")
+hdr = f"{'flavor':<9} {'workload':<24} {'runtime':>10}"
+for rt in RUNTIMES[1:]:
+    hdr += f" {rt:>16}"
+hdr += f" {'ours/floor':>10}  target"
+print(hdr)
+print("-" * len(hdr))
+missing = 0
+for group_prefix, flavor in FLAVORS:
+    for wl in WORKLOADS:
+        get = lambda rt: medians.get((f"{group_prefix}/{wl}", rt))
+        ours = get("runtime")
+        if ours is None and all(get(rt) is None for rt in RUNTIMES):
+            missing += 1
+            continue
+        row = f"{flavor:<9} {wl:<24} {fmt(ours):>10}"
+        for rt in RUNTIMES[1:]:
+            row += f" {cell(get(rt), ours):>16}"
+        floor = get("floor")
+        row += f" {(f'{ours / floor:.2f}x' if ours and floor else '-'):>10}"
+        misses = []
+        if ours is not None:
+            tokio = get("tokio")
+            need = 0.75 if group_prefix == "multi_thread" else 0.85
+            if tokio is not None and ours > need * tokio:
+                misses.append("tokio")
+            if group_prefix == "multi_thread":
+                misses += [rt for rt in ("smol", "smol_static")
+                           if get(rt) is not None and get(rt) <= ours]
+            if wl in ("spawn_many_local", "chained_spawn") and floor and ours > 4 * floor:
+                misses.append("floor")
+        row += "  " + ("ok" if not misses else "MISS: " + ",".join(misses))
+        print(row)
+if missing:
+    print(f"({missing} workload rows had no results: a bench failed or was filtered out)")
+
+if os.path.exists(instr_file) and os.path.getsize(instr_file) > 0:
+    counts = {}
+    with open(instr_file) as f:
+        for line in f:
+            rt, wl, flavor, tasks, one, eleven = line.rstrip("\n").split("\t")
+            try:
+                counts[(rt, wl, flavor)] = (int(eleven) - int(one)) / (10 * int(tasks))
+            except ValueError:
+                counts[(rt, wl, flavor)] = None
+    cols = [(wl, fl) for wl in ("spawn_many_local", "chained_spawn")
+            for fl in ("current", workers)]
+    print()
+    print("=== instructions per spawned task (callgrind: (I(11 iterations) - I(1)) /"
+          " (10 x tasks per iteration); all threads; lower is better) ===")
+    print(f"{'':<12}" + "".join(f" {wl + (' current' if fl == 'current' else f' multi({fl})'):>27}"
+                               for wl, fl in cols) + "   ours/theirs (current)")
+    base = {wl: counts.get(("runtime", wl, "current")) for wl, _ in cols}
+    for rt in RUNTIMES:
+        line = f"{rt:<12}"
+        for wl, fl in cols:
+            v = counts.get((rt, wl, fl))
+            line += f" {('-' if v is None else f'{v:.0f}'):>27}"
+        rel = []
+        for wl in ("spawn_many_local", "chained_spawn"):
+            v = counts.get((rt, wl, "current"))
+            rel.append(f"{base[wl] / v:.2f}x" if v and base[wl] else "-")
+        line += "   " + " / ".join(rel)
+        print(line)
+PY

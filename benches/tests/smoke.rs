@@ -1,0 +1,88 @@
+//! Every workload, once, on every runtime and flavor the bench files use: each iteration
+//! returns only after its tasks all ran (the last one signals, or every handle resolved),
+//! so finishing is the assertion; a lost wakeup or a deadlock shows up as a hang.
+
+use benches::floor::Floor;
+use benches::ours::Ours;
+use benches::smol::{SmolExecutor, SmolStatic};
+use benches::tokio_rt::Tokio;
+use benches::workloads::*;
+use benches::{AsyncSignal, Bench, BlockingSignal, Flavor, Signal};
+
+type Workload<B> = for<'a> fn(&'a B) -> Iteration<'a>;
+
+/// Runs each workload twice (setup, two iterations, teardown) on a fresh runtime.
+fn all<B: Bench, S: Signal>(make: impl Fn() -> B, floor_only: bool) {
+    let mut list: Vec<(&str, Workload<B>)> = vec![
+        ("spawn_many_local", spawn_many_local::<B, S>),
+        ("ping_pong", ping_pong::<B, S>),
+        ("yield_many", yield_many::<B, S>),
+        ("chained_spawn", chained_spawn::<B, S>),
+    ];
+    if !floor_only {
+        list.push(("spawn_many_remote_idle", spawn_many_remote_idle::<B, S>));
+        list.push(("spawn_many_remote_busy1", spawn_many_remote_busy1::<B, S>));
+        list.push(("spawn_many_remote_busy2", spawn_many_remote_busy2::<B, S>));
+    }
+    for (name, workload) in list {
+        let rt = make();
+        let mut iteration = workload(&rt);
+        iteration();
+        iteration();
+        drop(iteration);
+        drop(rt);
+        eprintln!("{name}: ok");
+    }
+}
+
+const MT: Flavor = Flavor::MultiThread(2);
+
+#[test]
+fn ours_multi_thread() {
+    all::<Ours, BlockingSignal>(|| Ours::new(MT), false);
+}
+
+#[test]
+fn ours_current_thread() {
+    all::<Ours, AsyncSignal>(|| Ours::new(Flavor::CurrentThread), false);
+}
+
+#[test]
+fn tokio_multi_thread() {
+    all::<Tokio, BlockingSignal>(|| Tokio::new(MT), false);
+}
+
+#[test]
+fn tokio_current_thread() {
+    all::<Tokio, AsyncSignal>(|| Tokio::new(Flavor::CurrentThread), false);
+}
+
+#[test]
+fn smol_multi_thread() {
+    all::<SmolExecutor, BlockingSignal>(|| SmolExecutor::new(MT), false);
+}
+
+#[test]
+fn smol_current_thread() {
+    all::<SmolExecutor, AsyncSignal>(|| SmolExecutor::new(Flavor::CurrentThread), false);
+}
+
+#[test]
+fn smol_static_multi_thread() {
+    all::<SmolStatic, BlockingSignal>(|| SmolStatic::new(MT), false);
+}
+
+#[test]
+fn smol_static_current_thread() {
+    all::<SmolStatic, AsyncSignal>(|| SmolStatic::new(Flavor::CurrentThread), false);
+}
+
+#[test]
+fn floor_every_workload() {
+    all::<Floor, AsyncSignal>(Floor::new, false);
+}
+
+#[test]
+fn floor_with_multi_thread_file_workloads() {
+    all::<Floor, AsyncSignal>(Floor::new, true);
+}

@@ -1,0 +1,189 @@
+//! hyper 1.x on this runtime: I/O, executor and timer adapters (feature `hyper`).
+//!
+//! - [`HyperIo`] wraps any `futures::io` stream (our `net::TcpStream`, a split half, ...)
+//!   and implements hyper's `rt::Read` / `rt::Write`. hyper reads into uninitialized memory
+//!   and `futures::io::AsyncRead` wants an initialized slice, so each read zero-fills the
+//!   part of hyper's buffer it offers (at most `MAX_READ` bytes, a few dozen nanoseconds
+//!   for the usual 8 KiB) and then tells hyper how many bytes arrived. Writes report
+//!   `is_write_vectored() == false`, so hyper flattens a response's head and body into one
+//!   buffer and writes it with one `write`.
+//! - [`HyperExecutor`] spawns hyper's background futures with [`crate::spawn`].
+//! - [`HyperTimer`] hands out [`crate::time::Sleep`]s boxed as `rt::Sleep`, and resets one
+//!   in place (no new allocation) when hyper moves a deadline.
+//!
+//! ```no_run
+//! use runtime::hyper_compat::{HyperIo, HyperTimer};
+//! # async fn serve(stream: runtime::net::TcpStream) {
+//! let svc = hyper::service::service_fn(|_req| async {
+//!     Ok::<_, std::convert::Infallible>(hyper::Response::new(String::from("Hello, World!")))
+//! });
+//! let _ = hyper::server::conn::http1::Builder::new()
+//!     .timer(HyperTimer)
+//!     .serve_connection(HyperIo::new(stream), svc)
+//!     .await;
+//! # }
+//! ```
+
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::task::{ready, Context, Poll};
+use std::time::{Duration, Instant};
+
+use futures::io::{AsyncRead, AsyncWrite};
+use hyper::rt::{self, ReadBufCursor};
+
+use crate::time::Sleep;
+
+/// Largest slice of hyper's buffer offered to one read (and zero-filled for it).
+const MAX_READ: usize = 32 * 1024;
+
+/// A `futures::io` stream seen through hyper's `rt::Read` / `rt::Write`.
+#[derive(Debug)]
+pub struct HyperIo<T> {
+    inner: T,
+}
+
+impl<T> HyperIo<T> {
+    /// Wraps `inner`.
+    pub fn new(inner: T) -> HyperIo<T> {
+        HyperIo { inner }
+    }
+
+    /// The wrapped stream.
+    pub fn inner(&self) -> &T {
+        &self.inner
+    }
+
+    /// The wrapped stream, mutably.
+    pub fn inner_mut(&mut self) -> &mut T {
+        &mut self.inner
+    }
+
+    /// Unwraps the stream.
+    pub fn into_inner(self) -> T {
+        self.inner
+    }
+}
+
+impl<T: AsyncRead + Unpin> rt::Read for HyperIo<T> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        mut buf: ReadBufCursor<'_>,
+    ) -> Poll<io::Result<()>> {
+        let want = buf.remaining().min(MAX_READ);
+        let dst = buf.initialize_unfilled_to(want);
+        let n = ready!(Pin::new(&mut self.get_mut().inner).poll_read(cx, dst))?;
+        assert!(
+            n <= want,
+            "AsyncRead::poll_read reported more bytes than it was given"
+        );
+        // SAFETY: `initialize_unfilled_to(want)` initialized the first `want` unfilled bytes
+        // (zeroed them, or they already were), and the reader wrote `n <= want` of them, so
+        // `n` unfilled bytes are initialized, which is what `advance` requires.
+        unsafe { buf.advance(n) };
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl<T: AsyncWrite + Unpin> rt::Write for HyperIo<T> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().inner).poll_write(cx, buf)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_close(cx)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().inner).poll_write_vectored(cx, bufs)
+    }
+}
+
+/// hyper's `rt::Executor` on this runtime: spawns with [`crate::spawn`] (so it must be used
+/// from inside the runtime, as hyper does: from the connection's task).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HyperExecutor;
+
+impl<F> rt::Executor<F> for HyperExecutor
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    fn execute(&self, fut: F) {
+        // Detached: hyper tracks its background futures itself.
+        drop(crate::spawn(fut));
+    }
+}
+
+/// hyper's `rt::Timer` on this runtime's timer wheel (needs `Builder::enable_time()`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HyperTimer;
+
+/// A [`Sleep`] as hyper's `rt::Sleep`.
+#[derive(Debug)]
+struct HyperSleep(Sleep);
+
+impl Future for HyperSleep {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        Pin::new(&mut self.get_mut().0).poll(cx)
+    }
+}
+
+impl rt::Sleep for HyperSleep {}
+
+impl rt::Timer for HyperTimer {
+    fn sleep(&self, duration: Duration) -> Pin<Box<dyn rt::Sleep>> {
+        Box::pin(HyperSleep(crate::time::sleep(duration)))
+    }
+
+    fn sleep_until(&self, deadline: Instant) -> Pin<Box<dyn rt::Sleep>> {
+        Box::pin(HyperSleep(crate::time::sleep_until(deadline)))
+    }
+
+    fn reset(&self, sleep: &mut Pin<Box<dyn rt::Sleep>>, new_deadline: Instant) {
+        match sleep.as_mut().downcast_mut_pin::<HyperSleep>() {
+            // `HyperSleep` is `Unpin`, so unpinning it is free.
+            Some(ours) => ours.get_mut().0.reset(new_deadline),
+            None => *sleep = self.sleep_until(new_deadline),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rt::Timer as _;
+
+    #[test]
+    fn timer_sleeps_and_resets_in_place() {
+        let rt = crate::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let timer = HyperTimer;
+            let mut s = timer.sleep(Duration::from_secs(3600));
+            let soon = Instant::now() + Duration::from_millis(5);
+            timer.reset(&mut s, soon);
+            assert!(s.as_mut().downcast_mut_pin::<HyperSleep>().is_some());
+            s.await;
+            assert!(Instant::now() >= soon, "never early");
+        });
+    }
+}

@@ -1,0 +1,214 @@
+//! `IoSource<S>`: a mio socket registered with the runtime's I/O driver.
+//!
+//! Every socket type in `runtime::net` is one of these plus its API. The driver is edge
+//! triggered: readiness is set by the driver when an event arrives and stays set until we
+//! clear it. An operation therefore (1) spends one unit of the task's cooperative budget,
+//! (2) waits until the registration reports readiness in its direction, (3) tries the
+//! syscall, and (4) on `WouldBlock` clears exactly the readiness it observed (the clear is
+//! tick-checked by the driver, so an event that arrived in between survives) and waits
+//! again. A short read or write (fewer bytes than asked) proves the kernel buffer was
+//! drained/filled, so that readiness is cleared too: the next operation waits for an edge
+//! instead of paying for a syscall that would only say `WouldBlock`.
+//!
+//! `readable()`/`writable()` followed by `try_read`/`try_write` have no `Context` to poll
+//! with, so the readiness event last seen by `poll_ready_recorded` is kept per direction
+//! and cleared by the `try_*` call that then hits `WouldBlock`.
+//!
+//! Invariants: the mio socket is `Some` for the whole life of the value except inside
+//! `into_inner`/`drop`; on drop it is first removed from epoll (`deregister`), then closed,
+//! then the registration frees its slab entry (bumping the generation, so a late event for
+//! this token can never reach a future occupant). Each direction stores one waker: only one
+//! task at a time may wait for a given direction of one socket.
+
+use std::fmt;
+use std::io::{self, IoSlice, IoSliceMut, Read, Write};
+use std::task::{ready, Context, Poll};
+
+use io_driver::{Direction, ReadyEvent, Registration};
+use mio::event::Source;
+use mio::Interest;
+use shim::sync::{Arc, Mutex};
+
+use crate::coop;
+
+pub(crate) struct IoSource<S: Source> {
+    io: Option<S>,
+    registration: Registration,
+    /// Readiness last returned by `poll_ready_recorded`, per direction (read, write).
+    recorded: Mutex<[Option<ReadyEvent>; 2]>,
+}
+
+fn slot(dir: Direction) -> usize {
+    match dir {
+        Direction::Read => 0,
+        Direction::Write => 1,
+    }
+}
+
+impl<S: Source> IoSource<S> {
+    /// Registers `io` with the current runtime's I/O driver.
+    ///
+    /// # Panics
+    /// Outside a runtime, or on a runtime without `Builder::enable_io()`.
+    #[track_caller]
+    pub(crate) fn new(io: S, interest: Interest) -> io::Result<Self> {
+        let handle = crate::driver::current_io();
+        Self::with_handle(&handle, io, interest)
+    }
+
+    /// Registers `io` with the given driver (e.g. an accepted socket, with its listener's).
+    pub(crate) fn with_handle(
+        handle: &Arc<io_driver::Handle>,
+        mut io: S,
+        interest: Interest,
+    ) -> io::Result<Self> {
+        let registration = handle.register(&mut io, interest)?;
+        Ok(IoSource {
+            io: Some(io),
+            registration,
+            recorded: Mutex::new([None, None]),
+        })
+    }
+
+    pub(crate) fn get_ref(&self) -> &S {
+        self.io.as_ref().expect("socket present until dropped")
+    }
+
+    pub(crate) fn driver(&self) -> &Arc<io_driver::Handle> {
+        self.registration.handle()
+    }
+
+    /// Removes the socket from the driver and hands it back.
+    pub(crate) fn into_inner(mut self) -> io::Result<S> {
+        let mut io = self.io.take().expect("socket present until dropped");
+        self.registration.deregister(&mut io)?;
+        Ok(io)
+    }
+
+    /// Waits for readiness in `dir` (spending budget), without any syscall, and remembers
+    /// the event for a following `try_io`.
+    pub(crate) fn poll_ready_recorded(
+        &self,
+        cx: &mut Context<'_>,
+        dir: Direction,
+    ) -> Poll<io::Result<()>> {
+        ready!(coop::poll_proceed(cx));
+        let ev = ready!(self.registration.poll_ready(cx, dir))?;
+        self.recorded.lock()[slot(dir)] = Some(ev);
+        Poll::Ready(Ok(()))
+    }
+
+    /// Waits for readiness in `dir`, then runs `f` until it does not say `WouldBlock`.
+    pub(crate) fn poll_io<R>(
+        &self,
+        cx: &mut Context<'_>,
+        dir: Direction,
+        mut f: impl FnMut(&S) -> io::Result<R>,
+    ) -> Poll<io::Result<R>> {
+        ready!(coop::poll_proceed(cx));
+        let io = self.get_ref();
+        self.registration.poll_io(cx, dir, || f(io))
+    }
+
+    /// Waits for readiness in `dir` and runs `f`, which returns a byte count; a count short
+    /// of `want` clears the readiness observed (the kernel buffer is empty/full).
+    fn poll_transfer(
+        &self,
+        cx: &mut Context<'_>,
+        dir: Direction,
+        want: usize,
+        mut f: impl FnMut(&S) -> io::Result<usize>,
+    ) -> Poll<io::Result<usize>> {
+        ready!(coop::poll_proceed(cx));
+        let io = self.get_ref();
+        loop {
+            let ev = ready!(self.registration.poll_ready(cx, dir))?;
+            match f(io) {
+                Ok(n) => {
+                    if n > 0 && n < want {
+                        self.registration.clear_readiness(ev);
+                    }
+                    return Poll::Ready(Ok(n));
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.registration.clear_readiness(ev)
+                }
+                Err(e) => return Poll::Ready(Err(e)),
+            }
+        }
+    }
+
+    /// Runs `f` once, without waiting; on `WouldBlock` clears the readiness last recorded
+    /// for `dir` so that the next `readable()`/`writable()` waits for a new event.
+    pub(crate) fn try_io<R>(
+        &self,
+        dir: Direction,
+        f: impl FnOnce(&S) -> io::Result<R>,
+    ) -> io::Result<R> {
+        let res = f(self.get_ref());
+        if matches!(&res, Err(e) if e.kind() == io::ErrorKind::WouldBlock) {
+            let ev = self.recorded.lock()[slot(dir)].take();
+            if let Some(ev) = ev {
+                self.registration.clear_readiness(ev);
+            }
+        }
+        res
+    }
+}
+
+impl<S: Source> IoSource<S>
+where
+    for<'a> &'a S: Read + Write,
+{
+    pub(crate) fn poll_read(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
+        self.poll_transfer(cx, Direction::Read, buf.len(), |mut io| io.read(buf))
+    }
+
+    pub(crate) fn poll_read_vectored(
+        &self,
+        cx: &mut Context<'_>,
+        bufs: &mut [IoSliceMut<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let want = bufs.iter().map(|b| b.len()).sum();
+        self.poll_transfer(cx, Direction::Read, want, |mut io| io.read_vectored(bufs))
+    }
+
+    pub(crate) fn poll_write(&self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        self.poll_transfer(cx, Direction::Write, buf.len(), |mut io| io.write(buf))
+    }
+
+    pub(crate) fn poll_write_vectored(
+        &self,
+        cx: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let want = bufs.iter().map(|b| b.len()).sum();
+        self.poll_transfer(cx, Direction::Write, want, |mut io| io.write_vectored(bufs))
+    }
+}
+
+impl<S: Source> Drop for IoSource<S> {
+    fn drop(&mut self) {
+        if let Some(mut io) = self.io.take() {
+            // Deregistering only fails if the fd is no longer in the epoll set; closing it
+            // right after removes it anyway, so there is nothing to do about an error.
+            let _ = self.registration.deregister(&mut io);
+            drop(io);
+        }
+        // `registration` drops after this body: its slab entry is freed once the socket is
+        // out of epoll and closed.
+    }
+}
+
+impl<S: Source + fmt::Debug> fmt::Debug for IoSource<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("IoSource")
+            .field("io", &self.io)
+            .field("registration", &self.registration)
+            .finish()
+    }
+}

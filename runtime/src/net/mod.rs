@@ -1,0 +1,47 @@
+//! Asynchronous networking: TCP, UDP and (on unix) Unix domain stream sockets.
+//!
+//! Every socket owns a non-blocking mio socket registered with the runtime's I/O driver
+//! (`io_source.rs`): an operation spends one unit of the task's cooperative budget, waits
+//! for the driver to report readiness in its direction, tries the syscall and, on
+//! `WouldBlock`, clears the readiness it saw and waits again. Dropping a socket removes it
+//! from epoll, closes it and frees its driver slot; a task waiting on a socket whose
+//! runtime shuts down is woken with an error. Sockets must be created inside a runtime
+//! built with `Builder::enable_io()` (`#[runtime::main]` enables it); elsewhere they panic
+//! with a message saying so.
+//!
+//! ```
+//! use futures::io::{AsyncReadExt, AsyncWriteExt};
+//! use runtime::net::{TcpListener, TcpStream};
+//!
+//! # runtime::Builder::new_current_thread().enable_io().build().unwrap().block_on(async {
+//! let listener = TcpListener::bind("127.0.0.1:0").await?;
+//! let addr = listener.local_addr()?;
+//! runtime::spawn(async move {
+//!     let (mut sock, _) = listener.accept().await.unwrap();
+//!     let mut buf = [0; 5];
+//!     sock.read_exact(&mut buf).await.unwrap();
+//!     sock.write_all(&buf).await.unwrap();
+//! });
+//! let mut client = TcpStream::connect(addr).await?;
+//! client.write_all(b"hello").await?;
+//! let mut back = [0; 5];
+//! client.read_exact(&mut back).await?;
+//! assert_eq!(&back, b"hello");
+//! # Ok::<_, std::io::Error>(()) }).unwrap();
+//! ```
+
+mod addr;
+mod io_source;
+mod split;
+pub mod tcp;
+#[cfg(all(test, unix))]
+mod tests;
+mod udp;
+#[cfg(unix)]
+pub mod unix;
+
+pub use addr::ToSocketAddrs;
+pub use tcp::{TcpListener, TcpStream};
+pub use udp::UdpSocket;
+#[cfg(unix)]
+pub use unix::{UnixListener, UnixStream};

@@ -1,0 +1,126 @@
+//! `TcpListener`: a listening TCP socket whose `accept` waits on the I/O driver.
+//!
+//! `accept` waits for read readiness and calls `accept4` (non-blocking, close-on-exec)
+//! until it stops saying `WouldBlock`; the accepted socket is registered with the
+//! listener's own driver. Every other error, notably EMFILE/ENFILE (out of descriptors) and
+//! ECONNABORTED, is returned to the caller as is: the listener neither swallows nor retries
+//! it, so a server decides how to back off (readiness stays set, so the next `accept`
+//! retries the syscall at once).
+
+use std::fmt;
+use std::future::poll_fn;
+use std::io;
+use std::net::SocketAddr;
+use std::task::{ready, Context, Poll};
+
+use io_driver::Direction;
+use mio::Interest;
+
+use super::TcpStream;
+use crate::net::addr::{each_addr, ToSocketAddrs};
+use crate::net::io_source::IoSource;
+
+/// A TCP server socket.
+///
+/// ```
+/// # runtime::Builder::new_current_thread().enable_io().build().unwrap().block_on(async {
+/// use runtime::net::TcpListener;
+/// let listener = TcpListener::bind("127.0.0.1:0").await?;
+/// println!("listening on {}", listener.local_addr()?);
+/// # Ok::<_, std::io::Error>(()) }).unwrap();
+/// ```
+pub struct TcpListener {
+    io: IoSource<mio::net::TcpListener>,
+}
+
+impl TcpListener {
+    /// Binds to `addr` (the first resolved address that binds wins), with `SO_REUSEADDR`.
+    ///
+    /// # Panics
+    /// Outside a runtime, or on one built without `Builder::enable_io()`.
+    pub async fn bind<A: ToSocketAddrs>(addr: A) -> io::Result<TcpListener> {
+        each_addr(&addr, |a| async move {
+            TcpListener::new(mio::net::TcpListener::bind(a)?)
+        })
+        .await
+    }
+
+    #[track_caller]
+    fn new(mio: mio::net::TcpListener) -> io::Result<TcpListener> {
+        let io = IoSource::new(mio, Interest::READABLE)?;
+        Ok(TcpListener { io })
+    }
+
+    /// Wraps a bound, listening std listener (it is switched to non-blocking mode).
+    ///
+    /// # Panics
+    /// Outside a runtime, or on one built without `Builder::enable_io()`.
+    #[track_caller]
+    pub fn from_std(listener: std::net::TcpListener) -> io::Result<TcpListener> {
+        listener.set_nonblocking(true)?;
+        TcpListener::new(mio::net::TcpListener::from_std(listener))
+    }
+
+    /// Deregisters the listener and returns it as a std listener (still non-blocking).
+    #[cfg(unix)]
+    pub fn into_std(self) -> io::Result<std::net::TcpListener> {
+        let mio = self.io.into_inner()?;
+        Ok(std::net::TcpListener::from(std::os::fd::OwnedFd::from(mio)))
+    }
+
+    /// Waits for and accepts a connection. Errors (EMFILE included) are returned as is.
+    pub async fn accept(&self) -> io::Result<(TcpStream, SocketAddr)> {
+        poll_fn(|cx| self.poll_accept(cx)).await
+    }
+
+    /// Polls for a connection; only one task at a time may wait on one listener.
+    pub fn poll_accept(&self, cx: &mut Context<'_>) -> Poll<io::Result<(TcpStream, SocketAddr)>> {
+        let (mio, addr) = ready!(self.io.poll_io(cx, Direction::Read, |l| l.accept()))?;
+        let stream = TcpStream::with_handle(self.io.driver(), mio)?;
+        Poll::Ready(Ok((stream, addr)))
+    }
+
+    /// The bound address (with the port the OS picked for port 0).
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.io.get_ref().local_addr()
+    }
+
+    /// Sets the IP time-to-live of accepted sockets.
+    pub fn set_ttl(&self, ttl: u32) -> io::Result<()> {
+        self.io.get_ref().set_ttl(ttl)
+    }
+
+    /// The IP time-to-live.
+    pub fn ttl(&self) -> io::Result<u32> {
+        self.io.get_ref().ttl()
+    }
+}
+
+impl TryFrom<std::net::TcpListener> for TcpListener {
+    type Error = io::Error;
+
+    /// [`TcpListener::from_std`].
+    fn try_from(listener: std::net::TcpListener) -> io::Result<TcpListener> {
+        TcpListener::from_std(listener)
+    }
+}
+
+#[cfg(unix)]
+impl std::os::fd::AsRawFd for TcpListener {
+    fn as_raw_fd(&self) -> std::os::fd::RawFd {
+        self.io.get_ref().as_raw_fd()
+    }
+}
+
+#[cfg(unix)]
+impl std::os::fd::AsFd for TcpListener {
+    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        self.io.get_ref().as_fd()
+    }
+}
+
+impl fmt::Debug for TcpListener {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.io.get_ref().fmt(f)
+    }
+}

@@ -1,0 +1,312 @@
+//! `TcpStream`: a connected TCP socket driven by the runtime's I/O driver.
+//!
+//! `connect` resolves the address (host names on the blocking pool), starts a non-blocking
+//! connect per address and waits for writability; the connect succeeded when the socket
+//! has no pending error and a peer address (`NotConnected` means "still in progress":
+//! clear that readiness and wait again). Reads and writes go through `IoSource`
+//! (budgeted, edge-triggered, short transfers clear readiness). The stream implements
+//! `futures::io::{AsyncRead, AsyncWrite}`; `poll_close` shuts down the write direction so
+//! the peer reads EOF while this side can still read.
+
+use std::fmt;
+use std::future::poll_fn;
+use std::io::{self, IoSlice, IoSliceMut};
+use std::net::{Shutdown, SocketAddr};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use io_driver::Direction;
+use mio::Interest;
+
+use super::split::{self, OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
+use crate::net::addr::{each_addr, ToSocketAddrs};
+use crate::net::io_source::IoSource;
+
+/// A TCP connection. See the module docs of [`crate::net`].
+pub struct TcpStream {
+    io: IoSource<mio::net::TcpStream>,
+}
+
+impl TcpStream {
+    /// Opens a connection to `addr`, trying each resolved address in turn.
+    ///
+    /// # Panics
+    /// Outside a runtime, or on one built without `Builder::enable_io()`.
+    pub async fn connect<A: ToSocketAddrs>(addr: A) -> io::Result<TcpStream> {
+        each_addr(&addr, Self::connect_addr).await
+    }
+
+    async fn connect_addr(addr: SocketAddr) -> io::Result<TcpStream> {
+        let stream = TcpStream::new(mio::net::TcpStream::connect(addr)?)?;
+        poll_fn(|cx| stream.poll_connected(cx)).await?;
+        Ok(stream)
+    }
+
+    fn poll_connected(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.io.poll_io(cx, Direction::Write, |s| {
+            if let Some(e) = s.take_error()? {
+                return Err(e);
+            }
+            match s.peer_addr() {
+                Ok(_) => Ok(()),
+                Err(e) if e.kind() == io::ErrorKind::NotConnected => {
+                    Err(io::ErrorKind::WouldBlock.into())
+                }
+                Err(e) => Err(e),
+            }
+        })
+    }
+
+    #[track_caller]
+    pub(crate) fn new(mio: mio::net::TcpStream) -> io::Result<TcpStream> {
+        let io = IoSource::new(mio, Interest::READABLE | Interest::WRITABLE)?;
+        Ok(TcpStream { io })
+    }
+
+    pub(crate) fn with_handle(
+        handle: &shim::sync::Arc<io_driver::Handle>,
+        mio: mio::net::TcpStream,
+    ) -> io::Result<TcpStream> {
+        let io = IoSource::with_handle(handle, mio, Interest::READABLE | Interest::WRITABLE)?;
+        Ok(TcpStream { io })
+    }
+
+    /// Wraps a connected std stream (it is switched to non-blocking mode).
+    ///
+    /// # Panics
+    /// Outside a runtime, or on one built without `Builder::enable_io()`.
+    #[track_caller]
+    pub fn from_std(stream: std::net::TcpStream) -> io::Result<TcpStream> {
+        stream.set_nonblocking(true)?;
+        TcpStream::new(mio::net::TcpStream::from_std(stream))
+    }
+
+    /// Deregisters the stream and returns it as a std stream (still non-blocking).
+    #[cfg(unix)]
+    pub fn into_std(self) -> io::Result<std::net::TcpStream> {
+        let mio = self.io.into_inner()?;
+        Ok(std::net::TcpStream::from(std::os::fd::OwnedFd::from(mio)))
+    }
+
+    /// The local address.
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.io.get_ref().local_addr()
+    }
+
+    /// The remote address.
+    pub fn peer_addr(&self) -> io::Result<SocketAddr> {
+        self.io.get_ref().peer_addr()
+    }
+
+    /// Sets `TCP_NODELAY` (disables Nagle's algorithm when `true`).
+    pub fn set_nodelay(&self, nodelay: bool) -> io::Result<()> {
+        self.io.get_ref().set_nodelay(nodelay)
+    }
+
+    /// Whether `TCP_NODELAY` is set.
+    pub fn nodelay(&self) -> io::Result<bool> {
+        self.io.get_ref().nodelay()
+    }
+
+    /// Sets the IP time-to-live.
+    pub fn set_ttl(&self, ttl: u32) -> io::Result<()> {
+        self.io.get_ref().set_ttl(ttl)
+    }
+
+    /// The IP time-to-live.
+    pub fn ttl(&self) -> io::Result<u32> {
+        self.io.get_ref().ttl()
+    }
+
+    /// Takes the socket's pending error (`SO_ERROR`), if any.
+    pub fn take_error(&self) -> io::Result<Option<io::Error>> {
+        self.io.get_ref().take_error()
+    }
+
+    /// Shuts down the read, write or both directions. `Shutdown::Write` makes the peer read
+    /// EOF once it has read what was sent.
+    pub fn shutdown(&self, how: Shutdown) -> io::Result<()> {
+        self.io.get_ref().shutdown(how)
+    }
+
+    /// Borrowed read and write halves, usable from two tasks (or one `join`) at once.
+    ///
+    /// With `futures::io::AsyncReadExt` in scope, `stream.split()` resolves to that
+    /// trait's by-value `split` (a lock-based split) instead: write
+    /// `TcpStream::split(&mut stream)` or `(&mut stream).split()` to get these halves.
+    pub fn split(&mut self) -> (ReadHalf<'_>, WriteHalf<'_>) {
+        split::split(self)
+    }
+
+    /// Owned halves that can move to different tasks; see [`OwnedReadHalf::reunite`].
+    pub fn into_split(self) -> (OwnedReadHalf, OwnedWriteHalf) {
+        split::split_owned(self)
+    }
+
+    /// Reads into `buf`, registering the task to wake when readable if nothing is there.
+    /// `Ok(0)` means EOF (or an empty `buf`).
+    pub fn poll_read(&self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
+        self.io.poll_read(cx, buf)
+    }
+
+    /// Vectored [`TcpStream::poll_read`].
+    pub fn poll_read_vectored(
+        &self,
+        cx: &mut Context<'_>,
+        bufs: &mut [IoSliceMut<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_read_vectored(cx, bufs)
+    }
+
+    /// Writes from `buf`, registering the task to wake when writable if the socket is full.
+    pub fn poll_write(&self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        self.io.poll_write(cx, buf)
+    }
+
+    /// Vectored [`TcpStream::poll_write`].
+    pub fn poll_write_vectored(
+        &self,
+        cx: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_write_vectored(cx, bufs)
+    }
+
+    /// Reads into `buf` without consuming the data.
+    pub fn poll_peek(&self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
+        self.io.poll_io(cx, Direction::Read, |s| s.peek(buf))
+    }
+
+    /// Reads into `buf` without consuming the data, waiting until some is available.
+    pub async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
+        poll_fn(|cx| self.poll_peek(cx, buf)).await
+    }
+
+    /// Waits until the stream may be readable (readiness can be spurious: follow with
+    /// [`TcpStream::try_read`] and loop on `WouldBlock`). Only one task at a time may wait
+    /// for readability of one stream.
+    pub async fn readable(&self) -> io::Result<()> {
+        poll_fn(|cx| self.poll_read_ready(cx)).await
+    }
+
+    /// Polls for read readiness (see [`TcpStream::readable`]).
+    pub fn poll_read_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.io.poll_ready_recorded(cx, Direction::Read)
+    }
+
+    /// Waits until the stream may be writable (see [`TcpStream::readable`]).
+    pub async fn writable(&self) -> io::Result<()> {
+        poll_fn(|cx| self.poll_write_ready(cx)).await
+    }
+
+    /// Polls for write readiness (see [`TcpStream::writable`]).
+    pub fn poll_write_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.io.poll_ready_recorded(cx, Direction::Write)
+    }
+
+    /// Reads without waiting: `WouldBlock` when no data is there (and the readiness seen by
+    /// the last `readable()` is cleared, so the next one waits for new data).
+    pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
+        self.io
+            .try_io(Direction::Read, |mut s| io::Read::read(&mut s, buf))
+    }
+
+    /// Vectored [`TcpStream::try_read`].
+    pub fn try_read_vectored(&self, bufs: &mut [IoSliceMut<'_>]) -> io::Result<usize> {
+        self.io.try_io(Direction::Read, |mut s| {
+            io::Read::read_vectored(&mut s, bufs)
+        })
+    }
+
+    /// Writes without waiting: `WouldBlock` when the socket buffer is full.
+    pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
+        self.io
+            .try_io(Direction::Write, |mut s| io::Write::write(&mut s, buf))
+    }
+
+    /// Vectored [`TcpStream::try_write`].
+    pub fn try_write_vectored(&self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
+        self.io.try_io(Direction::Write, |mut s| {
+            io::Write::write_vectored(&mut s, bufs)
+        })
+    }
+}
+
+impl futures::io::AsyncRead for TcpStream {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_read(cx, buf)
+    }
+
+    fn poll_read_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &mut [IoSliceMut<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_read_vectored(cx, bufs)
+    }
+}
+
+impl futures::io::AsyncWrite for TcpStream {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_write_vectored(cx, bufs)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        // Writes go straight to the kernel: nothing is buffered here.
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_close(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(self.shutdown(Shutdown::Write))
+    }
+}
+
+impl TryFrom<std::net::TcpStream> for TcpStream {
+    type Error = io::Error;
+
+    /// [`TcpStream::from_std`].
+    fn try_from(stream: std::net::TcpStream) -> io::Result<TcpStream> {
+        TcpStream::from_std(stream)
+    }
+}
+
+#[cfg(unix)]
+impl std::os::fd::AsRawFd for TcpStream {
+    fn as_raw_fd(&self) -> std::os::fd::RawFd {
+        self.io.get_ref().as_raw_fd()
+    }
+}
+
+#[cfg(unix)]
+impl std::os::fd::AsFd for TcpStream {
+    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        self.io.get_ref().as_fd()
+    }
+}
+
+impl fmt::Debug for TcpStream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.io.get_ref().fmt(f)
+    }
+}
+
+const _: () = {
+    const fn assert_send_sync_unpin<T: Send + Sync + Unpin>() {}
+    assert_send_sync_unpin::<TcpStream>();
+};

@@ -1,0 +1,104 @@
+//! `UnixListener`: a listening Unix stream socket whose `accept` waits on the I/O driver.
+//!
+//! As `TcpListener`: wait for read readiness, `accept` until it stops saying `WouldBlock`,
+//! register the new socket with the listener's driver; other errors (EMFILE included) go
+//! to the caller unchanged.
+
+use std::fmt;
+use std::future::poll_fn;
+use std::io;
+use std::os::unix::net::SocketAddr;
+use std::path::Path;
+use std::task::{ready, Context, Poll};
+
+use io_driver::Direction;
+use mio::Interest;
+
+use super::UnixStream;
+use crate::net::io_source::IoSource;
+
+/// A Unix domain stream server socket.
+pub struct UnixListener {
+    io: IoSource<mio::net::UnixListener>,
+}
+
+impl UnixListener {
+    /// Binds to the socket file `path` (which must not exist yet) and listens.
+    ///
+    /// # Panics
+    /// Outside a runtime, or on one built without `Builder::enable_io()`.
+    #[track_caller]
+    pub fn bind(path: impl AsRef<Path>) -> io::Result<UnixListener> {
+        UnixListener::new(mio::net::UnixListener::bind(path)?)
+    }
+
+    #[track_caller]
+    fn new(mio: mio::net::UnixListener) -> io::Result<UnixListener> {
+        let io = IoSource::new(mio, Interest::READABLE)?;
+        Ok(UnixListener { io })
+    }
+
+    /// Wraps a listening std socket (it is switched to non-blocking mode).
+    ///
+    /// # Panics
+    /// Outside a runtime, or on one built without `Builder::enable_io()`.
+    #[track_caller]
+    pub fn from_std(listener: std::os::unix::net::UnixListener) -> io::Result<UnixListener> {
+        listener.set_nonblocking(true)?;
+        UnixListener::new(mio::net::UnixListener::from_std(listener))
+    }
+
+    /// Deregisters the listener and returns it as a std listener (still non-blocking).
+    pub fn into_std(self) -> io::Result<std::os::unix::net::UnixListener> {
+        Ok(self.io.into_inner()?.into())
+    }
+
+    /// Waits for and accepts a connection. Errors (EMFILE included) are returned as is.
+    pub async fn accept(&self) -> io::Result<(UnixStream, SocketAddr)> {
+        poll_fn(|cx| self.poll_accept(cx)).await
+    }
+
+    /// Polls for a connection; only one task at a time may wait on one listener.
+    pub fn poll_accept(&self, cx: &mut Context<'_>) -> Poll<io::Result<(UnixStream, SocketAddr)>> {
+        let (mio, addr) = ready!(self.io.poll_io(cx, Direction::Read, |l| l.accept()))?;
+        let stream = UnixStream::with_handle(self.io.driver(), mio)?;
+        Poll::Ready(Ok((stream, addr)))
+    }
+
+    /// The bound address.
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.io.get_ref().local_addr()
+    }
+
+    /// Takes the socket's pending error (`SO_ERROR`), if any.
+    pub fn take_error(&self) -> io::Result<Option<io::Error>> {
+        self.io.get_ref().take_error()
+    }
+}
+
+impl TryFrom<std::os::unix::net::UnixListener> for UnixListener {
+    type Error = io::Error;
+
+    /// [`UnixListener::from_std`].
+    fn try_from(listener: std::os::unix::net::UnixListener) -> io::Result<UnixListener> {
+        UnixListener::from_std(listener)
+    }
+}
+
+impl std::os::fd::AsRawFd for UnixListener {
+    fn as_raw_fd(&self) -> std::os::fd::RawFd {
+        self.io.get_ref().as_raw_fd()
+    }
+}
+
+impl std::os::fd::AsFd for UnixListener {
+    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        self.io.get_ref().as_fd()
+    }
+}
+
+impl fmt::Debug for UnixListener {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.io.get_ref().fmt(f)
+    }
+}

@@ -1,0 +1,276 @@
+//! `UnixStream`: a connected Unix domain stream socket driven by the runtime's I/O driver.
+//!
+//! `connect` starts a non-blocking connect to the path and waits for writability; it
+//! succeeded when the socket has no pending error (`SO_ERROR`). Reads and writes go
+//! through `IoSource` exactly as for `TcpStream` (budgeted, edge-triggered, short
+//! transfers clear readiness), and so do `futures::io::{AsyncRead, AsyncWrite}`:
+//! `poll_close` shuts down the write direction so the peer reads EOF.
+
+use std::fmt;
+use std::future::poll_fn;
+use std::io::{self, IoSlice, IoSliceMut};
+use std::net::Shutdown;
+use std::os::unix::net::SocketAddr;
+use std::path::Path;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use io_driver::Direction;
+use mio::Interest;
+
+use super::split::{self, OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
+use crate::net::io_source::IoSource;
+
+/// A Unix domain stream connection. See the module docs of [`crate::net`].
+pub struct UnixStream {
+    io: IoSource<mio::net::UnixStream>,
+}
+
+impl UnixStream {
+    /// Connects to the socket at `path`.
+    ///
+    /// # Panics
+    /// Outside a runtime, or on one built without `Builder::enable_io()`.
+    pub async fn connect(path: impl AsRef<Path>) -> io::Result<UnixStream> {
+        let stream = UnixStream::new(mio::net::UnixStream::connect(path)?)?;
+        poll_fn(|cx| stream.poll_connected(cx)).await?;
+        Ok(stream)
+    }
+
+    fn poll_connected(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.io
+            .poll_io(cx, Direction::Write, |s| match s.take_error()? {
+                Some(e) => Err(e),
+                None => Ok(()),
+            })
+    }
+
+    /// A pair of connected, unnamed sockets.
+    ///
+    /// # Panics
+    /// Outside a runtime, or on one built without `Builder::enable_io()`.
+    #[track_caller]
+    pub fn pair() -> io::Result<(UnixStream, UnixStream)> {
+        let (a, b) = mio::net::UnixStream::pair()?;
+        Ok((UnixStream::new(a)?, UnixStream::new(b)?))
+    }
+
+    #[track_caller]
+    pub(crate) fn new(mio: mio::net::UnixStream) -> io::Result<UnixStream> {
+        let io = IoSource::new(mio, Interest::READABLE | Interest::WRITABLE)?;
+        Ok(UnixStream { io })
+    }
+
+    pub(crate) fn with_handle(
+        handle: &shim::sync::Arc<io_driver::Handle>,
+        mio: mio::net::UnixStream,
+    ) -> io::Result<UnixStream> {
+        let io = IoSource::with_handle(handle, mio, Interest::READABLE | Interest::WRITABLE)?;
+        Ok(UnixStream { io })
+    }
+
+    /// Wraps a connected std stream (it is switched to non-blocking mode).
+    ///
+    /// # Panics
+    /// Outside a runtime, or on one built without `Builder::enable_io()`.
+    #[track_caller]
+    pub fn from_std(stream: std::os::unix::net::UnixStream) -> io::Result<UnixStream> {
+        stream.set_nonblocking(true)?;
+        UnixStream::new(mio::net::UnixStream::from_std(stream))
+    }
+
+    /// Deregisters the stream and returns it as a std stream (still non-blocking).
+    pub fn into_std(self) -> io::Result<std::os::unix::net::UnixStream> {
+        Ok(self.io.into_inner()?.into())
+    }
+
+    /// The local address.
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.io.get_ref().local_addr()
+    }
+
+    /// The remote address.
+    pub fn peer_addr(&self) -> io::Result<SocketAddr> {
+        self.io.get_ref().peer_addr()
+    }
+
+    /// Takes the socket's pending error (`SO_ERROR`), if any.
+    pub fn take_error(&self) -> io::Result<Option<io::Error>> {
+        self.io.get_ref().take_error()
+    }
+
+    /// Shuts down the read, write or both directions. `Shutdown::Write` makes the peer read
+    /// EOF once it has read what was sent.
+    pub fn shutdown(&self, how: Shutdown) -> io::Result<()> {
+        self.io.get_ref().shutdown(how)
+    }
+
+    /// Borrowed read and write halves, usable from two tasks (or one `join`) at once.
+    ///
+    /// With `futures::io::AsyncReadExt` in scope, `stream.split()` resolves to that
+    /// trait's by-value `split` (a lock-based split) instead: write
+    /// `UnixStream::split(&mut stream)` or `(&mut stream).split()` to get these halves.
+    pub fn split(&mut self) -> (ReadHalf<'_>, WriteHalf<'_>) {
+        split::split(self)
+    }
+
+    /// Owned halves that can move to different tasks; see [`OwnedReadHalf::reunite`].
+    pub fn into_split(self) -> (OwnedReadHalf, OwnedWriteHalf) {
+        split::split_owned(self)
+    }
+
+    /// Reads into `buf`, registering the task to wake when readable if nothing is there.
+    /// `Ok(0)` means EOF (or an empty `buf`).
+    pub fn poll_read(&self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
+        self.io.poll_read(cx, buf)
+    }
+
+    /// Vectored [`UnixStream::poll_read`].
+    pub fn poll_read_vectored(
+        &self,
+        cx: &mut Context<'_>,
+        bufs: &mut [IoSliceMut<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_read_vectored(cx, bufs)
+    }
+
+    /// Writes from `buf`, registering the task to wake when writable if the socket is full.
+    pub fn poll_write(&self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        self.io.poll_write(cx, buf)
+    }
+
+    /// Vectored [`UnixStream::poll_write`].
+    pub fn poll_write_vectored(
+        &self,
+        cx: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_write_vectored(cx, bufs)
+    }
+
+    /// Waits until the stream may be readable (readiness can be spurious: follow with
+    /// [`UnixStream::try_read`] and loop on `WouldBlock`). Only one task at a time may wait
+    /// for readability of one stream.
+    pub async fn readable(&self) -> io::Result<()> {
+        poll_fn(|cx| self.poll_read_ready(cx)).await
+    }
+
+    /// Polls for read readiness (see [`UnixStream::readable`]).
+    pub fn poll_read_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.io.poll_ready_recorded(cx, Direction::Read)
+    }
+
+    /// Waits until the stream may be writable (see [`UnixStream::readable`]).
+    pub async fn writable(&self) -> io::Result<()> {
+        poll_fn(|cx| self.poll_write_ready(cx)).await
+    }
+
+    /// Polls for write readiness (see [`UnixStream::writable`]).
+    pub fn poll_write_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.io.poll_ready_recorded(cx, Direction::Write)
+    }
+
+    /// Reads without waiting: `WouldBlock` when no data is there (and the readiness seen by
+    /// the last `readable()` is cleared, so the next one waits for new data).
+    pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
+        self.io
+            .try_io(Direction::Read, |mut s| io::Read::read(&mut s, buf))
+    }
+
+    /// Vectored [`UnixStream::try_read`].
+    pub fn try_read_vectored(&self, bufs: &mut [IoSliceMut<'_>]) -> io::Result<usize> {
+        self.io.try_io(Direction::Read, |mut s| {
+            io::Read::read_vectored(&mut s, bufs)
+        })
+    }
+
+    /// Writes without waiting: `WouldBlock` when the socket buffer is full.
+    pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
+        self.io
+            .try_io(Direction::Write, |mut s| io::Write::write(&mut s, buf))
+    }
+
+    /// Vectored [`UnixStream::try_write`].
+    pub fn try_write_vectored(&self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
+        self.io.try_io(Direction::Write, |mut s| {
+            io::Write::write_vectored(&mut s, bufs)
+        })
+    }
+}
+
+impl futures::io::AsyncRead for UnixStream {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_read(cx, buf)
+    }
+
+    fn poll_read_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &mut [IoSliceMut<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_read_vectored(cx, bufs)
+    }
+}
+
+impl futures::io::AsyncWrite for UnixStream {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_write_vectored(cx, bufs)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        // Writes go straight to the kernel: nothing is buffered here.
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_close(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(self.shutdown(Shutdown::Write))
+    }
+}
+
+impl TryFrom<std::os::unix::net::UnixStream> for UnixStream {
+    type Error = io::Error;
+
+    /// [`UnixStream::from_std`].
+    fn try_from(stream: std::os::unix::net::UnixStream) -> io::Result<UnixStream> {
+        UnixStream::from_std(stream)
+    }
+}
+
+impl std::os::fd::AsRawFd for UnixStream {
+    fn as_raw_fd(&self) -> std::os::fd::RawFd {
+        self.io.get_ref().as_raw_fd()
+    }
+}
+
+impl std::os::fd::AsFd for UnixStream {
+    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        self.io.get_ref().as_fd()
+    }
+}
+
+impl fmt::Debug for UnixStream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.io.get_ref().fmt(f)
+    }
+}
+
+const _: () = {
+    const fn assert_send_sync_unpin<T: Send + Sync + Unpin>() {}
+    assert_send_sync_unpin::<UnixStream>();
+};

@@ -1,0 +1,97 @@
+//! `Sleep`: a future that completes at a deadline, backed by one `io_driver::Timer`.
+//!
+//! The timer handle is taken from the current runtime when the `Sleep` is created (so a
+//! `sleep` outside a runtime, or on one without `enable_time`, panics right there, with
+//! the fix in the message). Polling spends one unit of cooperative budget and asks the
+//! timer: `Ready` only once `Instant::now() >= deadline`. `Sleep` is `Unpin`: the wheel
+//! entry lives in the driver, not inside the future, so moving it is harmless.
+//!
+//! If the driver shut down (the runtime was dropped) before the deadline, the sleep can
+//! never complete; polling it then panics with that explanation rather than hanging.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{ready, Context, Poll};
+use std::time::{Duration, Instant};
+
+use crate::coop;
+
+/// Waits until `duration` has passed.
+///
+/// # Panics
+/// Outside a runtime, or on one built without `Builder::enable_time()`.
+#[track_caller]
+pub fn sleep(duration: Duration) -> Sleep {
+    Sleep::new(super::deadline_after(duration))
+}
+
+/// Waits until `deadline`.
+///
+/// # Panics
+/// Outside a runtime, or on one built without `Builder::enable_time()`.
+#[track_caller]
+pub fn sleep_until(deadline: Instant) -> Sleep {
+    Sleep::new(deadline)
+}
+
+/// Future returned by [`sleep`] and [`sleep_until`].
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct Sleep {
+    timer: io_driver::Timer,
+}
+
+impl Sleep {
+    #[track_caller]
+    pub(crate) fn new(deadline: Instant) -> Sleep {
+        let handle = crate::driver::current_time();
+        Sleep {
+            timer: handle.timer(deadline),
+        }
+    }
+
+    /// The instant at which this sleep completes.
+    pub fn deadline(&self) -> Instant {
+        self.timer.deadline()
+    }
+
+    /// Whether the deadline has passed.
+    pub fn is_elapsed(&self) -> bool {
+        self.timer.is_elapsed()
+    }
+
+    /// Moves the deadline (earlier or later), also re-arming a sleep that already
+    /// completed. Works on a pinned sleep too: `sleep.as_mut().reset(..)`.
+    pub fn reset(&mut self, deadline: Instant) {
+        self.timer.reset(deadline);
+    }
+
+    /// Polls the timer without spending cooperative budget.
+    pub(crate) fn poll_unbudgeted(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        match ready!(self.timer.poll_elapsed(cx)) {
+            Ok(()) => Poll::Ready(()),
+            Err(io_driver::TimerShutdown) => panic!(
+                "a `runtime::time` timer was polled after its runtime shut down: the timer \
+                 driver is gone, so the deadline can never be observed"
+            ),
+        }
+    }
+}
+
+impl Future for Sleep {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        ready!(coop::poll_proceed(cx));
+        self.get_mut().poll_unbudgeted(cx)
+    }
+}
+
+impl fmt::Debug for Sleep {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sleep")
+            .field("deadline", &self.deadline())
+            .field("timer", &self.timer)
+            .finish()
+    }
+}

@@ -1,0 +1,119 @@
+//! Unit tests that look inside the driver: wheel occupancy after timers are dropped,
+//! fired, reset or wrapped in a `Timeout`.
+
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use crate::time::{sleep, sleep_until, timeout, Sleep};
+use crate::Builder;
+
+fn rt() -> crate::Runtime {
+    Builder::new_current_thread().enable_time().build().unwrap()
+}
+
+fn entries() -> usize {
+    crate::driver::current_time().timer_entries()
+}
+
+fn poll_once<F: Future>(f: std::pin::Pin<&mut F>) -> Poll<F::Output> {
+    f.poll(&mut Context::from_waker(std::task::Waker::noop()))
+}
+
+#[test]
+fn dropped_sleep_leaves_nothing_in_the_wheel() {
+    let rt = rt();
+    rt.block_on(async {
+        assert_eq!(entries(), 0);
+        let mut sleeps: Vec<Sleep> = (1..=100)
+            .map(|i| sleep(Duration::from_secs(60 + i)))
+            .collect();
+        // Creating a sleep takes no wheel entry; the first pending poll inserts one.
+        assert_eq!(entries(), 0);
+        for s in &mut sleeps {
+            assert!(poll_once(std::pin::Pin::new(s)).is_pending());
+        }
+        assert_eq!(entries(), 100);
+        sleeps.truncate(40);
+        assert_eq!(entries(), 40);
+        drop(sleeps);
+        assert_eq!(entries(), 0);
+    });
+}
+
+#[test]
+fn fired_sleep_is_removed_when_dropped_and_expired_one_never_inserted() {
+    let rt = rt();
+    rt.block_on(async {
+        let mut s = sleep(Duration::from_millis(5));
+        assert!(poll_once(std::pin::Pin::new(&mut s)).is_pending());
+        assert_eq!(entries(), 1);
+        (&mut s).await;
+        assert!(s.is_elapsed());
+        drop(s);
+        assert_eq!(entries(), 0);
+
+        // Already due when first polled: completes without touching the wheel.
+        let past = sleep_until(Instant::now() - Duration::from_millis(1));
+        past.await;
+        assert_eq!(entries(), 0);
+    });
+}
+
+#[test]
+fn timeout_removes_its_timer_on_both_outcomes() {
+    let rt = rt();
+    rt.block_on(async {
+        // Inner future wins.
+        {
+            let mut t = pin!(timeout(Duration::from_secs(60), async {
+                crate::task::yield_now().await;
+                7
+            }));
+            assert!(poll_once(t.as_mut()).is_pending());
+            assert_eq!(entries(), 1);
+            assert_eq!(t.as_mut().await, Ok(7));
+        }
+        assert_eq!(entries(), 0);
+
+        // Deadline wins.
+        let res = timeout(Duration::from_millis(5), std::future::pending::<()>()).await;
+        assert!(res.is_err());
+        assert_eq!(entries(), 0);
+    });
+}
+
+#[test]
+fn reset_moves_the_single_entry() {
+    let rt = rt();
+    rt.block_on(async {
+        let mut s = sleep(Duration::from_secs(3600));
+        assert!(poll_once(std::pin::Pin::new(&mut s)).is_pending());
+        let target = Instant::now() + Duration::from_millis(10);
+        s.reset(target);
+        assert_eq!(s.deadline(), target);
+        assert_eq!(entries(), 1);
+        (&mut s).await;
+        assert!(Instant::now() >= target);
+        // Re-arm a completed sleep.
+        let again = Instant::now() + Duration::from_millis(5);
+        s.reset(again);
+        assert!(!s.is_elapsed());
+        (&mut s).await;
+        assert!(Instant::now() >= again);
+        assert_eq!(entries(), 1);
+        drop(s);
+        assert_eq!(entries(), 0);
+    });
+}
+
+/// Compile-time: the timer types are `Send + Sync + Unpin` (`Timeout` when its future is).
+#[test]
+fn timer_types_are_send_sync_unpin() {
+    fn check<T: Send + Sync + Unpin>() {}
+    check::<Sleep>();
+    check::<crate::time::Interval>();
+    check::<crate::time::Timeout<std::future::Ready<()>>>();
+    check::<crate::time::Elapsed>();
+}

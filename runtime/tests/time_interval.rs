@@ -1,0 +1,130 @@
+//! `interval`: the first tick is immediate, ticks follow the schedule exactly (each tick
+//! returns its scheduled instant, `period` apart), `k` ticks take at least
+//! `(k - 1) * period`, and the three missed-tick behaviors.
+#![cfg(not(loom))]
+
+use std::time::Duration;
+
+use runtime::time::{interval, interval_at, sleep, timeout, Instant, MissedTickBehavior};
+use runtime::{Builder, Runtime};
+
+const GENEROUS: Duration = Duration::from_secs(60);
+
+fn runtimes() -> Vec<Runtime> {
+    vec![
+        Builder::new_current_thread().enable_all().build().unwrap(),
+        Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap(),
+    ]
+}
+
+#[test]
+fn ticks_follow_the_schedule_and_never_come_early() {
+    const PERIOD: Duration = Duration::from_millis(15);
+    const K: u32 = 6;
+    for rt in runtimes() {
+        rt.block_on(async {
+            let start = Instant::now();
+            let mut iv = interval(PERIOD);
+            assert_eq!(iv.period(), PERIOD);
+            assert_eq!(iv.missed_tick_behavior(), MissedTickBehavior::Burst);
+            let mut ticks = Vec::new();
+            for _ in 0..K {
+                let t = timeout(GENEROUS, iv.tick()).await.unwrap();
+                assert!(Instant::now() >= t, "tick returned before its instant");
+                ticks.push(t);
+            }
+            assert!(start.elapsed() >= PERIOD * (K - 1));
+            assert!(ticks[0] >= start);
+            for (i, t) in ticks.iter().enumerate() {
+                assert_eq!(*t, ticks[0] + PERIOD * i as u32, "tick {i} off schedule");
+            }
+        });
+    }
+}
+
+#[runtime::test]
+async fn first_tick_is_immediate_even_for_a_long_period() {
+    let mut iv = interval(Duration::from_secs(3600));
+    let t = timeout(GENEROUS, iv.tick()).await.unwrap();
+    assert!(t <= Instant::now());
+}
+
+#[runtime::test]
+async fn interval_at_starts_at_the_given_instant() {
+    let start = Instant::now() + Duration::from_millis(20);
+    let mut iv = interval_at(start, Duration::from_millis(5));
+    let t = iv.tick().await;
+    assert_eq!(t, start);
+    assert!(Instant::now() >= start);
+}
+
+#[runtime::test]
+async fn burst_catches_up_on_the_original_grid() {
+    let period = Duration::from_millis(10);
+    let mut iv = interval(period);
+    let t0 = iv.tick().await;
+    sleep(period * 5).await;
+    // Missed ticks come back to back, each still on the grid.
+    for i in 1..=5u32 {
+        assert_eq!(iv.tick().await, t0 + period * i);
+    }
+}
+
+#[runtime::test]
+async fn delay_restarts_the_schedule_from_the_late_tick() {
+    let period = Duration::from_millis(10);
+    let mut iv = interval(period);
+    iv.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    iv.tick().await;
+    sleep(period * 3).await;
+    let before_late = Instant::now();
+    iv.tick().await; // due long ago: returned at once, and the schedule restarts
+    let next = iv.tick().await;
+    // Burst would have scheduled this tick in the past (t0 + 2 * period).
+    assert!(next >= before_late + period);
+    assert!(Instant::now() >= next);
+}
+
+#[runtime::test]
+async fn skip_drops_missed_ticks_but_keeps_the_grid() {
+    let period = Duration::from_millis(10);
+    let mut iv = interval(period);
+    iv.set_missed_tick_behavior(MissedTickBehavior::Skip);
+    let t0 = iv.tick().await;
+    sleep(period * 4 + Duration::from_millis(3)).await;
+    let late = iv.tick().await;
+    assert_eq!(late, t0 + period);
+    let before_next = Instant::now();
+    let next = iv.tick().await;
+    let offset = next.duration_since(t0).as_nanos() % period.as_nanos();
+    assert_eq!(offset, 0, "skip left the original grid");
+    assert!(next > before_next - period, "skip fired a missed tick");
+    assert!(next >= t0 + period * 5);
+}
+
+#[runtime::test]
+async fn reset_pushes_the_next_tick_a_period_out() {
+    let period = Duration::from_millis(20);
+    let mut iv = interval(period);
+    iv.tick().await;
+    let at = Instant::now();
+    iv.reset();
+    let t = iv.tick().await;
+    assert!(t >= at + period);
+    let before = Instant::now();
+    iv.reset_immediately();
+    let t = iv.tick().await;
+    assert!(t <= Instant::now() && t >= before);
+}
+
+#[test]
+#[should_panic(expected = "`period` must be non-zero")]
+fn zero_period_panics() {
+    let rt = Builder::new_current_thread().enable_time().build().unwrap();
+    let _g = rt.enter();
+    let _ = interval(Duration::ZERO);
+}

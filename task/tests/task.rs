@@ -1,0 +1,324 @@
+//! The task crate against a tiny single-threaded test scheduler: lifecycle, references,
+//! join, abort, panics, shutdown.
+#![cfg(not(loom))]
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+
+use task::{JoinError, Notified, OwnedTasks, Schedule, Task};
+
+#[derive(Clone)]
+struct Sched(Arc<Inner>);
+
+struct Inner {
+    queue: Mutex<VecDeque<Notified<Sched>>>,
+    owned: OwnedTasks<Sched>,
+    yields: AtomicUsize,
+}
+
+impl Schedule for Sched {
+    fn schedule(&self, task: Notified<Self>) {
+        self.0.queue.lock().unwrap().push_back(task);
+    }
+    fn release(&self, task: &Task<Self>) -> Option<Task<Self>> {
+        self.0.owned.remove(task)
+    }
+    fn yield_now(&self, task: Notified<Self>) {
+        self.0.yields.fetch_add(1, SeqCst);
+        self.schedule(task);
+    }
+}
+
+impl Sched {
+    fn new() -> Sched {
+        Sched(Arc::new(Inner {
+            queue: Mutex::new(VecDeque::new()),
+            owned: OwnedTasks::new(2),
+            yields: AtomicUsize::new(0),
+        }))
+    }
+
+    fn spawn<F>(&self, f: F) -> task::JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let (join, notified) = self.0.owned.bind(f, self.clone(), 0);
+        if let Some(n) = notified {
+            self.schedule(n);
+        }
+        join
+    }
+
+    /// Runs queued tasks until the queue is empty; returns how many polls ran.
+    fn run(&self) -> usize {
+        let mut n = 0;
+        loop {
+            let t = self.0.queue.lock().unwrap().pop_front();
+            match t {
+                Some(t) => {
+                    t.run();
+                    n += 1;
+                }
+                None => return n,
+            }
+        }
+    }
+
+    fn shutdown(&self) {
+        self.0.owned.close_and_shutdown_all(0);
+        self.0.queue.lock().unwrap().clear();
+    }
+}
+
+fn poll_once<F: Future + Unpin>(f: &mut F) -> Poll<F::Output> {
+    Pin::new(f).poll(&mut Context::from_waker(Waker::noop()))
+}
+
+struct Drops(Arc<AtomicUsize>);
+impl Drop for Drops {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, SeqCst);
+    }
+}
+
+/// Pending until its shared slot holds a waker that was then woken.
+struct Parked {
+    waker: Arc<Mutex<Option<Waker>>>,
+    polls: Arc<AtomicUsize>,
+    ready_after: usize,
+}
+impl Future for Parked {
+    type Output = usize;
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<usize> {
+        let n = self.polls.fetch_add(1, SeqCst) + 1;
+        if n > self.ready_after {
+            return Poll::Ready(n);
+        }
+        *self.waker.lock().unwrap() = Some(cx.waker().clone());
+        Poll::Pending
+    }
+}
+
+#[test]
+fn output_reaches_the_join_handle() {
+    let s = Sched::new();
+    let mut h = s.spawn(async { 42 });
+    assert!(poll_once(&mut h).is_pending());
+    assert_eq!(s.run(), 1);
+    assert!(h.is_finished());
+    assert_eq!(poll_once(&mut h).map(Result::unwrap), Poll::Ready(42));
+    assert!(s.0.owned.is_empty());
+}
+
+#[test]
+fn wake_reschedules_and_waker_refs_balance() {
+    let s = Sched::new();
+    let waker = Arc::new(Mutex::new(None));
+    let polls = Arc::new(AtomicUsize::new(0));
+    let mut h = s.spawn(Parked {
+        waker: waker.clone(),
+        polls: polls.clone(),
+        ready_after: 2,
+    });
+    assert_eq!(s.run(), 1);
+    // Two wakes of an idle task schedule it once.
+    let w = waker.lock().unwrap().take().unwrap();
+    w.wake_by_ref();
+    w.wake_by_ref();
+    assert_eq!(s.0.queue.lock().unwrap().len(), 1);
+    assert_eq!(s.run(), 1);
+    let w2 = waker.lock().unwrap().take().unwrap();
+    w2.wake();
+    assert_eq!(s.run(), 1);
+    assert_eq!(poll_once(&mut h).map(Result::unwrap), Poll::Ready(3));
+    // Waking a completed task does nothing.
+    w.wake();
+    assert_eq!(s.run(), 0);
+}
+
+#[test]
+fn self_wake_during_poll_is_a_yield() {
+    let s = Sched::new();
+    let mut h = s.spawn(async {
+        let mut yielded = false;
+        std::future::poll_fn(|cx| {
+            if yielded {
+                Poll::Ready(())
+            } else {
+                yielded = true;
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            }
+        })
+        .await;
+        7
+    });
+    assert_eq!(s.run(), 2);
+    assert_eq!(s.0.yields.load(SeqCst), 1);
+    assert_eq!(poll_once(&mut h).map(Result::unwrap), Poll::Ready(7));
+}
+
+#[test]
+fn panic_becomes_join_error() {
+    let s = Sched::new();
+    let mut h = s.spawn(async {
+        panic!("inside");
+    });
+    s.run();
+    let err: JoinError = match poll_once(&mut h) {
+        Poll::Ready(r) => r.unwrap_err(),
+        Poll::Pending => panic!("not finished"),
+    };
+    assert!(err.is_panic());
+    assert_eq!(err.into_panic().downcast_ref::<&str>(), Some(&"inside"));
+}
+
+#[test]
+fn abort_idle_task_drops_future_once() {
+    let s = Sched::new();
+    let drops = Arc::new(AtomicUsize::new(0));
+    let d = Drops(drops.clone());
+    let mut h = s.spawn(async move {
+        let _d = d;
+        std::future::pending::<()>().await
+    });
+    s.run();
+    h.abort();
+    h.abort();
+    assert_eq!(s.run(), 1);
+    assert_eq!(drops.load(SeqCst), 1);
+    match poll_once(&mut h) {
+        Poll::Ready(Err(e)) => assert!(e.is_cancelled()),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn dropped_join_handle_output_is_dropped_by_the_task() {
+    let s = Sched::new();
+    let drops = Arc::new(AtomicUsize::new(0));
+    let d = drops.clone();
+    drop(s.spawn(async move { Drops(d) }));
+    assert_eq!(drops.load(SeqCst), 0);
+    s.run();
+    assert_eq!(drops.load(SeqCst), 1);
+}
+
+#[test]
+fn join_handle_dropped_after_completion_drops_output() {
+    let s = Sched::new();
+    let drops = Arc::new(AtomicUsize::new(0));
+    let d = drops.clone();
+    let h = s.spawn(async move { Drops(d) });
+    s.run();
+    assert_eq!(drops.load(SeqCst), 0);
+    drop(h);
+    assert_eq!(drops.load(SeqCst), 1);
+}
+
+#[test]
+fn join_waker_is_woken_on_completion() {
+    struct Flag(AtomicUsize);
+    impl std::task::Wake for Flag {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, SeqCst);
+        }
+    }
+    let s = Sched::new();
+    let flag = Arc::new(Flag(AtomicUsize::new(0)));
+    let waker = Waker::from(flag.clone());
+    let mut h = s.spawn(async { 1 });
+    assert!(Pin::new(&mut h).poll(&mut Context::from_waker(&waker)).is_pending());
+    // Re-polling with the same waker keeps it; with another one replaces it.
+    assert!(Pin::new(&mut h).poll(&mut Context::from_waker(&waker)).is_pending());
+    s.run();
+    assert_eq!(flag.0.load(SeqCst), 1);
+    assert!(poll_once(&mut h).is_ready());
+}
+
+#[test]
+fn shutdown_cancels_idle_and_never_polled_tasks() {
+    let s = Sched::new();
+    let drops = Arc::new(AtomicUsize::new(0));
+    let mut hs = Vec::new();
+    for _ in 0..10 {
+        let d = Drops(drops.clone());
+        hs.push(s.spawn(async move {
+            let _d = d;
+            std::future::pending::<()>().await
+        }));
+    }
+    s.run(); // all polled once, now idle
+    for _ in 0..5 {
+        let d = Drops(drops.clone());
+        hs.push(s.spawn(async move {
+            let _d = d;
+        }));
+    }
+    // 5 never polled, still queued.
+    s.shutdown();
+    assert_eq!(drops.load(SeqCst), 15);
+    for mut h in hs {
+        match poll_once(&mut h) {
+            Poll::Ready(Err(e)) => assert!(e.is_cancelled()),
+            other => panic!("{other:?}"),
+        }
+    }
+    // Spawning after shutdown cancels at once.
+    let d = Drops(drops.clone());
+    let mut h = s.spawn(async move {
+        let _d = d;
+    });
+    assert_eq!(drops.load(SeqCst), 16);
+    assert!(matches!(poll_once(&mut h), Poll::Ready(Err(e)) if e.is_cancelled()));
+}
+
+#[test]
+fn many_tasks_across_threads_free_exactly_once() {
+    let s = Sched::new();
+    let drops = Arc::new(AtomicUsize::new(0));
+    let wakers = Arc::new(Mutex::new(Vec::new()));
+    let mut hs = Vec::new();
+    for _ in 0..200 {
+        let w = Arc::new(Mutex::new(None));
+        wakers.lock().unwrap().push(w.clone());
+        let d = Drops(drops.clone());
+        hs.push(s.spawn(async move {
+            let _d = d;
+            Parked {
+                waker: w,
+                polls: Arc::new(AtomicUsize::new(0)),
+                ready_after: 1,
+            }
+            .await
+        }));
+    }
+    s.run();
+    // Wake every task from other threads at once, then run them.
+    let ts: Vec<_> = (0..4)
+        .map(|i| {
+            let wakers = wakers.clone();
+            std::thread::spawn(move || {
+                for (j, w) in wakers.lock().unwrap().iter().enumerate() {
+                    if j % 4 == i {
+                        w.lock().unwrap().take().unwrap().wake();
+                    }
+                }
+            })
+        })
+        .collect();
+    for t in ts {
+        t.join().unwrap();
+    }
+    s.run();
+    for mut h in hs {
+        assert!(matches!(poll_once(&mut h), Poll::Ready(Ok(2))));
+    }
+    assert_eq!(drops.load(SeqCst), 200);
+    assert!(s.0.owned.is_empty());
+}
