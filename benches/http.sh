@@ -50,12 +50,18 @@ if ((${#need[@]})); then
     apt-get update -qq && apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 
+# Logs and strace summaries of this run (kept until it ends).
+WORK=$TARGET/http-bench/run-$$
+mkdir -p "$WORK"
+
 echo "== building the servers (release)"
-cargo build --release -q -p examples \
-    --example http_server --example hyper_server --example hyper_tokio --example raw_responder
+if ! cargo build --release -p examples --example http_server --example hyper_server \
+    --example hyper_tokio --example raw_responder >"$WORK/build.log" 2>&1; then
+    cat "$WORK/build.log" >&2
+    exit 1
+fi
 
 export RUNTIME_WORKER_THREADS=$WORKERS TOKIO_WORKER_THREADS=$WORKERS
-WORK=$(mktemp -d)
 SERVER_PID=
 cleanup() {
     if [[ -n $SERVER_PID ]]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
@@ -82,7 +88,7 @@ start_server() {
     SERVER_PID=$!
     PORT=
     for _ in $(seq 100); do
-        PORT=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$log" | head -n1)
+        PORT=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$log" 2>/dev/null | head -n1 || true)
         [[ -n $PORT ]] && break
         kill -0 "$SERVER_PID" 2>/dev/null || { cat "$log" >&2; echo "$1 died" >&2; exit 1; }
         sleep 0.1

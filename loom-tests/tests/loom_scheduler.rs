@@ -39,13 +39,25 @@ use shim::sync::{Arc, Condvar, Mutex};
 /// Preemption bound when `LOOM_MAX_PREEMPTIONS` is not set.
 const DEFAULT_PREEMPTIONS: usize = 2;
 
+/// The bound two-worker models are capped at unless `LOOM_UNCAPPED` is set. Two workers
+/// searching, stealing and parking around each other explode: a single outside spawn plus
+/// shutdown explores 118 executions at bound 1 with one worker... and 14.6k at bound 1,
+/// 524k (about 2 minutes) at bound 2 with two; the larger models take hours at bound 2.
+/// One-worker models cover the same wake / park / shutdown races at the full bound.
+const TWO_WORKER_CAP: usize = 1;
+
 /// Runs `f` under loom at the bound from `LOOM_MAX_PREEMPTIONS` (else
-/// `DEFAULT_PREEMPTIONS`) and prints how many executions were explored.
-fn model(f: impl Fn() + Sync + Send + 'static) {
+/// `DEFAULT_PREEMPTIONS`), capped at `cap` unless `LOOM_UNCAPPED` is set, and prints how
+/// many executions were explored.
+fn check(cap: Option<usize>, f: impl Fn() + Sync + Send + 'static) {
     let mut b = loom::model::Builder::new();
-    if b.preemption_bound.is_none() {
-        b.preemption_bound = Some(DEFAULT_PREEMPTIONS);
+    let mut bound = b.preemption_bound.unwrap_or(DEFAULT_PREEMPTIONS);
+    if let Some(cap) = cap {
+        if std::env::var_os("LOOM_UNCAPPED").is_none() {
+            bound = bound.min(cap);
+        }
     }
+    b.preemption_bound = Some(bound);
     // A std atomic on purpose: it counts executions from outside the model.
     let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let counted = runs.clone();
@@ -54,10 +66,28 @@ fn model(f: impl Fn() + Sync + Send + 'static) {
         f()
     });
     eprintln!(
-        "explored {} executions (preemption bound {:?})",
-        runs.load(std::sync::atomic::Ordering::Relaxed),
-        b.preemption_bound
+        "explored {} executions (preemption bound {bound})",
+        runs.load(std::sync::atomic::Ordering::Relaxed)
     );
+}
+
+/// A model with at most one worker: the full bound.
+fn model(f: impl Fn() + Sync + Send + 'static) {
+    check(None, f)
+}
+
+/// A model with two workers: capped at `TWO_WORKER_CAP` (see there).
+fn model_two_workers(f: impl Fn() + Sync + Send + 'static) {
+    check(Some(TWO_WORKER_CAP), f)
+}
+
+/// Runs `scenario(workers)` as a model: capped when it has two workers.
+fn model_workers(workers: usize, scenario: fn(usize)) {
+    if workers > 1 {
+        model_two_workers(move || scenario(workers))
+    } else {
+        model(move || scenario(workers))
+    }
 }
 
 fn multi_thread(workers: usize) -> Runtime {
@@ -198,193 +228,248 @@ fn expect_cancelled(mut join: JoinHandle<()>) {
 
 /// The seed's test: two tasks each spawn one (from a worker: LIFO slot / local ring); the
 /// second of the spawned tasks to run signals the main thread.
-#[test]
-fn multi_spawn() {
-    model(|| {
-        let rt = multi_thread(2);
-        let c1 = counter();
-        let done = Oneshot::new();
-        let tx1 = Arc::new(Mutex::new(Some(done.clone())));
+fn multi_spawn(workers: usize) {
+    let rt = multi_thread(workers);
+    let c1 = counter();
+    let done = Oneshot::new();
+    let tx1 = Arc::new(Mutex::new(Some(done.clone())));
 
-        for _ in 0..2 {
-            let (c, tx) = (c1.clone(), tx1.clone());
-            drop(rt.spawn(async move {
-                drop(runtime::spawn(async move {
-                    if 1 == c.fetch_add(1, Relaxed) {
-                        tx.lock().take().expect("signalled once").send(());
-                    }
-                }));
+    for _ in 0..2 {
+        let (c, tx) = (c1.clone(), tx1.clone());
+        drop(rt.spawn(async move {
+            drop(runtime::spawn(async move {
+                if 1 == c.fetch_add(1, Relaxed) {
+                    tx.lock().take().expect("signalled once").send(());
+                }
             }));
-        }
-        done.recv();
-        drop(rt);
-        assert_eq!(c1.load(Relaxed), 2);
-    });
+        }));
+    }
+    done.recv();
+    drop(rt);
+    assert_eq!(c1.load(Relaxed), 2);
 }
 
-/// The workers start and park while the main thread and another thread spawn a task each
-/// from outside (global queue + notify): both tasks run.
 #[test]
-fn spawn_from_outside_while_workers_park() {
-    model(|| {
-        let rt = multi_thread(2);
-        let ran = counter();
-        let done = Oneshot::new();
-        let spawn_one = {
+fn multi_spawn_two_workers() {
+    model_workers(2, multi_spawn);
+}
+
+#[test]
+fn multi_spawn_one_worker() {
+    model_workers(1, multi_spawn);
+}
+
+/// The workers start and park while tasks are spawned from outside (global queue + notify):
+/// they all run. With one worker, two outside threads (main and another) spawn one task
+/// each; with two workers, main spawns one (a second spawner does not fit the budget).
+fn spawn_from_outside(workers: usize) {
+    let rt = multi_thread(workers);
+    let tasks = if workers == 1 { 2 } else { 1 };
+    let ran = counter();
+    let done = Oneshot::new();
+    let spawn_one = {
+        let (ran, done) = (ran.clone(), done.clone());
+        move |h: &runtime::Handle| {
             let (ran, done) = (ran.clone(), done.clone());
-            move |h: &runtime::Handle| {
-                let (ran, done) = (ran.clone(), done.clone());
-                h.spawn(async move {
-                    if ran.fetch_add(1, AcqRel) == 1 {
-                        done.send(());
-                    }
-                })
-            }
-        };
-        let th = {
-            let (h, spawn_one) = (rt.handle().clone(), spawn_one.clone());
-            thread::spawn(move || drop(spawn_one(&h)))
-        };
-        drop(spawn_one(rt.handle()));
-        done.recv();
-        th.join().unwrap();
-        drop(rt);
-        assert_eq!(ran.load(Relaxed), 2);
+            h.spawn(async move {
+                if ran.fetch_add(1, Relaxed) + 1 == tasks {
+                    done.send(());
+                }
+            })
+        }
+    };
+    let th = (tasks == 2).then(|| {
+        let (h, spawn_one) = (rt.handle().clone(), spawn_one.clone());
+        thread::spawn(move || drop(spawn_one(&h)))
     });
+    drop(spawn_one(rt.handle()));
+    done.recv();
+    if let Some(th) = th {
+        th.join().unwrap();
+    }
+    drop(rt);
+    assert_eq!(ran.load(Relaxed), tasks);
+}
+
+#[test]
+fn spawn_from_outside_while_worker_parks() {
+    model_workers(1, spawn_from_outside);
+}
+
+#[test]
+fn spawn_from_outside_while_workers_park_two_workers() {
+    model_workers(2, spawn_from_outside);
 }
 
 /// A task awaits a signal; once its first poll is done (its worker is on its way to park)
 /// the main thread sets the signal, waking it from outside the runtime. The task must run
 /// again and report back, or the main thread blocks forever (a loom deadlock).
+fn wake_racing_worker_park(workers: usize) {
+    let rt = multi_thread(workers);
+    let sig = Signal::new();
+    let polled = Oneshot::new();
+    let done = Oneshot::new();
+    {
+        let (sig, polled, done) = (sig.clone(), polled.clone(), done.clone());
+        let mut first = true;
+        drop(rt.spawn(async move {
+            poll_fn(|cx| {
+                let r = sig.poll_wait(cx);
+                if first {
+                    first = false;
+                    polled.send(());
+                }
+                r
+            })
+            .await;
+            done.send(());
+        }));
+    }
+    polled.recv();
+    sig.set();
+    done.recv();
+    drop(rt);
+}
+
 #[test]
-fn wake_racing_worker_park() {
-    model(|| {
-        let rt = multi_thread(2);
-        let sig = Signal::new();
-        let polled = Oneshot::new();
-        let done = Oneshot::new();
-        {
-            let (sig, polled, done) = (sig.clone(), polled.clone(), done.clone());
-            let mut first = true;
-            drop(rt.spawn(async move {
-                poll_fn(|cx| {
-                    let r = sig.poll_wait(cx);
-                    if first {
-                        first = false;
-                        polled.send(());
-                    }
-                    r
-                })
-                .await;
-                done.send(());
-            }));
-        }
-        polled.recv();
-        sig.set();
-        done.recv();
-        drop(rt);
-    });
+fn wake_racing_worker_park_one_worker() {
+    model_workers(1, wake_racing_worker_park);
+}
+
+#[test]
+fn wake_racing_worker_park_two_workers() {
+    model_workers(2, wake_racing_worker_park);
 }
 
 /// As above, but the wake comes from another task on a worker (the local / LIFO path, with
 /// a notify only when the task lands where a sibling could steal it).
+fn wake_from_worker(workers: usize) {
+    let rt = multi_thread(workers);
+    let sig = Signal::new();
+    let done = Oneshot::new();
+    {
+        let (sig, done) = (sig.clone(), done.clone());
+        drop(rt.spawn(async move {
+            sig.wait().await;
+            done.send(());
+        }));
+    }
+    {
+        let sig = sig.clone();
+        drop(rt.spawn(async move { sig.set() }));
+    }
+    done.recv();
+    drop(rt);
+}
+
 #[test]
-fn wake_from_worker_racing_park() {
-    model(|| {
-        let rt = multi_thread(2);
-        let sig = Signal::new();
-        let done = Oneshot::new();
-        {
-            let (sig, done) = (sig.clone(), done.clone());
-            drop(rt.spawn(async move {
-                sig.wait().await;
-                done.send(());
-            }));
-        }
-        {
-            let sig = sig.clone();
-            drop(rt.spawn(async move { sig.set() }));
-        }
-        done.recv();
-        drop(rt);
-    });
+fn wake_from_worker_one_worker() {
+    model_workers(1, wake_from_worker);
+}
+
+#[test]
+fn wake_from_worker_racing_park_two_workers() {
+    model_workers(2, wake_from_worker);
 }
 
 /// The runtime is dropped (shut down) on the main thread while another thread wakes its
 /// pending task, by reference then by value. The future is dropped exactly once, nothing
 /// panics, nothing leaks; the JoinHandle reports cancellation.
-#[test]
-fn shutdown_while_waking() {
-    model(|| {
-        let rt = multi_thread(2);
-        let drops = counter();
-        let polled = Oneshot::new();
-        let join = rt.spawn(park_forever(&drops, &polled));
-        let waker = polled.recv();
+fn shutdown_while_waking(workers: usize) {
+    let rt = multi_thread(workers);
+    let drops = counter();
+    let polled = Oneshot::new();
+    let join = rt.spawn(park_forever(&drops, &polled));
+    let waker = polled.recv();
 
-        let th = thread::spawn(move || {
-            waker.wake_by_ref();
-            waker.wake();
-        });
-        drop(rt);
-        th.join().unwrap();
-
-        assert_eq!(drops.load(Relaxed), 1, "future dropped exactly once");
-        expect_cancelled(join);
+    let th = thread::spawn(move || {
+        waker.wake_by_ref();
+        waker.wake();
     });
+    drop(rt);
+    th.join().unwrap();
+
+    assert_eq!(drops.load(Relaxed), 1, "future dropped exactly once");
+    expect_cancelled(join);
+}
+
+#[test]
+fn shutdown_while_waking_one_worker() {
+    model_workers(1, shutdown_while_waking);
+}
+
+#[test]
+fn shutdown_while_waking_two_workers() {
+    model_workers(2, shutdown_while_waking);
 }
 
 /// Shutdown with a task that was just woken (queued) and one that is idle: each future is
 /// dropped exactly once, whichever worker gets to it.
+fn shutdown_with_queued_and_idle_tasks(workers: usize) {
+    let rt = multi_thread(workers);
+    let drops = counter();
+    let (p1, p2) = (Oneshot::new(), Oneshot::new());
+    let j1 = rt.spawn(park_forever(&drops, &p1));
+    let j2 = rt.spawn(park_forever(&drops, &p2));
+    let w1 = p1.recv();
+    let w2 = p2.recv();
+    w1.wake();
+    drop(rt);
+    assert_eq!(drops.load(Relaxed), 2, "each future dropped exactly once");
+    expect_cancelled(j1);
+    expect_cancelled(j2);
+    drop(w2);
+}
+
 #[test]
-fn shutdown_with_queued_and_idle_tasks() {
-    model(|| {
-        let rt = multi_thread(2);
-        let drops = counter();
-        let (p1, p2) = (Oneshot::new(), Oneshot::new());
-        let j1 = rt.spawn(park_forever(&drops, &p1));
-        let j2 = rt.spawn(park_forever(&drops, &p2));
-        let w1 = p1.recv();
-        let _w2 = p2.recv();
-        w1.wake();
-        drop(rt);
-        assert_eq!(drops.load(Relaxed), 2, "each future dropped exactly once");
-        expect_cancelled(j1);
-        expect_cancelled(j2);
-    });
+fn shutdown_with_queued_and_idle_tasks_one_worker() {
+    model_workers(1, shutdown_with_queued_and_idle_tasks);
+}
+
+#[test]
+fn shutdown_with_queued_and_idle_tasks_two_workers() {
+    model_workers(2, shutdown_with_queued_and_idle_tasks);
 }
 
 /// A waker that outlives the runtime: woken (by reference and by value) after shutdown, on
 /// another thread, it finds the task complete and frees it with the last reference (which
 /// also frees the scheduler it points to). No panic, no leak, no use after free.
-#[test]
-fn waker_outlives_runtime() {
-    model(|| {
-        let rt = multi_thread(2);
-        let drops = counter();
-        let polled = Oneshot::new();
-        let join = rt.spawn(park_forever(&drops, &polled));
-        let waker = polled.recv();
-        let waker2 = waker.clone();
-        drop(rt);
-        assert_eq!(drops.load(Relaxed), 1, "shutdown dropped the future");
+fn waker_outlives_runtime(workers: usize) {
+    let rt = multi_thread(workers);
+    let drops = counter();
+    let polled = Oneshot::new();
+    let join = rt.spawn(park_forever(&drops, &polled));
+    let waker = polled.recv();
+    let waker2 = waker.clone();
+    drop(rt);
+    assert_eq!(drops.load(Relaxed), 1, "shutdown dropped the future");
 
-        let th = thread::spawn(move || {
-            waker.wake_by_ref();
-            waker.wake();
-        });
-        waker2.wake_by_ref();
-        expect_cancelled(join);
-        drop(waker2);
-        th.join().unwrap();
-        assert_eq!(drops.load(Relaxed), 1);
+    let th = thread::spawn(move || {
+        waker.wake_by_ref();
+        waker.wake();
     });
+    waker2.wake_by_ref();
+    expect_cancelled(join);
+    drop(waker2);
+    th.join().unwrap();
+    assert_eq!(drops.load(Relaxed), 1);
+}
+
+#[test]
+fn waker_outlives_runtime_one_worker() {
+    model_workers(1, waker_outlives_runtime);
+}
+
+#[test]
+fn waker_outlives_runtime_two_workers() {
+    model_workers(2, waker_outlives_runtime);
 }
 
 /// `yield_now` on a one-worker multi-thread runtime: the task spawned just before the yield
-/// (in the LIFO slot) runs before the yielder (at the back of the ring) resumes.
+/// (in the LIFO slot) runs before the yielder (at the back of the ring) resumes. (With two
+/// workers a sibling may steal the yielder first: fairness is per worker.)
 #[test]
-fn yield_now_runs_other_task_first_multi_thread() {
+fn yield_now_runs_other_task_first_one_worker() {
     model(|| {
         let rt = multi_thread(1);
         let res = rt.block_on(async {
@@ -400,10 +485,7 @@ fn yield_now_runs_other_task_first_multi_thread() {
             .await
             .unwrap()
         });
-        assert!(
-            res,
-            "the yielder resumed before the other runnable task ran"
-        );
+        assert!(res, "the yielder resumed before the other runnable task ran");
         drop(rt);
     });
 }

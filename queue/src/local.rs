@@ -278,7 +278,7 @@ impl<T: Link> Local<T> {
         if self
             .inner
             .head
-            .compare_exchange(pack(real, real), pack(new_real, new_real), Relaxed, Relaxed)
+            .compare_exchange(pack(real, real), pack(new_real, new_real), Release, Relaxed)
             .is_err()
         {
             return Err(item);
@@ -493,7 +493,7 @@ impl<T: Link> Steal<T> {
 
         if n > 1 {
             // Release: publishes the slot writes into `dst` to `dst`'s thieves.
-            dst.inner.tail.store(dst_tail.wrapping_add(n - 1), Release);
+            dst.inner.tail.store(dst_tail.wrapping_add(n - 1), Relaxed);
         }
         Some(ret)
     }

@@ -97,7 +97,8 @@ impl Builder {
         self
     }
 
-    /// Ticks between two checks of the global queue by a busy worker (default 61).
+    /// Ticks between two checks of the global queue by a busy worker. By default it is
+    /// tuned at run time so that a busy worker looks about every 200 µs (2 to 127 ticks).
     ///
     /// # Panics
     /// When `n` is 0.
@@ -188,7 +189,7 @@ impl Builder {
             Kind::MultiThread => {
                 let n = self.worker_threads.unwrap_or_else(default_worker_threads);
                 let config = multi_thread::Config {
-                    global_queue_interval: self.global_queue_interval.unwrap_or(61),
+                    global_queue_interval: self.global_queue_interval,
                     event_interval: self.event_interval,
                     disable_lifo_slot: self.disable_lifo_slot,
                 };

@@ -424,6 +424,10 @@ where
             .deadline
             .get_or_insert_with(|| Instant::now() + header_timeout);
         let timer = self.timer.get_or_insert_with(|| sleep_until(deadline));
+        if timer.deadline() > deadline {
+            // Armed for later than needed (a lingering close is shorter than a head wait).
+            timer.reset(deadline);
+        }
         // The timer may still be armed for an earlier head's deadline: when it fires
         // before the current one, move it there and wait again.
         while Pin::new(&mut *timer).poll(cx).is_ready() {

@@ -197,9 +197,6 @@ mod tests {
         assert_eq!(classify(&os(libc::ENOBUFS)), AcceptError::BackOff);
         assert_eq!(classify(&os(libc::ECONNABORTED)), AcceptError::Skip);
         assert_eq!(classify(&os(libc::EBADF)), AcceptError::Fatal);
-        assert_eq!(
-            classify(&io::Error::other("?")),
-            AcceptError::BackOff
-        );
+        assert_eq!(classify(&io::Error::other("?")), AcceptError::BackOff);
     }
 }

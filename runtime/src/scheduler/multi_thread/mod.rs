@@ -32,7 +32,8 @@ use crate::scheduler::{self, RunTask};
 /// Scheduler settings taken from the `Builder`.
 #[derive(Clone, Debug)]
 pub(crate) struct Config {
-    pub(crate) global_queue_interval: u32,
+    /// Fixed by the user, or None: tuned from the measured mean tick time.
+    pub(crate) global_queue_interval: Option<u32>,
     pub(crate) event_interval: u32,
     pub(crate) disable_lifo_slot: bool,
 }

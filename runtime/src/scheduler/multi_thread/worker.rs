@@ -1,7 +1,8 @@
 //! One worker thread of the multi-thread scheduler.
 //!
 //! The worker owns a `Core` (its ring, LIFO slot, parker, counters). Each tick it runs the
-//! next task: every `global_queue_interval` ticks the global queue first (fairness),
+//! next task: every `global_queue_interval` ticks a batch of the global queue first
+//! (fairness; the interval is tuned so that this happens about every 200 µs of work),
 //! otherwise the LIFO slot, then the ring, then a batch from the global queue. After a task
 //! it keeps running whatever that task put in the LIFO slot, at most `MAX_LIFO_POLLS` in a
 //! row (so two tasks ping-ponging cannot starve the ring). Empty-handed it tries to become
@@ -13,6 +14,7 @@
 //! push to the local queue without synchronization (`try_schedule_local`).
 
 use std::cell::RefCell;
+use std::time::{Duration, Instant};
 
 use queue::Local;
 use shim::sync::Arc;
@@ -28,6 +30,16 @@ use crate::util::FastRand;
 /// Polls of LIFO-slot tasks in a row before the ring gets a turn.
 const MAX_LIFO_POLLS: u32 = 3;
 
+/// How often a busy worker should look at the global queue, in time.
+const GLOBAL_QUEUE_LATENCY: Duration = Duration::from_micros(200);
+
+/// Bounds of the tuned global queue interval, in ticks.
+const MIN_GQI: u32 = 2;
+const MAX_GQI: u32 = 127;
+
+/// The interval before anything was measured.
+const DEFAULT_GQI: u32 = 61;
+
 pub(crate) struct Core {
     index: usize,
     tick: u32,
@@ -39,6 +51,10 @@ pub(crate) struct Core {
     park: Option<Parker>,
     rand: FastRand,
     global_queue_interval: u32,
+    /// Tune `global_queue_interval` from measurements (not fixed by the user).
+    tune_gqi: bool,
+    /// Start and tick count of the current measurement window (None while parked).
+    tune_window: Option<(Instant, u32)>,
     event_interval: u32,
     disable_lifo: bool,
     stats: Stats,
@@ -68,7 +84,9 @@ impl Core {
             is_shutdown: false,
             park: Some(park),
             rand: FastRand::new(index as u64 + 1),
-            global_queue_interval: config.global_queue_interval.max(1),
+            global_queue_interval: config.global_queue_interval.unwrap_or(DEFAULT_GQI).max(1),
+            tune_gqi: config.global_queue_interval.is_none(),
+            tune_window: None,
             event_interval: config.event_interval.max(1),
             disable_lifo: config.disable_lifo_slot,
             stats: Stats::new(),
@@ -200,6 +218,7 @@ impl Context {
         core.park = Some(park);
         core.stats.submit(&self.handle.shared.metrics[core.index]);
         core.is_shutdown = self.handle.is_closed();
+        core.tune_global_queue_interval();
         core
     }
 
@@ -218,6 +237,8 @@ impl Context {
                 core.park = Some(park);
                 core.stats.unparked();
                 core.stats.mark_unpark_polls();
+                // Parked time is not work: restart the measurement.
+                core.tune_window = None;
                 core.is_shutdown = self.handle.is_closed();
                 if core.transition_from_parked(&self.handle) {
                     break;
@@ -286,8 +307,9 @@ impl Core {
 
     fn next_task(&mut self, handle: &Handle) -> Option<RunTask> {
         if self.tick.is_multiple_of(self.global_queue_interval) {
-            // Fairness: the global queue first, now and then, however busy we are.
-            if let Some(task) = handle.shared.inject.pop() {
+            // Fairness: a share of the global queue first, now and then, however busy we
+            // are. A batch (not one task) so a burst of remote spawns drains in a few visits.
+            if let Some(task) = self.next_global_batch(handle) {
                 return Some(task);
             }
             return self.next_local_task();
@@ -296,6 +318,26 @@ impl Core {
             return Some(task);
         }
         self.next_global_batch(handle)
+    }
+
+    /// Sets the global queue interval so a busy worker visits the global queue about every
+    /// `GLOBAL_QUEUE_LATENCY`: one clock read per maintenance (every `event_interval` ticks).
+    fn tune_global_queue_interval(&mut self) {
+        if !self.tune_gqi {
+            return;
+        }
+        let now = Instant::now();
+        if let Some((start, tick)) = self.tune_window {
+            let ticks = self.tick.wrapping_sub(tick).max(1);
+            let per_tick = now.saturating_duration_since(start) / ticks;
+            let interval = if per_tick.is_zero() {
+                MAX_GQI
+            } else {
+                (GLOBAL_QUEUE_LATENCY.as_nanos() / per_tick.as_nanos()).min(u128::from(MAX_GQI)) as u32
+            };
+            self.global_queue_interval = interval.clamp(MIN_GQI, MAX_GQI);
+        }
+        self.tune_window = Some((now, self.tick));
     }
 
     fn next_local_task(&mut self) -> Option<RunTask> {
