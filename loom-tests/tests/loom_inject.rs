@@ -13,30 +13,31 @@ use queue::Inject;
 use shim::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use shim::sync::Arc;
 
-/// The bound used when LOOM_MAX_PREEMPTIONS is unset (every suite here runs in seconds).
+/// The bound used when LOOM_MAX_PREEMPTIONS is unset: the suites here are sized for it
+/// (each finishes in under a second at 3, and unbounded).
 const DEFAULT_PREEMPTION_BOUND: usize = 3;
 
 fn model(f: impl Fn() + Sync + Send + 'static) {
+    use std::sync::atomic::{AtomicUsize as StdAtomicUsize, Ordering::Relaxed as StdRelaxed};
     // Counts the explored executions, for `--nocapture` runs. A std atomic on purpose: it
     // lives outside the model and must not be one of loom's.
-    static ITERATIONS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    ITERATIONS.store(0, std::sync::atomic::Ordering::Relaxed);
+    let executions = std::sync::Arc::new(StdAtomicUsize::new(0));
+    let counter = executions.clone();
     // `Builder::new` reads LOOM_MAX_PREEMPTIONS (and the other LOOM_* variables). Unset,
-    // loom would explore without a bound, which some suites cannot finish: default to the
-    // CI bound instead (a large value such as 100 is, in effect, unbounded).
+    // loom would explore without a bound, which some suites cannot finish: default to
+    // DEFAULT_PREEMPTION_BOUND instead (a large value such as 100 is, in effect, unbounded).
     let mut builder = loom::model::Builder::new();
-    builder
+    let bound = *builder
         .preemption_bound
         .get_or_insert(DEFAULT_PREEMPTION_BOUND);
-    let bound = builder.preemption_bound;
     builder.check(move || {
-        ITERATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        counter.fetch_add(1, StdRelaxed);
         f()
     });
     eprintln!(
-        "{}: {} executions (preemption bound {bound:?})",
+        "{}: {} executions (preemption bound {bound})",
         std::thread::current().name().unwrap_or("?"),
-        ITERATIONS.load(std::sync::atomic::Ordering::Relaxed)
+        executions.load(StdRelaxed)
     );
 }
 

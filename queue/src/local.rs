@@ -493,7 +493,7 @@ impl<T: Link> Steal<T> {
 
         if n > 1 {
             // Release: publishes the slot writes into `dst` to `dst`'s thieves.
-            dst.inner.tail.store(dst_tail.wrapping_add(n - 1), Relaxed);
+            dst.inner.tail.store(dst_tail.wrapping_add(n - 1), Release);
         }
         Some(ret)
     }

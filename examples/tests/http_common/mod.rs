@@ -90,9 +90,10 @@ impl RawResponse {
 }
 
 /// A blocking HTTP/1.1 client that writes raw bytes and parses responses by hand.
+///
+/// One descriptor per client: writes go straight to the socket under the read buffer.
 pub struct Client {
     reader: BufReader<TcpStream>,
-    writer: TcpStream,
 }
 
 impl Client {
@@ -101,17 +102,16 @@ impl Client {
         stream.set_read_timeout(Some(READ_BOUND)).unwrap();
         stream.set_nodelay(true).unwrap();
         Client {
-            reader: BufReader::new(stream.try_clone().unwrap()),
-            writer: stream,
+            reader: BufReader::new(stream),
         }
     }
 
     pub fn send(&mut self, bytes: &[u8]) {
-        self.writer.write_all(bytes).expect("send");
+        self.reader.get_mut().write_all(bytes).expect("send");
     }
 
     pub fn try_send(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.writer.write_all(bytes)
+        self.reader.get_mut().write_all(bytes)
     }
 
     pub fn get(&mut self, path: &str) -> RawResponse {
