@@ -34,7 +34,7 @@ for arg in "$@"; do
         --no-bench) RUN_BENCH=0 ;;
         --no-instr) RUN_INSTR=0 ;;
         -h | --help)
-            sed -n '2,19p' "${BASH_SOURCE[0]}"
+            sed -n '2,17p' "${BASH_SOURCE[0]}"
             exit 0
             ;;
         *)
@@ -51,37 +51,75 @@ command -v python3 >/dev/null || {
 
 if [[ $RUN_BENCH == 1 ]]; then
     rm -rf "$OUT"
-    mkdir -p "$OUT"
+fi
+mkdir -p "$OUT/bin"
+
+# Builds with cargo, logging to $OUT/build.log; prints "target<TAB>executable" per binary.
+build() {
+    cargo "$@" --message-format=json 2>>"$OUT/build.log" | python3 -c '
+import json, sys
+for line in sys.stdin:
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    if m.get("reason") == "compiler-artifact" and m.get("executable"):
+        print(m["target"]["name"] + "\t" + m["executable"])
+'
+}
+
+# Build everything first and run copies of the binaries, so that all numbers of one run
+# come from one build even if the sources change while it runs.
+HAVE_VALGRIND=1
+command -v valgrind >/dev/null || HAVE_VALGRIND=0
+if [[ $RUN_BENCH == 1 || ($RUN_INSTR == 1 && $HAVE_VALGRIND == 1) ]]; then
+    echo "building (the first build, with fat LTO, takes minutes; log: $OUT/build.log)..."
+fi
+if [[ $RUN_BENCH == 1 ]]; then
+    if ! bins=$(build bench -p benches --no-run); then
+        echo "compare.sh: the build failed; the end of its log:" >&2
+        tail -n 30 "$OUT/build.log" >&2
+        exit 1
+    fi
+    while IFS=$'\t' read -r name exe; do
+        cp "$exe" "$OUT/bin/$name"
+    done <<<"$bins"
+fi
+if [[ $RUN_INSTR == 1 && $HAVE_VALGRIND == 1 ]]; then
+    if ! bins=$(build build --profile bench -p benches --bin instr); then
+        echo "compare.sh: building instr failed; the end of its log:" >&2
+        tail -n 30 "$OUT/build.log" >&2
+        exit 1
+    fi
+    cp "$(cut -f2 <<<"$bins")" "$OUT/bin/instr"
+fi
+
+if [[ $RUN_BENCH == 1 ]]; then
     export CRITERION_HOME=$OUT
-    echo "building the benches (the first build, with fat LTO, takes minutes)..."
-    cargo bench -p benches --no-run --quiet
+    cut -d' ' -f1-3 /proc/loadavg >"$OUT/load-start" 2>/dev/null || true
     for file in rt_multi_threaded rt_current_thread; do
         echo "running $file (BENCH_WORKERS=$WORKERS; log: $OUT/$file.log)..."
         start=$SECONDS
+        # `--bench` is what cargo passes: without it criterion runs each function once.
         # shellcheck disable=SC2086 # CRITERION_ARGS is a list of flags
-        if ! cargo bench -p benches --quiet --bench "$file" -- $CRITERION_ARGS >"$OUT/$file.log" 2>&1; then
+        if ! (cd benches && "$OUT/bin/$file" --bench $CRITERION_ARGS) >"$OUT/$file.log" 2>&1; then
             echo "compare.sh: $file failed; the end of its log:" >&2
             tail -n 30 "$OUT/$file.log" >&2
             exit 1
         fi
         echo "  done in $((SECONDS - start)) s"
     done
-fi
-
-if [[ ! -d $OUT ]]; then
-    echo "compare.sh: no results in $OUT; run without --no-bench first" >&2
-    exit 1
+    cut -d' ' -f1-3 /proc/loadavg >"$OUT/load-end" 2>/dev/null || true
 fi
 
 INSTR_FILE=$OUT/instr.tsv
 if [[ $RUN_INSTR == 1 ]]; then
     rm -f "$INSTR_FILE"
-    if ! command -v valgrind >/dev/null; then
+    if [[ $HAVE_VALGRIND == 0 ]]; then
         echo "valgrind not found: skipping the instruction counts (apt-get install valgrind)"
     else
         echo "counting instructions under callgrind..."
-        cargo build --profile bench -p benches --bin instr --quiet
-        INSTR=$TARGET/release/instr
+        INSTR=$OUT/bin/instr
         # Prints the instructions callgrind collected over the whole process.
         collected() {
             timeout 600 valgrind --tool=callgrind --callgrind-out-file=/dev/null "$INSTR" "$@" 2>&1 |
@@ -146,10 +184,18 @@ def cell(ns, ours):
         return fmt(ns)
     return f"{fmt(ns)} {ns / ours:5.2f}x"
 
+def load(name):
+    try:
+        with open(os.path.join(out, name)) as f:
+            return f.read().strip()
+    except OSError:
+        return "?"
+
 nproc = os.cpu_count()
 print()
 print(f"=== medians: multi-thread runtimes with {workers} workers; {nproc} cores, "
-      f"{platform.node()}, load avg {os.getloadavg()[0]:.2f} at the end ===")
+      f"{platform.node()}; load average (1/5/15 min) {load('load-start')} before the benches, "
+      f"{load('load-end')} after ===")
 print("each other runtime: its median, then THEIR TIME / OUR TIME (2.00x = ours is twice as"
       " fast; below 1.00x = ours is slower)")
 print("ours/floor = OUR TIME / FLOOR TIME (1.00x would be the floor itself)")
@@ -206,7 +252,7 @@ if os.path.exists(instr_file) and os.path.getsize(instr_file) > 0:
     print("=== instructions per spawned task (callgrind: (I(11 iterations) - I(1)) /"
           " (10 x tasks per iteration); all threads; lower is better) ===")
     print(f"{'':<12}" + "".join(f" {wl + (' current' if fl == 'current' else f' multi({fl})'):>27}"
-                               for wl, fl in cols) + "   ours/theirs (current)")
+                               for wl, fl in cols) + "   ours/theirs, current: spawn_many / chained")
     base = {wl: counts.get(("runtime", wl, "current")) for wl, _ in cols}
     for rt in RUNTIMES:
         line = f"{rt:<12}"

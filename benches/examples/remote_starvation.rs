@@ -1,11 +1,15 @@
 //! Reproducer for the `spawn_many_remote_busy{1,2}` gap: remote spawns into a runtime whose
-//! workers are kept busy by tasks that `yield_now` in a loop. Prints how long 1,000 remote
-//! empty tasks take to complete, and how many polls the workers made meanwhile, ours beside
-//! tokio. Usage: `cargo run --release -p benches --example remote_starvation [WORKERS]`.
+//! workers are kept busy by 2 x workers tasks looping `yield_now` + a 10 us stall (the
+//! busy1 workload, by hand). Prints, for a few rounds, how long 10,000 remote empty tasks
+//! take to complete and how many polls our workers made meanwhile, then tokio's times.
+//! Usage: `cargo run --release -p benches --example remote_starvation [WORKERS]`.
 
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+const REMOTE: usize = 10_000;
+const ROUNDS: usize = 3;
 
 fn stall() {
     let t = Instant::now();
@@ -14,9 +18,14 @@ fn stall() {
     }
 }
 
+fn polls(m: runtime::RuntimeMetrics) -> u64 {
+    m.workers.iter().map(|w| w.polls).sum()
+}
+
 fn main() {
-    let workers: usize = std::env::args().nth(1).map_or(2, |s| s.parse().expect("WORKERS"));
-    let remote = 1_000;
+    let workers: usize = std::env::args()
+        .nth(1)
+        .map_or(2, |s| s.parse().expect("WORKERS"));
 
     let rt = runtime::Builder::new_multi_thread()
         .worker_threads(workers)
@@ -26,34 +35,32 @@ fn main() {
     let stop = Arc::new(AtomicBool::new(false));
     for _ in 0..2 * workers {
         let stop = stop.clone();
-        rt.spawn(async move {
+        drop(rt.spawn(async move {
             while !stop.load(Relaxed) {
                 runtime::task::yield_now().await;
                 stall();
             }
-        });
+        }));
     }
-    std::thread::sleep(Duration::from_millis(50));
-    let polls = |m: runtime::RuntimeMetrics| m.workers.iter().map(|w| w.polls).sum::<u64>();
-    let before = polls(rt.metrics());
-    let t = Instant::now();
-    let handles: Vec<_> = (0..remote).map(|_| rt.spawn(async {})).collect();
-    rt.block_on(async {
-        for h in handles {
-            h.await.unwrap();
-        }
-    });
-    let ours = t.elapsed();
-    let after = polls(rt.metrics());
+    for round in 0..ROUNDS {
+        let before = polls(rt.metrics());
+        let t = Instant::now();
+        let handles: Vec<_> = (0..REMOTE).map(|_| rt.spawn(async {})).collect();
+        rt.block_on(async {
+            for h in handles {
+                h.await.unwrap();
+            }
+        });
+        let took = t.elapsed();
+        let polled = polls(rt.metrics()) - before;
+        println!(
+            "ours  round {round}: {REMOTE} remote tasks, {} yielding loops, {workers} workers: \
+             {took:?}; {polled} worker polls meanwhile (as last published)",
+            2 * workers
+        );
+    }
     stop.store(true, Relaxed);
     drop(rt);
-    println!(
-        "ours:  {remote} remote tasks behind {} yielding loops on {workers} workers: {ours:?} \
-         (~{} worker polls, ~{:.0} per remote task; counters as last published)",
-        2 * workers,
-        after - before,
-        (after - before) as f64 / remote as f64
-    );
 
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(workers)
@@ -70,14 +77,15 @@ fn main() {
             }
         });
     }
-    std::thread::sleep(Duration::from_millis(50));
-    let t = Instant::now();
-    let handles: Vec<_> = (0..remote).map(|_| rt.spawn(async {})).collect();
-    rt.block_on(async {
-        for h in handles {
-            h.await.unwrap();
-        }
-    });
-    println!("tokio: the same: {:?}", t.elapsed());
+    for round in 0..ROUNDS {
+        let t = Instant::now();
+        let handles: Vec<_> = (0..REMOTE).map(|_| rt.spawn(async {})).collect();
+        rt.block_on(async {
+            for h in handles {
+                h.await.unwrap();
+            }
+        });
+        println!("tokio round {round}: the same: {:?}", t.elapsed());
+    }
     stop.store(true, Relaxed);
 }

@@ -465,6 +465,40 @@ fn waker_outlives_runtime_two_workers() {
     model_workers(2, waker_outlives_runtime);
 }
 
+/// Another thread spawns a task (through a `Handle`) while the main thread drops the
+/// runtime: the task is bound before the owned list closes (then run, or cancelled by a
+/// worker's shutdown) or refused by the closed list and cancelled on the spot. Either way
+/// its future is dropped exactly once and its JoinHandle resolves.
+fn spawn_racing_shutdown(workers: usize) {
+    let rt = multi_thread(workers);
+    let drops = counter();
+    let th = {
+        let (h, drops) = (rt.handle().clone(), drops.clone());
+        thread::spawn(move || {
+            let track = Track(drops);
+            h.spawn(async move { drop(track) })
+        })
+    };
+    drop(rt);
+    let mut join = th.join().unwrap();
+    match poll_once(&mut join) {
+        Poll::Ready(Ok(())) => {}
+        Poll::Ready(Err(e)) => assert!(e.is_cancelled(), "{e:?}"),
+        Poll::Pending => panic!("JoinHandle still pending after its runtime shut down"),
+    }
+    assert_eq!(drops.load(Relaxed), 1, "future dropped exactly once");
+}
+
+#[test]
+fn spawn_racing_shutdown_one_worker() {
+    model_workers(1, spawn_racing_shutdown);
+}
+
+#[test]
+fn spawn_racing_shutdown_two_workers() {
+    model_workers(2, spawn_racing_shutdown);
+}
+
 /// `yield_now` on a one-worker multi-thread runtime: the task spawned just before the yield
 /// (in the LIFO slot) runs before the yielder (at the back of the ring) resumes. (With two
 /// workers a sibling may steal the yielder first: fairness is per worker.)
@@ -485,7 +519,10 @@ fn yield_now_runs_other_task_first_one_worker() {
             .await
             .unwrap()
         });
-        assert!(res, "the yielder resumed before the other runnable task ran");
+        assert!(
+            res,
+            "the yielder resumed before the other runnable task ran"
+        );
         drop(rt);
     });
 }
@@ -591,3 +628,64 @@ fn current_thread_shutdown_while_waking() {
     });
 }
 
+/// Two threads call `block_on` on one current-thread runtime at once: one drives the
+/// scheduler, the other waits for the core (polling its own future meanwhile) and takes it
+/// over when the first returns. Each `block_on` awaits a spawned task, so a caller that
+/// never gets the core (a lost hand-over) blocks forever: a loom deadlock.
+#[test]
+fn current_thread_two_block_on_callers() {
+    model(|| {
+        let rt = Arc::new(current_thread());
+        let th = {
+            let rt = rt.clone();
+            thread::spawn(move || rt.block_on(async { runtime::spawn(async { 1 }).await.unwrap() }))
+        };
+        let a = rt.block_on(async { runtime::spawn(async { 2 }).await.unwrap() });
+        let b = th.join().unwrap();
+        assert_eq!((a, b), (2, 1));
+        drop(rt);
+    });
+}
+
+// ---------------------------------------------------------------------------------------
+// Blocking pool (a loom thread per pool thread; no keep-alive timeout under loom).
+
+/// A blocking closure runs on a pool thread and its JoinHandle, awaited in `block_on`,
+/// yields its value; then the runtime shuts the pool down (the pool thread exits).
+#[test]
+fn spawn_blocking_then_shutdown() {
+    model(|| {
+        let rt = current_thread();
+        let h = rt.spawn_blocking(|| 5);
+        assert_eq!(rt.block_on(h).unwrap(), 5);
+        drop(rt);
+    });
+}
+
+/// The runtime is dropped right after `spawn_blocking`: the closure runs exactly once or
+/// is cancelled before it starts (its captured state dropped exactly once either way), and
+/// the JoinHandle resolves accordingly.
+#[test]
+fn spawn_blocking_racing_shutdown() {
+    model(|| {
+        let rt = current_thread();
+        let (runs, drops) = (counter(), counter());
+        let mut h = {
+            let (runs, track) = (runs.clone(), Track(drops.clone()));
+            rt.spawn_blocking(move || {
+                let _track = track;
+                runs.fetch_add(1, Relaxed);
+            })
+        };
+        drop(rt);
+        match poll_once(&mut h) {
+            Poll::Ready(Ok(())) => assert_eq!(runs.load(Relaxed), 1),
+            Poll::Ready(Err(e)) => {
+                assert!(e.is_cancelled(), "{e:?}");
+                assert_eq!(runs.load(Relaxed), 0);
+            }
+            Poll::Pending => panic!("blocking JoinHandle pending after shutdown"),
+        }
+        assert_eq!(drops.load(Relaxed), 1);
+    });
+}

@@ -5,7 +5,8 @@
 //! its waker fired) and running up to `event_interval` tasks, then lets the driver
 //! dispatch. Tasks woken on that thread go to the local FIFO without synchronization;
 //! from other threads they go to the inject queue and unpark the core's thread (a syscall
-//! only when it sleeps). A second `block_on` caller waits for the core while polling its
+//! only when it sleeps). A task that yields waits in `Core::defer` until the local FIFO
+//! and the inject queue are empty. A second `block_on` caller waits for the core while polling its
 //! own future. Shutdown cancels every live task on the thread that drops the runtime.
 
 use std::cell::RefCell;
@@ -26,6 +27,9 @@ use crate::driver::Driver;
 use crate::metrics::{self, RuntimeMetrics, Stats};
 use crate::park::{Parker, Unparker};
 use crate::scheduler::{self, RunTask};
+
+/// Remote tasks taken from the inject queue under one lock.
+const REMOTE_BATCH: usize = 128;
 
 pub(crate) struct Handle {
     pub(crate) shared: Shared,
@@ -54,6 +58,8 @@ pub(crate) struct CurrentThread {
 
 pub(crate) struct Core {
     tasks: VecDeque<RunTask>,
+    /// Tasks that yielded; run once nothing else is runnable.
+    defer: Vec<RunTask>,
     tick: u32,
     park: Option<Parker>,
     stats: Stats,
@@ -88,6 +94,7 @@ pub(crate) fn create(
     });
     let core = Box::new(Core {
         tasks: VecDeque::with_capacity(64),
+        defer: Vec::with_capacity(16),
         tick: 0,
         park: Some(park),
         stats: Stats::new(),
@@ -111,12 +118,12 @@ impl Handle {
                 .owned
                 .bind(future, scheduler::Handle::CurrentThread(me.clone()), 0);
         if let Some(task) = notified {
-            Handle::schedule_task(me, task);
+            Handle::schedule_task(me, task, false);
         }
         join
     }
 
-    pub(crate) fn schedule_task(me: &Arc<Handle>, task: RunTask) {
+    pub(crate) fn schedule_task(me: &Arc<Handle>, task: RunTask, is_yield: bool) {
         let task = context::with_scheduler(|cx| {
             let Some(scheduler::Context::CurrentThread(cx)) = cx else {
                 return Some(task);
@@ -128,7 +135,11 @@ impl Handle {
                 Ok(mut core) => match core.as_mut() {
                     Some(core) => {
                         core.stats.m.local_schedules += 1;
-                        core.tasks.push_back(task);
+                        if is_yield {
+                            core.defer.push(task);
+                        } else {
+                            core.tasks.push_back(task);
+                        }
                         None
                     }
                     None => Some(task),
@@ -247,6 +258,7 @@ impl CurrentThread {
         };
         let mut core = cx.core.into_inner().expect("core present");
         core.is_shutdown = true;
+        core.defer.clear();
         while let Some(task) = core.tasks.pop_front() {
             drop(task);
         }
@@ -345,7 +357,12 @@ impl Context {
                 coop::budget(|| task.run());
                 core = self.take_core();
             }
-            if ran_out {
+            if ran_out && !core.defer.is_empty() {
+                // Nothing else is runnable: the yielders' turn, after a look at the driver.
+                core = self.park_yield(core);
+                let Core { tasks, defer, .. } = &mut *core;
+                tasks.extend(defer.drain(..));
+            } else if ran_out {
                 if !handle.shared.woken.load(Ordering::Acquire) {
                     core = self.park(core);
                 }
@@ -388,15 +405,23 @@ impl Core {
             .tick
             .is_multiple_of(handle.shared.global_queue_interval)
         {
-            handle
-                .shared
-                .inject
-                .pop()
-                .or_else(|| self.tasks.pop_front())
+            // Fairness: a batch of remote tasks first, behind which the local ones continue.
+            let mut batch = handle.shared.inject.pop_n(REMOTE_BATCH);
+            match batch.next() {
+                Some(first) => {
+                    self.tasks.extend(batch);
+                    Some(first)
+                }
+                None => self.tasks.pop_front(),
+            }
         } else {
-            self.tasks
-                .pop_front()
-                .or_else(|| handle.shared.inject.pop())
+            self.tasks.pop_front().or_else(|| {
+                // Local FIFO empty: take a batch of remote tasks under one lock.
+                let mut batch = handle.shared.inject.pop_n(REMOTE_BATCH);
+                let first = batch.next();
+                self.tasks.extend(batch);
+                first
+            })
         }
     }
 }

@@ -77,7 +77,7 @@ impl Schedule for Handle {
     fn schedule(&self, task: RunTask) {
         match self {
             Handle::MultiThread(h) => multi_thread::Handle::schedule_task(h, task, false),
-            Handle::CurrentThread(h) => current_thread::Handle::schedule_task(h, task),
+            Handle::CurrentThread(h) => current_thread::Handle::schedule_task(h, task, false),
         }
     }
 
@@ -91,7 +91,7 @@ impl Schedule for Handle {
     fn yield_now(&self, task: RunTask) {
         match self {
             Handle::MultiThread(h) => multi_thread::Handle::schedule_task(h, task, true),
-            Handle::CurrentThread(h) => current_thread::Handle::schedule_task(h, task),
+            Handle::CurrentThread(h) => current_thread::Handle::schedule_task(h, task, true),
         }
     }
 }

@@ -10,6 +10,10 @@
 //! it parks (idle.rs decides who wakes whom). Every `event_interval` ticks it lets the
 //! driver dispatch without sleeping, publishes its metrics and checks for shutdown.
 //!
+//! A task that wakes itself while running (`yield_now`, a spent coop budget) is *deferred*:
+//! it waits in `Core::defer` until the ring, the global queue and stealing all come up
+//! empty, so every other runnable task (remote spawns included) runs before it resumes.
+//!
 //! While a task runs, the core sits in `Context::core` so that a wake on this thread can
 //! push to the local queue without synchronization (`try_schedule_local`).
 
@@ -40,11 +44,20 @@ const MAX_GQI: u32 = 127;
 /// The interval before anything was measured.
 const DEFAULT_GQI: u32 = 61;
 
+/// A searcher that found nothing re-checks the queues this many times, `SPIN_PAUSES`
+/// spin hints apart (about 10 µs in all), before parking: work often arrives within
+/// microseconds (a producer spawning in a loop), and a park/unpark pair costs two
+/// syscalls. Under loom one round, or the model explodes.
+const SPIN_ROUNDS: u32 = if cfg!(loom) { 1 } else { 32 };
+const SPIN_PAUSES: u32 = 8;
+
 pub(crate) struct Core {
     index: usize,
     tick: u32,
     lifo_slot: Option<RunTask>,
     lifo_enabled: bool,
+    /// Tasks that yielded; run once nothing else is runnable.
+    defer: Vec<RunTask>,
     run_queue: Local<RunTask>,
     is_searching: bool,
     is_shutdown: bool,
@@ -78,6 +91,7 @@ impl Core {
             index,
             tick: 0,
             lifo_slot: None,
+            defer: Vec::with_capacity(64),
             lifo_enabled: !config.disable_lifo_slot,
             run_queue,
             is_searching: false,
@@ -169,6 +183,16 @@ impl Context {
             }
             if let Some(task) = core.steal_work(&self.handle) {
                 core = self.run_task(task, core);
+                continue;
+            }
+            if let Some(task) = core.spin_for_work(&self.handle) {
+                core = self.run_task(task, core);
+                continue;
+            }
+            if !core.defer.is_empty() {
+                // Nothing else is runnable: the yielders' turn (after a look at the driver).
+                core = self.maintenance(core);
+                core.flush_defer(&self.handle);
                 continue;
             }
             core = self.park(core);
@@ -264,6 +288,7 @@ impl Context {
         // are only references being dropped.
         for mut core in cores.drain(..) {
             drop(core.lifo_slot.take());
+            core.defer.clear();
             while let Some(task) = core.run_queue.pop() {
                 drop(task);
             }
@@ -281,7 +306,11 @@ impl Core {
     /// (the task landed where it can be stolen).
     fn schedule_local(&mut self, handle: &Handle, task: RunTask, is_yield: bool) -> bool {
         self.stats.m.local_schedules += 1;
-        let stealable = if is_yield || !self.lifo_enabled {
+        if is_yield {
+            self.defer.push(task);
+            return false;
+        }
+        let stealable = if !self.lifo_enabled {
             self.push_back(task, handle);
             true
         } else {
@@ -350,7 +379,9 @@ impl Core {
         if inject.is_empty() {
             return None;
         }
-        let room = queue::CAPACITY / 2 - self.run_queue.len().min(queue::CAPACITY / 2);
+        // Up to three quarters of the ring: a deep global queue drains in a few visits,
+        // and the ring keeps slack for local spawns (no immediate overflow back).
+        let room = (queue::CAPACITY * 3 / 4).saturating_sub(self.run_queue.len());
         let share = inject.len() / handle.num_workers() + 1;
         let n = share.min(room).max(1);
         let mut batch = inject.pop_n(n);
@@ -383,6 +414,27 @@ impl Core {
         self.next_global_batch(handle)
     }
 
+    /// Briefly waits for work to show up, as a searcher only (at most half the workers),
+    /// so a worker does not park just before the next task arrives.
+    fn spin_for_work(&mut self, handle: &Handle) -> Option<RunTask> {
+        if !self.is_searching || !self.defer.is_empty() {
+            return None;
+        }
+        for _ in 0..SPIN_ROUNDS {
+            for _ in 0..SPIN_PAUSES {
+                shim::hint::spin_loop();
+            }
+            let visible = !handle.shared.inject.is_empty()
+                || handle.shared.remotes.iter().any(|r| !r.steal.is_empty());
+            if visible {
+                if let Some(task) = self.steal_work(handle) {
+                    return Some(task);
+                }
+            }
+        }
+        None
+    }
+
     fn transition_to_searching(&mut self, handle: &Handle) -> bool {
         if !self.is_searching {
             self.is_searching = handle.shared.idle.transition_worker_to_searching();
@@ -401,8 +453,18 @@ impl Core {
         }
     }
 
+    /// Moves the deferred (yielded) tasks to the back of the ring, in yield order.
+    fn flush_defer(&mut self, handle: &Handle) {
+        let mut defer = std::mem::take(&mut self.defer);
+        for task in defer.drain(..) {
+            self.push_back(task, handle);
+        }
+        // Keep the allocation for the next round.
+        self.defer = defer;
+    }
+
     fn has_tasks(&self) -> bool {
-        self.lifo_slot.is_some() || !self.run_queue.is_empty()
+        self.lifo_slot.is_some() || !self.run_queue.is_empty() || !self.defer.is_empty()
     }
 
     fn should_notify_others(&self) -> bool {
