@@ -76,18 +76,22 @@ pub mod thread {
     pub use std::thread::{current, park, yield_now, JoinHandle, Thread};
 
     /// Spawns a named OS thread.
-    pub fn spawn_named<F, T>(name: String, stack_size: Option<usize>, f: F) -> std::io::Result<JoinHandle<T>>
+    pub fn spawn_named<F, T>(
+        name: String,
+        stack_size: Option<usize>,
+        f: F,
+    ) -> std::io::Result<JoinHandle<T>>
     where
         F: FnOnce() -> T + Send + 'static,
         T: Send + 'static,
     {
         {
-        let mut b = std::thread::Builder::new().name(name);
-        if let Some(size) = stack_size {
-            b = b.stack_size(size);
+            let mut b = std::thread::Builder::new().name(name);
+            if let Some(size) = stack_size {
+                b = b.stack_size(size);
+            }
+            b.spawn(f)
         }
-        b.spawn(f)
-    }
     }
 }
 

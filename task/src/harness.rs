@@ -211,7 +211,11 @@ pub(crate) unsafe fn dealloc<T: Future, S>(ptr: NonNull<Header>) {
 /// # Safety
 /// The caller is the JoinHandle (holding a reference and join interest); `dst` points to a
 /// `Poll<Result<T::Output, JoinError>>`.
-pub(crate) unsafe fn try_read_output<T: Future, S>(ptr: NonNull<Header>, dst: *mut (), waker: &Waker) {
+pub(crate) unsafe fn try_read_output<T: Future, S>(
+    ptr: NonNull<Header>,
+    dst: *mut (),
+    waker: &Waker,
+) {
     // SAFETY: the JoinHandle's reference keeps the cell live.
     let cell = unsafe { cell::<T, S>(ptr) };
     if !can_read_output(&cell.header, waker) {
@@ -265,7 +269,10 @@ fn can_read_output(header: &Header, waker: &Waker) -> bool {
     }
 }
 
-fn set_join_waker(header: &Header, waker: Waker) -> Result<crate::state::Snapshot, crate::state::Snapshot> {
+fn set_join_waker(
+    header: &Header,
+    waker: Waker,
+) -> Result<crate::state::Snapshot, crate::state::Snapshot> {
     // SAFETY: the JoinHandle's reference keeps the task live.
     let trailer = unsafe { Header::trailer(NonNull::from(header)) };
     // SAFETY: JOIN_WAKER is unset, so the waker slot is the JoinHandle's alone.

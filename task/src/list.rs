@@ -75,7 +75,12 @@ impl<S: Schedule> OwnedTasks<S> {
     /// Allocates a task for `future`, binds it to shard `shard` (modulo the shard count)
     /// and returns its JoinHandle and, unless the list is closed, the `Notified` to schedule.
     /// On a closed list the task is cancelled at once and the JoinHandle reports it.
-    pub fn bind<T>(&self, future: T, scheduler: S, shard: usize) -> (JoinHandle<T::Output>, Option<Notified<S>>)
+    pub fn bind<T>(
+        &self,
+        future: T,
+        scheduler: S,
+        shard: usize,
+    ) -> (JoinHandle<T::Output>, Option<Notified<S>>)
     where
         T: Future + Send + 'static,
         T::Output: Send + 'static,
@@ -169,7 +174,9 @@ impl Shard {
         if let Some(old) = self.head {
             // SAFETY: `old` is in this list, so live, and its links are under our lock.
             let old_trailer = unsafe { Header::trailer(old) };
-            old_trailer.owned_prev.with_mut(|p| unsafe { *p = Some(ptr) });
+            old_trailer
+                .owned_prev
+                .with_mut(|p| unsafe { *p = Some(ptr) });
         }
         self.head = Some(ptr);
         self.len += 1;

@@ -148,7 +148,10 @@ impl State {
     /// already) drops the notified reference.
     pub(crate) fn transition_to_running(&self) -> ToRunning {
         self.update(|s| {
-            debug_assert!(s.is_notified() || s.is_running() || s.is_complete(), "{s:?}");
+            debug_assert!(
+                s.is_notified() || s.is_running() || s.is_complete(),
+                "{s:?}"
+            );
             if !s.is_idle() {
                 let next = s.0 - REF_ONE;
                 let action = if Snapshot(next).ref_count() == 0 {
@@ -275,7 +278,12 @@ impl State {
     pub(crate) fn drop_join_handle_fast(&self) -> bool {
         // Relaxed on failure: we fall back to the slow path, which synchronizes.
         self.val
-            .compare_exchange(INITIAL, (INITIAL - REF_ONE) & !JOIN_INTEREST, AcqRel, Relaxed)
+            .compare_exchange(
+                INITIAL,
+                (INITIAL - REF_ONE) & !JOIN_INTEREST,
+                AcqRel,
+                Relaxed,
+            )
             .is_ok()
     }
 
@@ -396,10 +404,16 @@ mod tests {
         assert_eq!(st.transition_to_notified_and_cancel(), ToNotified::Submit);
         assert_eq!(st.transition_to_running(), ToRunning::Cancelled);
         // A second abort is a no-op.
-        assert_eq!(st.transition_to_notified_and_cancel(), ToNotified::DoNothing);
+        assert_eq!(
+            st.transition_to_notified_and_cancel(),
+            ToNotified::DoNothing
+        );
         let st = State::new();
         st.transition_to_running();
-        assert_eq!(st.transition_to_notified_and_cancel(), ToNotified::DoNothing);
+        assert_eq!(
+            st.transition_to_notified_and_cancel(),
+            ToNotified::DoNothing
+        );
         assert_eq!(st.transition_to_idle(), ToIdle::Cancelled);
     }
 

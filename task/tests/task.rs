@@ -233,9 +233,13 @@ fn join_waker_is_woken_on_completion() {
     let flag = Arc::new(Flag(AtomicUsize::new(0)));
     let waker = Waker::from(flag.clone());
     let mut h = s.spawn(async { 1 });
-    assert!(Pin::new(&mut h).poll(&mut Context::from_waker(&waker)).is_pending());
+    assert!(Pin::new(&mut h)
+        .poll(&mut Context::from_waker(&waker))
+        .is_pending());
     // Re-polling with the same waker keeps it; with another one replaces it.
-    assert!(Pin::new(&mut h).poll(&mut Context::from_waker(&waker)).is_pending());
+    assert!(Pin::new(&mut h)
+        .poll(&mut Context::from_waker(&waker))
+        .is_pending());
     s.run();
     assert_eq!(flag.0.load(SeqCst), 1);
     assert!(poll_once(&mut h).is_ready());

@@ -362,7 +362,8 @@ impl Core {
             let interval = if per_tick.is_zero() {
                 MAX_GQI
             } else {
-                (GLOBAL_QUEUE_LATENCY.as_nanos() / per_tick.as_nanos()).min(u128::from(MAX_GQI)) as u32
+                (GLOBAL_QUEUE_LATENCY.as_nanos() / per_tick.as_nanos()).min(u128::from(MAX_GQI))
+                    as u32
             };
             self.global_queue_interval = interval.clamp(MIN_GQI, MAX_GQI);
         }
