@@ -15,16 +15,23 @@
 //! - a waker that outlives its runtime, woken after shutdown, does nothing harmful (the
 //!   JoinHandle reports cancellation; the task and the scheduler are freed by the last
 //!   reference, which loom checks for leaks and double frees);
-//! - current_thread: a remote wake while `block_on` parks resumes it;
-//! - `yield_now` lets the other runnable task run before the yielder resumes.
+//! - a spawn racing the runtime's shutdown is run or cancelled, its future dropped once;
+//! - current_thread: a remote wake while `block_on` parks resumes it (both for a spawned
+//!   task and for `block_on`'s own future); two `block_on` callers hand the core over;
+//! - `yield_now` lets the other runnable task run before the yielder resumes;
+//! - blocking pool: a blocking closure runs, or is cancelled by a racing shutdown, once.
 //!
 //! "Never lost" is checked by blocking: the main thread waits on a loom condvar for the
 //! outcome, so a lost notification leaves every thread blocked and loom reports a deadlock.
 //! The synchronization the tests themselves use (latches, signals) is loom's too, so the
 //! model sees all of it.
 //!
-//! Bound: `LOOM_MAX_PREEMPTIONS` (read by `loom::model::Builder::new`); without it the
-//! suites use `DEFAULT_PREEMPTIONS`. See the report / README for timings at 2 and 3.
+//! Bounds: `LOOM_MAX_PREEMPTIONS` (read by `loom::model::Builder::new`; default
+//! `DEFAULT_PREEMPTIONS` = 2). Most scenarios run twice: with one worker at the full bound,
+//! and with two workers capped at `TWO_WORKER_CAP` = 1 (set `LOOM_UNCAPPED=1` to lift the
+//! cap: at bound 2 the two-worker models take from seconds to far longer than CI affords).
+//! Run one test at a time, the whole file takes about 2 minutes at `LOOM_MAX_PREEMPTIONS=2`
+//! and 3 at 3; the slowest model (`wake_racing_worker_park_two_workers`) about 40 s.
 
 use std::future::{poll_fn, Future};
 use std::pin::Pin;
@@ -40,10 +47,11 @@ use shim::sync::{Arc, Condvar, Mutex};
 const DEFAULT_PREEMPTIONS: usize = 2;
 
 /// The bound two-worker models are capped at unless `LOOM_UNCAPPED` is set. Two workers
-/// searching, stealing and parking around each other explode: a single outside spawn plus
-/// shutdown explores 118 executions at bound 1 with one worker... and 14.6k at bound 1,
-/// 524k (about 2 minutes) at bound 2 with two; the larger models take hours at bound 2.
-/// One-worker models cover the same wake / park / shutdown races at the full bound.
+/// searching, spinning, stealing and parking around each other explode: the two-worker
+/// `spawn_from_outside` explores 23k executions at bound 1 but 877k (over a minute) at
+/// bound 2, and the larger two-worker models take many minutes to hours at 2. The
+/// one-worker twins cover the same wake / park / shutdown races at the full bound; the
+/// two-worker ones add searching and stealing.
 const TWO_WORKER_CAP: usize = 1;
 
 /// Runs `f` under loom at the bound from `LOOM_MAX_PREEMPTIONS` (else
