@@ -34,13 +34,15 @@ pub struct TcpListener {
 }
 
 impl TcpListener {
-    /// Binds to `addr` (the first resolved address that binds wins), with `SO_REUSEADDR`.
+    /// Binds to `addr` (the first resolved address that binds wins), with `SO_REUSEADDR`
+    /// and a listen backlog of 1024 (tokio's; std's and mio's 128 overflows under a burst
+    /// of connects, and overflowed handshakes can surface as resets).
     ///
     /// # Panics
     /// Outside a runtime, or on one built without `Builder::enable_io()`.
     pub async fn bind<A: ToSocketAddrs>(addr: A) -> io::Result<TcpListener> {
         each_addr(&addr, |a| async move {
-            TcpListener::new(mio::net::TcpListener::bind(a)?)
+            TcpListener::new(mio::net::TcpListener::from_std(listen(a)?))
         })
         .await
     }
@@ -123,4 +125,18 @@ impl fmt::Debug for TcpListener {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.io.get_ref().fmt(f)
     }
+}
+
+/// Backlog of `TcpListener::bind`, as tokio's.
+const BACKLOG: i32 = 1024;
+
+/// A non-blocking, close-on-exec listening socket on `addr` with `BACKLOG`.
+fn listen(addr: std::net::SocketAddr) -> io::Result<std::net::TcpListener> {
+    use socket2::{Domain, Protocol, Socket, Type};
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
+    socket.set_nonblocking(true)?;
+    socket.set_reuse_address(true)?;
+    socket.bind(&addr.into())?;
+    socket.listen(BACKLOG)?;
+    Ok(socket.into())
 }
