@@ -101,7 +101,8 @@ impl Core {
             park: Some(park),
             rand: FastRand::new(index as u64 + 1),
             global_queue_interval: config.global_queue_interval.unwrap_or(DEFAULT_GQI).max(1),
-            tune_gqi: config.global_queue_interval.is_none(),
+            // Not under loom: a clock read would make the models non-deterministic.
+            tune_gqi: config.global_queue_interval.is_none() && !cfg!(loom),
             tune_window: None,
             event_interval: config.event_interval.max(1),
             disable_lifo: config.disable_lifo_slot,
