@@ -119,11 +119,6 @@ impl Spawner {
         join
     }
 
-    /// Threads currently in the pool (for tests and metrics).
-    pub(crate) fn num_threads(&self) -> usize {
-        self.inner.state.lock().num_threads
-    }
-
     /// Stops the pool: queued tasks are cancelled; waits for running ones at most
     /// `timeout` (None: as long as they take).
     pub(crate) fn shutdown(&self, timeout: Option<Duration>) {

@@ -123,10 +123,6 @@ impl Driver {
             ),
         }
     }
-
-    pub(crate) fn is_enabled(&self) -> (bool, bool) {
-        (self.enable_io, self.enable_time)
-    }
 }
 
 impl Locked<'_> {

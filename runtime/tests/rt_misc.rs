@@ -145,9 +145,11 @@ fn metrics_count_polls_and_steals() {
     let polls: u64 = m.workers.iter().map(|w| w.polls).sum();
     assert!(polls > n as u64, "{m:?}");
     assert_eq!(m.live_tasks, 0, "{m:?}");
-    // 20,000 tasks spawned from one task overflow its 256-slot ring.
+    // 20,000 tasks spawned in one poll cannot stay in the spawner's 256-slot ring: all but
+    // a ring's worth left it, by overflow into the global queue or stolen by the sibling.
     let overflowed: u64 = m.workers.iter().map(|w| w.overflowed_tasks).sum();
-    assert!(overflowed > 0, "{m:?}");
+    let stolen: u64 = m.workers.iter().map(|w| w.stolen_tasks).sum();
+    assert!(overflowed + stolen >= (n - 256) as u64, "{m:?}");
 }
 
 #[test]

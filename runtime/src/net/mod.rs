@@ -33,6 +33,7 @@
 mod addr;
 mod io_source;
 mod split;
+mod stream_io;
 pub mod tcp;
 #[cfg(all(test, unix))]
 mod tests;

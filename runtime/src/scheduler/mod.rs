@@ -63,14 +63,6 @@ impl Handle {
             Handle::CurrentThread(h) => h.metrics(),
         }
     }
-
-    pub(crate) fn ptr_eq(&self, other: &Handle) -> bool {
-        match (self, other) {
-            (Handle::MultiThread(a), Handle::MultiThread(b)) => Arc::ptr_eq(a, b),
-            (Handle::CurrentThread(a), Handle::CurrentThread(b)) => Arc::ptr_eq(a, b),
-            _ => false,
-        }
-    }
 }
 
 impl Schedule for Handle {

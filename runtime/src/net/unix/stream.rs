@@ -12,7 +12,6 @@ use std::io::{self, IoSlice, IoSliceMut};
 use std::net::Shutdown;
 use std::os::unix::net::SocketAddr;
 use std::path::Path;
-use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use io_driver::Direction;
@@ -147,101 +146,9 @@ impl UnixStream {
     ) -> Poll<io::Result<usize>> {
         self.io.poll_write_vectored(cx, bufs)
     }
-
-    /// Waits until the stream may be readable (readiness can be spurious: follow with
-    /// [`UnixStream::try_read`] and loop on `WouldBlock`). Only one task at a time may wait
-    /// for readability of one stream.
-    pub async fn readable(&self) -> io::Result<()> {
-        poll_fn(|cx| self.poll_read_ready(cx)).await
-    }
-
-    /// Polls for read readiness (see [`UnixStream::readable`]).
-    pub fn poll_read_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.io.poll_ready_recorded(cx, Direction::Read)
-    }
-
-    /// Waits until the stream may be writable (see [`UnixStream::readable`]).
-    pub async fn writable(&self) -> io::Result<()> {
-        poll_fn(|cx| self.poll_write_ready(cx)).await
-    }
-
-    /// Polls for write readiness (see [`UnixStream::writable`]).
-    pub fn poll_write_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.io.poll_ready_recorded(cx, Direction::Write)
-    }
-
-    /// Reads without waiting: `WouldBlock` when no data is there (and the readiness seen by
-    /// the last `readable()` is cleared, so the next one waits for new data).
-    pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.io
-            .try_io(Direction::Read, |mut s| io::Read::read(&mut s, buf))
-    }
-
-    /// Vectored [`UnixStream::try_read`].
-    pub fn try_read_vectored(&self, bufs: &mut [IoSliceMut<'_>]) -> io::Result<usize> {
-        self.io.try_io(Direction::Read, |mut s| {
-            io::Read::read_vectored(&mut s, bufs)
-        })
-    }
-
-    /// Writes without waiting: `WouldBlock` when the socket buffer is full.
-    pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
-        self.io
-            .try_io(Direction::Write, |mut s| io::Write::write(&mut s, buf))
-    }
-
-    /// Vectored [`UnixStream::try_write`].
-    pub fn try_write_vectored(&self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
-        self.io.try_io(Direction::Write, |mut s| {
-            io::Write::write_vectored(&mut s, bufs)
-        })
-    }
 }
 
-impl futures::io::AsyncRead for UnixStream {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut [u8],
-    ) -> Poll<io::Result<usize>> {
-        self.io.poll_read(cx, buf)
-    }
-
-    fn poll_read_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &mut [IoSliceMut<'_>],
-    ) -> Poll<io::Result<usize>> {
-        self.io.poll_read_vectored(cx, bufs)
-    }
-}
-
-impl futures::io::AsyncWrite for UnixStream {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        self.io.poll_write(cx, buf)
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        self.io.poll_write_vectored(cx, bufs)
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        // Writes go straight to the kernel: nothing is buffered here.
-        Poll::Ready(Ok(()))
-    }
-
-    fn poll_close(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Poll::Ready(self.shutdown(Shutdown::Write))
-    }
-}
+crate::net::stream_io::stream_io!(UnixStream);
 
 impl TryFrom<std::os::unix::net::UnixStream> for UnixStream {
     type Error = io::Error;

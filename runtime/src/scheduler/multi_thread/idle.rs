@@ -115,7 +115,8 @@ impl Idle {
         self.sleepers.lock().contains(&worker)
     }
 
-    /// (searching, unparked) right now; for metrics and tests.
+    /// (searching, unparked) right now; for tests.
+    #[cfg(test)]
     pub(crate) fn counts(&self) -> (usize, usize) {
         let s = self.state.load(SeqCst);
         (num_searching(s), num_unparked(s))
