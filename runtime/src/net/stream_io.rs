@@ -1,4 +1,4 @@
-//! Readiness, `try_*` and futures-io methods shared by `TcpStream` and `UnixStream`.
+//! `poll_read`/`poll_write`, readiness, `try_*` and futures-io methods shared by `TcpStream` and `UnixStream`.
 //!
 //! Both streams are an `IoSource` over a mio stream socket; these methods only forward to
 //! it, so one macro writes them for both (as `split::stream_halves!` does for the halves).
@@ -7,6 +7,43 @@
 macro_rules! stream_io {
     ($stream:ident) => {
         impl $stream {
+            /// Reads into `buf`, registering the task to wake when readable if nothing is there.
+            /// `Ok(0)` means EOF (or an empty `buf`).
+            pub fn poll_read(
+                &self,
+                cx: &mut ::std::task::Context<'_>,
+                buf: &mut [u8],
+            ) -> ::std::task::Poll<::std::io::Result<usize>> {
+                self.io.poll_read(cx, buf)
+            }
+
+            /// Vectored [`Self::poll_read`].
+            pub fn poll_read_vectored(
+                &self,
+                cx: &mut ::std::task::Context<'_>,
+                bufs: &mut [::std::io::IoSliceMut<'_>],
+            ) -> ::std::task::Poll<::std::io::Result<usize>> {
+                self.io.poll_read_vectored(cx, bufs)
+            }
+
+            /// Writes from `buf`, registering the task to wake when writable if the socket is full.
+            pub fn poll_write(
+                &self,
+                cx: &mut ::std::task::Context<'_>,
+                buf: &[u8],
+            ) -> ::std::task::Poll<::std::io::Result<usize>> {
+                self.io.poll_write(cx, buf)
+            }
+
+            /// Vectored [`Self::poll_write`].
+            pub fn poll_write_vectored(
+                &self,
+                cx: &mut ::std::task::Context<'_>,
+                bufs: &[::std::io::IoSlice<'_>],
+            ) -> ::std::task::Poll<::std::io::Result<usize>> {
+                self.io.poll_write_vectored(cx, bufs)
+            }
+
             /// Waits until the stream may be readable (readiness can be spurious: follow with
             /// [`Self::try_read`] and loop on `WouldBlock`). Only one task at a time may wait
             /// for readability of one stream.

@@ -8,7 +8,7 @@
 
 use std::fmt;
 use std::future::poll_fn;
-use std::io::{self, IoSlice, IoSliceMut};
+use std::io;
 use std::net::Shutdown;
 use std::os::unix::net::SocketAddr;
 use std::path::Path;
@@ -116,35 +116,6 @@ impl UnixStream {
     /// Owned halves that can move to different tasks; see [`OwnedReadHalf::reunite`].
     pub fn into_split(self) -> (OwnedReadHalf, OwnedWriteHalf) {
         split::split_owned(self)
-    }
-
-    /// Reads into `buf`, registering the task to wake when readable if nothing is there.
-    /// `Ok(0)` means EOF (or an empty `buf`).
-    pub fn poll_read(&self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
-        self.io.poll_read(cx, buf)
-    }
-
-    /// Vectored [`UnixStream::poll_read`].
-    pub fn poll_read_vectored(
-        &self,
-        cx: &mut Context<'_>,
-        bufs: &mut [IoSliceMut<'_>],
-    ) -> Poll<io::Result<usize>> {
-        self.io.poll_read_vectored(cx, bufs)
-    }
-
-    /// Writes from `buf`, registering the task to wake when writable if the socket is full.
-    pub fn poll_write(&self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        self.io.poll_write(cx, buf)
-    }
-
-    /// Vectored [`UnixStream::poll_write`].
-    pub fn poll_write_vectored(
-        &self,
-        cx: &mut Context<'_>,
-        bufs: &[IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        self.io.poll_write_vectored(cx, bufs)
     }
 }
 
