@@ -6,7 +6,8 @@
 //! threads. The suites race the state word's transitions against each other: a wake from
 //! another thread during a poll, wake by reference vs by value, abort vs completion,
 //! JoinHandle drop / poll vs completion, the last reference, and runtime shutdown
-//! (`close_and_shutdown_all`) vs a wake and vs a running poll.
+//! (`close_and_shutdown_all`) vs a wake and vs a running poll, and the late binding of a
+//! remote spawn (`spawn_unbound` / `Binder::adopt`) vs shutdown and vs abort.
 //!
 //! What every suite asserts, after joining all threads and draining the queue:
 //! - polls never overlap (a loom atomic "in poll" flag, Relaxed so it adds no
@@ -101,13 +102,33 @@ impl Sched {
         join
     }
 
-    /// Runs one queued task; false when the queue was empty.
+    /// Allocates a task unbound (`OwnedTasks::spawn_unbound`, the runtime's remote spawn)
+    /// and queues it; `tick` binds it before the first run.
+    fn spawn_unbound<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let (join, notified) = self.0.owned.spawn_unbound(future, self.clone());
+        if let Some(task) = notified {
+            self.schedule(task);
+        }
+        join
+    }
+
+    /// Runs one queued task, binding it first if it was spawned unbound (as a worker does
+    /// with a global-queue batch); false when the queue was empty.
     fn tick(&self) -> bool {
         // The guard is a temporary of this statement: the lock is released before the run.
         let task = self.0.queue.lock().pop_front();
         match task {
             Some(task) => {
-                task.run();
+                let bound = self.0.owned.binder(0).adopt(&task);
+                if bound {
+                    task.run();
+                } else {
+                    drop(task);
+                }
                 true
             }
             None => false,
@@ -130,7 +151,11 @@ impl Sched {
         loop {
             let task = self.0.queue.lock().pop_front();
             match task {
-                Some(task) => drop(task),
+                // An unbound task is cancelled by adopting it into the closed list.
+                Some(task) => {
+                    self.0.owned.binder(0).adopt(&task);
+                    drop(task);
+                }
                 None => break,
             }
         }
@@ -391,6 +416,79 @@ fn yield_then_output(
         outputs.fetch_add(1, Relaxed);
         Poll::Ready(Track(out_drops.clone()))
     })
+}
+
+/// Late binding: B spawns a task unbound (the runtime's remote spawn: only queued, not in
+/// the list) and runs the queue (adopt, then run) while main closes the list. The future
+/// never completes by itself, so only cancellation ends it: it is adopted before the close
+/// (cancelled by shutdown, after its poll if it is running), or adopted after it
+/// (cancelled by `adopt`), or still queued at teardown (cancelled by adopting it into the
+/// closed list). Either way: dropped exactly once, JoinHandle cancelled, list empty.
+/// (Seeding `adopt` to bind into a closed list fails this test.)
+#[test]
+fn unbound_spawn_racing_shutdown() {
+    model(|| {
+        let sched = Sched::new();
+        let in_poll = Arc::new(AtomicBool::new(false));
+        let drops = counter();
+        let slot = slot();
+        let th = {
+            let sched = sched.clone();
+            let fut = pending_forever(&in_poll, &drops, &slot, false);
+            thread::spawn(move || {
+                let join = sched.spawn_unbound(fut);
+                sched.run_all();
+                join
+            })
+        };
+        sched.shutdown();
+        let join = th.join().unwrap();
+        // Main runs what B left queued: adopting into the closed list cancels it. No
+        // second `close_and_shutdown_all` before the checks (teardown has one), so a task
+        // bound after the close would stay pending here.
+        sched.run_all();
+        drop(slot.lock().take());
+        expect_cancelled(join);
+        assert!(
+            sched.0.owned.is_empty(),
+            "a task bound after the list closed"
+        );
+        assert_eq!(drops.load(Relaxed), 1, "future dropped exactly once");
+        sched.teardown();
+    });
+}
+
+/// An unbound task (two polls: it yields once) is aborted from B while main adopts and
+/// runs it: the abort lands before the bind (cancelled at the first run), between polls,
+/// or after completion; the future and any output are dropped exactly once.
+#[test]
+fn unbound_abort_racing_adopt() {
+    model(|| {
+        let sched = Sched::new();
+        let (in_poll, fut_drops, out_drops, outputs) = (
+            Arc::new(AtomicBool::new(false)),
+            counter(),
+            counter(),
+            counter(),
+        );
+        let join = sched.spawn_unbound(yield_then_output(
+            &in_poll, &fut_drops, &out_drops, &outputs,
+        ));
+        let abort = join.abort_handle();
+        let th = thread::spawn(move || abort.abort());
+        sched.run_all();
+        th.join().unwrap();
+        sched.run_all();
+
+        check_result(join_now(join), &outputs);
+        sched.teardown();
+        assert_eq!(fut_drops.load(Relaxed), 1, "future dropped exactly once");
+        assert_eq!(
+            out_drops.load(Relaxed),
+            outputs.load(Relaxed),
+            "output dropped once"
+        );
+    });
 }
 
 /// Checks a JoinHandle result against what the future did: Ok iff an output was made.

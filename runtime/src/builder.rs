@@ -97,8 +97,10 @@ impl Builder {
         self
     }
 
-    /// Ticks between two checks of the global queue by a busy worker. By default it is
-    /// tuned at run time so that a busy worker looks about every 200 µs (2 to 127 ticks).
+    /// Polls between two checks of the global queue by a busy worker (on the current-thread
+    /// flavor: ticks). By default the multi-thread flavor tunes it at run time so that a
+    /// busy worker looks about every 20 µs of work (2 to 127 polls); the current-thread
+    /// flavor uses 31.
     ///
     /// # Panics
     /// When `n` is 0.

@@ -16,7 +16,9 @@ use crossbeam_utils::CachePadded;
 pub struct RuntimeMetrics {
     /// Worker threads (1 for the current-thread flavor).
     pub num_workers: usize,
-    /// Tasks spawned and not yet complete.
+    /// Tasks spawned and not yet complete. On the multi-thread flavor a task spawned from
+    /// outside the runtime counts from when a worker takes it off the global queue (until
+    /// then it is in `global_queue_depth`).
     pub live_tasks: usize,
     /// Tasks waiting in the global (inject) queue.
     pub global_queue_depth: usize,

@@ -64,6 +64,15 @@ impl Parker {
         self.inner.park(None);
     }
 
+    /// Consumes a pending notification without sleeping; false when there was none.
+    pub(crate) fn try_take_notification(&self) -> bool {
+        // SeqCst: as in `Inner::park`.
+        self.inner
+            .state
+            .compare_exchange(NOTIFIED, EMPTY, SeqCst, SeqCst)
+            .is_ok()
+    }
+
     /// Lets the driver dispatch ready events without sleeping, if this thread can take it.
     pub(crate) fn park_timeout_zero(&mut self) {
         self.inner.park(Some(Duration::ZERO));

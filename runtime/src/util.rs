@@ -1,6 +1,4 @@
-//! Small helpers: a xorshift random source for victim selection and shard spreading.
-
-use std::cell::Cell;
+//! Small helpers: a xorshift random source for victim selection.
 
 /// xorshift64*: fast, not cryptographic; each worker owns one.
 pub(crate) struct FastRand(u64);
@@ -24,39 +22,6 @@ impl FastRand {
     pub(crate) fn below(&mut self, n: u32) -> u32 {
         (((self.next() >> 32) * u64::from(n)) >> 32) as u32
     }
-}
-
-// loom-tests: under loom the seed must be the same in every execution (loom replays
-// schedules and needs a deterministic model; a std thread-local keeps its state across
-// executions and the loom threads share it), so there it is a loom thread-local, fresh in
-// each execution, seeded with a constant below.
-#[cfg(not(loom))]
-std::thread_local! {
-    static THREAD_RAND: Cell<u64> = const { Cell::new(0) };
-}
-
-#[cfg(loom)]
-shim::thread_local! {
-    static THREAD_RAND: Cell<u64> = Cell::new(0);
-}
-
-/// A per-thread pseudo-random number (for spreading remote spawns over shards).
-pub(crate) fn thread_rand() -> usize {
-    THREAD_RAND.with(|c| {
-        let mut seed = c.get();
-        if seed == 0 {
-            // loom-tests: a constant seed under loom (see above).
-            seed = if shim::LOOM {
-                1
-            } else {
-                (c as *const Cell<u64> as u64) | 1
-            };
-        }
-        let mut r = FastRand(seed);
-        let v = r.next();
-        c.set(r.0);
-        v as usize
-    })
 }
 
 #[cfg(all(test, not(loom)))]

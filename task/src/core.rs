@@ -1,7 +1,8 @@
 //! The single allocation behind a task: `#[repr(C)] Cell { Header | Core | Trailer }`.
 //!
 //! - `Header` (hot, first, one cache line): the state word, the intrusive run-queue link,
-//!   the vtable, the owner id and owned-list shard. Everything a queue or a waker touches.
+//!   the vtable, the owner id and owned-list shard (packed in one word). Everything a
+//!   queue or a waker touches.
 //! - `Core`: the scheduler handle and the stage (future, then output, then consumed).
 //! - `Trailer` (cold): the join waker and the owned-list links.
 //!
@@ -10,7 +11,8 @@
 //! - `Core::stage`: only the holder of RUNNING (or, after COMPLETE, the JoinHandle when it
 //!   had join interest; see `state.rs`).
 //! - `Header::queue_next`: only the run queue currently holding the task.
-//! - `Trailer::owned_*`: only under the owned-list shard lock of `Header::shard`.
+//! - `Trailer::owned_*`: only under the owned-list shard lock of `Header::owner`.
+//! - `Header::owner`: written once, when an unbound task is bound (see `list.rs`).
 //! - `Trailer::waker`: per the JOIN_WAKER bit.
 
 use std::future::Future;
@@ -18,6 +20,7 @@ use std::ptr::NonNull;
 use std::task::Waker;
 
 use shim::cell::UnsafeCell;
+use shim::sync::atomic::AtomicU64;
 
 use crate::join::JoinError;
 use crate::state::State;
@@ -30,10 +33,13 @@ pub struct Header {
     /// Link for the intrusive inject queue.
     pub(crate) queue_next: UnsafeCell<Option<NonNull<Header>>>,
     pub(crate) vtable: &'static Vtable,
-    /// Id of the `OwnedTasks` the task is bound to (nonzero).
-    pub(crate) owner_id: u64,
-    /// Shard of that list holding the task.
-    pub(crate) shard: u32,
+    /// Where the task is bound: the id of its `OwnedTasks` (nonzero, the high 48 bits)
+    /// and the shard of that list holding it (the low 16 bits); 0 while a remotely spawned
+    /// task waits, unbound, in a run queue (`OwnedTasks::spawn_unbound`). Written once, by
+    /// the binder, while it holds the task's only `Notified`; read by whoever later holds
+    /// a reference that the binder's queue hand-off (Release/Acquire) ordered after it.
+    /// One word, so a typical small task stays within malloc's fast-bin sizes.
+    pub(crate) owner: AtomicU64,
 }
 
 // SAFETY: every field is either atomic, immutable after construction, or accessed only
@@ -91,14 +97,13 @@ impl<T: Future, S: Schedule> Cell<T, S> {
     };
 
     /// Allocates the task: the one allocation of its life.
-    pub(crate) fn allocate(future: T, scheduler: S, owner_id: u64, shard: u32) -> NonNull<Header> {
+    pub(crate) fn allocate(future: T, scheduler: S, owner: u64) -> NonNull<Header> {
         let cell = Box::new(Cell {
             header: Header {
                 state: State::new(),
                 queue_next: UnsafeCell::new(None),
                 vtable: &Self::VTABLE,
-                owner_id,
-                shard,
+                owner: AtomicU64::new(owner),
             },
             core: Core {
                 scheduler,
@@ -136,6 +141,8 @@ mod tests {
     #[test]
     fn header_fits_one_cache_line() {
         assert!(std::mem::size_of::<Header>() <= 64);
+        // Four words: state, queue link, vtable, owner.
+        assert_eq!(std::mem::size_of::<Header>(), 32);
         // The header is first in the allocation, so a task pointer is a header pointer.
         type C = Cell<std::future::Ready<()>, ()>;
         assert_eq!(std::mem::offset_of!(C, header), 0);

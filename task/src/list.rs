@@ -3,12 +3,21 @@
 //! The list is sharded: one intrusive doubly linked list per shard (links in the task
 //! trailer), each behind its own cache-padded lock. A runtime gives each worker its own
 //! shard, so a spawn and a completion on the same worker take an uncontended, unshared
-//! lock; a task that completes elsewhere locks its home shard (`Header::shard`).
+//! lock; a task that completes elsewhere locks its home shard (`Header::owner` names it).
 //!
 //! Invariants: a task is in at most one list, its links are touched only under its
 //! shard's lock, and an unlinked task has both links `None` (so removing a task that is not
 //! in the list is detected, not corrupting). Once a shard is closed nothing is bound to it:
 //! a spawn after shutdown is cancelled on the spot.
+//!
+//! Remote spawns bind late. A thread outside the runtime (`spawn_unbound`) only allocates
+//! the task and hands its `Notified` to the global queue, with the list's reference riding
+//! along (`Header::owner` is 0: unbound); the worker that takes it from that queue binds it
+//! to its own shard (`Binder::adopt`, one lock per batch). So the spawner takes no shard
+//! lock, and the shard lock and the task's links stay on the worker that runs the task.
+//! Until bound, the task is reachable only through that queue: whoever holds its
+//! `Notified` must adopt it before running it, and at shutdown adopting into the closed
+//! list cancels it (the `Notified` then only holds a reference).
 
 use std::future::Future;
 use std::marker::PhantomData;
@@ -17,7 +26,7 @@ use std::ptr::NonNull;
 
 use crossbeam_utils::CachePadded;
 use shim::sync::atomic::{AtomicBool, Ordering};
-use shim::sync::Mutex;
+use shim::sync::{Mutex, MutexGuard};
 
 use crate::core::{Cell, Header};
 use crate::join::JoinHandle;
@@ -40,17 +49,26 @@ struct Shard {
 // SAFETY: the raw task pointers are only followed under the shard lock, and tasks are Send.
 unsafe impl Send for Shard {}
 
+/// `Header::owner` of a task not bound to any list yet.
+const UNBOUND: u64 = 0;
+/// Bits of `Header::owner` holding the shard; the list id takes the other 48.
+const SHARD_BITS: u32 = 16;
+/// Most shards a list has (more workers share shards, modulo).
+const MAX_SHARDS: usize = 1 << SHARD_BITS;
+
 fn next_owner_id() -> u64 {
     // One per runtime (not per spawn). A plain std atomic even under loom: it is a global
     // id source, not part of any protocol the model checks. Relaxed: only uniqueness matters.
+    // 48 bits: a process would have to build a runtime every microsecond for nine years
+    // to wrap it.
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) & ((1 << (64 - SHARD_BITS)) - 1)
 }
 
 impl<S: Schedule> OwnedTasks<S> {
-    /// A list with `shards` shards (at least one).
+    /// A list with `shards` shards (at least one, at most 65,536).
     pub fn new(shards: usize) -> Self {
-        let shards = (0..shards.max(1))
+        let shards = (0..shards.clamp(1, MAX_SHARDS))
             .map(|_| {
                 CachePadded::new(Mutex::new(Shard {
                     head: None,
@@ -86,7 +104,7 @@ impl<S: Schedule> OwnedTasks<S> {
         T::Output: Send + 'static,
     {
         let shard = shard % self.shards.len();
-        let ptr = Cell::<T, S>::allocate(future, scheduler, self.id, shard as u32);
+        let ptr = Cell::<T, S>::allocate(future, scheduler, self.owner_word(shard));
         // SAFETY: a new task holds three references: these three handles.
         let (task, notified, join) = unsafe {
             (
@@ -107,20 +125,70 @@ impl<S: Schedule> OwnedTasks<S> {
         (join, Some(notified))
     }
 
+    /// Allocates a task for `future` without binding it: the returned `Notified` carries
+    /// the list's reference too, and its holder must pass it through [`Binder::adopt`]
+    /// before running it (see the module doc). On a closed list the task is cancelled at
+    /// once and the JoinHandle reports it.
+    pub fn spawn_unbound<T>(
+        &self,
+        future: T,
+        scheduler: S,
+    ) -> (JoinHandle<T::Output>, Option<Notified<S>>)
+    where
+        T: Future + Send + 'static,
+        T::Output: Send + 'static,
+    {
+        let ptr = Cell::<T, S>::allocate(future, scheduler, UNBOUND);
+        // SAFETY: a new task holds three references: these three handles.
+        let (task, notified, join) = unsafe {
+            (
+                Task::<S>::from_raw(ptr),
+                Notified::<S>::from_raw(ptr),
+                JoinHandle::<T::Output>::from_raw(ptr),
+            )
+        };
+        if self.is_closed() {
+            drop(notified);
+            task.shutdown();
+            return (join, None);
+        }
+        // The list's reference now travels with `notified`, to be claimed by `adopt`.
+        mem::forget(task);
+        (join, Some(notified))
+    }
+
+    /// Binds unbound tasks to shard `shard` (modulo the shard count), taking its lock once
+    /// for as many tasks as the returned `Binder` adopts.
+    pub fn binder(&self, shard: usize) -> Binder<'_, S> {
+        Binder {
+            list: self,
+            shard: shard % self.shards.len(),
+            guard: None,
+        }
+    }
+
+    fn owner_word(&self, shard: usize) -> u64 {
+        (self.id << SHARD_BITS) | shard as u64
+    }
+
     /// Removes a completed task; gives back the list's reference when the list held it.
     pub fn remove(&self, task: &Task<S>) -> Option<Task<S>> {
-        let header = task.header();
-        if header.owner_id != self.id {
+        // Relaxed: the binder's write reached us through the queue hand-off that gave us
+        // the task (see `Header::owner`); an unbound task was never in a list.
+        let owner = task.header().owner.load(Ordering::Relaxed);
+        if owner >> SHARD_BITS != self.id {
             return None;
         }
-        let mut lock = self.shards[header.shard as usize].lock();
+        let shard = (owner & (MAX_SHARDS as u64 - 1)) as usize;
+        let mut lock = self.shards[shard].lock();
         // SAFETY: we hold the lock of the task's shard.
         unsafe { lock.remove(task.raw) }
     }
 
     /// True when `task` was bound to this list.
     pub fn is_owner(&self, task: &Notified<S>) -> bool {
-        task.0.header().owner_id == self.id
+        // Relaxed: as in `remove`.
+        task.0.header().owner.load(Ordering::Relaxed) >> SHARD_BITS == self.id
     }
 
     /// Live tasks in all shards.
@@ -158,6 +226,52 @@ impl<S: Schedule> OwnedTasks<S> {
                 }
             }
         }
+    }
+}
+
+/// Binds unbound tasks to one shard, holding its lock from the first adoption until
+/// dropped (or until it finds the list closed). Keep it short-lived: a worker adopts a
+/// global-queue batch and drops it.
+pub struct Binder<'a, S: 'static> {
+    list: &'a OwnedTasks<S>,
+    shard: usize,
+    guard: Option<MutexGuard<'a, Shard>>,
+}
+
+impl<S: Schedule> Binder<'_, S> {
+    /// Binds `task` if it is unbound (a no-op for a bound task). Returns false when the
+    /// list is closed: the task was cancelled instead, and `task` now only holds a
+    /// reference (running it is a no-op; dropping it is fine).
+    pub fn adopt(&mut self, task: &Notified<S>) -> bool {
+        let header = task.0.header();
+        // Relaxed: only the holder of the task's one `Notified` (us) ever writes it.
+        if header.owner.load(Ordering::Relaxed) != UNBOUND {
+            return true;
+        }
+        let shard = &self.list.shards[self.shard];
+        let guard = self.guard.get_or_insert_with(|| shard.lock());
+        // SAFETY: an unbound task's list reference rides with its `Notified` (see
+        // `spawn_unbound`), which we hold: we claim that reference here, once, since the
+        // owner word stops reading UNBOUND below (or the task is complete).
+        let owned = unsafe { Task::<S>::from_raw(task.0.raw) };
+        if guard.closed {
+            // Shutdown closed the list: cancel here, without the lock (completion runs
+            // the future's drop and `release`, which may take locks).
+            self.guard = None;
+            owned.shutdown();
+            // No longer unbound: a later `adopt` of this `Notified` must not claim the
+            // list's reference again. (Our `Notified` keeps the task allocated.)
+            header
+                .owner
+                .store(self.list.owner_word(self.shard), Ordering::Relaxed);
+            return false;
+        }
+        header
+            .owner
+            .store(self.list.owner_word(self.shard), Ordering::Relaxed);
+        // SAFETY: we hold the shard lock, and an unbound task is in no list.
+        unsafe { guard.push_front(owned) };
+        true
     }
 }
 

@@ -326,3 +326,63 @@ fn many_tasks_across_threads_free_exactly_once() {
     assert_eq!(drops.load(SeqCst), 200);
     assert!(s.0.owned.is_empty());
 }
+
+/// Late binding (`spawn_unbound` + `Binder::adopt`): an unbound task is in no shard until
+/// adopted; adopting binds it to the binder's shard (the list's count grows), a second
+/// adopt is a no-op, and completion takes it off the list again.
+#[test]
+fn unbound_task_is_bound_by_adopt_and_released_on_completion() {
+    let s = Sched::new();
+    let (mut join, notified) = s.0.owned.spawn_unbound(async { 7 }, s.clone());
+    let task = notified.expect("open list");
+    assert_eq!(s.0.owned.len(), 0, "unbound: in no shard");
+    assert!(!s.0.owned.is_owner(&task));
+    {
+        let mut binder = s.0.owned.binder(1);
+        assert!(binder.adopt(&task));
+        assert!(binder.adopt(&task), "already bound: no-op");
+    }
+    assert_eq!(s.0.owned.len(), 1);
+    assert!(s.0.owned.is_owner(&task));
+    task.run();
+    assert_eq!(s.0.owned.len(), 0, "released on completion");
+    assert!(matches!(poll_once(&mut join), Poll::Ready(Ok(7))));
+}
+
+/// At shutdown an unbound task cannot be reached through the list: adopting it into the
+/// closed list cancels it (future dropped once, JoinHandle cancelled), and the `Notified`
+/// left over is inert (running it, or adopting it again, does nothing).
+#[test]
+fn adopt_into_closed_list_cancels_unbound_task() {
+    let s = Sched::new();
+    let drops = Arc::new(AtomicUsize::new(0));
+    let d = Drops(drops.clone());
+    let (mut join, notified) = s.0.owned.spawn_unbound(
+        async move {
+            let _d = d;
+            std::future::pending::<()>().await
+        },
+        s.clone(),
+    );
+    let task = notified.expect("open list");
+    s.shutdown();
+    assert_eq!(drops.load(SeqCst), 0, "unbound: shutdown cannot see it");
+    assert!(matches!(poll_once(&mut join), Poll::Pending));
+    assert!(!s.0.owned.binder(0).adopt(&task), "closed list: cancelled");
+    assert_eq!(drops.load(SeqCst), 1);
+    assert!(matches!(poll_once(&mut join), Poll::Ready(Err(e)) if e.is_cancelled()));
+    assert!(s.0.owned.binder(0).adopt(&task), "no longer unbound");
+    task.run();
+    assert_eq!(drops.load(SeqCst), 1);
+    assert!(s.0.owned.is_empty());
+}
+
+/// `spawn_unbound` on a closed list cancels on the spot, like `bind`.
+#[test]
+fn spawn_unbound_after_shutdown_is_cancelled() {
+    let s = Sched::new();
+    s.shutdown();
+    let (mut join, notified) = s.0.owned.spawn_unbound(async {}, s.clone());
+    assert!(notified.is_none());
+    assert!(matches!(poll_once(&mut join), Poll::Ready(Err(e)) if e.is_cancelled()));
+}

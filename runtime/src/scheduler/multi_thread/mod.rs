@@ -7,7 +7,10 @@
 //!
 //! Scheduling: on a worker of this runtime a woken/spawned task goes into that worker's
 //! LIFO slot (the displaced occupant to the back of its ring; yields go straight to the
-//! back); from any other thread it goes to the global queue, followed by a notify.
+//! back); from any other thread it goes to the global queue, followed by a notify. A task
+//! spawned from outside enters the global queue unbound and is bound to the owned-list
+//! shard of the worker that takes it (task::OwnedTasks::spawn_unbound): the spawner takes
+//! no shard lock.
 //! Notify wakes a parked worker only when nobody is searching (idle.rs).
 
 mod idle;
@@ -38,6 +41,10 @@ pub(crate) struct Config {
     pub(crate) disable_lifo_slot: bool,
 }
 
+/// Aligned to 128 bytes so that, inside its `Arc`, the reference counts (written by every
+/// spawn's handle clone and every completion's drop) sit on their own cache lines, apart
+/// from the read-mostly fields below.
+#[repr(align(128))]
 pub(crate) struct Handle {
     pub(crate) shared: Shared,
     pub(crate) driver: Arc<Driver>,
@@ -46,8 +53,11 @@ pub(crate) struct Handle {
 
 pub(crate) struct Shared {
     remotes: Box<[Remote]>,
-    pub(crate) inject: Inject<RunTask>,
-    idle: Idle,
+    /// Padded: written by every remote push and global-queue pop; the read-mostly
+    /// neighbours (the owned list's id and shards, `remotes`) must not share its line.
+    pub(crate) inject: CachePadded<Inject<RunTask>>,
+    /// Padded: written by searching/parking transitions.
+    idle: CachePadded<Idle>,
     pub(crate) owned: OwnedTasks<scheduler::Handle>,
     shutdown_cores: Mutex<Vec<Box<Core>>>,
     metrics: Box<[CachePadded<metrics::Slot>]>,
@@ -86,8 +96,8 @@ pub(crate) fn create(
     let handle = Arc::new(Handle {
         shared: Shared {
             remotes: remotes.into_boxed_slice(),
-            inject: Inject::new(),
-            idle: Idle::new(num_workers),
+            inject: CachePadded::new(Inject::new()),
+            idle: CachePadded::new(Idle::new(num_workers)),
             owned: OwnedTasks::new(num_workers),
             shutdown_cores: Mutex::new(Vec::with_capacity(num_workers)),
             metrics: metrics::slots(num_workers),
@@ -118,17 +128,28 @@ impl Handle {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        // Bind to the spawning worker's own owned-list shard (an unshared lock); from
-        // outside the runtime, spread over the shards.
-        let shard = worker::current_index(me).unwrap_or_else(crate::util::thread_rand);
-        let (join, notified) =
-            me.shared
-                .owned
-                .bind(future, scheduler::Handle::MultiThread(me.clone()), shard);
-        if let Some(task) = notified {
-            Handle::schedule_task(me, task, false);
+        let sched = scheduler::Handle::MultiThread(me.clone());
+        match worker::current_index(me) {
+            // On a worker: bind to its own owned-list shard (an unshared lock), then into
+            // its LIFO slot.
+            Some(index) => {
+                let (join, notified) = me.shared.owned.bind(future, sched, index);
+                if let Some(task) = notified {
+                    Handle::schedule_task(me, task, false);
+                }
+                join
+            }
+            // From outside: no shard lock here; the worker that takes the task from the
+            // global queue binds it (`next_global_batch`).
+            None => {
+                let (join, notified) = me.shared.owned.spawn_unbound(future, sched);
+                if let Some(task) = notified {
+                    me.push_remote_task(task);
+                    me.notify_parked();
+                }
+                join
+            }
         }
-        join
     }
 
     /// Schedules a notified task: locally when called on one of our workers, else via the
@@ -143,9 +164,14 @@ impl Handle {
     }
 
     fn push_remote_task(&self, task: RunTask) {
-        // A closed queue means shutdown: the task was (or will be) cancelled through the
-        // owned list, so dropping this reference loses nothing.
-        let _ = self.shared.inject.push(task);
+        if let Err(task) = self.shared.inject.push(task) {
+            // A closed queue means shutdown. A bound task was (or will be) cancelled
+            // through the owned list, so dropping this reference loses nothing. An unbound
+            // one is adopted now: bound if the list is still open (its closing cancels
+            // it), cancelled here if not.
+            self.shared.owned.binder(0).adopt(&task);
+            drop(task);
+        }
     }
 
     /// Wakes one parked worker if nobody is searching.

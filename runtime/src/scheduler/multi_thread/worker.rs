@@ -1,11 +1,15 @@
 //! One worker thread of the multi-thread scheduler.
 //!
 //! The worker owns a `Core` (its ring, LIFO slot, parker, counters). Each tick it runs the
-//! next task: every `global_queue_interval` ticks a batch of the global queue first
-//! (fairness; the interval is tuned so that this happens about every 200 µs of work),
-//! otherwise the LIFO slot, then the ring, then a batch from the global queue. After a task
-//! it keeps running whatever that task put in the LIFO slot, at most `MAX_LIFO_POLLS` in a
-//! row (so two tasks ping-ponging cannot starve the ring). Empty-handed it tries to become
+//! next task: once `global_queue_interval` polls have passed since it last looked, a batch
+//! of the global queue first (fairness; the interval is tuned so that this happens about
+//! every `GLOBAL_QUEUE_LATENCY` of work), otherwise the LIFO slot, then the ring, then a
+//! batch from the global queue. After a task it keeps running whatever that task put in the
+//! LIFO slot, at most `MAX_LIFO_POLLS` in a row (so two tasks ping-ponging cannot starve the
+//! ring), and no further once the global queue has waited `GLOBAL_QUEUE_LATENCY` since
+//! this worker last took from it: then the global batch goes ahead of the displaced task
+//! (so a chain of long polls, each spawning the next, cannot keep remote spawns waiting;
+//! the clock is read only while the global queue has work). Empty-handed it tries to become
 //! a searcher and steal half a random sibling's ring, then a global batch; finding nothing
 //! it parks (idle.rs decides who wakes whom). Every `event_interval` ticks it lets the
 //! driver dispatch without sleeping, publishes its metrics and checks for shutdown.
@@ -33,10 +37,12 @@ use crate::util::FastRand;
 /// Polls of LIFO-slot tasks in a row before the ring gets a turn.
 const MAX_LIFO_POLLS: u32 = 3;
 
-/// How often a busy worker should look at the global queue, in time.
-const GLOBAL_QUEUE_LATENCY: Duration = Duration::from_micros(200);
+/// How often a busy worker should look at the global queue, in time of work. Short: a
+/// visit to an empty queue is one relaxed load, and tasks short enough to make many visits
+/// per 20 µs hit `MAX_GQI` first; long polls (a 10 µs stall) get a visit every two polls.
+const GLOBAL_QUEUE_LATENCY: Duration = Duration::from_micros(20);
 
-/// Bounds of the tuned global queue interval, in ticks.
+/// Bounds of the tuned global queue interval, in polls.
 const MIN_GQI: u32 = 2;
 const MAX_GQI: u32 = 127;
 
@@ -66,10 +72,15 @@ pub(crate) struct Core {
     park: Option<Parker>,
     rand: FastRand,
     global_queue_interval: u32,
+    /// Polls (LIFO polls included) since the global queue was last looked at.
+    since_global: u32,
+    /// When this worker last took a batch from the global queue (None: never, or under
+    /// loom, where the clock is not modelled).
+    last_global: Option<Instant>,
     /// Tune `global_queue_interval` from measurements (not fixed by the user).
     tune_gqi: bool,
-    /// Start and tick count of the current measurement window (None while parked).
-    tune_window: Option<(Instant, u32)>,
+    /// Start and poll count of the current measurement window (None while parked).
+    tune_window: Option<(Instant, u64)>,
     event_interval: u32,
     disable_lifo: bool,
     stats: Stats,
@@ -101,6 +112,8 @@ impl Core {
             park: Some(park),
             rand: FastRand::new(index as u64 + 1),
             global_queue_interval: config.global_queue_interval.unwrap_or(DEFAULT_GQI).max(1),
+            since_global: 0,
+            last_global: None,
             // Not under loom: a clock read would make the models non-deterministic.
             tune_gqi: config.global_queue_interval.is_none() && !cfg!(loom),
             tune_window: None,
@@ -207,6 +220,7 @@ impl Context {
         core.transition_from_searching(&self.handle);
         core.lifo_enabled = !core.disable_lifo;
         core.stats.m.polls += 1;
+        core.since_global += 1;
         *self.core.borrow_mut() = Some(core);
         coop::budget(|| {
             task.run();
@@ -220,14 +234,25 @@ impl Context {
                 let Some(task) = core.lifo_slot.take() else {
                     return core;
                 };
-                if lifo_polls >= MAX_LIFO_POLLS || !coop::has_budget_remaining() {
+                let global_due = core.global_due(&self.handle);
+                if lifo_polls >= MAX_LIFO_POLLS || !coop::has_budget_remaining() || global_due {
                     // Give the ring a turn; later schedules this tick go to the back too.
                     core.lifo_enabled = false;
+                    if global_due {
+                        // The global queue's turn: its batch goes ahead of the displaced
+                        // task, so a chain of long polls runs behind the remote spawns
+                        // that arrived meanwhile, not in front of them.
+                        core.since_global = 0;
+                        if let Some(first) = core.next_global_batch(&self.handle) {
+                            core.push_back(first, &self.handle);
+                        }
+                    }
                     core.push_back(task, &self.handle);
                     return core;
                 }
                 lifo_polls += 1;
                 core.stats.m.polls += 1;
+                core.since_global += 1;
                 core.stats.m.lifo_hits += 1;
                 *self.core.borrow_mut() = Some(core);
                 task.run();
@@ -279,6 +304,7 @@ impl Context {
     }
 
     fn shutdown(&self, core: Box<Core>) {
+        let core_index = core.index;
         // Cancel live tasks on this worker's thread, starting with its own shard.
         self.handle.shared.owned.close_and_shutdown_all(core.index);
         core.stats.submit(&self.handle.shared.metrics[core.index]);
@@ -297,9 +323,14 @@ impl Context {
             }
         }
         drop(cores);
+        // The owned list is closed: adopting cancels a task still unbound (spawned from
+        // outside, never taken by a worker); a bound one only loses this reference.
+        let mut binder = self.handle.shared.owned.binder(core_index);
         while let Some(task) = self.handle.shared.inject.pop() {
+            binder.adopt(&task);
             drop(task);
         }
+        drop(binder);
         self.handle.driver.shutdown();
     }
 }
@@ -337,8 +368,25 @@ impl Core {
         }
     }
 
+    /// Whether the global queue has work that waited long enough to cut a LIFO streak:
+    /// `global_queue_interval` polls, or (tuned runtimes) `GLOBAL_QUEUE_LATENCY` since
+    /// this worker last took from it. The clock is read only when the queue has work.
+    fn global_due(&self, handle: &Handle) -> bool {
+        if handle.shared.inject.is_empty() {
+            return false;
+        }
+        if self.since_global >= self.global_queue_interval {
+            return true;
+        }
+        self.tune_gqi
+            && self
+                .last_global
+                .is_none_or(|t| t.elapsed() >= GLOBAL_QUEUE_LATENCY)
+    }
+
     fn next_task(&mut self, handle: &Handle) -> Option<RunTask> {
-        if self.tick.is_multiple_of(self.global_queue_interval) {
+        if self.since_global >= self.global_queue_interval {
+            self.since_global = 0;
             // Fairness: a share of the global queue first, now and then, however busy we
             // are. A batch (not one task) so a burst of remote spawns drains in a few visits.
             if let Some(task) = self.next_global_batch(handle) {
@@ -353,24 +401,26 @@ impl Core {
     }
 
     /// Sets the global queue interval so a busy worker visits the global queue about every
-    /// `GLOBAL_QUEUE_LATENCY`: one clock read per maintenance (every `event_interval` ticks).
+    /// `GLOBAL_QUEUE_LATENCY` of polling: one clock read per maintenance (every
+    /// `event_interval` ticks), dividing the window's time by its polls.
     fn tune_global_queue_interval(&mut self) {
         if !self.tune_gqi {
             return;
         }
         let now = Instant::now();
-        if let Some((start, tick)) = self.tune_window {
-            let ticks = self.tick.wrapping_sub(tick).max(1);
-            let per_tick = now.saturating_duration_since(start) / ticks;
-            let interval = if per_tick.is_zero() {
+        let polls = self.stats.m.polls;
+        if let Some((start, polls_then)) = self.tune_window {
+            let n = u32::try_from(polls - polls_then).unwrap_or(u32::MAX).max(1);
+            let per_poll = now.saturating_duration_since(start) / n;
+            let interval = if per_poll.is_zero() {
                 MAX_GQI
             } else {
-                (GLOBAL_QUEUE_LATENCY.as_nanos() / per_tick.as_nanos()).min(u128::from(MAX_GQI))
+                (GLOBAL_QUEUE_LATENCY.as_nanos() / per_poll.as_nanos()).min(u128::from(MAX_GQI))
                     as u32
             };
             self.global_queue_interval = interval.clamp(MIN_GQI, MAX_GQI);
         }
-        self.tune_window = Some((now, self.tick));
+        self.tune_window = Some((now, polls));
     }
 
     fn next_local_task(&mut self) -> Option<RunTask> {
@@ -383,6 +433,9 @@ impl Core {
         if inject.is_empty() {
             return None;
         }
+        if self.tune_gqi {
+            self.last_global = Some(Instant::now());
+        }
         // Up to three quarters of the ring: a deep global queue drains in a few visits,
         // and the ring keeps slack for local spawns (no immediate overflow back).
         let room = (queue::CAPACITY * 3 / 4).saturating_sub(self.run_queue.len());
@@ -390,9 +443,16 @@ impl Core {
         let n = share.min(room).max(1);
         let mut batch = inject.pop_n(n);
         let first = batch.next()?;
+        // Remote spawns arrive unbound: they join this worker's shard, one lock per batch.
+        let mut binder = handle.shared.owned.binder(self.index);
+        binder.adopt(&first);
         for task in batch {
+            binder.adopt(&task);
+            // `n` fits the ring's room: no overflow (and so no inject lock) under the
+            // shard lock.
             self.push_back(task, handle);
         }
+        drop(binder);
         Some(first)
     }
 
@@ -424,9 +484,12 @@ impl Core {
         if !self.is_searching {
             return None;
         }
-        for _ in 0..SPIN_ROUNDS {
+        for round in 0..SPIN_ROUNDS {
             for _ in 0..SPIN_PAUSES {
                 shim::hint::spin_loop();
+            }
+            if !cfg!(loom) && round % 4 == 3 {
+                std::thread::yield_now();
             }
             let visible = !handle.shared.inject.is_empty()
                 || handle.shared.remotes.iter().any(|r| !r.steal.is_empty());
