@@ -149,7 +149,7 @@ mod tests {
         assert_eq!(idle.worker_to_notify(), Some(1));
         assert_eq!(idle.counts(), (1, 2));
         // Someone searches now: the next push wakes nobody.
-        assert!(idle.transition_worker_to_parked(0, false) == false);
+        assert!(!idle.transition_worker_to_parked(0, false));
         assert_eq!(idle.worker_to_notify(), None);
         assert!(idle.transition_worker_from_searching());
         assert_eq!(idle.worker_to_notify(), Some(0));

@@ -59,6 +59,8 @@ pub(crate) struct Shared {
     /// Padded: written by searching/parking transitions.
     idle: CachePadded<Idle>,
     pub(crate) owned: OwnedTasks<scheduler::Handle>,
+    // Boxed: the cores travel as `Box<Core>` through the worker loop; no reallocation here.
+    #[allow(clippy::vec_box)]
     shutdown_cores: Mutex<Vec<Box<Core>>>,
     metrics: Box<[CachePadded<metrics::Slot>]>,
 }
