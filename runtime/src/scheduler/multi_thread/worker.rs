@@ -440,9 +440,11 @@ impl Core {
         if self.tune_gqi {
             self.last_global = Some(Instant::now());
         }
-        // Up to three quarters of the ring: a deep global queue drains in a few visits,
-        // and the ring keeps slack for local spawns (no immediate overflow back).
-        let room = (queue::CAPACITY * 3 / 4).saturating_sub(self.run_queue.len());
+        // Up to seven eighths of the ring, less what it holds (slack for the task a LIFO
+        // streak displaces, for local spawns): a deep global queue drains in few visits,
+        // so a worker whose polls are long (it visits between them) serves a remote burst
+        // with few interruptions.
+        let room = (queue::CAPACITY * 7 / 8).saturating_sub(self.run_queue.len());
         let share = inject.len() / handle.num_workers() + 1;
         let n = share.min(room).max(1);
         let mut batch = inject.pop_n(n);
