@@ -39,6 +39,8 @@ pub(crate) struct Config {
     pub(crate) global_queue_interval: Option<u32>,
     pub(crate) event_interval: u32,
     pub(crate) disable_lifo_slot: bool,
+    /// Pre-park spin of a searcher; set by `create` from the worker and CPU counts.
+    pub(crate) spin_rounds: u32,
 }
 
 /// Aligned to 128 bytes so that, inside its `Arc`, the reference counts (written by every
@@ -84,6 +86,8 @@ pub(crate) fn create(
     driver: Arc<Driver>,
     blocking: blocking::Spawner,
 ) -> (Arc<Handle>, Vec<Launch>) {
+    let mut config = config;
+    config.spin_rounds = worker::spin_rounds(num_workers);
     let mut remotes = Vec::with_capacity(num_workers);
     let mut cores = Vec::with_capacity(num_workers);
     for index in 0..num_workers {

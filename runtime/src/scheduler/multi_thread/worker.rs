@@ -59,6 +59,20 @@ const DEFAULT_GQI: u32 = 61;
 /// HTTP request), more than tokio's futex pair.
 /// Under loom one round, or the model explodes.
 const SPIN_ROUNDS: u32 = if cfg!(loom) { 1 } else { 128 };
+/// The spin when there are more workers than CPUs: a spinning searcher would then take
+/// a CPU from a thread with work (a producer, a sibling), so it parks almost at once
+/// (measured on 2 cores with 4 workers: a 128-round spin made spawn_many_local slower).
+const SPIN_ROUNDS_OVERSUBSCRIBED: u32 = if cfg!(loom) { 1 } else { 4 };
+
+/// Pre-park spin rounds for a runtime of `workers` workers on this machine.
+pub(super) fn spin_rounds(workers: usize) -> u32 {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if workers <= cpus {
+        SPIN_ROUNDS
+    } else {
+        SPIN_ROUNDS_OVERSUBSCRIBED
+    }
+}
 // loom-tests: under loom a spin hint is a `loom::thread::yield_now`, a scheduling point;
 // back-to-back yields with nothing between them add no behaviour, only executions (the
 // two-worker scheduler models explore 3.4x more with 8 than with 1).
@@ -88,6 +102,8 @@ pub(crate) struct Core {
     tune_window: Option<(Instant, u64)>,
     event_interval: u32,
     disable_lifo: bool,
+    /// Pre-park spin rounds (`spin_rounds`).
+    spin_rounds: u32,
     stats: Stats,
 }
 
@@ -124,6 +140,7 @@ impl Core {
             tune_window: None,
             event_interval: config.event_interval.max(1),
             disable_lifo: config.disable_lifo_slot,
+            spin_rounds: config.spin_rounds,
             stats: Stats::new(),
         })
     }
@@ -491,7 +508,7 @@ impl Core {
         if !self.is_searching {
             return None;
         }
-        for _ in 0..SPIN_ROUNDS {
+        for _ in 0..self.spin_rounds {
             for _ in 0..SPIN_PAUSES {
                 shim::hint::spin_loop();
             }
