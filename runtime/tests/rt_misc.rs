@@ -291,3 +291,62 @@ fn worker_threads_are_named() {
         .unwrap();
     assert_eq!(name.as_deref(), Some("my-pool"));
 }
+
+/// Counts drops of the future it lives in.
+struct DropCount(Arc<AtomicUsize>);
+
+impl Drop for DropCount {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, SeqCst);
+    }
+}
+
+/// Remote spawns enter the global queue unbound and are bound by the worker that takes
+/// them. Dropping the runtime while thousands are still queued (the single worker is held
+/// up by a task that waits for this thread) must still reach every one: each future is
+/// dropped exactly once, each JoinHandle resolves (run to completion, or cancelled), and
+/// none is lost in the global queue. Pending futures (never complete on their own) make
+/// a lost task show up as a missing drop.
+#[test]
+fn runtime_drop_reaches_remote_spawns_still_in_the_global_queue() {
+    const N: usize = 2_000;
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap();
+    let (hold_tx, hold_rx) = mpsc::channel::<()>();
+    let (started_tx, started_rx) = mpsc::channel::<()>();
+    // Keeps the only worker busy until released, so the spawns below stay queued.
+    drop(rt.spawn(async move {
+        started_tx.send(()).unwrap();
+        let _ = hold_rx.recv();
+    }));
+    started_rx.recv().unwrap();
+    let drops = Arc::new(AtomicUsize::new(0));
+    let handles: Vec<_> = (0..N)
+        .map(|_| {
+            let d = DropCount(drops.clone());
+            rt.spawn(async move {
+                let _d = d;
+                std::future::pending::<()>().await
+            })
+        })
+        .collect();
+    assert_eq!(rt.metrics().global_queue_depth, N);
+    // Release the worker once the drop below has closed the queues.
+    let releaser = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(50));
+        let _ = hold_tx.send(());
+    });
+    drop(rt);
+    releaser.join().unwrap();
+    assert_eq!(
+        drops.load(SeqCst),
+        N,
+        "every queued future dropped exactly once"
+    );
+    for h in handles {
+        let res = futures::executor::block_on(h);
+        assert!(res.unwrap_err().is_cancelled());
+    }
+}
