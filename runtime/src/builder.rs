@@ -1,7 +1,8 @@
 //! `Builder`: configures and builds a `Runtime` (tokio's names and defaults).
 //!
 //! Defaults: multi-thread with one worker per available core (or `RUNTIME_WORKER_THREADS`),
-//! global queue checked every 61 ticks, driver polled every 61 ticks, LIFO slot on, no
+//! global queue checked about every 20 µs of work (multi-thread, tuned: 2 to 127 polls;
+//! current-thread: every 31 ticks), driver polled every 61 ticks, LIFO slot on, no
 //! drivers unless enabled, blocking pool up to 512 threads with a 10 s keep-alive.
 
 use std::fmt;
