@@ -458,39 +458,6 @@ fn unbound_spawn_racing_shutdown() {
     });
 }
 
-/// An unbound task (two polls: it yields once) is aborted from B while main adopts and
-/// runs it: the abort lands before the bind (cancelled at the first run), between polls,
-/// or after completion; the future and any output are dropped exactly once.
-#[test]
-fn unbound_abort_racing_adopt() {
-    model(|| {
-        let sched = Sched::new();
-        let (in_poll, fut_drops, out_drops, outputs) = (
-            Arc::new(AtomicBool::new(false)),
-            counter(),
-            counter(),
-            counter(),
-        );
-        let join = sched.spawn_unbound(yield_then_output(
-            &in_poll, &fut_drops, &out_drops, &outputs,
-        ));
-        let abort = join.abort_handle();
-        let th = thread::spawn(move || abort.abort());
-        sched.run_all();
-        th.join().unwrap();
-        sched.run_all();
-
-        check_result(join_now(join), &outputs);
-        sched.teardown();
-        assert_eq!(fut_drops.load(Relaxed), 1, "future dropped exactly once");
-        assert_eq!(
-            out_drops.load(Relaxed),
-            outputs.load(Relaxed),
-            "output dropped once"
-        );
-    });
-}
-
 /// Checks a JoinHandle result against what the future did: Ok iff an output was made.
 fn check_result(res: Result<Track, JoinError>, outputs: &AtomicUsize) {
     match res {
@@ -513,7 +480,18 @@ fn check_result(res: Result<Track, JoinError>, outputs: &AtomicUsize) {
 /// the output or a cancelled error; the future and any output are dropped exactly once.
 #[test]
 fn abort_racing_completion() {
-    model(|| {
+    abort_racing_polls(false);
+}
+
+/// The same with the task spawned unbound (the runtime's remote spawn): the abort may also
+/// land before the task is adopted, and then the first run after the bind cancels it.
+#[test]
+fn unbound_abort_racing_adopt() {
+    abort_racing_polls(true);
+}
+
+fn abort_racing_polls(unbound: bool) {
+    model(move || {
         let sched = Sched::new();
         let (in_poll, fut_drops, out_drops, outputs) = (
             Arc::new(AtomicBool::new(false)),
@@ -521,9 +499,12 @@ fn abort_racing_completion() {
             counter(),
             counter(),
         );
-        let join = sched.spawn(yield_then_output(
-            &in_poll, &fut_drops, &out_drops, &outputs,
-        ));
+        let fut = yield_then_output(&in_poll, &fut_drops, &out_drops, &outputs);
+        let join = if unbound {
+            sched.spawn_unbound(fut)
+        } else {
+            sched.spawn(fut)
+        };
         let abort = join.abort_handle();
 
         let th = {

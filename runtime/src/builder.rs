@@ -195,7 +195,6 @@ impl Builder {
                     global_queue_interval: self.global_queue_interval,
                     event_interval: self.event_interval,
                     disable_lifo_slot: self.disable_lifo_slot,
-                    spin_rounds: 0, // set by `create`
                 };
                 let (handle, launch) = multi_thread::create(n, config, driver, blocking.clone());
                 let sched = scheduler::Handle::MultiThread(handle.clone());

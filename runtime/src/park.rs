@@ -66,11 +66,7 @@ impl Parker {
 
     /// Consumes a pending notification without sleeping; false when there was none.
     pub(crate) fn try_take_notification(&self) -> bool {
-        // SeqCst: as in `Inner::park`.
-        self.inner
-            .state
-            .compare_exchange(NOTIFIED, EMPTY, SeqCst, SeqCst)
-            .is_ok()
+        self.inner.take_notification()
     }
 
     /// Lets the driver dispatch ready events without sleeping, if this thread can take it.
@@ -80,15 +76,18 @@ impl Parker {
 }
 
 impl Inner {
-    fn park(&self, timeout: Option<Duration>) {
+    /// NOTIFIED -> EMPTY: a notification that arrived before the park is consumed.
+    fn take_notification(&self) -> bool {
         // SeqCst on every state access: the state word orders the parker against the
         // unparker's swap, and (for workers) must not reorder with the idle-state RMWs
         // that decide who gets notified.
-        if self
-            .state
+        self.state
             .compare_exchange(NOTIFIED, EMPTY, SeqCst, SeqCst)
             .is_ok()
-        {
+    }
+
+    fn park(&self, timeout: Option<Duration>) {
+        if self.take_notification() {
             return;
         }
         if timeout == Some(Duration::ZERO) {

@@ -65,6 +65,29 @@ fn next_owner_id() -> u64 {
     NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) & ((1 << (64 - SHARD_BITS)) - 1)
 }
 
+/// Allocates a task with owner word `owner` and returns its three initial references:
+/// the list's, the run queue's and the JoinHandle's.
+fn new_task<T, S>(
+    future: T,
+    scheduler: S,
+    owner: u64,
+) -> (Task<S>, Notified<S>, JoinHandle<T::Output>)
+where
+    T: Future + Send + 'static,
+    T::Output: Send + 'static,
+    S: Schedule,
+{
+    let ptr = Cell::<T, S>::allocate(future, scheduler, owner);
+    // SAFETY: a new task holds three references: these three handles.
+    unsafe {
+        (
+            Task::<S>::from_raw(ptr),
+            Notified::<S>::from_raw(ptr),
+            JoinHandle::<T::Output>::from_raw(ptr),
+        )
+    }
+}
+
 impl<S: Schedule> OwnedTasks<S> {
     /// A list with `shards` shards (at least one, at most 65,536).
     pub fn new(shards: usize) -> Self {
@@ -104,15 +127,7 @@ impl<S: Schedule> OwnedTasks<S> {
         T::Output: Send + 'static,
     {
         let shard = shard % self.shards.len();
-        let ptr = Cell::<T, S>::allocate(future, scheduler, self.owner_word(shard));
-        // SAFETY: a new task holds three references: these three handles.
-        let (task, notified, join) = unsafe {
-            (
-                Task::<S>::from_raw(ptr),
-                Notified::<S>::from_raw(ptr),
-                JoinHandle::<T::Output>::from_raw(ptr),
-            )
-        };
+        let (task, notified, join) = new_task(future, scheduler, self.owner_word(shard));
         let mut lock = self.shards[shard].lock();
         if lock.closed {
             drop(lock);
@@ -138,15 +153,7 @@ impl<S: Schedule> OwnedTasks<S> {
         T: Future + Send + 'static,
         T::Output: Send + 'static,
     {
-        let ptr = Cell::<T, S>::allocate(future, scheduler, UNBOUND);
-        // SAFETY: a new task holds three references: these three handles.
-        let (task, notified, join) = unsafe {
-            (
-                Task::<S>::from_raw(ptr),
-                Notified::<S>::from_raw(ptr),
-                JoinHandle::<T::Output>::from_raw(ptr),
-            )
-        };
+        let (task, notified, join) = new_task(future, scheduler, UNBOUND);
         if self.is_closed() {
             drop(notified);
             task.shutdown();

@@ -39,8 +39,6 @@ pub(crate) struct Config {
     pub(crate) global_queue_interval: Option<u32>,
     pub(crate) event_interval: u32,
     pub(crate) disable_lifo_slot: bool,
-    /// Pre-park spin of a searcher; set by `create` from the worker and CPU counts.
-    pub(crate) spin_rounds: u32,
 }
 
 /// Aligned to 128 bytes so that, inside its `Arc`, the reference counts (written by every
@@ -86,8 +84,7 @@ pub(crate) fn create(
     driver: Arc<Driver>,
     blocking: blocking::Spawner,
 ) -> (Arc<Handle>, Vec<Launch>) {
-    let mut config = config;
-    config.spin_rounds = worker::spin_rounds(num_workers);
+    let spin_rounds = worker::spin_rounds(num_workers);
     let mut remotes = Vec::with_capacity(num_workers);
     let mut cores = Vec::with_capacity(num_workers);
     for index in 0..num_workers {
@@ -97,7 +94,7 @@ pub(crate) fn create(
             steal,
             unpark: park.unparker(),
         });
-        cores.push(Core::new(index, local, park, &config));
+        cores.push(Core::new(index, local, park, &config, spin_rounds));
     }
     let handle = Arc::new(Handle {
         shared: Shared {

@@ -120,6 +120,7 @@ impl Core {
         run_queue: Local<RunTask>,
         park: Parker,
         config: &Config,
+        spin_rounds: u32,
     ) -> Box<Core> {
         Box::new(Core {
             index,
@@ -140,7 +141,7 @@ impl Core {
             tune_window: None,
             event_interval: config.event_interval.max(1),
             disable_lifo: config.disable_lifo_slot,
-            spin_rounds: config.spin_rounds,
+            spin_rounds,
             stats: Stats::new(),
         })
     }
@@ -256,8 +257,10 @@ impl Context {
                 let Some(task) = core.lifo_slot.take() else {
                     return core;
                 };
-                let global_due = core.global_due(&self.handle);
-                if lifo_polls >= MAX_LIFO_POLLS || !coop::has_budget_remaining() || global_due {
+                let capped = lifo_polls >= MAX_LIFO_POLLS || !coop::has_budget_remaining();
+                // Only looked at while the streak may go on: one load fewer per capped end.
+                let global_due = !capped && core.global_due(&self.handle);
+                if capped || global_due {
                     // Give the ring a turn; later schedules this tick go to the back too.
                     core.lifo_enabled = false;
                     if global_due {
