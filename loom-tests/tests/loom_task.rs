@@ -6,8 +6,10 @@
 //! threads. The suites race the state word's transitions against each other: a wake from
 //! another thread during a poll, wake by reference vs by value, abort vs completion,
 //! JoinHandle drop / poll vs completion, the last reference, and runtime shutdown
-//! (`close_and_shutdown_all`) vs a wake and vs a running poll, and the late binding of a
-//! remote spawn (`spawn_unbound` / `Binder::adopt`) vs shutdown and vs abort.
+//! (`close_and_shutdown_all`) vs a wake and vs a running poll, and the late binding of
+//! every task at its first park (`Schedule::bind`) vs shutdown, vs a wake and vs abort.
+//! Tasks are spawned unbound, as the runtime spawns them; `spawn_bound` (the blocking
+//! pool's path) is raced against abort too.
 //!
 //! What every suite asserts, after joining all threads and draining the queue:
 //! - polls never overlap (a loom atomic "in poll" flag, Relaxed so it adds no
@@ -80,6 +82,10 @@ impl Schedule for Sched {
     fn release(&self, task: &Task<Self>) -> Option<Task<Self>> {
         self.0.owned.remove(task)
     }
+
+    fn bind(&self, task: Task<Self>) -> Result<(), Task<Self>> {
+        self.0.owned.bind(task, 0)
+    }
 }
 
 impl Sched {
@@ -90,45 +96,40 @@ impl Sched {
         }))
     }
 
+    /// Allocates a task unbound (`OwnedTasks::spawn`, as the runtime does) and queues it;
+    /// its poller binds it at its first park.
     fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let (join, notified) = self.0.owned.bind(future, self.clone(), 0);
+        let (join, notified) = self.0.owned.spawn(future, self.clone());
         if let Some(task) = notified {
             self.schedule(task);
         }
         join
     }
 
-    /// Allocates a task unbound (`OwnedTasks::spawn_unbound`, the runtime's remote spawn)
-    /// and queues it; `tick` binds it before the first run.
-    fn spawn_unbound<F>(&self, future: F) -> JoinHandle<F::Output>
+    /// Allocates a task bound at once (`OwnedTasks::spawn_bound`, the blocking pool's path).
+    fn spawn_bound<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let (join, notified) = self.0.owned.spawn_unbound(future, self.clone());
+        let (join, notified) = self.0.owned.spawn_bound(future, self.clone(), 0);
         if let Some(task) = notified {
             self.schedule(task);
         }
         join
     }
 
-    /// Runs one queued task, binding it first if it was spawned unbound (as a worker does
-    /// with a global-queue batch); false when the queue was empty.
+    /// Runs one queued task; false when the queue was empty.
     fn tick(&self) -> bool {
         // The guard is a temporary of this statement: the lock is released before the run.
         let task = self.0.queue.lock().pop_front();
         match task {
             Some(task) => {
-                let bound = self.0.owned.binder(0).adopt(&task);
-                if bound {
-                    task.run();
-                } else {
-                    drop(task);
-                }
+                task.run();
                 true
             }
             None => false,
@@ -151,11 +152,8 @@ impl Sched {
         loop {
             let task = self.0.queue.lock().pop_front();
             match task {
-                // An unbound task is cancelled by adopting it into the closed list.
-                Some(task) => {
-                    self.0.owned.binder(0).adopt(&task);
-                    drop(task);
-                }
+                // Dropping a never-parked task's `Notified` cancels it (outside the lock).
+                Some(task) => drop(task),
                 None => break,
             }
         }
@@ -418,15 +416,15 @@ fn yield_then_output(
     })
 }
 
-/// Late binding: B spawns a task unbound (the runtime's remote spawn: only queued, not in
-/// the list) and runs the queue (adopt, then run) while main closes the list. The future
-/// never completes by itself, so only cancellation ends it: it is adopted before the close
-/// (cancelled by shutdown, after its poll if it is running), or adopted after it
-/// (cancelled by `adopt`), or still queued at teardown (cancelled by adopting it into the
-/// closed list). Either way: dropped exactly once, JoinHandle cancelled, list empty.
-/// (Seeding `adopt` to bind into a closed list fails this test.)
+/// Late binding: B spawns a task (unbound: only queued, not in the list) and runs the
+/// queue while main closes the list. The future never completes by itself, so only
+/// cancellation ends it: its first park binds it before the close (then shutdown cancels
+/// it, after its poll if it is running), or finds the list closed (its poller cancels
+/// it), or it is still queued at teardown (dropping its `Notified` cancels it). Either
+/// way: dropped exactly once, JoinHandle cancelled, list empty.
+/// (Seeding `OwnedTasks::bind` to ignore `closed` fails this test.)
 #[test]
-fn unbound_spawn_racing_shutdown() {
+fn first_park_racing_shutdown() {
     model(|| {
         let sched = Sched::new();
         let in_poll = Arc::new(AtomicBool::new(false));
@@ -436,16 +434,16 @@ fn unbound_spawn_racing_shutdown() {
             let sched = sched.clone();
             let fut = pending_forever(&in_poll, &drops, &slot, false);
             thread::spawn(move || {
-                let join = sched.spawn_unbound(fut);
+                let join = sched.spawn(fut);
                 sched.run_all();
                 join
             })
         };
         sched.shutdown();
         let join = th.join().unwrap();
-        // Main runs what B left queued: adopting into the closed list cancels it. No
-        // second `close_and_shutdown_all` before the checks (teardown has one), so a task
-        // bound after the close would stay pending here.
+        // Main runs what B left queued: its first park finds the list closed. No second
+        // `close_and_shutdown_all` before the checks (teardown has one), so a task bound
+        // after the close would stay pending here.
         sched.run_all();
         drop(slot.lock().take());
         expect_cancelled(join);
@@ -476,21 +474,22 @@ fn check_result(res: Result<Track, JoinError>, outputs: &AtomicUsize) {
     }
 }
 
-/// `abort()` from B races the task's two polls (run by main and B): the JoinHandle gets
-/// the output or a cancelled error; the future and any output are dropped exactly once.
+/// `abort()` from B races the task's two polls (run by main and B) of a task that never
+/// parks (it yields, so it stays unbound): the JoinHandle gets the output or a cancelled
+/// error; the future and any output are dropped exactly once.
 #[test]
 fn abort_racing_completion() {
     abort_racing_polls(false);
 }
 
-/// The same with the task spawned unbound (the runtime's remote spawn): the abort may also
-/// land before the task is adopted, and then the first run after the bind cancels it.
+/// The same with the task bound at spawn (`spawn_bound`): shutdown and completion go
+/// through the list.
 #[test]
-fn unbound_abort_racing_adopt() {
+fn bound_abort_racing_completion() {
     abort_racing_polls(true);
 }
 
-fn abort_racing_polls(unbound: bool) {
+fn abort_racing_polls(bound: bool) {
     model(move || {
         let sched = Sched::new();
         let (in_poll, fut_drops, out_drops, outputs) = (
@@ -500,8 +499,8 @@ fn abort_racing_polls(unbound: bool) {
             counter(),
         );
         let fut = yield_then_output(&in_poll, &fut_drops, &out_drops, &outputs);
-        let join = if unbound {
-            sched.spawn_unbound(fut)
+        let join = if bound {
+            sched.spawn_bound(fut)
         } else {
             sched.spawn(fut)
         };
@@ -852,9 +851,9 @@ fn shutdown_racing_poll_and_wake() {
     });
 }
 
-/// B spawns (binds) a task and runs it while main closes the list: the task is either
-/// bound before the close (then cancelled by shutdown, or completed first) or refused by
-/// the closed list and cancelled on the spot. Either way it is dropped exactly once.
+/// B spawns a task and runs it while main closes the list: the spawn is refused by the
+/// closed list (cancelled on the spot), or the task completes in its one poll, or it is
+/// still queued at teardown (cancelled by the drain). Either way it is dropped exactly once.
 #[test]
 fn spawn_racing_shutdown() {
     model(|| {

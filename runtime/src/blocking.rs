@@ -62,6 +62,12 @@ impl Schedule for BlockingSchedule {
     fn release(&self, task: &Task<Self>) -> Option<Task<Self>> {
         self.0.owned.remove(task)
     }
+
+    fn bind(&self, task: Task<Self>) -> Result<(), Task<Self>> {
+        // Not reached: blocking tasks are bound at spawn (`spawn_bound`), since a queued
+        // one must be cancellable through the list at shutdown.
+        self.0.owned.bind(task, 0)
+    }
 }
 
 /// A closure as a future that completes in its first poll.
@@ -112,7 +118,10 @@ impl Spawner {
         R: Send + 'static,
     {
         let sched = BlockingSchedule(self.inner.clone());
-        let (join, notified) = self.inner.owned.bind(BlockingTask(Some(f)), sched, 0);
+        let (join, notified) = self
+            .inner
+            .owned
+            .spawn_bound(BlockingTask(Some(f)), sched, 0);
         if let Some(task) = notified {
             Inner::push(&self.inner, task);
         }

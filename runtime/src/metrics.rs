@@ -16,9 +16,10 @@ use crossbeam_utils::CachePadded;
 pub struct RuntimeMetrics {
     /// Worker threads (1 for the current-thread flavor).
     pub num_workers: usize,
-    /// Tasks spawned and not yet complete. On the multi-thread flavor a task spawned from
-    /// outside the runtime counts from when a worker takes it off the global queue (until
-    /// then it is in `global_queue_depth`).
+    /// Tasks spawned and not yet complete: the workers' `spawned` less their `completed`,
+    /// so as of each worker's last publication (when it parks, and every maintenance
+    /// tick). A task spawned from outside the runtime counts from when a worker takes it
+    /// off the global queue (until then it is in `global_queue_depth`).
     pub live_tasks: usize,
     /// Tasks waiting in the global (inject) queue.
     pub global_queue_depth: usize,
@@ -35,6 +36,11 @@ pub struct WorkerMetrics {
     pub lifo_hits: u64,
     /// Tasks scheduled onto this worker's own queue from this worker.
     pub local_schedules: u64,
+    /// Tasks spawned on this worker, plus tasks spawned from outside the runtime that this
+    /// worker took first off the global queue.
+    pub spawned: u64,
+    /// Tasks this worker's polls completed (with output, panic or cancellation).
+    pub completed: u64,
     /// Times the local ring overflowed into the global queue.
     pub overflows: u64,
     /// Tasks moved to the global queue by those overflows.
@@ -97,6 +103,8 @@ impl Stats {
         to.polls.store(m.polls, Relaxed);
         to.lifo_hits.store(m.lifo_hits, Relaxed);
         to.local_schedules.store(m.local_schedules, Relaxed);
+        to.spawned.store(m.spawned, Relaxed);
+        to.completed.store(m.completed, Relaxed);
         to.overflows.store(m.overflows, Relaxed);
         to.overflowed_tasks.store(m.overflowed_tasks, Relaxed);
         to.steals.store(m.steals, Relaxed);
@@ -115,6 +123,8 @@ pub(crate) struct Slot {
     polls: AtomicU64,
     lifo_hits: AtomicU64,
     local_schedules: AtomicU64,
+    spawned: AtomicU64,
+    completed: AtomicU64,
     overflows: AtomicU64,
     overflowed_tasks: AtomicU64,
     steals: AtomicU64,
@@ -131,6 +141,8 @@ impl Slot {
             polls: self.polls.load(Relaxed),
             lifo_hits: self.lifo_hits.load(Relaxed),
             local_schedules: self.local_schedules.load(Relaxed),
+            spawned: self.spawned.load(Relaxed),
+            completed: self.completed.load(Relaxed),
             overflows: self.overflows.load(Relaxed),
             overflowed_tasks: self.overflowed_tasks.load(Relaxed),
             steals: self.steals.load(Relaxed),
@@ -141,6 +153,16 @@ impl Slot {
             busy: Duration::from_nanos(self.busy_ns.load(Relaxed)),
         }
     }
+}
+
+/// `RuntimeMetrics::live_tasks` from the published slots: spawned less completed. Each
+/// worker publishes on its own schedule, so a task spawned on one worker and completed
+/// on another may be counted complete before it is counted spawned: the difference is
+/// clamped at 0, and exact once every worker published (all parked, or shut down).
+pub(crate) fn live_tasks(slots: &[CachePadded<Slot>]) -> usize {
+    let completed: u64 = slots.iter().map(|s| s.completed.load(Relaxed)).sum();
+    let spawned: u64 = slots.iter().map(|s| s.spawned.load(Relaxed)).sum();
+    spawned.saturating_sub(completed) as usize
 }
 
 /// The published slots of all workers.

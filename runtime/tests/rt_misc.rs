@@ -350,3 +350,95 @@ fn runtime_drop_reaches_remote_spawns_still_in_the_global_queue() {
         assert!(res.unwrap_err().is_cancelled());
     }
 }
+
+/// Polls `rt.metrics()` until `done` holds for it (workers publish on park and every
+/// maintenance tick), or 10 s pass; returns the last snapshot either way.
+fn metrics_when(
+    rt: &Handle,
+    done: impl Fn(&runtime::RuntimeMetrics) -> bool,
+) -> runtime::RuntimeMetrics {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let m = rt.metrics();
+        if done(&m) || Instant::now() > deadline {
+            return m;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// `live_tasks` counts every spawned, unfinished task, whether spawned from outside (counted
+/// when a worker takes it) or from a task, and whether or not it ever parked (tasks join
+/// the owned list only at their first park); it reads 0 again once they complete, and
+/// after the runtime drops the ones still pending. `spawned` and `completed` add up.
+#[test]
+fn live_tasks_counts_pending_tasks_of_both_flavors() {
+    use futures::channel::oneshot;
+    for multi in [true, false] {
+        let rt = if multi {
+            Builder::new_multi_thread().worker_threads(2).build()
+        } else {
+            Builder::new_current_thread().build()
+        }
+        .unwrap();
+        let handle = rt.handle().clone();
+        let mut txs = Vec::new();
+        let mut joins = Vec::new();
+        // Five from outside, five from a task.
+        for _ in 0..5 {
+            let (tx, rx) = oneshot::channel::<u32>();
+            txs.push(tx);
+            joins.push(rt.spawn(async move { rx.await.unwrap() }));
+        }
+        let mut rxs = Vec::new();
+        for _ in 0..5 {
+            let (tx, rx) = oneshot::channel::<u32>();
+            txs.push(tx);
+            rxs.push(rx);
+        }
+        let local: Vec<_> = rt.block_on(async move {
+            runtime::spawn(async move {
+                rxs.into_iter()
+                    .map(|rx| runtime::spawn(async move { rx.await.unwrap() }))
+                    .collect()
+            })
+            .await
+            .unwrap()
+        });
+        joins.extend(local);
+        let sum = |m: &runtime::RuntimeMetrics, f: fn(&runtime::WorkerMetrics) -> u64| -> u64 {
+            m.workers.iter().map(f).sum()
+        };
+        // 10 pending tasks; the spawner task finished.
+        let m = metrics_when(&handle, |m| {
+            m.live_tasks == 10 && sum(m, |w| w.spawned) == 11
+        });
+        assert_eq!(m.live_tasks, 10, "multi {multi}: {m:?}");
+        assert_eq!(sum(&m, |w| w.spawned), 11, "multi {multi}: {m:?}");
+        // Complete the first eight; two stay pending until the runtime drops.
+        for (i, tx) in txs.drain(..8).enumerate() {
+            tx.send(i as u32).unwrap();
+        }
+        let finished: Vec<u32> = rt.block_on(async {
+            let mut out = Vec::new();
+            for j in joins.drain(..8) {
+                out.push(j.await.unwrap());
+            }
+            out
+        });
+        assert_eq!(finished, (0..8).collect::<Vec<u32>>());
+        let m = metrics_when(&handle, |m| m.live_tasks == 2);
+        assert_eq!(m.live_tasks, 2, "multi {multi}: {m:?}");
+        drop(rt);
+        let m = handle.metrics();
+        assert_eq!(
+            m.live_tasks, 0,
+            "multi {multi}: dropped with the runtime: {m:?}"
+        );
+        assert_eq!(sum(&m, |w| w.completed), 11, "multi {multi}: {m:?}");
+        for j in joins {
+            assert!(futures::executor::block_on(j).unwrap_err().is_cancelled());
+        }
+        drop(txs);
+    }
+}

@@ -12,7 +12,8 @@
 //!   had join interest; see `state.rs`).
 //! - `Header::queue_next`: only the run queue currently holding the task.
 //! - `Trailer::owned_*`: only under the owned-list shard lock of `Header::owner`.
-//! - `Header::owner`: written once, when an unbound task is bound (see `list.rs`).
+//! - `Header::owner`: written by the task's runner only, when it binds the task at its
+//!   first park (see `list.rs`).
 //! - `Trailer::waker`: per the JOIN_WAKER bit.
 
 use std::future::Future;
@@ -34,10 +35,11 @@ pub struct Header {
     pub(crate) queue_next: UnsafeCell<Option<NonNull<Header>>>,
     pub(crate) vtable: &'static Vtable,
     /// Where the task is bound: the id of its `OwnedTasks` (nonzero, the high 48 bits)
-    /// and the shard of that list holding it (the low 16 bits); 0 while a remotely spawned
-    /// task waits, unbound, in a run queue (`OwnedTasks::spawn_unbound`). Written once, by
-    /// the binder, while it holds the task's only `Notified`; read by whoever later holds
-    /// a reference that the binder's queue hand-off (Release/Acquire) ordered after it.
+    /// and the shard of that list holding it (the low 16 bits); an id of 0 while the task
+    /// is unbound (spawned, queued or running, not yet parked: see `list.rs`). Written
+    /// by the holder of the task's run (its one `Notified`, or RUNNING): once by `bind`,
+    /// and by `Notified::claim_remote`; read by whoever later holds a reference that the
+    /// state word's (or a queue's) Release/Acquire hand-off ordered after that write.
     /// One word, so a typical small task stays within malloc's fast-bin sizes.
     pub(crate) owner: AtomicU64,
 }
@@ -76,12 +78,12 @@ pub(crate) struct Cell<T: Future, S> {
 
 /// Type-erased operations of one `<T, S>` task type.
 pub(crate) struct Vtable {
-    pub(crate) poll: unsafe fn(NonNull<Header>),
+    pub(crate) poll: unsafe fn(NonNull<Header>) -> bool,
     pub(crate) schedule: unsafe fn(NonNull<Header>),
     pub(crate) dealloc: unsafe fn(NonNull<Header>),
     pub(crate) try_read_output: unsafe fn(NonNull<Header>, *mut (), &Waker),
     pub(crate) drop_join_handle_slow: unsafe fn(NonNull<Header>),
-    pub(crate) shutdown: unsafe fn(NonNull<Header>),
+    pub(crate) shutdown: unsafe fn(NonNull<Header>) -> bool,
     pub(crate) trailer_offset: usize,
 }
 
@@ -120,6 +122,12 @@ impl<T: Future, S: Schedule> Cell<T, S> {
 }
 
 impl Header {
+    /// True once the task is in its owned list (or was, until completion or shutdown).
+    pub(crate) fn is_bound(&self) -> bool {
+        // Relaxed: see `owner`.
+        self.owner.load(shim::sync::atomic::Ordering::Relaxed) >> crate::list::SHARD_BITS != 0
+    }
+
     /// The trailer of the task whose header `this` points to.
     ///
     /// # Safety

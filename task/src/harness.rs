@@ -3,11 +3,14 @@
 //! `poll` runs a `Notified`: take RUNNING, poll the future under `catch_unwind` with a
 //! waker borrowed from the run's own reference (no refcount traffic), then either
 //! complete, go idle (dropping the run's reference in the same CAS) or, when woken during
-//! the poll, hand the same reference back to the scheduler as a yield.
+//! the poll, hand the same reference back to the scheduler as a yield. Before an unbound
+//! task goes idle, its poller binds it to the owned list (`Schedule::bind`, see list.rs);
+//! a closed list makes the poller cancel it instead.
 //!
 //! `complete` stores the output, flips RUNNING to COMPLETE, drops the output at once when
-//! nobody holds a JoinHandle, wakes the join waker otherwise, removes the task from its
-//! owned list and drops the run's (and the list's) reference in one `fetch_sub`.
+//! nobody holds a JoinHandle, wakes the join waker otherwise, removes a bound task from its
+//! owned list and drops the run's (and the list's) reference in one `fetch_sub`. An
+//! unbound task's list reference rode with the run, so it is dropped there too.
 //! A panic, in the future's poll or in its drop, becomes a `JoinError`; it never unwinds
 //! into the worker.
 
@@ -31,11 +34,12 @@ unsafe fn cell<'a, T: Future, S>(ptr: NonNull<Header>) -> &'a Cell<T, S> {
     unsafe { ptr.cast::<Cell<T, S>>().as_ref() }
 }
 
-/// Runs a `Notified` task; consumes the notified reference.
+/// Runs a `Notified` task; consumes the notified reference. True when this run completed
+/// the task.
 ///
 /// # Safety
 /// `ptr` is a live `Cell<T, S>` and the caller gives up one notified reference.
-pub(crate) unsafe fn poll<T: Future, S: Schedule>(ptr: NonNull<Header>) {
+pub(crate) unsafe fn poll<T: Future, S: Schedule>(ptr: NonNull<Header>) -> bool {
     // SAFETY: caller holds a reference, so the cell is live for this call.
     let cell = unsafe { cell::<T, S>(ptr) };
     match cell.header.state.transition_to_running() {
@@ -44,11 +48,15 @@ pub(crate) unsafe fn poll<T: Future, S: Schedule>(ptr: NonNull<Header>) {
             // SAFETY: RUNNING is ours.
             unsafe { cancel_future(cell) };
             // SAFETY: RUNNING is ours and we hold the run's reference.
-            return unsafe { complete::<T, S>(ptr) };
+            unsafe { complete::<T, S>(ptr) };
+            return true;
         }
-        ToRunning::Failed => return,
-        // SAFETY: the last reference was ours.
-        ToRunning::Dealloc => return unsafe { dealloc::<T, S>(ptr) },
+        ToRunning::Failed => return false,
+        ToRunning::Dealloc => {
+            // SAFETY: the last reference was ours.
+            unsafe { dealloc::<T, S>(ptr) };
+            return false;
+        }
     }
 
     // SAFETY: we hold the run's reference for the whole poll, so a waker made from it
@@ -59,22 +67,48 @@ pub(crate) unsafe fn poll<T: Future, S: Schedule>(ptr: NonNull<Header>) {
     let ready = unsafe { poll_future(cell, &mut cx) };
     if ready {
         // SAFETY: RUNNING is ours and we hold the run's reference.
-        return unsafe { complete::<T, S>(ptr) };
+        unsafe { complete::<T, S>(ptr) };
+        return true;
+    }
+    if !cell.header.is_bound() && {
+        // Woken or cancelled during the poll: it will not go idle now (both bits stay set
+        // while we hold RUNNING), so it stays unbound, back in a queue or completing.
+        let now = cell.header.state.load();
+        !now.is_notified() && !now.is_cancelled()
+    } {
+        // About to go idle, where only wakers could reach it: into the owned list first,
+        // while RUNNING still keeps every waker from scheduling it.
+        // SAFETY: an unbound task's list reference rides with its run, which is ours.
+        let owned = unsafe { Task::<S>::from_raw(ptr) };
+        if let Err(owned) = cell.core.scheduler.bind(owned) {
+            // Closed: the runtime is shutting down. The list's reference rejoins the run's.
+            mem::forget(owned);
+            // SAFETY: RUNNING is still ours.
+            unsafe { cancel_future(cell) };
+            // SAFETY: RUNNING is ours and we hold the run's (and the list's) reference.
+            unsafe { complete::<T, S>(ptr) };
+            return true;
+        }
     }
     match cell.header.state.transition_to_idle() {
-        ToIdle::Ok => {}
+        ToIdle::Ok => false,
         ToIdle::OkNotified => {
             // SAFETY: the run's reference was kept and NOTIFIED is set: it is a Notified now.
             let task = unsafe { Notified::<S>::from_raw(ptr) };
             cell.core.scheduler.yield_now(task);
+            false
         }
-        // SAFETY: the last reference was ours.
-        ToIdle::OkDealloc => unsafe { dealloc::<T, S>(ptr) },
+        ToIdle::OkDealloc => {
+            // SAFETY: the last reference was ours.
+            unsafe { dealloc::<T, S>(ptr) };
+            false
+        }
         ToIdle::Cancelled => {
             // SAFETY: RUNNING is still ours.
             unsafe { cancel_future(cell) };
             // SAFETY: RUNNING is ours and we hold the run's reference.
             unsafe { complete::<T, S>(ptr) };
+            true
         }
     }
 }
@@ -145,10 +179,12 @@ unsafe fn cancel_future<T: Future, S>(cell: &Cell<T, S>) {
 }
 
 /// Publishes completion, releases the task from its owned list and drops the run's
-/// reference (plus the list's, when the list still held it).
+/// reference (plus the list's, when the list still held it, or when it rode with the run
+/// of a task never bound).
 ///
 /// # Safety
-/// The caller holds RUNNING, the result is stored, and the caller gives up one reference.
+/// The caller holds RUNNING, the result is stored, and the caller gives up one reference
+/// (two for an unbound task: the run's and the list's riding with it).
 unsafe fn complete<T: Future, S: Schedule>(ptr: NonNull<Header>) {
     // SAFETY: we hold a reference.
     let cell = unsafe { cell::<T, S>(ptr) };
@@ -167,15 +203,19 @@ unsafe fn complete<T: Future, S: Schedule>(ptr: NonNull<Header>) {
         });
     }
 
-    // SAFETY: we hold a reference; the borrowed Task must not drop it.
-    let me = ManuallyDrop::new(unsafe { Task::<S>::from_raw(ptr) });
-    let released = cell.core.scheduler.release(&me);
-    let count = match released {
-        Some(task) => {
-            mem::forget(task);
-            2
+    let count = if !cell.header.is_bound() {
+        // Never parked, so never in the list: its reference rode with the run.
+        2
+    } else {
+        // SAFETY: we hold a reference; the borrowed Task must not drop it.
+        let me = ManuallyDrop::new(unsafe { Task::<S>::from_raw(ptr) });
+        match cell.core.scheduler.release(&me) {
+            Some(task) => {
+                mem::forget(task);
+                2
+            }
+            None => 1,
         }
-        None => 1,
     };
     if cell.header.state.transition_to_terminal(count) {
         // SAFETY: those were the last references.
@@ -304,23 +344,32 @@ pub(crate) unsafe fn drop_join_handle_slow<T: Future, S>(ptr: NonNull<Header>) {
     }
 }
 
-/// Runtime shutdown of a task taken off its owned list: cancel it now if nobody runs it.
+/// Runtime shutdown of a task taken off its owned list (or of an unbound task's queued
+/// `Notified`): cancel it now if nobody runs it. True when it was cancelled here.
 ///
 /// # Safety
-/// The caller gives up the owned list's reference, and the task is no longer in the list.
-pub(crate) unsafe fn shutdown<T: Future, S: Schedule>(ptr: NonNull<Header>) {
+/// The caller gives up the owned list's reference, and the task is no longer in the list;
+/// or the caller gives up an unbound task's `Notified` (with the list's reference riding
+/// along), so the task is idle and NOTIFIED.
+pub(crate) unsafe fn shutdown<T: Future, S: Schedule>(ptr: NonNull<Header>) -> bool {
     // SAFETY: we hold the list's reference.
     let cell = unsafe { cell::<T, S>(ptr) };
     if cell.header.state.transition_to_shutdown() {
         // SAFETY: RUNNING is ours now.
         unsafe { cancel_future(cell) };
-        // SAFETY: RUNNING is ours; the list's reference stands in for the run's.
+        // SAFETY: RUNNING is ours; the list's reference stands in for the run's (for an
+        // unbound task the `Notified` is the run's, and `complete` drops both).
         unsafe { complete::<T, S>(ptr) };
-    } else if cell.header.state.ref_dec() {
-        // Running elsewhere (its poller will cancel it) or already complete.
+        return true;
+    }
+    // Running elsewhere (its poller will cancel it) or already complete. Not for an
+    // unbound task: its `Notified` means idle and NOTIFIED, so the CAS above succeeded.
+    debug_assert!(cell.header.is_bound(), "unbound task running at shutdown");
+    if cell.header.state.ref_dec() {
         // SAFETY: that was the last reference.
         unsafe { dealloc::<T, S>(ptr) };
     }
+    false
 }
 
 /// `wake_by_ref` on any task type.

@@ -4,7 +4,9 @@
 //! the header is the hot cache line every queue and waker touches, the trailer holds what
 //! is rarely needed. References to the block are counted in the state word (state.rs):
 //!
-//! - [`Task`]: the owned list's reference ([`OwnedTasks`]), so shutdown reaches every task;
+//! - [`Task`]: the owned list's reference ([`OwnedTasks`]), so shutdown reaches every idle
+//!   task. A task joins the list only at its first park (list.rs): until then the list's
+//!   reference rides with the task's run (its `Notified`, then its poller);
 //! - [`Notified`]: a run queue's reference, existing only while NOTIFIED is set; running it
 //!   consumes it;
 //! - [`JoinHandle`]: the awaiting side; wakers: one reference each.
@@ -40,9 +42,15 @@ pub trait Schedule: Send + Sync + Sized + 'static {
     /// A task was woken: put it on a run queue.
     fn schedule(&self, task: Notified<Self>);
 
-    /// A task completed: remove it from the owned list, returning the list's reference
-    /// when the list held it.
+    /// A bound task completed: remove it from the owned list, returning the list's
+    /// reference when the list held it. (A task that completes before its first park was
+    /// never in the list; this is not called for it.)
     fn release(&self, task: &Task<Self>) -> Option<Task<Self>>;
+
+    /// An unbound task is about to park (its poll returned `Pending`): put the list's
+    /// reference `task` into the owned list (`OwnedTasks::bind`), or hand it back when the
+    /// list is closed, and the poller cancels the task.
+    fn bind(&self, task: Task<Self>) -> Result<(), Task<Self>>;
 
     /// A task woke itself while running (e.g. `yield_now`): re-schedule it behind the
     /// other runnable tasks. Defaults to `schedule`.
@@ -78,8 +86,9 @@ impl<S: 'static> Task<S> {
         unsafe { self.raw.as_ref() }
     }
 
-    /// Cancels the task at runtime shutdown; consumes the owned list's reference.
-    pub(crate) fn shutdown(self) {
+    /// Cancels the task at runtime shutdown; consumes the owned list's reference. True
+    /// when it was cancelled here (false: complete already, or its poller will cancel it).
+    pub(crate) fn shutdown(self) -> bool {
         let me = ManuallyDrop::new(self);
         // SAFETY: we give up the list's reference, and the task was taken off the list.
         unsafe { (me.header().vtable.shutdown)(me.raw) }
@@ -99,28 +108,79 @@ impl<S: 'static> fmt::Debug for Task<S> {
     }
 }
 
-/// A run queue's reference to a task that must be polled. Running it consumes it;
-/// dropping it (e.g. draining queues at shutdown) only drops the reference.
-pub struct Notified<S: 'static>(Task<S>);
+/// A run queue's reference to a task that must be polled. Running it consumes it.
+/// Dropping it drops the reference, and for a task that never parked (unbound: in no
+/// list, so this `Notified` is the only way to reach it) cancels the task first, so a
+/// queue drained or refused at shutdown loses no future; [`Notified::shutdown`] does the
+/// same and says whether it cancelled. Drop it where a future's destructor may run: not
+/// under a lock that waking a task takes.
+pub struct Notified<S: 'static>(ManuallyDrop<Task<S>>);
 
 impl<S: 'static> Notified<S> {
     /// # Safety
     /// The caller hands over one notified reference.
     pub(crate) unsafe fn from_raw(raw: NonNull<Header>) -> Self {
         // SAFETY: forwarded from the caller.
-        Notified(unsafe { Task::from_raw(raw) })
+        Notified(ManuallyDrop::new(unsafe { Task::from_raw(raw) }))
     }
 
-    /// Polls the task once (or cancels it, if it was aborted).
-    pub fn run(self) {
+    /// Polls the task once (or cancels it, if it was aborted). True when this run
+    /// completed the task (with its output, a panic or a cancellation).
+    pub fn run(self) -> bool {
         let raw = ManuallyDrop::new(self).0.raw;
         // SAFETY: we give up the notified reference to the poll.
         unsafe { (raw.as_ref().vtable.poll)(raw) }
     }
 
+    /// Disposes of a task taken off a run queue at shutdown, after the owned list was
+    /// closed: an unbound task (whose list reference rides with this `Notified`) is
+    /// cancelled here; a bound one was cancelled through the list, so only this reference
+    /// is dropped. True when this call cancelled the task.
+    pub fn shutdown(self) -> bool {
+        if self.0.header().is_bound() {
+            return false;
+        }
+        let raw = ManuallyDrop::new(self).0.raw;
+        // SAFETY: an unbound task's `Notified` holds the list's reference as well, and it
+        // is idle and NOTIFIED (only a poller turns an unbound task's run into anything
+        // else): `shutdown` takes RUNNING and completes it, dropping both references.
+        unsafe { (raw.as_ref().vtable.shutdown)(raw) }
+    }
+
+    /// True (once) for a task spawned by `OwnedTasks::spawn_remote` that nobody claimed
+    /// yet: a runtime counts remote spawns in the worker that first takes them.
+    pub fn claim_remote(&self) -> bool {
+        let owner = &self.0.header().owner;
+        // Relaxed: only the holder of the task's one `Notified` (us) reads or writes the
+        // mark; the queue hand-off that gave it to us ordered the spawner's write before.
+        if owner.load(shim::sync::atomic::Ordering::Relaxed) != list::REMOTE {
+            return false;
+        }
+        owner.store(list::UNBOUND, shim::sync::atomic::Ordering::Relaxed);
+        true
+    }
+
+    /// True once the task joined its owned list (it parked at least once).
+    pub fn is_bound(&self) -> bool {
+        self.0.header().is_bound()
+    }
+
     /// The task's header address, stable for its life: an identity for tests and metrics.
     pub fn id(&self) -> usize {
         self.0.raw.as_ptr() as usize
+    }
+}
+
+impl<S: 'static> Drop for Notified<S> {
+    fn drop(&mut self) {
+        let raw = self.0.raw;
+        if self.0.header().is_bound() {
+            // SAFETY: we give up our reference (the inner `Task` is never dropped).
+            unsafe { harness::drop_reference(raw) }
+        } else {
+            // SAFETY: as in `shutdown`.
+            unsafe { (raw.as_ref().vtable.shutdown)(raw) };
+        }
     }
 }
 

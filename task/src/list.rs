@@ -10,14 +10,15 @@
 //! in the list is detected, not corrupting). Once a shard is closed nothing is bound to it:
 //! a spawn after shutdown is cancelled on the spot.
 //!
-//! Remote spawns bind late. A thread outside the runtime (`spawn_unbound`) only allocates
-//! the task and hands its `Notified` to the global queue, with the list's reference riding
-//! along (`Header::owner` is 0: unbound); the worker that takes it from that queue binds it
-//! to its own shard (`Binder::adopt`, one lock per batch). So the spawner takes no shard
-//! lock, and the shard lock and the task's links stay on the worker that runs the task.
-//! Until bound, the task is reachable only through that queue: whoever holds its
-//! `Notified` must adopt it before running it, and at shutdown adopting into the closed
-//! list cancels it (the `Notified` then only holds a reference).
+//! Tasks bind late: at their first park, not at spawn. `spawn` only allocates the task
+//! and hands back its `Notified`, with the list's reference riding along (`Header::owner`
+//! is 0: unbound). While unbound a task is always either in a run queue (that one
+//! `Notified`) or being polled, never idle, so it is reachable without the list. When a
+//! poll returns `Pending` and the task would go idle (reachable only through wakers), its
+//! poller first binds it to the current worker's shard (`bind`, via `Schedule::bind`); a
+//! task that completes in its first poll never touches the list at all: no shard lock at
+//! spawn, none at completion. At shutdown a closed list refuses the bind (the poller
+//! cancels the task), and queue drains cancel unbound tasks (`Notified::shutdown`).
 
 use std::future::Future;
 use std::marker::PhantomData;
@@ -26,7 +27,7 @@ use std::ptr::NonNull;
 
 use crossbeam_utils::CachePadded;
 use shim::sync::atomic::{AtomicBool, Ordering};
-use shim::sync::{Mutex, MutexGuard};
+use shim::sync::Mutex;
 
 use crate::core::{Cell, Header};
 use crate::join::JoinHandle;
@@ -49,10 +50,13 @@ struct Shard {
 // SAFETY: the raw task pointers are only followed under the shard lock, and tasks are Send.
 unsafe impl Send for Shard {}
 
-/// `Header::owner` of a task not bound to any list yet.
-const UNBOUND: u64 = 0;
+/// `Header::owner` of a task not bound to any list yet. Any owner word whose id (high
+/// bits) is 0 is unbound; `REMOTE` is unbound too, marked as spawned from outside the
+/// runtime and not yet counted by a worker (`Notified::claim_remote`).
+pub(crate) const UNBOUND: u64 = 0;
+pub(crate) const REMOTE: u64 = 1;
 /// Bits of `Header::owner` holding the shard; the list id takes the other 48.
-const SHARD_BITS: u32 = 16;
+pub(crate) const SHARD_BITS: u32 = 16;
 /// Most shards a list has (more workers share shards, modulo).
 const MAX_SHARDS: usize = 1 << SHARD_BITS;
 
@@ -113,10 +117,58 @@ impl<S: Schedule> OwnedTasks<S> {
         self.shards.len()
     }
 
-    /// Allocates a task for `future`, binds it to shard `shard` (modulo the shard count)
-    /// and returns its JoinHandle and, unless the list is closed, the `Notified` to schedule.
-    /// On a closed list the task is cancelled at once and the JoinHandle reports it.
-    pub fn bind<T>(
+    /// Allocates a task for `future` without binding it (see the module doc) and returns
+    /// its JoinHandle and, unless the list is closed, the `Notified` to schedule, which
+    /// carries the list's reference until a poller binds the task. On a closed list the
+    /// task is cancelled at once and the JoinHandle reports it.
+    pub fn spawn<T>(&self, future: T, scheduler: S) -> (JoinHandle<T::Output>, Option<Notified<S>>)
+    where
+        T: Future + Send + 'static,
+        T::Output: Send + 'static,
+    {
+        self.spawn_with_owner(future, scheduler, UNBOUND)
+    }
+
+    /// As [`spawn`](Self::spawn), for a spawn from outside the runtime: the task is marked
+    /// so that the worker that first takes it can count it ([`Notified::claim_remote`]).
+    pub fn spawn_remote<T>(
+        &self,
+        future: T,
+        scheduler: S,
+    ) -> (JoinHandle<T::Output>, Option<Notified<S>>)
+    where
+        T: Future + Send + 'static,
+        T::Output: Send + 'static,
+    {
+        self.spawn_with_owner(future, scheduler, REMOTE)
+    }
+
+    fn spawn_with_owner<T>(
+        &self,
+        future: T,
+        scheduler: S,
+        owner: u64,
+    ) -> (JoinHandle<T::Output>, Option<Notified<S>>)
+    where
+        T: Future + Send + 'static,
+        T::Output: Send + 'static,
+    {
+        let (task, notified, join) = new_task(future, scheduler, owner);
+        // The list's reference now travels with `notified`, to be claimed by `bind` (or
+        // dropped by completion, or by cancelling the unbound `notified`).
+        mem::forget(task);
+        if self.is_closed() {
+            // Dropping an unbound task's `Notified` cancels it (both references go).
+            drop(notified);
+            return (join, None);
+        }
+        (join, Some(notified))
+    }
+
+    /// Allocates a task for `future` and binds it to shard `shard` (modulo the shard count)
+    /// at once, for a scheduler that wants every task in the list from the start (the
+    /// blocking pool). Otherwise as [`spawn`](Self::spawn).
+    pub fn spawn_bound<T>(
         &self,
         future: T,
         scheduler: S,
@@ -140,38 +192,30 @@ impl<S: Schedule> OwnedTasks<S> {
         (join, Some(notified))
     }
 
-    /// Allocates a task for `future` without binding it: the returned `Notified` carries
-    /// the list's reference too, and its holder must pass it through [`Binder::adopt`]
-    /// before running it (see the module doc). On a closed list the task is cancelled at
-    /// once and the JoinHandle reports it.
-    pub fn spawn_unbound<T>(
-        &self,
-        future: T,
-        scheduler: S,
-    ) -> (JoinHandle<T::Output>, Option<Notified<S>>)
-    where
-        T: Future + Send + 'static,
-        T::Output: Send + 'static,
-    {
-        let (task, notified, join) = new_task(future, scheduler, UNBOUND);
-        if self.is_closed() {
-            drop(notified);
-            task.shutdown();
-            return (join, None);
+    /// Binds an unbound task that its poller is about to let go idle: `task` is the list's
+    /// reference, which rode with the task's run until now. Shard `shard` is taken modulo
+    /// the shard count (a runtime passes the polling worker's own). On a closed list the
+    /// task is handed back: its poller must cancel it (it still holds RUNNING).
+    pub fn bind(&self, task: Task<S>, shard: usize) -> Result<(), Task<S>> {
+        let shard = if shard < self.shards.len() {
+            shard
+        } else {
+            shard % self.shards.len()
+        };
+        let header = task.header();
+        debug_assert!(!header.is_bound(), "bind of a bound task");
+        let mut lock = self.shards[shard].lock();
+        if lock.closed {
+            return Err(task);
         }
-        // The list's reference now travels with `notified`, to be claimed by `adopt`.
-        mem::forget(task);
-        (join, Some(notified))
-    }
-
-    /// Binds unbound tasks to shard `shard` (modulo the shard count), taking its lock once
-    /// for as many tasks as the returned `Binder` adopts.
-    pub fn binder(&self, shard: usize) -> Binder<'_, S> {
-        Binder {
-            list: self,
-            shard: shard % self.shards.len(),
-            guard: None,
-        }
+        // Relaxed: the poller holds RUNNING; whoever later runs, wakes-and-runs or releases
+        // the task reaches it through the state word's AcqRel transitions after this.
+        header
+            .owner
+            .store(self.owner_word(shard), Ordering::Relaxed);
+        // SAFETY: we hold the shard lock, and an unbound task is in no list.
+        unsafe { lock.push_front(task) };
+        Ok(())
     }
 
     fn owner_word(&self, shard: usize) -> u64 {
@@ -180,7 +224,7 @@ impl<S: Schedule> OwnedTasks<S> {
 
     /// Removes a completed task; gives back the list's reference when the list held it.
     pub fn remove(&self, task: &Task<S>) -> Option<Task<S>> {
-        // Relaxed: the binder's write reached us through the queue hand-off that gave us
+        // Relaxed: the binder's write reached us through the state transitions that gave us
         // the task (see `Header::owner`); an unbound task was never in a list.
         let owner = task.header().owner.load(Ordering::Relaxed);
         if owner >> SHARD_BITS != self.id {
@@ -190,12 +234,6 @@ impl<S: Schedule> OwnedTasks<S> {
         let mut lock = self.shards[shard].lock();
         // SAFETY: we hold the lock of the task's shard.
         unsafe { lock.remove(task.raw) }
-    }
-
-    /// True when `task` was bound to this list.
-    pub fn is_owner(&self, task: &Notified<S>) -> bool {
-        // Relaxed: as in `remove`.
-        task.0.header().owner.load(Ordering::Relaxed) >> SHARD_BITS == self.id
     }
 
     /// Live tasks in all shards.
@@ -213,72 +251,29 @@ impl<S: Schedule> OwnedTasks<S> {
         self.closed.load(Ordering::Acquire)
     }
 
-    /// Closes every shard (no task binds afterwards), then cancels every live task,
+    /// Closes every shard (no task binds afterwards), then cancels every bound task,
     /// starting at shard `start` so several workers can share the work. Each future is
     /// dropped exactly once: here if idle, or by its poller after the current poll.
-    pub fn close_and_shutdown_all(&self, start: usize) {
+    /// Returns how many tasks were cancelled here.
+    pub fn close_and_shutdown_all(&self, start: usize) -> usize {
         self.closed.store(true, Ordering::Release);
         for shard in self.shards.iter() {
             shard.lock().closed = true;
         }
         let n = self.shards.len();
+        let mut cancelled = 0;
         for i in 0..n {
             let shard = &self.shards[(start + i) % n];
             loop {
                 // The lock must not be held while shutting down: completion re-locks it.
                 let task = shard.lock().pop_front::<S>();
                 match task {
-                    Some(task) => task.shutdown(),
+                    Some(task) => cancelled += usize::from(task.shutdown()),
                     None => break,
                 }
             }
         }
-    }
-}
-
-/// Binds unbound tasks to one shard, holding its lock from the first adoption until
-/// dropped (or until it finds the list closed). Keep it short-lived: a worker adopts a
-/// global-queue batch and drops it.
-pub struct Binder<'a, S: 'static> {
-    list: &'a OwnedTasks<S>,
-    shard: usize,
-    guard: Option<MutexGuard<'a, Shard>>,
-}
-
-impl<S: Schedule> Binder<'_, S> {
-    /// Binds `task` if it is unbound (a no-op for a bound task). Returns false when the
-    /// list is closed: the task was cancelled instead, and `task` now only holds a
-    /// reference (running it is a no-op; dropping it is fine).
-    pub fn adopt(&mut self, task: &Notified<S>) -> bool {
-        let header = task.0.header();
-        // Relaxed: only the holder of the task's one `Notified` (us) ever writes it.
-        if header.owner.load(Ordering::Relaxed) != UNBOUND {
-            return true;
-        }
-        let shard = &self.list.shards[self.shard];
-        let guard = self.guard.get_or_insert_with(|| shard.lock());
-        // SAFETY: an unbound task's list reference rides with its `Notified` (see
-        // `spawn_unbound`), which we hold: we claim that reference here, once, since the
-        // owner word stops reading UNBOUND below (or the task is complete).
-        let owned = unsafe { Task::<S>::from_raw(task.0.raw) };
-        if guard.closed {
-            // Shutdown closed the list: cancel here, without the lock (completion runs
-            // the future's drop and `release`, which may take locks).
-            self.guard = None;
-            owned.shutdown();
-            // No longer unbound: a later `adopt` of this `Notified` must not claim the
-            // list's reference again. (Our `Notified` keeps the task allocated.)
-            header
-                .owner
-                .store(self.list.owner_word(self.shard), Ordering::Relaxed);
-            return false;
-        }
-        header
-            .owner
-            .store(self.list.owner_word(self.shard), Ordering::Relaxed);
-        // SAFETY: we hold the shard lock, and an unbound task is in no list.
-        unsafe { guard.push_front(owned) };
-        true
+        cancelled
     }
 }
 

@@ -18,6 +18,7 @@ struct Inner {
     queue: Mutex<VecDeque<Notified<Sched>>>,
     owned: OwnedTasks<Sched>,
     yields: AtomicUsize,
+    binds: AtomicUsize,
 }
 
 impl Schedule for Sched {
@@ -31,6 +32,10 @@ impl Schedule for Sched {
         self.0.yields.fetch_add(1, SeqCst);
         self.schedule(task);
     }
+    fn bind(&self, task: Task<Self>) -> Result<(), Task<Self>> {
+        self.0.binds.fetch_add(1, SeqCst);
+        self.0.owned.bind(task, 1)
+    }
 }
 
 impl Sched {
@@ -39,6 +44,7 @@ impl Sched {
             queue: Mutex::new(VecDeque::new()),
             owned: OwnedTasks::new(2),
             yields: AtomicUsize::new(0),
+            binds: AtomicUsize::new(0),
         }))
     }
 
@@ -47,7 +53,7 @@ impl Sched {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let (join, notified) = self.0.owned.bind(f, self.clone(), 0);
+        let (join, notified) = self.0.owned.spawn(f, self.clone());
         if let Some(n) = notified {
             self.schedule(n);
         }
@@ -71,7 +77,10 @@ impl Sched {
 
     fn shutdown(&self) {
         self.0.owned.close_and_shutdown_all(0);
-        self.0.queue.lock().unwrap().clear();
+        // Dropped outside the lock: dropping a never-parked task cancels it, and its
+        // future's drop may wake (schedule) another.
+        let queued = std::mem::take(&mut *self.0.queue.lock().unwrap());
+        drop(queued);
     }
 }
 
@@ -327,62 +336,148 @@ fn many_tasks_across_threads_free_exactly_once() {
     assert!(s.0.owned.is_empty());
 }
 
-/// Late binding (`spawn_unbound` + `Binder::adopt`): an unbound task is in no shard until
-/// adopted; adopting binds it to the binder's shard (the list's count grows), a second
-/// adopt is a no-op, and completion takes it off the list again.
+/// Late binding: a spawned task is in no shard until its first park; the poller binds it
+/// then (`Schedule::bind`, into the shard the scheduler picks), and completion takes it
+/// off the list again.
 #[test]
-fn unbound_task_is_bound_by_adopt_and_released_on_completion() {
+fn task_binds_at_first_park_and_is_released_on_completion() {
     let s = Sched::new();
-    let (mut join, notified) = s.0.owned.spawn_unbound(async { 7 }, s.clone());
-    let task = notified.expect("open list");
-    assert_eq!(s.0.owned.len(), 0, "unbound: in no shard");
-    assert!(!s.0.owned.is_owner(&task));
-    {
-        let mut binder = s.0.owned.binder(1);
-        assert!(binder.adopt(&task));
-        assert!(binder.adopt(&task), "already bound: no-op");
-    }
-    assert_eq!(s.0.owned.len(), 1);
-    assert!(s.0.owned.is_owner(&task));
-    task.run();
+    let waker = Arc::new(Mutex::new(None::<Waker>));
+    let polls = Arc::new(AtomicUsize::new(0));
+    let mut join = s.spawn(Parked {
+        waker: waker.clone(),
+        polls: polls.clone(),
+        ready_after: 1,
+    });
+    assert_eq!(s.0.owned.len(), 0, "queued, never parked: in no shard");
+    assert!(!s.0.queue.lock().unwrap()[0].is_bound());
+    assert_eq!(s.run(), 1);
+    assert_eq!(s.0.binds.load(SeqCst), 1);
+    assert_eq!(s.0.owned.len(), 1, "parked: bound");
+    waker.lock().unwrap().take().unwrap().wake();
+    assert!(s.0.queue.lock().unwrap()[0].is_bound());
+    assert_eq!(s.run(), 1);
+    assert_eq!(s.0.binds.load(SeqCst), 1, "bound once");
     assert_eq!(s.0.owned.len(), 0, "released on completion");
-    assert!(matches!(poll_once(&mut join), Poll::Ready(Ok(7))));
+    assert!(matches!(poll_once(&mut join), Poll::Ready(Ok(2))));
 }
 
-/// At shutdown an unbound task cannot be reached through the list: adopting it into the
-/// closed list cancels it (future dropped once, JoinHandle cancelled), and the `Notified`
-/// left over is inert (running it, or adopting it again, does nothing).
+/// A task that completes in its first poll never touches the list; neither does one that
+/// yields (woken during its poll, it goes back to the queue still unbound).
 #[test]
-fn adopt_into_closed_list_cancels_unbound_task() {
+fn tasks_that_never_park_never_bind() {
     let s = Sched::new();
-    let drops = Arc::new(AtomicUsize::new(0));
-    let d = Drops(drops.clone());
-    let (mut join, notified) = s.0.owned.spawn_unbound(
-        async move {
-            let _d = d;
-            std::future::pending::<()>().await
-        },
-        s.clone(),
-    );
-    let task = notified.expect("open list");
-    s.shutdown();
-    assert_eq!(drops.load(SeqCst), 0, "unbound: shutdown cannot see it");
-    assert!(matches!(poll_once(&mut join), Poll::Pending));
-    assert!(!s.0.owned.binder(0).adopt(&task), "closed list: cancelled");
-    assert_eq!(drops.load(SeqCst), 1);
-    assert!(matches!(poll_once(&mut join), Poll::Ready(Err(e)) if e.is_cancelled()));
-    assert!(s.0.owned.binder(0).adopt(&task), "no longer unbound");
-    task.run();
-    assert_eq!(drops.load(SeqCst), 1);
+    let mut a = s.spawn(async { 7 });
+    let mut b = s.spawn(async {
+        yield_once().await;
+        8
+    });
+    assert_eq!(s.run(), 3);
+    assert_eq!(s.0.binds.load(SeqCst), 0);
+    assert_eq!(s.0.yields.load(SeqCst), 1);
+    assert!(matches!(poll_once(&mut a), Poll::Ready(Ok(7))));
+    assert!(matches!(poll_once(&mut b), Poll::Ready(Ok(8))));
     assert!(s.0.owned.is_empty());
 }
 
-/// `spawn_unbound` on a closed list cancels on the spot, like `bind`.
+/// Pending once, waking itself first (a `yield_now`).
+async fn yield_once() {
+    let mut yielded = false;
+    std::future::poll_fn(|cx| {
+        if yielded {
+            return Poll::Ready(());
+        }
+        yielded = true;
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    })
+    .await
+}
+
+/// At shutdown a never-parked task cannot be reached through the list: the queue drain
+/// cancels it (`Notified::shutdown`, or a plain drop): future dropped once, JoinHandle
+/// cancelled. A bound task's `Notified` only drops a reference.
 #[test]
-fn spawn_unbound_after_shutdown_is_cancelled() {
+fn queue_drain_cancels_unbound_tasks() {
+    let s = Sched::new();
+    let drops = Arc::new(AtomicUsize::new(0));
+    let pending_with_drop = |d: Drops| async move {
+        let _d = d;
+        std::future::pending::<()>().await
+    };
+    let mut a = s.spawn(pending_with_drop(Drops(drops.clone())));
+    let mut b = s.spawn(pending_with_drop(Drops(drops.clone())));
+    s.0.owned.close_and_shutdown_all(0);
+    assert_eq!(drops.load(SeqCst), 0, "unbound: shutdown cannot see them");
+    let mut queued = std::mem::take(&mut *s.0.queue.lock().unwrap());
+    assert!(queued.pop_front().unwrap().shutdown(), "cancelled here");
+    assert_eq!(drops.load(SeqCst), 1);
+    assert!(matches!(poll_once(&mut a), Poll::Ready(Err(e)) if e.is_cancelled()));
+    assert!(matches!(poll_once(&mut b), Poll::Pending));
+    drop(queued);
+    assert_eq!(
+        drops.load(SeqCst),
+        2,
+        "a dropped unbound Notified cancels too"
+    );
+    assert!(matches!(poll_once(&mut b), Poll::Ready(Err(e)) if e.is_cancelled()));
+    assert!(s.0.owned.is_empty());
+}
+
+/// A task polled while the list closes: its first park finds the list closed, and its
+/// poller cancels it instead of letting it go idle where nothing would reach it.
+#[test]
+fn first_park_into_closed_list_cancels() {
+    let s = Sched::new();
+    let drops = Arc::new(AtomicUsize::new(0));
+    let d = Drops(drops.clone());
+    let mut join = s.spawn(async move {
+        let _d = d;
+        std::future::pending::<()>().await
+    });
+    s.0.owned.close_and_shutdown_all(0);
+    let task = s.0.queue.lock().unwrap().pop_front().unwrap();
+    assert!(task.run(), "completed (cancelled) by this run");
+    assert_eq!(drops.load(SeqCst), 1);
+    assert!(matches!(poll_once(&mut join), Poll::Ready(Err(e)) if e.is_cancelled()));
+    assert!(s.0.owned.is_empty());
+}
+
+/// `spawn` and `spawn_remote` on a closed list cancel on the spot.
+#[test]
+fn spawn_after_shutdown_is_cancelled() {
     let s = Sched::new();
     s.shutdown();
-    let (mut join, notified) = s.0.owned.spawn_unbound(async {}, s.clone());
+    let (mut join, notified) = s.0.owned.spawn(async {}, s.clone());
     assert!(notified.is_none());
     assert!(matches!(poll_once(&mut join), Poll::Ready(Err(e)) if e.is_cancelled()));
+    let (mut join, notified) = s.0.owned.spawn_remote(async {}, s.clone());
+    assert!(notified.is_none());
+    assert!(matches!(poll_once(&mut join), Poll::Ready(Err(e)) if e.is_cancelled()));
+}
+
+/// A remote spawn's mark is claimed once; a local spawn has none.
+#[test]
+fn remote_mark_is_claimed_once() {
+    let s = Sched::new();
+    let (_j, remote) = s.0.owned.spawn_remote(async {}, s.clone());
+    let remote = remote.unwrap();
+    assert!(!remote.is_bound());
+    assert!(remote.claim_remote());
+    assert!(!remote.claim_remote());
+    assert!(!remote.is_bound());
+    assert!(remote.run());
+    let (_j, local) = s.0.owned.spawn(async {}, s.clone());
+    assert!(!local.unwrap().claim_remote());
+}
+
+/// `spawn_bound` (the blocking pool's) puts the task in the list at once.
+#[test]
+fn spawn_bound_is_in_the_list_before_it_runs() {
+    let s = Sched::new();
+    let (mut join, notified) = s.0.owned.spawn_bound(async { 3 }, s.clone(), 0);
+    assert_eq!(s.0.owned.len(), 1);
+    assert!(notified.unwrap().run());
+    assert_eq!(s.0.owned.len(), 0);
+    assert!(matches!(poll_once(&mut join), Poll::Ready(Ok(3))));
 }

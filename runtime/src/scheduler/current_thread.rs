@@ -113,14 +113,41 @@ impl Handle {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let (join, notified) =
-            me.shared
-                .owned
-                .bind(future, scheduler::Handle::CurrentThread(me.clone()), 0);
-        if let Some(task) = notified {
-            Handle::schedule_task(me, task, false);
+        let sched = scheduler::Handle::CurrentThread(me.clone());
+        // No owned-list lock: the task joins the list only if it ever parks (task's
+        // list.rs). On the core's thread it is counted as spawned at once; from elsewhere
+        // it is marked, and counted when the core takes it off the global queue.
+        let made = context::with_scheduler(|cx| {
+            let Some(scheduler::Context::CurrentThread(cx)) = cx else {
+                return Err(future);
+            };
+            if !Arc::ptr_eq(&cx.handle, me) {
+                return Err(future);
+            }
+            let Ok(mut slot) = cx.core.try_borrow_mut() else {
+                return Err(future);
+            };
+            let Some(core) = slot.as_mut() else {
+                return Err(future);
+            };
+            let (join, notified) = me.shared.owned.spawn(future, sched.clone());
+            if let Some(task) = notified {
+                core.stats.m.spawned += 1;
+                core.stats.m.local_schedules += 1;
+                core.tasks.push_back(task);
+            }
+            Ok(join)
+        });
+        match made {
+            Ok(join) => join,
+            Err(future) => {
+                let (join, notified) = me.shared.owned.spawn_remote(future, sched);
+                if let Some(task) = notified {
+                    Handle::push_remote(me, task);
+                }
+                join
+            }
         }
-        join
     }
 
     pub(crate) fn schedule_task(me: &Arc<Handle>, task: RunTask, is_yield: bool) {
@@ -148,16 +175,25 @@ impl Handle {
             }
         });
         if let Some(task) = task {
-            // Closed means shut down: the owned list cancels the task; drop the reference.
-            let _ = me.shared.inject.push(task);
-            me.shared.unpark.unpark();
+            Handle::push_remote(me, task);
+        }
+    }
+
+    fn push_remote(me: &Arc<Handle>, task: RunTask) {
+        match me.shared.inject.push(task) {
+            Ok(()) => me.shared.unpark.unpark(),
+            // Closed means shut down: a bound task is cancelled through the owned list (only
+            // this reference drops); an unbound one is in no list and is cancelled here.
+            Err(task) => {
+                task.shutdown();
+            }
         }
     }
 
     pub(crate) fn metrics(&self) -> RuntimeMetrics {
         RuntimeMetrics {
             num_workers: 1,
-            live_tasks: self.shared.owned.len(),
+            live_tasks: metrics::live_tasks(&self.shared.metrics),
             global_queue_depth: self.shared.inject.len(),
             workers: self.shared.metrics.iter().map(|s| s.read()).collect(),
         }
@@ -249,21 +285,26 @@ impl CurrentThread {
             handle: handle.clone(),
             core: RefCell::new(Some(core)),
         });
-        context::set_scheduler(&cx, || {
+        let cancelled = context::set_scheduler(&cx, || {
             let _enter = context::enter(scheduler::Handle::CurrentThread(handle.clone()));
-            handle.shared.owned.close_and_shutdown_all(0);
+            handle.shared.owned.close_and_shutdown_all(0)
         });
         let scheduler::Context::CurrentThread(cx) = cx else {
             unreachable!()
         };
         let mut core = cx.core.into_inner().expect("core present");
         core.is_shutdown = true;
-        core.defer.clear();
-        while let Some(task) = core.tasks.pop_front() {
-            drop(task);
+        core.stats.m.completed += cancelled as u64;
+        // Bound tasks were cancelled through the list and only lose this reference; the
+        // unbound ones (spawned, never parked) are cancelled here.
+        let mut queued: Vec<RunTask> = core.defer.drain(..).collect();
+        queued.extend(core.tasks.drain(..));
+        for task in queued {
+            core.stats.m.completed += u64::from(task.shutdown());
         }
         while let Some(task) = handle.shared.inject.pop() {
-            drop(task);
+            core.stats.m.spawned += u64::from(task.claim_remote());
+            core.stats.m.completed += u64::from(task.shutdown());
         }
         handle.driver.shutdown();
         core.stats.submit(&handle.shared.metrics[0]);
@@ -337,6 +378,11 @@ impl Context {
         loop {
             if handle.shared.woken.swap(false, Ordering::AcqRel) {
                 if let Poll::Ready(v) = coop::budget(|| future.as_mut().poll(&mut cx)) {
+                    // Publish the counters as the core leaves this `block_on` (it may sit
+                    // unused until the next one).
+                    let core = self.take_core();
+                    core.stats.submit(&handle.shared.metrics[0]);
+                    self.put_core(core);
                     return Some(v);
                 }
             }
@@ -354,8 +400,9 @@ impl Context {
                 };
                 core.stats.m.polls += 1;
                 self.put_core(core);
-                coop::budget(|| task.run());
+                let completed = coop::budget(|| task.run());
                 core = self.take_core();
+                core.stats.m.completed += u64::from(completed);
             }
             if ran_out && !core.defer.is_empty() {
                 // Nothing else is runnable: the yielders' turn, after a look at the driver.
@@ -406,22 +453,27 @@ impl Core {
             .is_multiple_of(handle.shared.global_queue_interval)
         {
             // Fairness: a batch of remote tasks first, behind which the local ones continue.
-            let mut batch = handle.shared.inject.pop_n(REMOTE_BATCH);
-            match batch.next() {
-                Some(first) => {
-                    self.tasks.extend(batch);
-                    Some(first)
-                }
-                None => self.tasks.pop_front(),
-            }
+            self.next_remote_batch(handle)
+                .or_else(|| self.tasks.pop_front())
         } else {
-            self.tasks.pop_front().or_else(|| {
-                // Local FIFO empty: take a batch of remote tasks under one lock.
-                let mut batch = handle.shared.inject.pop_n(REMOTE_BATCH);
-                let first = batch.next();
-                self.tasks.extend(batch);
-                first
-            })
+            // Local FIFO empty: take a batch of remote tasks under one lock.
+            self.tasks
+                .pop_front()
+                .or_else(|| self.next_remote_batch(handle))
         }
+    }
+
+    /// Takes up to `REMOTE_BATCH` tasks off the global queue: runs the first, queues the
+    /// rest. Remote spawns count as spawned (`live_tasks`) from here.
+    fn next_remote_batch(&mut self, handle: &Handle) -> Option<RunTask> {
+        let mut batch = handle.shared.inject.pop_n(REMOTE_BATCH);
+        let first = batch.next()?;
+        let mut claimed = u64::from(first.claim_remote());
+        for task in batch {
+            claimed += u64::from(task.claim_remote());
+            self.tasks.push_back(task);
+        }
+        self.stats.m.spawned += claimed;
+        Some(first)
     }
 }

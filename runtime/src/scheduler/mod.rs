@@ -80,6 +80,18 @@ impl Schedule for Handle {
         }
     }
 
+    fn bind(&self, task: Task<Self>) -> Result<(), Task<Self>> {
+        match self {
+            // Into the polling worker's own shard: its lock is uncontended, and the task's
+            // completion will most likely release it there too.
+            Handle::MultiThread(h) => {
+                let shard = multi_thread::current_index(h).unwrap_or(0);
+                h.shared.owned.bind(task, shard)
+            }
+            Handle::CurrentThread(h) => h.shared.owned.bind(task, 0),
+        }
+    }
+
     fn yield_now(&self, task: RunTask) {
         match self {
             Handle::MultiThread(h) => multi_thread::Handle::schedule_task(h, task, true),

@@ -7,10 +7,10 @@
 //!
 //! Scheduling: on a worker of this runtime a woken/spawned task goes into that worker's
 //! LIFO slot (the displaced occupant to the back of its ring; yields go straight to the
-//! back); from any other thread it goes to the global queue, followed by a notify. A task
-//! spawned from outside enters the global queue unbound and is bound to the owned-list
-//! shard of the worker that takes it (task::OwnedTasks::spawn_unbound): the spawner takes
-//! no shard lock.
+//! back); from any other thread it goes to the global queue, followed by a notify. No
+//! spawn takes an owned-list lock: a task joins the list at its first park, in the shard of
+//! the worker that polled it (`scheduler::Handle::bind`; see task's list.rs), so a task
+//! that never waits never touches the list. Shutdown drains cancel the unbound rest.
 //! Notify wakes a parked worker only when nobody is searching (idle.rs).
 
 mod idle;
@@ -24,8 +24,8 @@ use shim::sync::{Arc, Mutex};
 use task::{JoinHandle, OwnedTasks};
 
 use self::idle::Idle;
-pub(crate) use self::worker::Context;
 use self::worker::Core;
+pub(crate) use self::worker::{current_index, Context};
 use crate::blocking;
 use crate::driver::Driver;
 use crate::metrics::{self, RuntimeMetrics};
@@ -132,20 +132,20 @@ impl Handle {
         F::Output: Send + 'static,
     {
         let sched = scheduler::Handle::MultiThread(me.clone());
-        match worker::current_index(me) {
-            // On a worker: bind to its own owned-list shard (an unshared lock), then into
-            // its LIFO slot.
-            Some(index) => {
-                let (join, notified) = me.shared.owned.bind(future, sched, index);
-                if let Some(task) = notified {
-                    Handle::schedule_task(me, task, false);
-                }
-                join
+        // No owned-list lock here: the task joins the list only if it ever parks (task's
+        // list.rs), on the worker that polled it.
+        match worker::try_spawn_local(me, |local| {
+            if local {
+                me.shared.owned.spawn(future, sched)
+            } else {
+                me.shared.owned.spawn_remote(future, sched)
             }
-            // From outside: no shard lock here; the worker that takes the task from the
-            // global queue binds it (`next_global_batch`).
-            None => {
-                let (join, notified) = me.shared.owned.spawn_unbound(future, sched);
+        }) {
+            // On a worker: scheduled into its LIFO slot already.
+            Ok(join) => join,
+            // From outside: into the global queue, marked for the worker that takes it to
+            // count it (`next_global_batch`).
+            Err((join, notified)) => {
                 if let Some(task) = notified {
                     me.push_remote_task(task);
                     me.notify_parked();
@@ -169,11 +169,9 @@ impl Handle {
     fn push_remote_task(&self, task: RunTask) {
         if let Err(task) = self.shared.inject.push(task) {
             // A closed queue means shutdown. A bound task was (or will be) cancelled
-            // through the owned list, so dropping this reference loses nothing. An unbound
-            // one is adopted now: bound if the list is still open (its closing cancels
-            // it), cancelled here if not.
-            self.shared.owned.binder(0).adopt(&task);
-            drop(task);
+            // through the owned list, so dropping this reference loses nothing; an unbound
+            // one is in no list and is cancelled here.
+            task.shutdown();
         }
     }
 
@@ -209,7 +207,7 @@ impl Handle {
     pub(crate) fn metrics(&self) -> RuntimeMetrics {
         RuntimeMetrics {
             num_workers: self.shared.remotes.len(),
-            live_tasks: self.shared.owned.len(),
+            live_tasks: metrics::live_tasks(&self.shared.metrics),
             global_queue_depth: self.shared.inject.len(),
             workers: self.shared.metrics.iter().map(|s| s.read()).collect(),
         }

@@ -25,6 +25,7 @@ use std::time::{Duration, Instant};
 
 use queue::Local;
 use shim::sync::Arc;
+use task::JoinHandle;
 
 use super::{Config, Handle};
 use crate::context;
@@ -166,7 +167,7 @@ pub(super) fn run(handle: Arc<Handle>, core: Box<Core>) {
 }
 
 /// The index of the current thread's worker, when it is a worker of `handle`.
-pub(super) fn current_index(handle: &Arc<Handle>) -> Option<usize> {
+pub(crate) fn current_index(handle: &Arc<Handle>) -> Option<usize> {
     context::with_scheduler(|cx| match cx {
         Some(scheduler::Context::MultiThread(cx)) if Arc::ptr_eq(&cx.handle, handle) => {
             Some(cx.index)
@@ -203,6 +204,43 @@ pub(super) fn try_schedule_local(
             handle.notify_parked();
         }
         Ok(())
+    })
+}
+
+/// Spawns from one of `handle`'s workers holding its core: `make(true)` allocates the task,
+/// which goes into this worker's LIFO slot and counts as this worker's spawn. Elsewhere
+/// gives back `make(false)` for the caller to queue remotely.
+#[allow(clippy::type_complexity)]
+pub(super) fn try_spawn_local<T>(
+    handle: &Arc<Handle>,
+    make: impl FnOnce(bool) -> (JoinHandle<T>, Option<RunTask>),
+) -> Result<JoinHandle<T>, (JoinHandle<T>, Option<RunTask>)> {
+    context::with_scheduler(|cx| {
+        let Some(scheduler::Context::MultiThread(cx)) = cx else {
+            return Err(make(false));
+        };
+        if !Arc::ptr_eq(&cx.handle, handle) {
+            return Err(make(false));
+        }
+        // `try_borrow_mut`: as in `try_schedule_local`. `make` does not re-enter the
+        // scheduler (a spawn cancelled on a closed list wakes through this same check).
+        let Ok(mut slot) = cx.core.try_borrow_mut() else {
+            return Err(make(false));
+        };
+        let Some(core) = slot.as_mut() else {
+            return Err(make(false));
+        };
+        let (join, task) = make(true);
+        let mut notify = false;
+        if let Some(task) = task {
+            core.stats.m.spawned += 1;
+            notify = core.schedule_local(handle, task, false);
+        }
+        drop(slot);
+        if notify {
+            handle.notify_parked();
+        }
+        Ok(join)
     })
 }
 
@@ -246,7 +284,7 @@ impl Context {
         core.since_global += 1;
         *self.core.borrow_mut() = Some(core);
         coop::budget(|| {
-            task.run();
+            let mut completed = task.run();
             let mut lifo_polls = 0;
             loop {
                 let mut core = self
@@ -254,6 +292,7 @@ impl Context {
                     .borrow_mut()
                     .take()
                     .expect("worker core lost during a poll");
+                core.stats.m.completed += u64::from(completed);
                 let Some(task) = core.lifo_slot.take() else {
                     return core;
                 };
@@ -280,7 +319,7 @@ impl Context {
                 core.since_global += 1;
                 core.stats.m.lifo_hits += 1;
                 *self.core.borrow_mut() = Some(core);
-                task.run();
+                completed = task.run();
             }
         })
     }
@@ -329,33 +368,43 @@ impl Context {
     }
 
     fn shutdown(&self, core: Box<Core>) {
-        let core_index = core.index;
         // Cancel live tasks on this worker's thread, starting with its own shard.
-        self.handle.shared.owned.close_and_shutdown_all(core.index);
+        let mut core = core;
+        core.stats.m.completed +=
+            self.handle.shared.owned.close_and_shutdown_all(core.index) as u64;
         core.stats.submit(&self.handle.shared.metrics[core.index]);
         let mut cores = self.handle.shared.shutdown_cores.lock();
         cores.push(core);
         if cores.len() < self.handle.num_workers() {
             return;
         }
-        // The last worker out drains every queue; every task is complete by now, so these
-        // are only references being dropped.
-        for mut core in cores.drain(..) {
-            drop(core.lifo_slot.take());
-            core.defer.clear();
-            while let Some(task) = core.run_queue.pop() {
-                drop(task);
-            }
-        }
+        // The last worker out drains every queue, after every worker stopped polling (so
+        // nothing is queued behind the drain). Bound tasks were cancelled through the
+        // closed list and only lose this reference; an unbound one (spawned, never parked)
+        // is cancelled here. Not under `shutdown_cores`: a future's drop may wake others.
+        let mut drained: Vec<Box<Core>> = cores.drain(..).collect();
         drop(cores);
-        // The owned list is closed: adopting cancels a task still unbound (spawned from
-        // outside, never taken by a worker); a bound one only loses this reference.
-        let mut binder = self.handle.shared.owned.binder(core_index);
-        while let Some(task) = self.handle.shared.inject.pop() {
-            binder.adopt(&task);
-            drop(task);
+        for core in drained.iter_mut() {
+            let mut tasks: Vec<RunTask> = core.lifo_slot.take().into_iter().collect();
+            tasks.append(&mut core.defer);
+            while let Some(task) = core.run_queue.pop() {
+                tasks.push(task);
+            }
+            for task in tasks {
+                core.stats.m.completed += u64::from(task.shutdown());
+            }
+            core.stats.submit(&self.handle.shared.metrics[core.index]);
         }
-        drop(binder);
+        // Remote spawns never taken: counted (`claim_remote`) and cancelled by the last
+        // worker, so `live_tasks` reads 0 once the runtime is down.
+        let mut last = drained.pop().expect("this worker's core");
+        while let Some(task) = self.handle.shared.inject.pop() {
+            last.stats.m.spawned += u64::from(task.claim_remote());
+            last.stats.m.completed += u64::from(task.shutdown());
+        }
+        last.stats.submit(&self.handle.shared.metrics[last.index]);
+        drop(last);
+        drop(drained);
         self.handle.driver.shutdown();
     }
 }
@@ -470,16 +519,13 @@ impl Core {
         let n = share.min(room).max(1);
         let mut batch = inject.pop_n(n);
         let first = batch.next()?;
-        // Remote spawns arrive unbound: they join this worker's shard, one lock per batch.
-        let mut binder = handle.shared.owned.binder(self.index);
-        binder.adopt(&first);
+        // A remote spawn counts as this worker's (`live_tasks`) from here.
+        let mut claimed = u64::from(first.claim_remote());
         for task in batch {
-            binder.adopt(&task);
-            // `n` fits the ring's room: no overflow (and so no inject lock) under the
-            // shard lock.
+            claimed += u64::from(task.claim_remote());
             self.push_back(task, handle);
         }
-        drop(binder);
+        self.stats.m.spawned += claimed;
         Some(first)
     }
 
