@@ -1,7 +1,7 @@
 //! `Builder`: configures and builds a `Runtime` (tokio's names and defaults).
 //!
 //! Defaults: multi-thread with one worker per available core (or `RUNTIME_WORKER_THREADS`),
-//! global queue checked about every 20 µs of work (multi-thread, tuned: 2 to 127 polls;
+//! global queue checked about every 10 µs of work (multi-thread, tuned: 2 to 127 polls;
 //! current-thread: every 31 ticks), driver polled every 61 ticks, LIFO slot on, no
 //! drivers unless enabled, blocking pool up to 512 threads with a 10 s keep-alive.
 
@@ -100,7 +100,7 @@ impl Builder {
 
     /// Polls between two checks of the global queue by a busy worker (on the current-thread
     /// flavor: ticks). By default the multi-thread flavor tunes it at run time so that a
-    /// busy worker looks about every 20 µs of work (2 to 127 polls); the current-thread
+    /// busy worker looks about every 10 µs of work (2 to 127 polls); the current-thread
     /// flavor uses 31.
     ///
     /// # Panics

@@ -5,8 +5,10 @@
 //! of the global queue first (fairness; the interval is tuned so that this happens about
 //! every `GLOBAL_QUEUE_LATENCY` of work), otherwise the LIFO slot, then the ring, then a
 //! batch from the global queue. After a task it keeps running whatever that task put in the
-//! LIFO slot, at most `MAX_LIFO_POLLS` in a row (so two tasks ping-ponging cannot starve the
-//! ring), and no further once the global queue has waited `GLOBAL_QUEUE_LATENCY` since
+//! LIFO slot, at most `MAX_LIFO_POLLS` in a row while its ring or deferred list holds
+//! tasks (so two tasks ping-ponging cannot starve them; with nothing waiting there, up to
+//! `MAX_LIFO_POLLS_ALONE`, so a chain of spawns is not handed to a searcher every fourth
+//! link), and no further once the global queue has waited `GLOBAL_QUEUE_LATENCY` since
 //! this worker last took from it: then the global batch goes ahead of the displaced task
 //! (so a chain of long polls, each spawning the next, cannot keep remote spawns waiting;
 //! the clock is read only while the global queue has work). Empty-handed it tries to become
@@ -35,13 +37,17 @@ use crate::park::Parker;
 use crate::scheduler::{self, RunTask};
 use crate::util::FastRand;
 
-/// Polls of LIFO-slot tasks in a row before the ring gets a turn.
+/// Polls of LIFO-slot tasks in a row before the ring gets a turn (when it holds tasks).
 const MAX_LIFO_POLLS: u32 = 3;
+
+/// The same when the ring and the deferred list are empty: nobody here waits, so only the
+/// driver's turn (the tick must end now and then) bounds the streak.
+const MAX_LIFO_POLLS_ALONE: u32 = 16;
 
 /// How often a busy worker should look at the global queue, in time of work. Short: a
 /// visit to an empty queue is one relaxed load, and tasks short enough to make many visits
-/// per 20 µs hit `MAX_GQI` first; long polls (a 10 µs stall) get a visit every two polls.
-const GLOBAL_QUEUE_LATENCY: Duration = Duration::from_micros(20);
+/// per 10 µs hit `MAX_GQI` first; long polls (a 10 µs stall) get a visit after each.
+const GLOBAL_QUEUE_LATENCY: Duration = Duration::from_micros(10);
 
 /// Bounds of the tuned global queue interval, in polls.
 const MIN_GQI: u32 = 2;
@@ -296,7 +302,17 @@ impl Context {
                 let Some(task) = core.lifo_slot.take() else {
                     return core;
                 };
-                let capped = lifo_polls >= MAX_LIFO_POLLS || !coop::has_budget_remaining();
+                // The cap gives waiting tasks a turn. With none waiting here (ring and
+                // deferred list empty) the streak goes on longer: pushing the task to the
+                // ring would only hand it to a searcher (a cross-core hop for a chain of
+                // spawns) for no one's benefit. Still bounded, so the tick ends and the
+                // driver gets its turn (`event_interval`).
+                let limit = if core.run_queue.is_empty() && core.defer.is_empty() {
+                    MAX_LIFO_POLLS_ALONE
+                } else {
+                    MAX_LIFO_POLLS
+                };
+                let capped = lifo_polls >= limit || !coop::has_budget_remaining();
                 // Only looked at while the streak may go on: one load fewer per capped end.
                 let global_due = !capped && core.global_due(&self.handle);
                 if capped || global_due {
