@@ -2,8 +2,9 @@
 //!
 //! Items are threaded through their own [`Link`] field, so pushing and popping never
 //! allocate. The list (`head`, `tail`, `len`, `closed`) lives behind a `shim::sync::Mutex`;
-//! its length is mirrored in an `AtomicUsize` so [`Inject::len`] and [`Inject::is_empty`]
-//! (what a worker asks before deciding to take the lock) read it without locking.
+//! its length and closed flag are mirrored in atomics so [`Inject::len`],
+//! [`Inject::is_empty`] and [`Inject::is_closed`] (what a worker asks before deciding to
+//! take the lock, or on every tick) read them without locking.
 //!
 //! Invariants, all under the lock: `head` is `None` iff `tail` is `None` iff `len == 0`;
 //! following `next` from `head` reaches `tail` after exactly `len - 1` steps; the link of a
@@ -16,7 +17,10 @@ use core::fmt;
 use core::marker::PhantomData;
 use core::ptr::NonNull;
 
-use shim::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use shim::sync::atomic::{
+    AtomicBool, AtomicUsize,
+    Ordering::{Acquire, Relaxed, Release},
+};
 use shim::sync::Mutex;
 
 use crate::Link;
@@ -25,6 +29,8 @@ use crate::Link;
 pub struct Inject<T: Link> {
     /// Mirror of `List::len`, written only under the lock, read without it.
     len: AtomicUsize,
+    /// Mirror of `List::closed`, written only under the lock, read without it.
+    closed: AtomicBool,
     list: Mutex<List<T::Node>>,
     _items: PhantomData<T>,
 }
@@ -50,6 +56,7 @@ impl<T: Link> Inject<T> {
     pub fn new() -> Self {
         Inject {
             len: AtomicUsize::new(0),
+            closed: AtomicBool::new(false),
             list: Mutex::new(List {
                 head: None,
                 tail: None,
@@ -182,16 +189,16 @@ impl<T: Link> Inject<T> {
     /// Detaches up to `n` items from the front under one lock; the returned [`Chain`]
     /// iterates (and drops) them without the lock.
     pub fn pop_n(&self, n: usize) -> Chain<T> {
-        let mut chain = Chain {
-            head: None,
-            len: 0,
-            _items: PhantomData,
-        };
         // Racy check as in `pop`: skip the lock when there is nothing to take.
         if n == 0 || self.is_empty() {
-            return chain;
+            return Chain::empty();
         }
-        let mut list = self.list.lock();
+        let list = self.list.lock();
+        self.detach(list, n)
+    }
+
+    fn detach(&self, mut list: shim::sync::MutexGuard<'_, List<T::Node>>, n: usize) -> Chain<T> {
+        let mut chain = Chain::empty();
         let take = n.min(list.len);
         let Some(first) = list.head else {
             return chain;
@@ -220,12 +227,16 @@ impl<T: Link> Inject<T> {
     /// Returns true if this call closed it (false if it already was closed).
     pub fn close(&self) -> bool {
         let mut list = self.list.lock();
+        // Release: pairs with `is_closed`'s Acquire.
+        self.closed.store(true, Release);
         !core::mem::replace(&mut list.closed, true)
     }
 
-    /// True once [`close`](Inject::close) has been called (takes the lock).
+    /// True once [`close`](Inject::close) has been called. Read without the lock: a
+    /// caller ordered after the close (e.g. woken by the closer) sees it; pushes are
+    /// refused by the locked flag, whatever this returns.
     pub fn is_closed(&self) -> bool {
-        self.list.lock().closed
+        self.closed.load(Acquire)
     }
 }
 
@@ -299,6 +310,16 @@ impl<T: Link> Iterator for Chain<T> {
 impl<T: Link> ExactSizeIterator for Chain<T> {}
 
 impl<T: Link> core::iter::FusedIterator for Chain<T> {}
+
+impl<T: Link> Chain<T> {
+    fn empty() -> Self {
+        Chain {
+            head: None,
+            len: 0,
+            _items: PhantomData,
+        }
+    }
+}
 
 impl<T: Link> Drop for Chain<T> {
     fn drop(&mut self) {
