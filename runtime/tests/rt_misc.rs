@@ -452,7 +452,7 @@ fn spawn_chain_stays_in_the_lifo_slot_when_nothing_else_waits() {
         if n == 0 {
             done.send(()).unwrap();
         } else {
-            runtime::spawn(async move { link(n - 1, done) });
+            drop(runtime::spawn(async move { link(n - 1, done) }));
         }
     }
     let rt = Builder::new_multi_thread()
@@ -461,7 +461,7 @@ fn spawn_chain_stays_in_the_lifo_slot_when_nothing_else_waits() {
         .unwrap();
     let (tx, rx) = mpsc::channel();
     let n = 1_000;
-    rt.spawn(async move { link(n, tx) });
+    drop(rt.spawn(async move { link(n, tx) }));
     rx.recv_timeout(Duration::from_secs(10))
         .expect("chain finished");
     let m = metrics_when(rt.handle(), |m| m.workers[0].polls > n as u64);
@@ -494,7 +494,7 @@ fn lifo_ping_pong_lets_a_ring_task_run() {
     {
         let (ex, seen, to_b) = (exchanges.clone(), seen_by_ring_task.clone(), to_b.clone());
         let (done_tx, ready_tx) = (done_tx.clone(), ready_tx.clone());
-        rt.spawn(async move {
+        drop(rt.spawn(async move {
             ready_tx.send(()).unwrap();
             let mut first = true;
             while rx_a.next().await.is_some() {
@@ -503,7 +503,9 @@ fn lifo_ping_pong_lets_a_ring_task_run() {
                     // Lands in the LIFO slot, then is displaced into the ring by the wake
                     // of B just below: it waits there while A and B ping-pong.
                     let (ex, seen) = (ex.clone(), seen.clone());
-                    runtime::spawn(async move { seen.store(ex.load(SeqCst), SeqCst) });
+                    drop(runtime::spawn(async move {
+                        seen.store(ex.load(SeqCst), SeqCst)
+                    }));
                 }
                 if ex.fetch_add(1, SeqCst) + 1 >= total {
                     done_tx.send(()).unwrap();
@@ -511,11 +513,11 @@ fn lifo_ping_pong_lets_a_ring_task_run() {
                 }
                 to_b.unbounded_send(()).unwrap();
             }
-        });
+        }));
     }
     {
         let (ex, to_a) = (exchanges.clone(), to_a.clone());
-        rt.spawn(async move {
+        drop(rt.spawn(async move {
             ready_tx.send(()).unwrap();
             while rx_b.next().await.is_some() {
                 if ex.fetch_add(1, SeqCst) + 1 >= total {
@@ -524,7 +526,7 @@ fn lifo_ping_pong_lets_a_ring_task_run() {
                 }
                 to_a.unbounded_send(()).unwrap();
             }
-        });
+        }));
     }
     for _ in 0..2 {
         ready_rx
