@@ -74,11 +74,13 @@ pub fn format_metrics(group: &str, iterations: u64, m: &runtime::RuntimeMetrics)
     );
     let _ = writeln!(
         s,
-        "  {:>6} {:>10} {:>10} {:>10} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9}",
+        "  {:>6} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9}",
         "worker",
         "polls",
         "lifo_hits",
         "local_sch",
+        "spawned",
+        "completed",
         "overflow",
         "ovf_tasks",
         "steals",
@@ -92,11 +94,13 @@ pub fn format_metrics(group: &str, iterations: u64, m: &runtime::RuntimeMetrics)
     let row = |s: &mut String, name: &str, w: &runtime::WorkerMetrics| {
         let _ = writeln!(
             s,
-            "  {:>6} {:>10.1} {:>10.1} {:>10.1} {:>9.2} {:>9.1} {:>8.2} {:>8.1} {:>8.2} {:>8.2} {:>8.2} {:>9.3}",
+            "  {:>6} {:>10.1} {:>10.1} {:>10.1} {:>9.1} {:>9.1} {:>9.2} {:>9.1} {:>8.2} {:>8.1} {:>8.2} {:>8.2} {:>8.2} {:>9.3}",
             name,
             per(w.polls),
             per(w.lifo_hits),
             per(w.local_schedules),
+            per(w.spawned),
+            per(w.completed),
             per(w.overflows),
             per(w.overflowed_tasks),
             per(w.steals),
@@ -117,6 +121,8 @@ pub fn format_metrics(group: &str, iterations: u64, m: &runtime::RuntimeMetrics)
         total.polls += w.polls;
         total.lifo_hits += w.lifo_hits;
         total.local_schedules += w.local_schedules;
+        total.spawned += w.spawned;
+        total.completed += w.completed;
         total.overflows += w.overflows;
         total.overflowed_tasks += w.overflowed_tasks;
         total.steals += w.steals;

@@ -86,3 +86,46 @@ fn floor_every_workload() {
 fn floor_with_multi_thread_file_workloads() {
     all::<Floor, AsyncSignal>(Floor::new, true);
 }
+
+/// The metrics table divides each counter by the iterations and sums the workers: with
+/// 2 workers that spawned 30 + 10 and completed 20 + 20 tasks over 10 iterations, the rows
+/// read 3.0 / 1.0 spawned and 2.0 / 2.0 completed, the "all" row 4.0 and 4.0.
+#[test]
+fn metrics_table_shows_spawned_and_completed_per_iteration() {
+    let worker = |spawned, completed| runtime::WorkerMetrics {
+        spawned,
+        completed,
+        ..Default::default()
+    };
+    let m = runtime::RuntimeMetrics {
+        num_workers: 2,
+        live_tasks: 0,
+        global_queue_depth: 0,
+        workers: vec![worker(30, 20), worker(10, 20)],
+    };
+    let table = benches::harness::format_metrics("g", 10, &m);
+    let lines: Vec<&str> = table.lines().collect();
+    let header: Vec<&str> = lines[1].split_whitespace().collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).expect(name);
+    let (sp, co) = (col("spawned"), col("completed"));
+    let cells = |row: &str| -> Vec<String> { row.split_whitespace().map(str::to_string).collect() };
+    let w0 = cells(lines[2]);
+    let w1 = cells(lines[3]);
+    let all = cells(lines[4]);
+    assert_eq!(
+        (w0[sp].as_str(), w0[co].as_str()),
+        ("3.0", "2.0"),
+        "{table}"
+    );
+    assert_eq!(
+        (w1[sp].as_str(), w1[co].as_str()),
+        ("1.0", "2.0"),
+        "{table}"
+    );
+    assert_eq!(all[0], "all", "{table}");
+    assert_eq!(
+        (all[sp].as_str(), all[co].as_str()),
+        ("4.0", "4.0"),
+        "{table}"
+    );
+}
