@@ -21,6 +21,8 @@ use task::{JoinHandle, Notified, OwnedTasks, Schedule, Task};
 #[derive(Clone)]
 pub(crate) struct Config {
     pub(crate) max_threads: usize,
+    // Under loom idle pool threads wait without a timeout (the model has no clock).
+    #[cfg_attr(loom, allow(dead_code))]
     pub(crate) keep_alive: Duration,
     pub(crate) thread_name: std::sync::Arc<dyn Fn() -> String + Send + Sync>,
     pub(crate) stack_size: Option<usize>,

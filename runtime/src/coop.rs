@@ -52,6 +52,8 @@ fn with_budget<R>(b: Budget, f: impl FnOnce() -> R) -> R {
 }
 
 /// Spends one unit of budget, or (none left) wakes the task and returns `Pending`.
+// Its callers (net, time) are not built under loom.
+#[cfg_attr(loom, allow(dead_code))]
 #[inline]
 pub(crate) fn poll_proceed(cx: &mut Context<'_>) -> Poll<()> {
     let exhausted = context::with(|c| {

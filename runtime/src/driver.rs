@@ -15,7 +15,10 @@ use std::sync::Arc;
 pub(crate) struct Driver {
     #[cfg(not(loom))]
     inner: Option<Inner>,
+    // Read by the I/O and timer handles, which are not built under loom.
+    #[cfg_attr(loom, allow(dead_code))]
     enable_io: bool,
+    #[cfg_attr(loom, allow(dead_code))]
     enable_time: bool,
 }
 

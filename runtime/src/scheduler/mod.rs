@@ -43,6 +43,8 @@ impl Handle {
         }
     }
 
+    // Its callers (net, time) are not built under loom.
+    #[cfg_attr(loom, allow(dead_code))]
     pub(crate) fn driver(&self) -> &Arc<Driver> {
         match self {
             Handle::MultiThread(h) => &h.driver,
