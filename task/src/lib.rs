@@ -133,18 +133,14 @@ impl<S: 'static> Notified<S> {
     }
 
     /// Disposes of a task taken off a run queue at shutdown, after the owned list was
-    /// closed: an unbound task (whose list reference rides with this `Notified`) is
-    /// cancelled here; a bound one was cancelled through the list, so only this reference
-    /// is dropped. True when this call cancelled the task.
+    /// closed: a plain drop, which cancels an unbound task (see `Drop`); a bound one was
+    /// cancelled through the list. True when this call cancelled the task.
     pub fn shutdown(self) -> bool {
-        if self.0.header().is_bound() {
-            return false;
-        }
-        let raw = ManuallyDrop::new(self).0.raw;
-        // SAFETY: an unbound task's `Notified` holds the list's reference as well, and it
-        // is idle and NOTIFIED (only a poller turns an unbound task's run into anything
-        // else): `shutdown` takes RUNNING and completes it, dropping both references.
-        unsafe { (raw.as_ref().vtable.shutdown)(raw) }
+        // An unbound task's `Notified` means idle and NOTIFIED, so its cancellation in
+        // `drop` always succeeds.
+        let cancels = !self.is_bound();
+        drop(self);
+        cancels
     }
 
     /// True (once) for a task spawned by `OwnedTasks::spawn_remote` that nobody claimed
@@ -178,7 +174,9 @@ impl<S: 'static> Drop for Notified<S> {
             // SAFETY: we give up our reference (the inner `Task` is never dropped).
             unsafe { harness::drop_reference(raw) }
         } else {
-            // SAFETY: as in `shutdown`.
+            // SAFETY: an unbound task's `Notified` holds the list's reference as well, and
+            // the task is idle and NOTIFIED (only a poller turns an unbound task's run into
+            // anything else): `shutdown` takes RUNNING and completes it, dropping both.
             unsafe { (raw.as_ref().vtable.shutdown)(raw) };
         }
     }

@@ -178,7 +178,7 @@ impl<S: Schedule> OwnedTasks<S> {
         T: Future + Send + 'static,
         T::Output: Send + 'static,
     {
-        let shard = shard % self.shards.len();
+        let shard = self.shard_index(shard);
         let (task, notified, join) = new_task(future, scheduler, self.owner_word(shard));
         let mut lock = self.shards[shard].lock();
         if lock.closed {
@@ -197,11 +197,7 @@ impl<S: Schedule> OwnedTasks<S> {
     /// the shard count (a runtime passes the polling worker's own). On a closed list the
     /// task is handed back: its poller must cancel it (it still holds RUNNING).
     pub fn bind(&self, task: Task<S>, shard: usize) -> Result<(), Task<S>> {
-        let shard = if shard < self.shards.len() {
-            shard
-        } else {
-            shard % self.shards.len()
-        };
+        let shard = self.shard_index(shard);
         let header = task.header();
         debug_assert!(!header.is_bound(), "bind of a bound task");
         let mut lock = self.shards[shard].lock();
@@ -216,6 +212,15 @@ impl<S: Schedule> OwnedTasks<S> {
         // SAFETY: we hold the shard lock, and an unbound task is in no list.
         unsafe { lock.push_front(task) };
         Ok(())
+    }
+
+    /// `shard` modulo the shard count; no division for a worker's own index.
+    fn shard_index(&self, shard: usize) -> usize {
+        if shard < self.shards.len() {
+            shard
+        } else {
+            shard % self.shards.len()
+        }
     }
 
     fn owner_word(&self, shard: usize) -> u64 {

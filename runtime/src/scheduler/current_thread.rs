@@ -107,6 +107,30 @@ pub(crate) fn create(
     (handle, ct)
 }
 
+/// Runs `f` with the core when this thread runs `handle`'s core right now, else with
+/// `None`. `try_borrow_mut`: a wake from code that holds the core (a task dropped at
+/// shutdown whose future wakes another) must not panic; it gets `None` and takes the
+/// global queue. `f(None)` runs with no borrow held.
+#[inline]
+fn with_core<R>(handle: &Arc<Handle>, f: impl FnOnce(Option<&mut Core>) -> R) -> R {
+    context::with_scheduler(|cx| {
+        let cx = match cx {
+            Some(scheduler::Context::CurrentThread(cx)) if Arc::ptr_eq(&cx.handle, handle) => cx,
+            _ => return f(None),
+        };
+        let Ok(mut slot) = cx.core.try_borrow_mut() else {
+            return f(None);
+        };
+        match slot.as_deref_mut() {
+            Some(core) => f(Some(core)),
+            None => {
+                drop(slot);
+                f(None)
+            }
+        }
+    })
+}
+
 impl Handle {
     pub(crate) fn spawn<F>(me: &Arc<Handle>, future: F) -> JoinHandle<F::Output>
     where
@@ -117,62 +141,34 @@ impl Handle {
         // No owned-list lock: the task joins the list only if it ever parks (task's
         // list.rs). On the core's thread it is counted as spawned at once; from elsewhere
         // it is marked, and counted when the core takes it off the global queue.
-        let made = context::with_scheduler(|cx| {
-            let Some(scheduler::Context::CurrentThread(cx)) = cx else {
-                return Err(future);
-            };
-            if !Arc::ptr_eq(&cx.handle, me) {
-                return Err(future);
-            }
-            let Ok(mut slot) = cx.core.try_borrow_mut() else {
-                return Err(future);
-            };
-            let Some(core) = slot.as_mut() else {
-                return Err(future);
-            };
-            let (join, notified) = me.shared.owned.spawn(future, sched.clone());
-            if let Some(task) = notified {
-                core.stats.m.spawned += 1;
-                core.stats.m.local_schedules += 1;
-                core.tasks.push_back(task);
-            }
-            Ok(join)
-        });
-        match made {
-            Ok(join) => join,
-            Err(future) => {
-                let (join, notified) = me.shared.owned.spawn_remote(future, sched);
+        let made = with_core(me, |core| match core {
+            Some(core) => {
+                let (join, notified) = me.shared.owned.spawn(future, sched);
                 if let Some(task) = notified {
-                    Handle::push_remote(me, task);
+                    core.stats.m.spawned += 1;
+                    core.schedule_local(task, false);
                 }
-                join
+                Ok(join)
             }
-        }
+            // The handle goes back with the future: one `Arc` clone per spawn, not two.
+            None => Err((future, sched)),
+        });
+        made.unwrap_or_else(|(future, sched)| {
+            let (join, notified) = me.shared.owned.spawn_remote(future, sched);
+            if let Some(task) = notified {
+                Handle::push_remote(me, task);
+            }
+            join
+        })
     }
 
     pub(crate) fn schedule_task(me: &Arc<Handle>, task: RunTask, is_yield: bool) {
-        let task = context::with_scheduler(|cx| {
-            let Some(scheduler::Context::CurrentThread(cx)) = cx else {
-                return Some(task);
-            };
-            if !Arc::ptr_eq(&cx.handle, me) {
-                return Some(task);
+        let task = with_core(me, |core| match core {
+            Some(core) => {
+                core.schedule_local(task, is_yield);
+                None
             }
-            match cx.core.try_borrow_mut() {
-                Ok(mut core) => match core.as_mut() {
-                    Some(core) => {
-                        core.stats.m.local_schedules += 1;
-                        if is_yield {
-                            core.defer.push(task);
-                        } else {
-                            core.tasks.push_back(task);
-                        }
-                        None
-                    }
-                    None => Some(task),
-                },
-                Err(_) => Some(task),
-            }
+            None => Some(task),
         });
         if let Some(task) = task {
             Handle::push_remote(me, task);
@@ -447,6 +443,18 @@ impl Context {
 }
 
 impl Core {
+    /// Queues a task woken or spawned on the core's thread: a yield waits in `defer`
+    /// until the queue runs dry, anything else joins the back of the queue.
+    #[inline]
+    fn schedule_local(&mut self, task: RunTask, is_yield: bool) {
+        self.stats.m.local_schedules += 1;
+        if is_yield {
+            self.defer.push(task);
+        } else {
+            self.tasks.push_back(task);
+        }
+    }
+
     fn next_task(&mut self, handle: &Handle) -> Option<RunTask> {
         if self
             .tick

@@ -182,6 +182,29 @@ pub(crate) fn current_index(handle: &Arc<Handle>) -> Option<usize> {
     })
 }
 
+/// Runs `f` with this thread's core when the thread is one of `handle`'s workers holding
+/// it, else with `None`. `try_borrow_mut`: a wake from inside queue code (a task dropped on
+/// a closed queue whose future wakes another) must not panic; it gets `None` and takes the
+/// remote path. `f(None)` runs with no borrow held.
+fn with_core<R>(handle: &Arc<Handle>, f: impl FnOnce(Option<&mut Core>) -> R) -> R {
+    context::with_scheduler(|cx| {
+        let cx = match cx {
+            Some(scheduler::Context::MultiThread(cx)) if Arc::ptr_eq(&cx.handle, handle) => cx,
+            _ => return f(None),
+        };
+        let Ok(mut slot) = cx.core.try_borrow_mut() else {
+            return f(None);
+        };
+        match slot.as_deref_mut() {
+            Some(core) => f(Some(core)),
+            None => {
+                drop(slot);
+                f(None)
+            }
+        }
+    })
+}
+
 /// Pushes `task` onto the current worker's queue when this thread is a worker of `handle`
 /// holding its core; gives the task back otherwise.
 pub(super) fn try_schedule_local(
@@ -189,65 +212,42 @@ pub(super) fn try_schedule_local(
     task: RunTask,
     is_yield: bool,
 ) -> Result<(), RunTask> {
-    context::with_scheduler(|cx| {
-        let Some(scheduler::Context::MultiThread(cx)) = cx else {
-            return Err(task);
-        };
-        if !Arc::ptr_eq(&cx.handle, handle) {
-            return Err(task);
-        }
-        // `try_borrow_mut`: a wake from inside queue code (a task dropped on a closed queue
-        // whose future wakes another) must not panic; it takes the remote path instead.
-        let Ok(mut slot) = cx.core.try_borrow_mut() else {
-            return Err(task);
-        };
-        let Some(core) = slot.as_mut() else {
-            return Err(task);
-        };
-        let notify = core.schedule_local(handle, task, is_yield);
-        drop(slot);
-        if notify {
-            handle.notify_parked();
-        }
-        Ok(())
-    })
+    let notify = with_core(handle, |core| match core {
+        Some(core) => Ok(core.schedule_local(handle, task, is_yield)),
+        None => Err(task),
+    })?;
+    // After the core's borrow ended: notifying may run arbitrary wake-up code.
+    if notify {
+        handle.notify_parked();
+    }
+    Ok(())
 }
 
 /// Spawns from one of `handle`'s workers holding its core: `make(true)` allocates the task,
 /// which goes into this worker's LIFO slot and counts as this worker's spawn. Elsewhere
-/// gives back `make(false)` for the caller to queue remotely.
+/// gives back `make(false)` for the caller to queue remotely. (`make` does not re-enter
+/// the scheduler under the borrow: a spawn cancelled on a closed list wakes through
+/// `with_core`'s `try_borrow_mut`, which then fails.)
 #[allow(clippy::type_complexity)]
 pub(super) fn try_spawn_local<T>(
     handle: &Arc<Handle>,
     make: impl FnOnce(bool) -> (JoinHandle<T>, Option<RunTask>),
 ) -> Result<JoinHandle<T>, (JoinHandle<T>, Option<RunTask>)> {
-    context::with_scheduler(|cx| {
-        let Some(scheduler::Context::MultiThread(cx)) = cx else {
-            return Err(make(false));
-        };
-        if !Arc::ptr_eq(&cx.handle, handle) {
-            return Err(make(false));
+    let (join, notify) = with_core(handle, |core| match core {
+        Some(core) => {
+            let (join, task) = make(true);
+            let notify = task.is_some_and(|task| {
+                core.stats.m.spawned += 1;
+                core.schedule_local(handle, task, false)
+            });
+            Ok((join, notify))
         }
-        // `try_borrow_mut`: as in `try_schedule_local`. `make` does not re-enter the
-        // scheduler (a spawn cancelled on a closed list wakes through this same check).
-        let Ok(mut slot) = cx.core.try_borrow_mut() else {
-            return Err(make(false));
-        };
-        let Some(core) = slot.as_mut() else {
-            return Err(make(false));
-        };
-        let (join, task) = make(true);
-        let mut notify = false;
-        if let Some(task) = task {
-            core.stats.m.spawned += 1;
-            notify = core.schedule_local(handle, task, false);
-        }
-        drop(slot);
-        if notify {
-            handle.notify_parked();
-        }
-        Ok(join)
-    })
+        None => Err(make(false)),
+    })?;
+    if notify {
+        handle.notify_parked();
+    }
+    Ok(join)
 }
 
 impl Context {
@@ -383,9 +383,8 @@ impl Context {
         core
     }
 
-    fn shutdown(&self, core: Box<Core>) {
+    fn shutdown(&self, mut core: Box<Core>) {
         // Cancel live tasks on this worker's thread, starting with its own shard.
-        let mut core = core;
         core.stats.m.completed +=
             self.handle.shared.owned.close_and_shutdown_all(core.index) as u64;
         core.stats.submit(&self.handle.shared.metrics[core.index]);
@@ -400,6 +399,13 @@ impl Context {
         // is cancelled here. Not under `shutdown_cores`: a future's drop may wake others.
         let mut drained: Vec<Box<Core>> = cores.drain(..).collect();
         drop(cores);
+        // Remote spawns never taken count (`claim_remote`) on this worker's core, so
+        // `live_tasks` reads 0 once the runtime is down.
+        let own = drained.last_mut().expect("this worker's core");
+        while let Some(task) = self.handle.shared.inject.pop() {
+            own.stats.m.spawned += u64::from(task.claim_remote());
+            own.stats.m.completed += u64::from(task.shutdown());
+        }
         for core in drained.iter_mut() {
             let mut tasks: Vec<RunTask> = core.lifo_slot.take().into_iter().collect();
             tasks.append(&mut core.defer);
@@ -411,15 +417,6 @@ impl Context {
             }
             core.stats.submit(&self.handle.shared.metrics[core.index]);
         }
-        // Remote spawns never taken: counted (`claim_remote`) and cancelled by the last
-        // worker, so `live_tasks` reads 0 once the runtime is down.
-        let mut last = drained.pop().expect("this worker's core");
-        while let Some(task) = self.handle.shared.inject.pop() {
-            last.stats.m.spawned += u64::from(task.claim_remote());
-            last.stats.m.completed += u64::from(task.shutdown());
-        }
-        last.stats.submit(&self.handle.shared.metrics[last.index]);
-        drop(last);
         drop(drained);
         self.handle.driver.shutdown();
     }
