@@ -473,6 +473,51 @@ fn waker_outlives_runtime_two_workers() {
     model_workers(2, waker_outlives_runtime);
 }
 
+/// The waker of a task's first poll fires from another thread while the main thread drops
+/// the runtime. The wake lands during that poll (the task stays unbound and is queued
+/// again), after the first park (the task is bound, holding the runtime handle it took at
+/// bind, and is scheduled through it, perhaps into a closed queue), or after the
+/// cancellation (nothing happens); and the task's handle may be the runtime's last one,
+/// dropped by the waker's thread. Either way the future is dropped exactly once and the
+/// JoinHandle reports the cancellation.
+fn first_poll_waker_racing_shutdown(workers: usize) {
+    let rt = multi_thread(workers);
+    let drops = counter();
+    let waker_thread: Arc<Mutex<Option<thread::JoinHandle<()>>>> = Arc::new(Mutex::new(None));
+    let join = {
+        let track = Track(drops.clone());
+        let slot = waker_thread.clone();
+        let mut first = true;
+        rt.spawn(poll_fn(move |cx| {
+            let _track = &track;
+            if first {
+                first = false;
+                let waker = cx.waker().clone();
+                *slot.lock() = Some(thread::spawn(move || waker.wake()));
+            }
+            Poll::Pending
+        }))
+    };
+    drop(rt);
+    // Not spawned when shutdown cancelled the task before its first poll.
+    let th = waker_thread.lock().take();
+    if let Some(th) = th {
+        th.join().unwrap();
+    }
+    expect_cancelled(join);
+    assert_eq!(drops.load(Relaxed), 1, "future dropped exactly once");
+}
+
+#[test]
+fn first_poll_waker_racing_shutdown_one_worker() {
+    model_workers(1, first_poll_waker_racing_shutdown);
+}
+
+#[test]
+fn first_poll_waker_racing_shutdown_two_workers() {
+    model_workers(2, first_poll_waker_racing_shutdown);
+}
+
 /// Another thread spawns a task (through a `Handle`) while the main thread drops the
 /// runtime: the task is bound before the owned list closes (then run, or cancelled by a
 /// worker's shutdown) or refused by the closed list and cancelled on the spot. Either way

@@ -103,7 +103,7 @@ impl Sched {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let (join, notified) = self.0.owned.spawn(future, self.clone());
+        let (join, notified) = self.0.owned.spawn(future);
         if let Some(task) = notified {
             self.schedule(task);
         }
@@ -129,7 +129,7 @@ impl Sched {
         let task = self.0.queue.lock().pop_front();
         match task {
             Some(task) => {
-                task.run();
+                task.run(self);
                 true
             }
             None => false,

@@ -210,13 +210,15 @@ impl Inner {
     }
 
     fn run(me: Arc<Inner>) {
+        // Lent to each task run here (they hold their own clone too: bound at spawn).
+        let sched = BlockingSchedule(me.clone());
         let runtime = me.runtime.lock().clone();
         let _enter = runtime.map(crate::context::enter);
         let mut state = me.state.lock();
         'outer: loop {
             while let Some(task) = state.queue.pop_front() {
                 drop(state);
-                task.run();
+                task.run(&sched);
                 state = me.state.lock();
             }
             if state.shutdown {

@@ -3,13 +3,22 @@
 //! - `Header` (hot, first, one cache line): the state word, the intrusive run-queue link,
 //!   the vtable, the owner id and owned-list shard (packed in one word). Everything a
 //!   queue or a waker touches.
-//! - `Core`: the scheduler handle and the stage (future, then output, then consumed).
+//! - `Core`: the scheduler handle (set when the task binds, see below) and the stage
+//!   (future, then output, then consumed).
 //! - `Trailer` (cold): the join waker and the owned-list links.
 //!
 //! Type-erased code holds a `NonNull<Header>`; the vtable (one static per `<T, S>`) knows
 //! how to reach `Core<T, S>` and the `Trailer` from it. Access rules:
 //! - `Core::stage`: only the holder of RUNNING (or, after COMPLETE, the JoinHandle when it
 //!   had join interest; see `state.rs`).
+//! - `Core::scheduler`: `None` until the task binds. Written once: by `spawn_bound` at
+//!   allocation, or by the poller at the task's first park (holding RUNNING, before the
+//!   task can go idle). Read only for a bound task, by whoever acts on it after a state
+//!   transition ordered after that write: a waker that found it idle, its next poller or
+//!   completer, the list's shutdown, the last reference's dealloc. An unbound task needs no
+//!   scheduler of its own: it is never idle, so no waker ever schedules it (see list.rs),
+//!   and its poller lends its own (`Notified::run`). So a task that never parks never
+//!   touches the scheduler's reference count.
 //! - `Header::queue_next`: only the run queue currently holding the task.
 //! - `Trailer::owned_*`: only under the owned-list shard lock of `Header::owner`.
 //! - `Header::owner`: written by the task's runner only, when it binds the task at its
@@ -65,7 +74,7 @@ pub(crate) enum Stage<T: Future> {
 }
 
 pub(crate) struct Core<T: Future, S> {
-    pub(crate) scheduler: S,
+    pub(crate) scheduler: UnsafeCell<Option<S>>,
     pub(crate) stage: UnsafeCell<Stage<T>>,
 }
 
@@ -78,7 +87,8 @@ pub(crate) struct Cell<T: Future, S> {
 
 /// Type-erased operations of one `<T, S>` task type.
 pub(crate) struct Vtable {
-    pub(crate) poll: unsafe fn(NonNull<Header>) -> bool,
+    /// The second argument is the poller's `&S`, erased.
+    pub(crate) poll: unsafe fn(NonNull<Header>, NonNull<()>) -> bool,
     pub(crate) schedule: unsafe fn(NonNull<Header>),
     pub(crate) dealloc: unsafe fn(NonNull<Header>),
     pub(crate) try_read_output: unsafe fn(NonNull<Header>, *mut (), &Waker),
@@ -99,7 +109,8 @@ impl<T: Future, S: Schedule> Cell<T, S> {
     };
 
     /// Allocates the task: the one allocation of its life.
-    pub(crate) fn allocate(future: T, scheduler: S, owner: u64) -> NonNull<Header> {
+    /// `scheduler` is `Some` only for a task bound at spawn (`OwnedTasks::spawn_bound`).
+    pub(crate) fn allocate(future: T, scheduler: Option<S>, owner: u64) -> NonNull<Header> {
         let cell = Box::new(Cell {
             header: Header {
                 state: State::new(),
@@ -108,7 +119,7 @@ impl<T: Future, S: Schedule> Cell<T, S> {
                 owner: AtomicU64::new(owner),
             },
             core: Core {
-                scheduler,
+                scheduler: UnsafeCell::new(scheduler),
                 stage: UnsafeCell::new(Stage::Running(future)),
             },
             trailer: Trailer {

@@ -3,9 +3,10 @@
 //! `poll` runs a `Notified`: take RUNNING, poll the future under `catch_unwind` with a
 //! waker borrowed from the run's own reference (no refcount traffic), then either
 //! complete, go idle (dropping the run's reference in the same CAS) or, when woken during
-//! the poll, hand the same reference back to the scheduler as a yield. Before an unbound
-//! task goes idle, its poller binds it to the owned list (`Schedule::bind`, see list.rs);
-//! a closed list makes the poller cancel it instead.
+//! the poll, hand the same reference back to the poller's scheduler as a yield. Before an
+//! unbound task goes idle, its poller binds it to the owned list (`Schedule::bind`, see
+//! list.rs) and stores a clone of its scheduler in the task, for the wakers to come; a
+//! closed list makes the poller cancel it instead.
 //!
 //! `complete` stores the output, flips RUNNING to COMPLETE, drops the output at once when
 //! nobody holds a JoinHandle, wakes the join waker otherwise, removes a bound task from its
@@ -38,10 +39,16 @@ unsafe fn cell<'a, T: Future, S>(ptr: NonNull<Header>) -> &'a Cell<T, S> {
 /// the task.
 ///
 /// # Safety
-/// `ptr` is a live `Cell<T, S>` and the caller gives up one notified reference.
-pub(crate) unsafe fn poll<T: Future, S: Schedule>(ptr: NonNull<Header>) -> bool {
+/// `ptr` is a live `Cell<T, S>`, the caller gives up one notified reference, and
+/// `scheduler` points to an `S` (the poller's) that outlives the call.
+pub(crate) unsafe fn poll<T: Future, S: Schedule>(
+    ptr: NonNull<Header>,
+    scheduler: NonNull<()>,
+) -> bool {
     // SAFETY: caller holds a reference, so the cell is live for this call.
     let cell = unsafe { cell::<T, S>(ptr) };
+    // SAFETY: an `&S` erased by `Notified::run` (caller).
+    let scheduler = unsafe { scheduler.cast::<S>().as_ref() };
     match cell.header.state.transition_to_running() {
         ToRunning::Success => {}
         ToRunning::Cancelled => {
@@ -80,7 +87,7 @@ pub(crate) unsafe fn poll<T: Future, S: Schedule>(ptr: NonNull<Header>) -> bool 
         // while RUNNING still keeps every waker from scheduling it.
         // SAFETY: an unbound task's list reference rides with its run, which is ours.
         let owned = unsafe { Task::<S>::from_raw(ptr) };
-        if let Err(owned) = cell.core.scheduler.bind(owned) {
+        if let Err(owned) = scheduler.bind(owned) {
             // Closed: the runtime is shutting down. The list's reference rejoins the run's.
             mem::forget(owned);
             // SAFETY: RUNNING is still ours.
@@ -89,13 +96,19 @@ pub(crate) unsafe fn poll<T: Future, S: Schedule>(ptr: NonNull<Header>) -> bool 
             unsafe { complete::<T, S>(ptr) };
             return true;
         }
+        // Bound: from now on a waker may find it idle and schedule it through its own
+        // scheduler, which it reads after the CAS below (Release) that lets it go idle.
+        // SAFETY: RUNNING is ours, and nobody reads the slot of an unbound task.
+        cell.core
+            .scheduler
+            .with_mut(|s| unsafe { *s = Some(scheduler.clone()) });
     }
     match cell.header.state.transition_to_idle() {
         ToIdle::Ok => false,
         ToIdle::OkNotified => {
             // SAFETY: the run's reference was kept and NOTIFIED is set: it is a Notified now.
             let task = unsafe { Notified::<S>::from_raw(ptr) };
-            cell.core.scheduler.yield_now(task);
+            scheduler.yield_now(task);
             false
         }
         ToIdle::OkDealloc => {
@@ -209,7 +222,8 @@ unsafe fn complete<T: Future, S: Schedule>(ptr: NonNull<Header>) {
     } else {
         // SAFETY: we hold a reference; the borrowed Task must not drop it.
         let me = ManuallyDrop::new(unsafe { Task::<S>::from_raw(ptr) });
-        match cell.core.scheduler.release(&me) {
+        // SAFETY: bound, and we hold RUNNING, taken after the bind.
+        match unsafe { bound_scheduler(cell, |s| s.release(&me)) } {
             Some(task) => {
                 mem::forget(task);
                 2
@@ -232,7 +246,24 @@ pub(crate) unsafe fn schedule<T: Future, S: Schedule>(ptr: NonNull<Header>) {
     let cell = unsafe { cell::<T, S>(ptr) };
     // SAFETY: the caller's reference is a notified one.
     let task = unsafe { Notified::<S>::from_raw(ptr) };
-    cell.core.scheduler.schedule(task);
+    // SAFETY: the waker found the task idle, so it is bound (an unbound task never is),
+    // and the waker's CAS (Acquire) came after the poller's that let it go idle.
+    unsafe { bound_scheduler(cell, |s| s.schedule(task)) };
+}
+
+/// Runs `f` with a bound task's scheduler.
+///
+/// # Safety
+/// The task is bound, and the caller acts on it after a state transition that was ordered
+/// after the bind (see `Core::scheduler`).
+unsafe fn bound_scheduler<T: Future, S, R>(cell: &Cell<T, S>, f: impl FnOnce(&S) -> R) -> R {
+    cell.core.scheduler.with(|s| {
+        // SAFETY: written once, before the transition the caller's access follows.
+        match unsafe { &*s } {
+            Some(s) => f(s),
+            None => unreachable!("a bound task without its scheduler"),
+        }
+    })
 }
 
 /// Frees the cell, dropping whatever it still holds.

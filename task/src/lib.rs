@@ -37,8 +37,9 @@ pub use crate::core::Header;
 pub use crate::join::{AbortHandle, JoinError, JoinHandle};
 pub use crate::list::OwnedTasks;
 
-/// What a scheduler provides to its tasks. Stored in every task (`Core::scheduler`).
-pub trait Schedule: Send + Sync + Sized + 'static {
+/// What a scheduler provides to its tasks. A task's poller lends its own to each run
+/// (`Notified::run`); a task that parks keeps a clone (`Core::scheduler`) for its wakers.
+pub trait Schedule: Clone + Send + Sync + Sized + 'static {
     /// A task was woken: put it on a run queue.
     fn schedule(&self, task: Notified<Self>);
 
@@ -49,7 +50,8 @@ pub trait Schedule: Send + Sync + Sized + 'static {
 
     /// An unbound task is about to park (its poll returned `Pending`): put the list's
     /// reference `task` into the owned list (`OwnedTasks::bind`), or hand it back when the
-    /// list is closed, and the poller cancels the task.
+    /// list is closed, and the poller cancels the task. Called on the poller's scheduler;
+    /// on success the task keeps a clone of it.
     fn bind(&self, task: Task<Self>) -> Result<(), Task<Self>>;
 
     /// A task woke itself while running (e.g. `yield_now`): re-schedule it behind the
@@ -124,12 +126,18 @@ impl<S: 'static> Notified<S> {
         Notified(ManuallyDrop::new(unsafe { Task::from_raw(raw) }))
     }
 
-    /// Polls the task once (or cancels it, if it was aborted). True when this run
-    /// completed the task (with its output, a panic or a cancellation).
-    pub fn run(self) -> bool {
+    /// Polls the task once (or cancels it, if it was aborted), on behalf of `scheduler`:
+    /// the scheduler of the calling worker, which the task uses for what its poll decides
+    /// (a yield, its first park). True when this run completed the task (with its output,
+    /// a panic or a cancellation).
+    pub fn run(self, scheduler: &S) -> bool
+    where
+        S: Schedule,
+    {
         let raw = ManuallyDrop::new(self).0.raw;
-        // SAFETY: we give up the notified reference to the poll.
-        unsafe { (raw.as_ref().vtable.poll)(raw) }
+        // SAFETY: we give up the notified reference to the poll; the vtable is the one of
+        // a `Cell<_, S>`, whose poll reads the erased pointer back as `&S`.
+        unsafe { (raw.as_ref().vtable.poll)(raw, NonNull::from(scheduler).cast()) }
     }
 
     /// Disposes of a task taken off a run queue at shutdown, after the owned list was

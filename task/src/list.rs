@@ -12,7 +12,7 @@
 //!
 //! Tasks bind late: at their first park, not at spawn. `spawn` only allocates the task
 //! and hands back its `Notified`, with the list's reference riding along (`Header::owner`
-//! is 0: unbound). While unbound a task is always either in a run queue (that one
+//! is 0: unbound; the task holds no scheduler either, see `Core::scheduler`). While unbound a task is always either in a run queue (that one
 //! `Notified`) or being polled, never idle, so it is reachable without the list. When a
 //! poll returns `Pending` and the task would go idle (reachable only through wakers), its
 //! poller first binds it to the current worker's shard (`bind`, via `Schedule::bind`); a
@@ -73,7 +73,7 @@ fn next_owner_id() -> u64 {
 /// the list's, the run queue's and the JoinHandle's.
 fn new_task<T, S>(
     future: T,
-    scheduler: S,
+    scheduler: Option<S>,
     owner: u64,
 ) -> (Task<S>, Notified<S>, JoinHandle<T::Output>)
 where
@@ -121,39 +121,36 @@ impl<S: Schedule> OwnedTasks<S> {
     /// its JoinHandle and, unless the list is closed, the `Notified` to schedule, which
     /// carries the list's reference until a poller binds the task. On a closed list the
     /// task is cancelled at once and the JoinHandle reports it.
-    pub fn spawn<T>(&self, future: T, scheduler: S) -> (JoinHandle<T::Output>, Option<Notified<S>>)
+    /// The task holds no scheduler until then either: its pollers lend theirs
+    /// (`Notified::run`), and `bind` gives it its own.
+    pub fn spawn<T>(&self, future: T) -> (JoinHandle<T::Output>, Option<Notified<S>>)
     where
         T: Future + Send + 'static,
         T::Output: Send + 'static,
     {
-        self.spawn_with_owner(future, scheduler, UNBOUND)
+        self.spawn_with_owner(future, UNBOUND)
     }
 
     /// As [`spawn`](Self::spawn), for a spawn from outside the runtime: the task is marked
     /// so that the worker that first takes it can count it ([`Notified::claim_remote`]).
-    pub fn spawn_remote<T>(
-        &self,
-        future: T,
-        scheduler: S,
-    ) -> (JoinHandle<T::Output>, Option<Notified<S>>)
+    pub fn spawn_remote<T>(&self, future: T) -> (JoinHandle<T::Output>, Option<Notified<S>>)
     where
         T: Future + Send + 'static,
         T::Output: Send + 'static,
     {
-        self.spawn_with_owner(future, scheduler, REMOTE)
+        self.spawn_with_owner(future, REMOTE)
     }
 
     fn spawn_with_owner<T>(
         &self,
         future: T,
-        scheduler: S,
         owner: u64,
     ) -> (JoinHandle<T::Output>, Option<Notified<S>>)
     where
         T: Future + Send + 'static,
         T::Output: Send + 'static,
     {
-        let (task, notified, join) = new_task(future, scheduler, owner);
+        let (task, notified, join) = new_task(future, None, owner);
         // The list's reference now travels with `notified`, to be claimed by `bind` (or
         // dropped by completion, or by cancelling the unbound `notified`).
         mem::forget(task);
@@ -166,8 +163,8 @@ impl<S: Schedule> OwnedTasks<S> {
     }
 
     /// Allocates a task for `future` and binds it to shard `shard` (modulo the shard count)
-    /// at once, for a scheduler that wants every task in the list from the start (the
-    /// blocking pool). Otherwise as [`spawn`](Self::spawn).
+    /// at once, holding `scheduler`, for a scheduler that wants every task in the list from
+    /// the start (the blocking pool). Otherwise as [`spawn`](Self::spawn).
     pub fn spawn_bound<T>(
         &self,
         future: T,
@@ -179,7 +176,7 @@ impl<S: Schedule> OwnedTasks<S> {
         T::Output: Send + 'static,
     {
         let shard = self.shard_index(shard);
-        let (task, notified, join) = new_task(future, scheduler, self.owner_word(shard));
+        let (task, notified, join) = new_task(future, Some(scheduler), self.owner_word(shard));
         let mut lock = self.shards[shard].lock();
         if lock.closed {
             drop(lock);

@@ -53,7 +53,7 @@ impl Sched {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let (join, notified) = self.0.owned.spawn(f, self.clone());
+        let (join, notified) = self.0.owned.spawn(f);
         if let Some(n) = notified {
             self.schedule(n);
         }
@@ -67,7 +67,7 @@ impl Sched {
             let t = self.0.queue.lock().unwrap().pop_front();
             match t {
                 Some(t) => {
-                    t.run();
+                    t.run(self);
                     n += 1;
                 }
                 None => return n,
@@ -437,7 +437,7 @@ fn first_park_into_closed_list_cancels() {
     });
     s.0.owned.close_and_shutdown_all(0);
     let task = s.0.queue.lock().unwrap().pop_front().unwrap();
-    assert!(task.run(), "completed (cancelled) by this run");
+    assert!(task.run(&s), "completed (cancelled) by this run");
     assert_eq!(drops.load(SeqCst), 1);
     assert!(matches!(poll_once(&mut join), Poll::Ready(Err(e)) if e.is_cancelled()));
     assert!(s.0.owned.is_empty());
@@ -448,10 +448,10 @@ fn first_park_into_closed_list_cancels() {
 fn spawn_after_shutdown_is_cancelled() {
     let s = Sched::new();
     s.shutdown();
-    let (mut join, notified) = s.0.owned.spawn(async {}, s.clone());
+    let (mut join, notified) = s.0.owned.spawn(async {});
     assert!(notified.is_none());
     assert!(matches!(poll_once(&mut join), Poll::Ready(Err(e)) if e.is_cancelled()));
-    let (mut join, notified) = s.0.owned.spawn_remote(async {}, s.clone());
+    let (mut join, notified) = s.0.owned.spawn_remote(async {});
     assert!(notified.is_none());
     assert!(matches!(poll_once(&mut join), Poll::Ready(Err(e)) if e.is_cancelled()));
 }
@@ -460,14 +460,14 @@ fn spawn_after_shutdown_is_cancelled() {
 #[test]
 fn remote_mark_is_claimed_once() {
     let s = Sched::new();
-    let (_j, remote) = s.0.owned.spawn_remote(async {}, s.clone());
+    let (_j, remote) = s.0.owned.spawn_remote(async {});
     let remote = remote.unwrap();
     assert!(!remote.is_bound());
     assert!(remote.claim_remote());
     assert!(!remote.claim_remote());
     assert!(!remote.is_bound());
-    assert!(remote.run());
-    let (_j, local) = s.0.owned.spawn(async {}, s.clone());
+    assert!(remote.run(&s));
+    let (_j, local) = s.0.owned.spawn(async {});
     assert!(!local.unwrap().claim_remote());
 }
 
@@ -477,7 +477,7 @@ fn spawn_bound_is_in_the_list_before_it_runs() {
     let s = Sched::new();
     let (mut join, notified) = s.0.owned.spawn_bound(async { 3 }, s.clone(), 0);
     assert_eq!(s.0.owned.len(), 1);
-    assert!(notified.unwrap().run());
+    assert!(notified.unwrap().run(&s));
     assert_eq!(s.0.owned.len(), 0);
     assert!(matches!(poll_once(&mut join), Poll::Ready(Ok(3))));
 }

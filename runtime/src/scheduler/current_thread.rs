@@ -69,6 +69,8 @@ pub(crate) struct Core {
 /// The per-thread scheduler context while a thread drives the core.
 pub(crate) struct Context {
     handle: Arc<Handle>,
+    /// The same handle as tasks see it: lent to each task the core runs (`Notified::run`).
+    sched: scheduler::Handle,
     core: RefCell<Option<Box<Core>>>,
 }
 
@@ -137,24 +139,23 @@ impl Handle {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let sched = scheduler::Handle::CurrentThread(me.clone());
-        // No owned-list lock: the task joins the list only if it ever parks (task's
-        // list.rs). On the core's thread it is counted as spawned at once; from elsewhere
-        // it is marked, and counted when the core takes it off the global queue.
+        // No owned-list lock and no handle clone: the task joins the list, and takes a
+        // handle, only if it ever parks (task's list.rs). On the core's thread it is
+        // counted as spawned at once; from elsewhere it is marked, and counted when the
+        // core takes it off the global queue.
         let made = with_core(me, |core| match core {
             Some(core) => {
-                let (join, notified) = me.shared.owned.spawn(future, sched);
+                let (join, notified) = me.shared.owned.spawn(future);
                 if let Some(task) = notified {
                     core.stats.m.spawned += 1;
                     core.schedule_local(task, false);
                 }
                 Ok(join)
             }
-            // The handle goes back with the future: one `Arc` clone per spawn, not two.
-            None => Err((future, sched)),
+            None => Err(future),
         });
-        made.unwrap_or_else(|(future, sched)| {
-            let (join, notified) = me.shared.owned.spawn_remote(future, sched);
+        made.unwrap_or_else(|future| {
+            let (join, notified) = me.shared.owned.spawn_remote(future);
             if let Some(task) = notified {
                 Handle::push_remote(me, task);
             }
@@ -279,6 +280,7 @@ impl CurrentThread {
         };
         let cx = scheduler::Context::CurrentThread(Context {
             handle: handle.clone(),
+            sched: scheduler::Handle::CurrentThread(handle.clone()),
             core: RefCell::new(Some(core)),
         });
         let cancelled = context::set_scheduler(&cx, || {
@@ -334,6 +336,7 @@ impl CoreGuard<'_> {
         let core = self.core.take().expect("core present");
         let cx = scheduler::Context::CurrentThread(Context {
             handle: handle.clone(),
+            sched: scheduler::Handle::CurrentThread(handle.clone()),
             core: RefCell::new(Some(core)),
         });
         let out = context::set_scheduler(&cx, || {
@@ -396,7 +399,7 @@ impl Context {
                 };
                 core.stats.m.polls += 1;
                 self.put_core(core);
-                let completed = coop::budget(|| task.run());
+                let completed = coop::budget(|| task.run(&self.sched));
                 core = self.take_core();
                 core.stats.m.completed += u64::from(completed);
             }

@@ -1,7 +1,9 @@
 //! The two schedulers behind one handle type.
 //!
-//! `Handle` is what every task stores (its `task::Schedule` implementation) and what
-//! `runtime::Handle` wraps: an `Arc` of the multi-thread or current-thread scheduler state.
+//! `Handle` is the tasks' `task::Schedule` implementation and what `runtime::Handle`
+//! wraps: an `Arc` of the multi-thread or current-thread scheduler state. A worker lends
+//! its own to each task it runs; only a task that parks keeps a clone (for its wakers), so
+//! a task that never parks never touches the `Arc`'s count.
 //! `Context` is the per-thread state of a running scheduler (a worker's core, or the
 //! current-thread core), published through `context::set_scheduler` so that a task woken
 //! on its own worker goes to that worker's local queue with no synchronization.

@@ -41,9 +41,9 @@ pub(crate) struct Config {
     pub(crate) disable_lifo_slot: bool,
 }
 
-/// Aligned to 128 bytes so that, inside its `Arc`, the reference counts (written by every
-/// spawn's handle clone and every completion's drop) sit on their own cache lines, apart
-/// from the read-mostly fields below.
+/// Aligned to 128 bytes so that, inside its `Arc`, the reference counts (written when a
+/// task first parks and when a task that parked is freed) sit on their own cache lines,
+/// apart from the read-mostly fields below.
 #[repr(align(128))]
 pub(crate) struct Handle {
     pub(crate) shared: Shared,
@@ -131,14 +131,13 @@ impl Handle {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let sched = scheduler::Handle::MultiThread(me.clone());
-        // No owned-list lock here: the task joins the list only if it ever parks (task's
-        // list.rs), on the worker that polled it.
+        // No owned-list lock and no handle clone here: the task joins the list, and takes
+        // a handle, only if it ever parks (task's list.rs), on the worker that polled it.
         match worker::try_spawn_local(me, |local| {
             if local {
-                me.shared.owned.spawn(future, sched)
+                me.shared.owned.spawn(future)
             } else {
-                me.shared.owned.spawn_remote(future, sched)
+                me.shared.owned.spawn_remote(future)
             }
         }) {
             // On a worker: scheduled into its LIFO slot already.

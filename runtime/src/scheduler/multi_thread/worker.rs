@@ -117,6 +117,9 @@ pub(crate) struct Core {
 /// The per-thread scheduler context of a worker.
 pub(crate) struct Context {
     handle: Arc<Handle>,
+    /// The same handle as tasks see it: lent to each task this worker runs
+    /// (`Notified::run`).
+    sched: scheduler::Handle,
     index: usize,
     core: RefCell<Option<Box<Core>>>,
 }
@@ -160,6 +163,7 @@ pub(super) fn run(handle: Arc<Handle>, core: Box<Core>) {
     let _enter = context::enter(scheduler::Handle::MultiThread(handle.clone()));
     let index = core.index;
     let cx = scheduler::Context::MultiThread(Context {
+        sched: scheduler::Handle::MultiThread(handle.clone()),
         handle,
         index,
         core: RefCell::new(None),
@@ -290,7 +294,7 @@ impl Context {
         core.since_global += 1;
         *self.core.borrow_mut() = Some(core);
         coop::budget(|| {
-            let mut completed = task.run();
+            let mut completed = task.run(&self.sched);
             let mut lifo_polls = 0;
             loop {
                 let mut core = self
@@ -335,7 +339,7 @@ impl Context {
                 core.since_global += 1;
                 core.stats.m.lifo_hits += 1;
                 *self.core.borrow_mut() = Some(core);
-                completed = task.run();
+                completed = task.run(&self.sched);
             }
         })
     }
