@@ -481,3 +481,67 @@ fn spawn_bound_is_in_the_list_before_it_runs() {
     assert_eq!(s.0.owned.len(), 0);
     assert!(matches!(poll_once(&mut join), Poll::Ready(Ok(3))));
 }
+
+/// A task holds no scheduler handle until its first park: spawning and running tasks that
+/// complete (or yield) without parking never clones the scheduler; a task that parks
+/// holds one clone from its first park until it is freed, and a wake while it is parked
+/// schedules it through that clone.
+#[test]
+fn only_a_parked_task_holds_its_scheduler() {
+    let s = Sched::new();
+    let base = Arc::strong_count(&s.0);
+    let joins: Vec<_> = (0..4).map(|i| s.spawn(async move { i })).collect();
+    let yielder = s.spawn(async {
+        let mut yielded = false;
+        std::future::poll_fn(move |cx| {
+            if yielded {
+                return Poll::Ready(());
+            }
+            yielded = true;
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        })
+        .await
+    });
+    assert_eq!(
+        Arc::strong_count(&s.0),
+        base,
+        "spawned tasks hold no scheduler"
+    );
+    assert_eq!(s.run(), 6);
+    assert_eq!(
+        Arc::strong_count(&s.0),
+        base,
+        "they completed without parking"
+    );
+    assert_eq!(s.0.binds.load(SeqCst), 0);
+
+    let slot = Arc::new(Mutex::new(None::<Waker>));
+    let polls = Arc::new(AtomicUsize::new(0));
+    let mut parked = s.spawn(Parked {
+        waker: slot.clone(),
+        polls: polls.clone(),
+        ready_after: 1,
+    });
+    assert_eq!(s.run(), 1);
+    assert_eq!(s.0.binds.load(SeqCst), 1);
+    assert_eq!(
+        Arc::strong_count(&s.0),
+        base + 1,
+        "the parked task holds one clone"
+    );
+    slot.lock().unwrap().take().unwrap().wake();
+    assert_eq!(
+        s.0.queue.lock().unwrap().len(),
+        1,
+        "woken through its own clone"
+    );
+    assert_eq!(s.run(), 1);
+    assert!(matches!(poll_once(&mut parked), Poll::Ready(Ok(2))));
+    drop(parked);
+    assert_eq!(Arc::strong_count(&s.0), base, "freed with the task");
+    for (i, mut j) in joins.into_iter().enumerate() {
+        assert!(matches!(poll_once(&mut j), Poll::Ready(Ok(v)) if v == i));
+    }
+    drop(yielder);
+}
