@@ -11,6 +11,8 @@
 #   --no-instr   skip the callgrind instruction counts
 # Environment:
 #   BENCH_WORKERS          worker threads of the multi-thread runtimes (default 4)
+#   BENCH_ROUNDS           rounds of both files (default 3); each figure in the table is
+#                          the median over the rounds of criterion's median
 #   RUNTIME_BENCH_METRICS  =1: also print our runtime's per-worker counters per group
 #   CRITERION_ARGS         criterion flags (default: short runs, see below)
 #   CARGO_TARGET_DIR       where to build (default: target/); results go to
@@ -23,9 +25,14 @@ WORKERS=${BENCH_WORKERS:-4}
 export BENCH_WORKERS=$WORKERS
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 OUT=$TARGET/criterion-compare/workers-$WORKERS
-# Short runs: the whole script takes under ~10 minutes on 2 cores (after the first,
-# slow, fat-LTO build). Groups with long iterations override the sample size in code.
-CRITERION_ARGS=${CRITERION_ARGS:---noplot --warm-up-time 0.5 --measurement-time 2 --sample-size 20 --nresamples 20000}
+# Short runs, several rounds: this machine's speed drifts by tens of percent from one
+# minute to the next, so a single pass can catch one runtime in a slow minute and its
+# neighbour in a fast one. Rounds spread every runtime over the whole run; the table shows
+# the median of the rounds' medians. The whole script takes about 10 minutes on 2 cores
+# (after the first, slow, fat-LTO build). Groups with long iterations override the sample
+# size in code.
+ROUNDS=${BENCH_ROUNDS:-3}
+CRITERION_ARGS=${CRITERION_ARGS:---noplot --warm-up-time 0.3 --measurement-time 1 --sample-size 15 --nresamples 20000}
 
 RUN_BENCH=1
 RUN_INSTR=1
@@ -34,7 +41,7 @@ for arg in "$@"; do
         --no-bench) RUN_BENCH=0 ;;
         --no-instr) RUN_INSTR=0 ;;
         -h | --help)
-            sed -n '2,17p' "${BASH_SOURCE[0]}"
+            sed -n '2,19p' "${BASH_SOURCE[0]}"
             exit 0
             ;;
         *)
@@ -97,17 +104,36 @@ fi
 if [[ $RUN_BENCH == 1 ]]; then
     export CRITERION_HOME=$OUT
     cut -d' ' -f1-3 /proc/loadavg >"$OUT/load-start" 2>/dev/null || true
-    for file in rt_multi_threaded rt_current_thread; do
-        echo "running $file (BENCH_WORKERS=$WORKERS; log: $OUT/$file.log)..."
-        start=$SECONDS
-        # `--bench` is what cargo passes: without it criterion runs each function once.
-        # shellcheck disable=SC2086 # CRITERION_ARGS is a list of flags
-        if ! (cd benches && "$OUT/bin/$file" --bench $CRITERION_ARGS) >"$OUT/$file.log" 2>&1; then
-            echo "compare.sh: $file failed; the end of its log:" >&2
-            tail -n 30 "$OUT/$file.log" >&2
-            exit 1
-        fi
-        echo "  done in $((SECONDS - start)) s"
+    for round in $(seq 1 "$ROUNDS"); do
+        for file in rt_multi_threaded rt_current_thread; do
+            echo "round $round/$ROUNDS: running $file (BENCH_WORKERS=$WORKERS; log: $OUT/$file.log)..."
+            start=$SECONDS
+            # `--bench` is what cargo passes: without it criterion runs each function once.
+            # shellcheck disable=SC2086 # CRITERION_ARGS is a list of flags
+            if ! (cd benches && "$OUT/bin/$file" --bench $CRITERION_ARGS) >"$OUT/$file.log" 2>&1; then
+                echo "compare.sh: $file failed; the end of its log:" >&2
+                tail -n 30 "$OUT/$file.log" >&2
+                exit 1
+            fi
+            cp "$OUT/$file.log" "$OUT/$file.round$round.log"
+            echo "  done in $((SECONDS - start)) s"
+        done
+        # This round's medians (criterion overwrites its `new` estimates every round).
+        python3 - "$OUT" "$OUT/round-$round.json" <<'PY'
+import json, os, sys
+out, dst = sys.argv[1], sys.argv[2]
+medians = []
+for dirpath, dirnames, filenames in os.walk(out):
+    if os.path.basename(dirpath) != "new" or "benchmark.json" not in filenames:
+        continue
+    with open(os.path.join(dirpath, "benchmark.json")) as f:
+        meta = json.load(f)
+    with open(os.path.join(dirpath, "estimates.json")) as f:
+        est = json.load(f)
+    medians.append([meta["group_id"], meta["function_id"], est["median"]["point_estimate"]])
+with open(dst, "w") as f:
+    json.dump(medians, f)
+PY
     done
     cut -d' ' -f1-3 /proc/loadavg >"$OUT/load-end" 2>/dev/null || true
 fi
@@ -150,7 +176,7 @@ if [[ ${RUNTIME_BENCH_METRICS:-} == 1 ]]; then
 fi
 
 python3 - "$OUT" "$WORKERS" "$INSTR_FILE" <<'PY'
-import json, os, sys, platform
+import glob, json, os, statistics, sys, platform
 
 out, workers, instr_file = sys.argv[1], sys.argv[2], sys.argv[3]
 RUNTIMES = ["runtime", "tokio", "smol", "smol_static", "floor"]
@@ -158,16 +184,15 @@ WORKLOADS = ["spawn_many_local", "spawn_many_remote_idle", "spawn_many_remote_bu
              "spawn_many_remote_busy2", "ping_pong", "yield_many", "chained_spawn"]
 FLAVORS = [("multi_thread", f"multi({workers})"), ("current_thread", "current")]
 
-# criterion: <home>/<group dir>/<function>/new/{benchmark,estimates}.json
-medians = {}
-for dirpath, dirnames, filenames in os.walk(out):
-    if os.path.basename(dirpath) != "new" or "benchmark.json" not in filenames:
-        continue
-    with open(os.path.join(dirpath, "benchmark.json")) as f:
-        meta = json.load(f)
-    with open(os.path.join(dirpath, "estimates.json")) as f:
-        est = json.load(f)
-    medians[(meta["group_id"], meta["function_id"])] = est["median"]["point_estimate"]
+# Each round's criterion medians (round-N.json), reduced to their median per function.
+per_round = {}
+round_files = sorted(glob.glob(os.path.join(out, "round-*.json")))
+for path in round_files:
+    with open(path) as f:
+        for group, function, median in json.load(f):
+            per_round.setdefault((group, function), []).append(median)
+medians = {key: statistics.median(values) for key, values in per_round.items()}
+rounds = len(round_files)
 
 def fmt(ns):
     if ns is None:
@@ -193,7 +218,7 @@ def load(name):
 
 nproc = os.cpu_count()
 print()
-print(f"=== medians: multi-thread runtimes with {workers} workers; {nproc} cores, "
+print(f"=== medians (of {rounds} rounds' criterion medians): multi-thread runtimes with {workers} workers; {nproc} cores, "
       f"{platform.node()}; load average (1/5/15 min) {load('load-start')} before the benches, "
       f"{load('load-end')} after ===")
 print("each other runtime: its median, then THEIR TIME / OUR TIME (2.00x = ours is twice as"
