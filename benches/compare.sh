@@ -11,8 +11,9 @@
 #   --no-instr   skip the callgrind instruction counts
 # Environment:
 #   BENCH_WORKERS          worker threads of the multi-thread runtimes (default 4)
-#   BENCH_ROUNDS           rounds of both files (default 3); each figure in the table is
-#                          the median over the rounds of criterion's median
+#   BENCH_ROUNDS           rounds of both files (default 3); each time in the table is
+#                          the median over the rounds of criterion's median, each ratio
+#                          the median over the rounds of that round's ratio
 #   RUNTIME_BENCH_METRICS  =1: also print our runtime's per-worker counters per group
 #   CRITERION_ARGS         criterion flags (default: short runs, see below)
 #   CARGO_TARGET_DIR       where to build (default: target/); results go to
@@ -41,7 +42,7 @@ for arg in "$@"; do
         --no-bench) RUN_BENCH=0 ;;
         --no-instr) RUN_INSTR=0 ;;
         -h | --help)
-            sed -n '2,19p' "${BASH_SOURCE[0]}"
+            sed -n '2,20p' "${BASH_SOURCE[0]}"
             exit 0
             ;;
         *)
@@ -184,15 +185,23 @@ WORKLOADS = ["spawn_many_local", "spawn_many_remote_idle", "spawn_many_remote_bu
              "spawn_many_remote_busy2", "ping_pong", "yield_many", "chained_spawn"]
 FLAVORS = [("multi_thread", f"multi({workers})"), ("current_thread", "current")]
 
-# Each round's criterion medians (round-N.json), reduced to their median per function.
+# Each round's criterion medians (round-N.json). A time shown is the median over the
+# rounds; a ratio is the median over the rounds of that round's ratio (the two times of
+# one round were taken minutes apart at most, so drift between rounds cancels out).
 per_round = {}
 round_files = sorted(glob.glob(os.path.join(out, "round-*.json")))
-for path in round_files:
+for index, path in enumerate(round_files):
     with open(path) as f:
         for group, function, median in json.load(f):
-            per_round.setdefault((group, function), []).append(median)
-medians = {key: statistics.median(values) for key, values in per_round.items()}
+            per_round.setdefault((group, function), {})[index] = median
+medians = {key: statistics.median(values.values()) for key, values in per_round.items()}
 rounds = len(round_files)
+
+def paired(group, num, den):
+    """Median over the rounds of num's time / den's time; None if no round has both."""
+    a, b = per_round.get((group, num), {}), per_round.get((group, den), {})
+    ratios = [a[i] / b[i] for i in a if i in b and b[i]]
+    return statistics.median(ratios) if ratios else None
 
 def fmt(ns):
     if ns is None:
@@ -202,12 +211,12 @@ def fmt(ns):
             return f"{ns / scale:.3g} {unit}"
     return f"{ns:.3g} ns"
 
-def cell(ns, ours):
+def cell(ns, ratio):
     if ns is None:
         return "-"
-    if ours is None:
+    if ratio is None:
         return fmt(ns)
-    return f"{fmt(ns)} {ns / ours:5.2f}x"
+    return f"{fmt(ns)} {ratio:5.2f}x"
 
 def load(name):
     try:
@@ -222,8 +231,8 @@ print(f"=== medians (of {rounds} rounds' criterion medians): multi-thread runtim
       f"{platform.node()}; load average (1/5/15 min) {load('load-start')} before the benches, "
       f"{load('load-end')} after ===")
 print("each other runtime: its median, then THEIR TIME / OUR TIME (2.00x = ours is twice as"
-      " fast; below 1.00x = ours is slower)")
-print("ours/floor = OUR TIME / FLOOR TIME (1.00x would be the floor itself)")
+      " fast; below 1.00x = ours is slower), the median of the rounds' ratios")
+print("ours/floor = OUR TIME / FLOOR TIME (1.00x would be the floor itself), likewise")
 print("target (issue 3): multi <= 0.75x tokio (>= 1.33x here) and faster than every other"
       " runtime; current <= 0.85x tokio (>= 1.18x); spawn_many_local & chained_spawn"
       " within 4x floor")
@@ -236,26 +245,29 @@ print("-" * len(hdr))
 missing = 0
 for group_prefix, flavor in FLAVORS:
     for wl in WORKLOADS:
-        get = lambda rt: medians.get((f"{group_prefix}/{wl}", rt))
+        group = f"{group_prefix}/{wl}"
+        get = lambda rt: medians.get((group, rt))
+        ratio = lambda rt: paired(group, rt, "runtime")
         ours = get("runtime")
         if ours is None and all(get(rt) is None for rt in RUNTIMES):
             missing += 1
             continue
         row = f"{flavor:<9} {wl:<24} {fmt(ours):>10}"
         for rt in RUNTIMES[1:]:
-            row += f" {cell(get(rt), ours):>16}"
-        floor = get("floor")
-        row += f" {(f'{ours / floor:.2f}x' if ours and floor else '-'):>10}"
+            row += f" {cell(get(rt), ratio(rt)):>16}"
+        to_floor = paired(group, "runtime", "floor")
+        row += f" {(f'{to_floor:.2f}x' if to_floor is not None else '-'):>10}"
         misses = []
         if ours is not None:
-            tokio = get("tokio")
+            tokio = ratio("tokio")
             need = 0.75 if group_prefix == "multi_thread" else 0.85
-            if tokio is not None and ours > need * tokio:
+            # ours <= need x tokio  <=>  tokio / ours >= 1 / need
+            if tokio is not None and tokio * need < 1:
                 misses.append("tokio")
             if group_prefix == "multi_thread":
                 misses += [rt for rt in ("smol", "smol_static")
-                           if get(rt) is not None and get(rt) <= ours]
-            if wl in ("spawn_many_local", "chained_spawn") and floor and ours > 4 * floor:
+                           if ratio(rt) is not None and ratio(rt) <= 1]
+            if wl in ("spawn_many_local", "chained_spawn") and to_floor and to_floor > 4:
                 misses.append("floor")
         row += "  " + ("ok" if not misses else "MISS: " + ",".join(misses))
         print(row)
