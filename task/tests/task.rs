@@ -491,18 +491,7 @@ fn only_a_parked_task_holds_its_scheduler() {
     let s = Sched::new();
     let base = Arc::strong_count(&s.0);
     let joins: Vec<_> = (0..4).map(|i| s.spawn(async move { i })).collect();
-    let yielder = s.spawn(async {
-        let mut yielded = false;
-        std::future::poll_fn(move |cx| {
-            if yielded {
-                return Poll::Ready(());
-            }
-            yielded = true;
-            cx.waker().wake_by_ref();
-            Poll::Pending
-        })
-        .await
-    });
+    let yielder = s.spawn(yield_once());
     assert_eq!(
         Arc::strong_count(&s.0),
         base,
