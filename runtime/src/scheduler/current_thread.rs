@@ -115,21 +115,11 @@ pub(crate) fn create(
 /// global queue. `f(None)` runs with no borrow held.
 #[inline]
 fn with_core<R>(handle: &Arc<Handle>, f: impl FnOnce(Option<&mut Core>) -> R) -> R {
-    context::with_scheduler(|cx| {
-        let cx = match cx {
-            Some(scheduler::Context::CurrentThread(cx)) if Arc::ptr_eq(&cx.handle, handle) => cx,
-            _ => return f(None),
-        };
-        let Ok(mut slot) = cx.core.try_borrow_mut() else {
-            return f(None);
-        };
-        match slot.as_deref_mut() {
-            Some(core) => f(Some(core)),
-            None => {
-                drop(slot);
-                f(None)
-            }
+    context::with_scheduler(|cx| match cx {
+        Some(scheduler::Context::CurrentThread(cx)) if Arc::ptr_eq(&cx.handle, handle) => {
+            scheduler::with_core_slot(&cx.core, f)
         }
+        _ => f(None),
     })
 }
 

@@ -33,6 +33,27 @@ pub(crate) enum Context {
     CurrentThread(current_thread::Context),
 }
 
+/// Runs `f` with the core parked in `slot` (a scheduler context's), or with `None` when
+/// the slot is empty or already borrowed (a wake from code that holds the core, e.g. a
+/// task dropped at shutdown whose future wakes another, must not panic). `f(None)` runs
+/// with no borrow held.
+#[inline]
+pub(crate) fn with_core_slot<C, R>(
+    slot: &std::cell::RefCell<Option<Box<C>>>,
+    f: impl FnOnce(Option<&mut C>) -> R,
+) -> R {
+    let Ok(mut borrowed) = slot.try_borrow_mut() else {
+        return f(None);
+    };
+    match borrowed.as_deref_mut() {
+        Some(core) => f(Some(core)),
+        None => {
+            drop(borrowed);
+            f(None)
+        }
+    }
+}
+
 impl Handle {
     pub(crate) fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
     where

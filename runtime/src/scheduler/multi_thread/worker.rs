@@ -191,21 +191,11 @@ pub(crate) fn current_index(handle: &Arc<Handle>) -> Option<usize> {
 /// a closed queue whose future wakes another) must not panic; it gets `None` and takes the
 /// remote path. `f(None)` runs with no borrow held.
 fn with_core<R>(handle: &Arc<Handle>, f: impl FnOnce(Option<&mut Core>) -> R) -> R {
-    context::with_scheduler(|cx| {
-        let cx = match cx {
-            Some(scheduler::Context::MultiThread(cx)) if Arc::ptr_eq(&cx.handle, handle) => cx,
-            _ => return f(None),
-        };
-        let Ok(mut slot) = cx.core.try_borrow_mut() else {
-            return f(None);
-        };
-        match slot.as_deref_mut() {
-            Some(core) => f(Some(core)),
-            None => {
-                drop(slot);
-                f(None)
-            }
+    context::with_scheduler(|cx| match cx {
+        Some(scheduler::Context::MultiThread(cx)) if Arc::ptr_eq(&cx.handle, handle) => {
+            scheduler::with_core_slot(&cx.core, f)
         }
+        _ => f(None),
     })
 }
 
