@@ -116,7 +116,7 @@ impl Runtime {
             (Flavor::CurrentThread(ct), scheduler::Handle::CurrentThread(h)) => {
                 ct.block_on(h, future)
             }
-            _ => park_block_on(future),
+            (_, handle) => park_block_on(future, handle.block_on_yield_every()),
         }
     }
 
@@ -216,15 +216,20 @@ impl Wake for UnparkWaker {
     }
 }
 
-/// Spin-wait rounds (each a spin hint, a yield every 16th) before a `block_on` thread
-/// parks: a thread awaiting a stream of results (join handles of a burst of tasks) is
-/// often woken within a microsecond or two, and a futex sleep and wake-up costs both
-/// sides a syscall and a context switch. (None under loom: nothing to gain, and every
-/// spin would be a scheduling point.)
+/// Spin-wait rounds (each a spin hint, or a yield every `yield_every`th) before a
+/// `block_on` thread parks: a thread awaiting a stream of results (join handles of a
+/// burst of tasks) is often woken within a microsecond or two, and a futex sleep and
+/// wake-up costs both sides a syscall and a context switch. (None under loom: nothing to
+/// gain, and every spin would be a scheduling point.)
 const BLOCK_ON_SPINS: u32 = if cfg!(loom) { 0 } else { 64 };
 
-/// Polls `future` on this thread, parking between polls until its waker fires.
-pub(crate) fn park_block_on<F: Future>(future: F) -> F::Output {
+/// The yield cadence of that spin when the runtime's workers leave a CPU free.
+pub(crate) const BLOCK_ON_YIELD_EVERY: u32 = 16;
+
+/// Polls `future` on this thread, parking between polls until its waker fires; while it
+/// waits it spins `BLOCK_ON_SPINS` rounds first, yielding the CPU every `yield_every`th.
+pub(crate) fn park_block_on<F: Future>(future: F, yield_every: u32) -> F::Output {
+    let yield_every = yield_every.max(1);
     let mut park = Parker::new(Arc::new(
         Driver::new(false, false).expect("a driverless parker cannot fail"),
     ));
@@ -241,7 +246,7 @@ pub(crate) fn park_block_on<F: Future>(future: F) -> F::Output {
                 woken = true;
                 break;
             }
-            if spin % 16 == 15 {
+            if spin % yield_every == yield_every - 1 {
                 shim::thread::yield_now();
             } else {
                 shim::hint::spin_loop();
@@ -249,6 +254,46 @@ pub(crate) fn park_block_on<F: Future>(future: F) -> F::Output {
         }
         if !woken {
             park.park();
+        }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use crate::Builder;
+
+    fn cpus() -> usize {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    }
+
+    #[test]
+    fn block_on_yields_every_round_when_workers_fill_the_cpus() {
+        let rt = Builder::new_multi_thread()
+            .worker_threads(cpus())
+            .build()
+            .unwrap();
+        assert_eq!(rt.handle.inner.block_on_yield_every(), 1);
+        // Still correct: the spin ends on the wake-up and block_on returns the output.
+        let h = rt.spawn(async { 7 });
+        assert_eq!(rt.block_on(h).unwrap(), 7);
+    }
+
+    #[test]
+    fn block_on_yields_now_and_then_when_a_cpu_is_free() {
+        let rt = Builder::new_current_thread().build().unwrap();
+        assert_eq!(
+            rt.handle.inner.block_on_yield_every(),
+            super::BLOCK_ON_YIELD_EVERY
+        );
+        if cpus() > 1 {
+            let rt = Builder::new_multi_thread()
+                .worker_threads(cpus() - 1)
+                .build()
+                .unwrap();
+            assert_eq!(
+                rt.handle.inner.block_on_yield_every(),
+                super::BLOCK_ON_YIELD_EVERY
+            );
         }
     }
 }

@@ -33,6 +33,8 @@ fn run<B: Bench, S: Signal>(rt: B, workload: &str, iterations: usize) -> Result<
         iteration();
     }
     drop(iteration);
+    // Our runtime prints its counters here when RUNTIME_BENCH_METRICS=1 (warm-up included).
+    rt.report(workload, iterations as u64 + 1);
     drop(rt);
     Ok(tasks)
 }

@@ -55,6 +55,15 @@ pub(crate) fn with_core_slot<C, R>(
 }
 
 impl Handle {
+    /// The yield cadence of a `block_on` thread's pre-park spin on this runtime
+    /// (`runtime::park_block_on`).
+    pub(crate) fn block_on_yield_every(&self) -> u32 {
+        match self {
+            Handle::MultiThread(h) => h.block_on_yield_every,
+            Handle::CurrentThread(_) => crate::runtime::BLOCK_ON_YIELD_EVERY,
+        }
+    }
+
     pub(crate) fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,

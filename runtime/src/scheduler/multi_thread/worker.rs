@@ -71,9 +71,8 @@ const SPIN_ROUNDS: u32 = if cfg!(loom) { 1 } else { 128 };
 /// (measured on 2 cores with 4 workers: a 128-round spin made spawn_many_local slower).
 const SPIN_ROUNDS_OVERSUBSCRIBED: u32 = if cfg!(loom) { 1 } else { 4 };
 
-/// Pre-park spin rounds for a runtime of `workers` workers on this machine.
-pub(super) fn spin_rounds(workers: usize) -> u32 {
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+/// Pre-park spin rounds for a runtime of `workers` workers on a machine of `cpus` CPUs.
+pub(super) fn spin_rounds(workers: usize, cpus: usize) -> u32 {
     if workers <= cpus {
         SPIN_ROUNDS
     } else {
