@@ -1,5 +1,6 @@
-//! loom suites for the `Inject` queue: concurrent push / pop / push_batch / pop_n, and
-//! close racing pushes. Each checks that every item comes out exactly once (or comes back
+//! loom suites for the `Inject` queue: concurrent push / pop / push_batch / pop_n, FIFO
+//! order while pushes (onto the lock-free stack) race consumers (moving it to the list),
+//! and close racing pushes. Each checks that every item comes out exactly once (or comes back
 //! refused), that batches keep their order, and that the lock-free length agrees with the
 //! contents once the threads are joined; loom checks the item links for data races.
 //! Preemption bound: `LOOM_MAX_PREEMPTIONS` (read by `loom::model::Builder::new`), 3 when
@@ -107,6 +108,42 @@ fn push_batch_vs_push_vs_pop_n() {
         // The batch keeps its order (FIFO, and it went in as one splice).
         let batch_order: Vec<usize> = got.iter().copied().filter(|&id| id < 3).collect();
         assert_eq!(batch_order, vec![0, 1, 2]);
+    });
+}
+
+/// One producer pushing one at a time while two consumers pop: whatever the interleaving
+/// of pushes onto the stack and consumers moving it to the list, each consumer sees the
+/// producer's items in push order, and every item comes out once.
+#[test]
+fn single_producer_order_under_concurrent_pops() {
+    model(|| {
+        let q = Arc::new(Inject::new());
+        let pusher = {
+            let q = q.clone();
+            thread::spawn(move || {
+                for id in 0..3 {
+                    q.push(Item::new(id)).ok().unwrap();
+                }
+            })
+        };
+        let popper = {
+            let q = q.clone();
+            thread::spawn(move || q.pop_n(2).map(|i| i.id()).collect::<Vec<_>>())
+        };
+        let mut mine: Vec<usize> = q.pop().map(|i| i.id()).into_iter().collect();
+        mine.extend(q.pop().map(|i| i.id()));
+        pusher.join().unwrap();
+        let theirs = popper.join().unwrap();
+        assert!(mine.windows(2).all(|w| w[0] < w[1]), "{mine:?}");
+        assert!(theirs.windows(2).all(|w| w[0] < w[1]), "{theirs:?}");
+        let rest = drain(&q);
+        // What is left is younger than anything either consumer took.
+        let taken_max = mine.iter().chain(&theirs).max().copied();
+        assert!(rest.iter().all(|&id| taken_max.is_none_or(|m| id > m)), "{rest:?}");
+        let mut got = mine;
+        got.extend(theirs);
+        got.extend(rest);
+        assert_exactly_once(&got, 3);
     });
 }
 

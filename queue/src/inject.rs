@@ -1,79 +1,106 @@
-//! The global inject queue: an intrusive singly linked FIFO behind one mutex.
+//! The global inject queue: intrusive, pushed without a lock, popped behind one mutex.
 //!
-//! Items are threaded through their own [`Link`] field, so pushing and popping never
-//! allocate. The list (`head`, `tail`, `len`, `closed`) lives behind a `shim::sync::Mutex`;
-//! its length and closed flag are mirrored in atomics so [`Inject::len`],
-//! [`Inject::is_empty`] and [`Inject::is_closed`] (what a worker asks before deciding to
-//! take the lock, or on every tick) read them without locking.
+//! Two parts, both threaded through the items' own [`Link`] field (nothing allocates):
+//! - `stack`: where pushes land. A Treiber stack (newest first) whose head word also holds
+//!   the CLOSED bit. A push is one CAS on the head, so a producer (the thread spawning
+//!   10,000 tasks from outside the runtime) never waits for a consumer holding the lock,
+//!   nor yields to one that was descheduled holding it.
+//! - `list`: a FIFO behind the mutex that serialises consumers. A consumer that needs more
+//!   than the list holds takes the whole stack at once (`fetch_and`, so no ABA: nodes are
+//!   never popped from the stack one by one), reverses it and appends it: every list item is
+//!   older than every stack item, so the queue stays FIFO. Pops detach a run under the lock
+//!   (walking `n` links) as a [`Chain`], iterated without it.
 //!
-//! Invariants, all under the lock: `head` is `None` iff `tail` is `None` iff `len == 0`;
-//! following `next` from `head` reaches `tail` after exactly `len - 1` steps; the link of a
-//! queued item is only touched under the lock. Batches are linked *before* the lock is taken
-//! (the items are still private to the pusher) and spliced in with O(1) work; `pop_n`
-//! detaches a run under the lock (walking `n` links) and hands it out as a [`Chain`], which
-//! is iterated without the lock. Once closed, pushes are refused but pops drain what is left.
+//! Invariants: `len` (lock-free) counts the items in both parts, plus pushes in flight: a
+//! pusher adds before its CAS and takes back if refused, a consumer subtracts what it took,
+//! so `len` never under-counts (an item in the queue was counted before it got there). Under
+//! the lock, `list.head` is `None` iff `list.tail` is `None` iff `list.len == 0`, and
+//! following `next` from `head` reaches `tail` in `list.len - 1` steps. Once CLOSED is set
+//! no push succeeds, and pops drain what is left.
 
 use core::fmt;
 use core::marker::PhantomData;
 use core::ptr::NonNull;
 
+use crossbeam_utils::CachePadded;
 use shim::sync::atomic::{
     AtomicBool, AtomicUsize,
-    Ordering::{Acquire, Relaxed, Release},
+    Ordering::{AcqRel, Acquire, Relaxed, Release},
 };
 use shim::sync::Mutex;
 
 use crate::Link;
 
+/// The CLOSED flag in the stack's head word (nodes are at least 2-aligned).
+const CLOSED: usize = 1;
+
 /// The multi-producer multi-consumer global queue. `Send + Sync` when `T: Send`.
 pub struct Inject<T: Link> {
-    /// Mirror of `List::len`, written only under the lock, read without it.
-    len: AtomicUsize,
-    /// Mirror of `List::closed`, written only under the lock, read without it.
+    /// The producers' line: the stack head (a node address, or 0, with CLOSED in bit 0) and
+    /// the length, which every push writes next to it.
+    stack: CachePadded<Stack>,
+    /// Mirror of CLOSED, written once by `close`, read without touching the producers' line.
     closed: AtomicBool,
     list: Mutex<List<T::Node>>,
     _items: PhantomData<T>,
 }
 
-/// The locked state of the queue.
+struct Stack {
+    head: AtomicUsize,
+    len: AtomicUsize,
+}
+
+/// The consumers' FIFO, under the lock.
 struct List<N> {
     head: Option<NonNull<N>>,
     tail: Option<NonNull<N>>,
     len: usize,
-    closed: bool,
 }
 
 // SAFETY: the queue owns its items (moved in by value, moved out by value), so sending the
-// queue sends items: `T: Send` is required. The raw node pointers are only dereferenced
-// under the mutex (or with `&mut self` in `drop`), which serialises all access; sharing
-// `&Inject` therefore only ever moves whole items between threads, again needing `T: Send`.
+// queue sends items: `T: Send` is required. A node's link is written by its pusher before
+// the Release CAS that publishes it and read by a consumer after the Acquire `fetch_and`
+// that takes it; list nodes are only touched under the mutex (or with `&mut self` in
+// `drop`). Sharing `&Inject` therefore only ever moves whole items between threads.
 unsafe impl<T: Link + Send> Send for Inject<T> {}
 // SAFETY: see the `Send` impl above.
 unsafe impl<T: Link + Send> Sync for Inject<T> {}
 
+fn addr<N>(ptr: NonNull<N>) -> usize {
+    ptr.as_ptr() as usize
+}
+
+fn node<N>(word: usize) -> Option<NonNull<N>> {
+    NonNull::new((word & !CLOSED) as *mut N)
+}
+
 impl<T: Link> Inject<T> {
     /// An empty, open queue.
     pub fn new() -> Self {
+        const { assert!(core::mem::align_of::<T::Node>() >= 2, "CLOSED needs bit 0") };
         Inject {
-            len: AtomicUsize::new(0),
+            stack: CachePadded::new(Stack {
+                head: AtomicUsize::new(0),
+                len: AtomicUsize::new(0),
+            }),
             closed: AtomicBool::new(false),
             list: Mutex::new(List {
                 head: None,
                 tail: None,
                 len: 0,
-                closed: false,
             }),
             _items: PhantomData,
         }
     }
 
-    /// Number of queued items, read without the lock (a snapshot that may be stale).
+    /// Number of queued items, read without the lock (a snapshot that may be stale, and
+    /// may count a push still in flight).
     pub fn len(&self) -> usize {
         // Relaxed: the value is a hint; no item memory is read on the strength of it (items
-        // are handed over under the mutex, which carries its own happens-before). A caller
+        // are handed over by the stack's Release/Acquire or under the mutex). A caller
         // whose protocol needs "a push that happened-before this load is seen" gets that
         // from its own synchronisation plus coherence, whatever this ordering.
-        self.len.load(Relaxed)
+        self.stack.len.load(Relaxed)
     }
 
     /// True when no item is queued, read without the lock (a snapshot that may be stale).
@@ -84,128 +111,140 @@ impl<T: Link> Inject<T> {
     /// Appends `item` at the back; gives it back as `Err(item)` once the queue is closed.
     pub fn push(&self, item: T) -> Result<(), T> {
         let ptr = item.into_raw();
-        // SAFETY: we own the item (just converted); nothing else can reach its link yet.
-        unsafe { T::set_next(ptr, None) };
-        let mut list = self.list.lock();
-        if list.closed {
-            drop(list);
-            // SAFETY: `ptr` came from `into_raw` above and was never queued.
-            return Err(unsafe { T::from_raw(ptr) });
+        // SAFETY: `ptr..=ptr` is a one-node chain we own (just converted).
+        match unsafe { self.push_chain(ptr, ptr, 1) } {
+            Ok(()) => Ok(()),
+            // SAFETY: refused, so `ptr` is still ours; it came from `into_raw`.
+            Err(()) => Err(unsafe { T::from_raw(ptr) }),
         }
-        // SAFETY: under the lock; `ptr` is a fresh, owned node with a cleared link.
-        unsafe { self.splice(&mut list, ptr, ptr, 1) };
-        Ok(())
     }
 
-    /// Links the items into a chain WITHOUT the lock, then appends the chain under one lock.
+    /// Links the items into a chain without any shared write, then appends the chain with
+    /// one CAS, in order.
     ///
     /// Once the queue is closed every item comes back, in order, as `Err(chain)`.
-    /// An empty batch returns `Ok(())` without taking the lock.
+    /// An empty batch returns `Ok(())` and touches nothing.
     pub fn push_batch(&self, items: impl IntoIterator<Item = T>) -> Result<(), Chain<T>> {
         let mut items = items.into_iter();
         let Some(first) = items.next() else {
             return Ok(());
         };
         let first = first.into_raw();
-        // The chain built so far, owned by `batch`: if the iterator panics, `batch`'s drop
-        // frees what was linked (each node is linked before it is counted).
+        // Linked newest first (the stack's order): `top` is the last item, `first` the
+        // bottom. Owned by `batch` meanwhile (a `Chain` from `top`), so that if the iterator
+        // panics the items linked so far are dropped (each is linked before it is counted).
+        // SAFETY: `first` is ours; its link is private until published.
+        unsafe { T::set_next(first, None) };
         let mut batch = Chain::<T> {
             head: Some(first),
             len: 1,
             _items: PhantomData,
         };
-        let mut last = first;
         for item in items {
             let ptr = item.into_raw();
-            // SAFETY: `last` is a node of our private, not yet published chain.
-            unsafe { T::set_next(last, Some(ptr)) };
+            // SAFETY: `ptr` is ours and unpublished; it points at the chain built so far.
+            unsafe { T::set_next(ptr, batch.head) };
+            batch.head = Some(ptr);
             batch.len += 1;
-            last = ptr;
         }
-        // SAFETY: as above; terminates the chain.
-        unsafe { T::set_next(last, None) };
-
-        let mut list = self.list.lock();
-        if list.closed {
-            drop(list);
-            return Err(batch);
-        }
-        let n = batch.len;
-        // The queue takes ownership of the nodes: `batch` must not free them.
-        batch.head = None;
+        let (top, n) = (batch.head.take().expect("a non-empty batch"), batch.len);
         batch.len = 0;
-        // SAFETY: under the lock; `first..=last` is an owned chain of `n` nodes ending in None.
-        unsafe { self.splice(&mut list, first, last, n) };
-        Ok(())
+        // SAFETY: `top..=first` is our chain of `n` nodes, linked newest first.
+        match unsafe { self.push_chain(top, first, n) } {
+            Ok(()) => Ok(()),
+            Err(()) => {
+                // Refused: give the items back oldest first.
+                // SAFETY: the chain is still ours, `n` nodes from `top`.
+                let (head, _) = unsafe { reverse::<T>(top, n) };
+                Err(Chain {
+                    head: Some(head),
+                    len: n,
+                    _items: PhantomData,
+                })
+            }
+        }
     }
 
-    /// Appends the owned chain `first..=last` of `n` nodes (last link `None`) at the back.
+    /// Publishes the chain `top..=bottom` of `n` nodes (linked newest first) on the stack;
+    /// `Err` (chain untouched but `bottom`'s link) once the queue is closed.
     ///
     /// # Safety
     ///
-    /// `list` is this queue's locked list; the chain is owned by the caller, well formed,
-    /// and ownership of its items passes to the queue.
-    unsafe fn splice(
+    /// The caller owns the chain; on `Ok` ownership of its items passes to the queue.
+    unsafe fn push_chain(
         &self,
-        list: &mut List<T::Node>,
-        first: NonNull<T::Node>,
-        last: NonNull<T::Node>,
+        top: NonNull<T::Node>,
+        bottom: NonNull<T::Node>,
         n: usize,
-    ) {
+    ) -> Result<(), ()> {
+        // Counted before it is visible, so `len` never under-counts (see the module doc).
+        // Relaxed: a hint; see `len`.
+        self.stack.len.fetch_add(n, Relaxed);
+        // Relaxed: only compared, never dereferenced; the CAS below orders the publication.
+        let mut cur = self.stack.head.load(Relaxed);
+        loop {
+            if cur & CLOSED != 0 {
+                self.stack.len.fetch_sub(n, Relaxed);
+                return Err(());
+            }
+            // SAFETY: `bottom` is ours and not yet published.
+            unsafe { T::set_next(bottom, node(cur)) };
+            // Release: publishes the chain's links and the items to the consumer that takes
+            // the stack with its Acquire `fetch_and` (later pushes' CASes continue this
+            // release sequence).
+            match self
+                .stack
+                .head
+                .compare_exchange_weak(cur, addr(top), Release, Relaxed)
+            {
+                Ok(_) => return Ok(()),
+                Err(now) => cur = now,
+            }
+        }
+    }
+
+    /// Moves everything on the stack, oldest first, to the back of the locked list.
+    fn take_stack(&self, list: &mut List<T::Node>) {
+        // Acquire: pairs with the pushes' Release CAS. Leaves only the CLOSED bit.
+        let word = self.stack.head.fetch_and(CLOSED, Acquire);
+        let Some(top) = node::<T::Node>(word) else {
+            return;
+        };
+        // SAFETY: we took the whole stack, so its nodes are ours; it ends in `None`.
+        let (first, last, n) = unsafe { reverse_all::<T>(top) };
         match list.tail {
-            // SAFETY: `tail` is a queued node and we hold the lock, so its link is ours.
+            // SAFETY: `tail` is a list node and we hold the lock.
             Some(tail) => unsafe { T::set_next(tail, Some(first)) },
             None => list.head = Some(first),
         }
         list.tail = Some(last);
         list.len += n;
-        // Relaxed: written under the lock (so writes are totally ordered by the lock);
-        // readers only use it as a hint, see `len`.
-        self.len.store(list.len, Relaxed);
     }
 
     /// Removes the item at the front.
     pub fn pop(&self) -> Option<T> {
-        // A racy emptiness check spares the lock when there is nothing to take; an item
-        // pushed concurrently may be missed, as it could have been by a pop a moment earlier.
-        if self.is_empty() {
-            return None;
-        }
-        let mut list = self.list.lock();
-        let head = list.head?;
-        // SAFETY: `head` is a queued node and we hold the lock.
-        list.head = unsafe { T::next(head) };
-        if list.head.is_none() {
-            list.tail = None;
-        }
-        list.len -= 1;
-        // Relaxed: under the lock, see `splice`.
-        self.len.store(list.len, Relaxed);
-        drop(list);
-        // SAFETY: `head` was unlinked under the lock, so we own it; it came from `into_raw`.
-        Some(unsafe { T::from_raw(head) })
+        self.pop_n(1).next()
     }
 
     /// Detaches up to `n` items from the front under one lock; the returned [`Chain`]
     /// iterates (and drops) them without the lock.
     pub fn pop_n(&self, n: usize) -> Chain<T> {
-        // Racy check as in `pop`: skip the lock when there is nothing to take.
+        // A racy emptiness check spares the lock when there is nothing to take; an item
+        // pushed concurrently may be missed, as it could have been by a pop a moment earlier.
         if n == 0 || self.is_empty() {
             return Chain::empty();
         }
-        let list = self.list.lock();
-        self.detach(list, n)
-    }
-
-    fn detach(&self, mut list: shim::sync::MutexGuard<'_, List<T::Node>>, n: usize) -> Chain<T> {
-        let mut chain = Chain::empty();
+        let mut list = self.list.lock();
+        if list.len < n {
+            self.take_stack(&mut list);
+        }
         let take = n.min(list.len);
         let Some(first) = list.head else {
-            return chain;
+            return Chain::empty();
         };
         let mut last = first;
         for _ in 1..take {
-            // SAFETY: `last` is one of the first `take <= len` queued nodes; lock held.
+            // SAFETY: `last` is one of the first `take <= len` list nodes; lock held.
             last = unsafe { T::next(last) }.expect("inject list shorter than its length");
         }
         // SAFETY: as above. The chain's own iteration counts by `len`, so `last`'s link
@@ -215,29 +254,76 @@ impl<T: Link> Inject<T> {
             list.tail = None;
         }
         list.len -= take;
-        // Relaxed: under the lock, see `splice`.
-        self.len.store(list.len, Relaxed);
+        // Relaxed: a hint; see `len`.
+        self.stack.len.fetch_sub(take, Relaxed);
         drop(list);
-        chain.head = Some(first);
-        chain.len = take;
-        chain
+        Chain {
+            head: Some(first),
+            len: take,
+            _items: PhantomData,
+        }
     }
 
     /// Closes the queue: later pushes are refused, pops still drain what is left.
     /// Returns true if this call closed it (false if it already was closed).
     pub fn close(&self) -> bool {
-        let mut list = self.list.lock();
+        // AcqRel: a push that lost the race to this RMW sees CLOSED and is refused.
+        let was = self.stack.head.fetch_or(CLOSED, AcqRel);
         // Release: pairs with `is_closed`'s Acquire.
         self.closed.store(true, Release);
-        !core::mem::replace(&mut list.closed, true)
+        was & CLOSED == 0
     }
 
-    /// True once [`close`](Inject::close) has been called. Read without the lock: a
-    /// caller ordered after the close (e.g. woken by the closer) sees it; pushes are
-    /// refused by the locked flag, whatever this returns.
+    /// True once [`close`](Inject::close) has been called. Read without touching the
+    /// producers' line: a caller ordered after the close (e.g. woken by the closer) sees
+    /// it; pushes are refused by the CLOSED bit, whatever this returns.
     pub fn is_closed(&self) -> bool {
         self.closed.load(Acquire)
     }
+}
+
+/// Reverses the `None`-terminated chain from `top`; returns (new head, new tail, length).
+///
+/// # Safety
+///
+/// The caller owns every node of the chain.
+unsafe fn reverse_all<T: Link>(
+    top: NonNull<T::Node>,
+) -> (NonNull<T::Node>, NonNull<T::Node>, usize) {
+    let (mut prev, mut cur, mut n) = (None, Some(top), 0);
+    while let Some(ptr) = cur {
+        // SAFETY: `ptr` is a node of the owned chain (caller).
+        unsafe {
+            cur = T::next(ptr);
+            T::set_next(ptr, prev);
+        }
+        prev = Some(ptr);
+        n += 1;
+    }
+    (prev.expect("a non-empty chain"), top, n)
+}
+
+/// Reverses the first `n` nodes of the chain from `top`; returns (new head, new tail).
+///
+/// # Safety
+///
+/// The caller owns those `n >= 1` nodes.
+unsafe fn reverse<T: Link>(
+    top: NonNull<T::Node>,
+    n: usize,
+) -> (NonNull<T::Node>, NonNull<T::Node>) {
+    let (mut prev, mut cur) = (None, top);
+    for i in 0..n {
+        // SAFETY: `cur` is one of the `n` owned nodes (caller).
+        let next = unsafe { T::next(cur) };
+        // SAFETY: as above.
+        unsafe { T::set_next(cur, prev) };
+        prev = Some(cur);
+        if i + 1 < n {
+            cur = next.expect("chain shorter than its length");
+        }
+    }
+    (cur, top)
 }
 
 impl<T: Link> Default for Inject<T> {
@@ -250,6 +336,7 @@ impl<T: Link> Drop for Inject<T> {
     /// Drops every remaining item.
     fn drop(&mut self) {
         let mut list = self.list.lock();
+        self.take_stack(&mut list);
         let chain = Chain::<T> {
             head: list.head.take(),
             len: core::mem::take(&mut list.len),

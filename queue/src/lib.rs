@@ -4,10 +4,11 @@
 //!   ([`CAPACITY`] slots), pushed and popped by its owner without a lock, robbed of half
 //!   its items at a time by idle siblings. It never grows: when full, half of it moves to
 //!   the [`Inject`] queue in one batch.
-//! - [`Inject`] (module `inject`): the global queue, an intrusive FIFO behind one mutex,
-//!   with a lock-free length so "anything there?" costs no lock. Tasks spawned from outside
-//!   the runtime and overflow from the rings land here; [`Chain`] is a detached run of its
-//!   items, iterated without the lock.
+//! - [`Inject`] (module `inject`): the global queue, an intrusive FIFO: pushes take no
+//!   lock (one CAS onto a stack), consumers take one mutex and move the stack, reversed,
+//!   behind what they have not popped yet; a lock-free length makes "anything there?" free.
+//!   Tasks spawned from outside the runtime and overflow from the rings land here;
+//!   [`Chain`] is a detached run of its items, iterated without the lock.
 //! - [`Link`] (module `link`): the intrusive `next` pointer the item provides.
 //!
 //! All atomics, cells and locks come from `shim`, so `--cfg loom` model-checks this code.

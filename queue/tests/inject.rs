@@ -47,6 +47,26 @@ fn push_batch_appends_in_order() {
 }
 
 #[test]
+fn fifo_across_interleaved_pushes_and_pops() {
+    // Pushes land on the lock-free stack and pops move it to the locked list only when the
+    // list runs short: items pushed while older ones still wait in the list come after them.
+    let q = Inject::new();
+    q.push_batch((0..3).map(Item::new)).ok().unwrap();
+    assert_eq!(q.pop().unwrap().id(), 0); // moves 1, 2 to the list
+    q.push(Item::new(3)).ok().unwrap();
+    q.push_batch((4..6).map(Item::new)).ok().unwrap();
+    assert_eq!(q.len(), 5);
+    assert_eq!(ids(q.pop_n(2)), vec![1, 2]); // the list alone
+    q.push(Item::new(6)).ok().unwrap();
+    assert_eq!(ids(q.pop_n(2)), vec![3, 4]); // list empty: the stack, reversed
+    q.push_batch((7..9).map(Item::new)).ok().unwrap();
+    assert_eq!(ids(q.pop_n(3)), vec![5, 6, 7]); // list remainder, then the stack
+    assert_eq!(q.len(), 1);
+    assert_eq!(ids(q.pop_n(9)), vec![8]);
+    assert!(q.is_empty());
+}
+
+#[test]
 fn pop_n_detaches_front() {
     let q = Inject::new();
     q.push_batch((0..10).map(Item::new)).ok().unwrap();
