@@ -182,7 +182,8 @@ import glob, json, os, statistics, sys, platform
 out, workers, instr_file = sys.argv[1], sys.argv[2], sys.argv[3]
 RUNTIMES = ["runtime", "tokio", "smol", "smol_static", "floor"]
 WORKLOADS = ["spawn_many_local", "spawn_many_remote_idle", "spawn_many_remote_busy1",
-             "spawn_many_remote_busy2", "ping_pong", "yield_many", "chained_spawn"]
+             "spawn_many_remote_busy2", "ping_pong", "ping_pong_own_oneshot", "yield_many",
+             "chained_spawn"]
 FLAVORS = [("multi_thread", f"multi({workers})"), ("current_thread", "current")]
 
 # Each round's criterion medians (round-N.json). A time shown is the median over the

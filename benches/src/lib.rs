@@ -124,6 +124,52 @@ pub trait Bench {
     fn report(&self, _group: &str, _iterations: u64) {}
 }
 
+/// A one-shot channel implementation, for `ping_pong`: futures' (the same for every
+/// runtime, so the channel is not what is measured) or a runtime's own.
+pub trait Oneshot: 'static {
+    /// The sending half.
+    type Tx: Send + 'static;
+    /// The receiving half: resolves to whether a value arrived.
+    type Rx: Future<Output = bool> + Send + 'static;
+
+    /// A fresh channel.
+    fn channel() -> (Self::Tx, Self::Rx);
+
+    /// Sends `()`; false when the receiver is gone.
+    fn send(tx: Self::Tx) -> bool;
+}
+
+/// A oneshot receiver seen as "did a value arrive?" (every receiver here is `Unpin`).
+pub struct Arrived<R>(R);
+
+impl<R, T, E> Future for Arrived<R>
+where
+    R: Future<Output = Result<T, E>> + Unpin,
+{
+    type Output = bool;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<bool> {
+        Pin::new(&mut self.0).poll(cx).map(|r| r.is_ok())
+    }
+}
+
+/// `futures::channel::oneshot`, usable on every runtime.
+pub struct FuturesOneshot;
+
+impl Oneshot for FuturesOneshot {
+    type Tx = futures::channel::oneshot::Sender<()>;
+    type Rx = crate::Arrived<futures::channel::oneshot::Receiver<()>>;
+
+    fn channel() -> (Self::Tx, Self::Rx) {
+        let (tx, rx) = futures::channel::oneshot::channel();
+        (tx, crate::Arrived(rx))
+    }
+
+    fn send(tx: Self::Tx) -> bool {
+        tx.send(()).is_ok()
+    }
+}
+
 /// The sending side of a [`Signal`].
 pub trait Notify: Clone + Send + 'static {
     /// Signals once.

@@ -7,7 +7,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use crate::{harness, Bench, Flavor, Spawner};
+use crate::{harness, Bench, Flavor, Oneshot, Spawner};
 
 /// Our runtime, in either flavor.
 pub struct Ours {
@@ -102,5 +102,22 @@ impl Bench for Ours {
                 harness::format_metrics(group, iterations, &self.rt.metrics())
             );
         }
+    }
+}
+
+/// Our own `runtime::sync::oneshot`, for the `ping_pong_own_oneshot` pair.
+pub struct OursOneshot;
+
+impl Oneshot for OursOneshot {
+    type Tx = runtime::sync::oneshot::Sender<()>;
+    type Rx = crate::Arrived<runtime::sync::oneshot::Receiver<()>>;
+
+    fn channel() -> (Self::Tx, Self::Rx) {
+        let (tx, rx) = runtime::sync::oneshot::channel();
+        (tx, crate::Arrived(rx))
+    }
+
+    fn send(tx: Self::Tx) -> bool {
+        tx.send(()).is_ok()
     }
 }

@@ -7,7 +7,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use crate::{Bench, Flavor, Spawner};
+use crate::{Bench, Flavor, Oneshot, Spawner};
 
 /// A tokio runtime, in either flavor.
 pub struct Tokio {
@@ -88,5 +88,22 @@ impl Bench for Tokio {
 
     fn flavor(&self) -> Flavor {
         self.flavor
+    }
+}
+
+/// tokio's own `tokio::sync::oneshot`, for the `ping_pong_own_oneshot` pair.
+pub struct TokioOneshot;
+
+impl Oneshot for TokioOneshot {
+    type Tx = tokio::sync::oneshot::Sender<()>;
+    type Rx = crate::Arrived<tokio::sync::oneshot::Receiver<()>>;
+
+    fn channel() -> (Self::Tx, Self::Rx) {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        (tx, crate::Arrived(rx))
+    }
+
+    fn send(tx: Self::Tx) -> bool {
+        tx.send(()).is_ok()
     }
 }

@@ -15,11 +15,10 @@
 
 use std::time::Duration;
 
-use futures::channel::oneshot;
 use shim::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use shim::sync::Arc;
 
-use crate::{stall, Bench, Flavor, Notify, Signal, Spawner};
+use crate::{stall, Bench, Flavor, FuturesOneshot, Notify, Oneshot, Signal, Spawner};
 
 /// Tasks per iteration of `spawn_many_local` / `spawn_many_remote_{idle,busy1}`.
 pub const NUM_SPAWN: usize = 10_000;
@@ -146,8 +145,15 @@ fn remote_spawns<B: Bench>(rt: &B, n: usize, stop: Option<StopOnDrop>) -> Iterat
 
 /// A root task spawns `NUM_PINGS` tasks; each creates two oneshots, spawns a partner that
 /// awaits the first and answers on the second, sends, awaits the answer and decrements
-/// the counter; the last one signals.
+/// the counter; the last one signals. The channels are `futures::channel::oneshot` for
+/// every runtime, so the channel is not what is measured.
 pub fn ping_pong<B: Bench, S: Signal>(rt: &B) -> Iteration<'_> {
+    ping_pong_with::<B, S, FuturesOneshot>(rt)
+}
+
+/// [`ping_pong`] over the channel `O` (a runtime's own oneshot, for the
+/// `ping_pong_own_oneshot` pair: ours with `runtime::sync::oneshot`, tokio with its own).
+pub fn ping_pong_with<B: Bench, S: Signal, O: Oneshot>(rt: &B) -> Iteration<'_> {
     let (tx, mut rx) = S::channel();
     let rem = Arc::new(AtomicUsize::new(0));
     let sp = rt.spawner();
@@ -161,14 +167,14 @@ pub fn ping_pong<B: Bench, S: Signal>(rt: &B) -> Iteration<'_> {
                 for _ in 0..NUM_PINGS {
                     let (tx, rem, partner) = (tx.clone(), rem.clone(), sp.clone());
                     sp.spawn_detached(async move {
-                        let (tx1, rx1) = oneshot::channel::<()>();
-                        let (tx2, rx2) = oneshot::channel::<()>();
+                        let (tx1, rx1) = O::channel();
+                        let (tx2, rx2) = O::channel();
                         partner.spawn_detached(async move {
-                            rx1.await.expect("ping dropped");
-                            tx2.send(()).expect("pong receiver dropped");
+                            assert!(rx1.await, "ping dropped");
+                            assert!(O::send(tx2), "pong receiver dropped");
                         });
-                        tx1.send(()).expect("ping receiver dropped");
-                        rx2.await.expect("pong dropped");
+                        assert!(O::send(tx1), "ping receiver dropped");
+                        assert!(rx2.await, "pong dropped");
                         // Relaxed: the count only; the signal orders the rest.
                         if rem.fetch_sub(1, Relaxed) == 1 {
                             tx.notify();

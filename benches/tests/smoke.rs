@@ -3,9 +3,9 @@
 //! so finishing is the assertion; a lost wakeup or a deadlock shows up as a hang.
 
 use benches::floor::Floor;
-use benches::ours::Ours;
+use benches::ours::{Ours, OursOneshot};
 use benches::smol::{SmolExecutor, SmolStatic};
-use benches::tokio_rt::Tokio;
+use benches::tokio_rt::{Tokio, TokioOneshot};
 use benches::workloads::*;
 use benches::{AsyncSignal, Bench, BlockingSignal, Flavor, Signal};
 
@@ -45,6 +45,31 @@ fn ours_multi_thread() {
 #[test]
 fn ours_current_thread() {
     all::<Ours, AsyncSignal>(|| Ours::new(Flavor::CurrentThread), false);
+}
+
+/// `ping_pong` over each runtime's own oneshot, both flavors: the pair
+/// `ping_pong_own_oneshot` in both bench files.
+#[test]
+fn ping_pong_over_own_oneshots() {
+    for flavor in [MT, Flavor::CurrentThread] {
+        let ours = Ours::new(flavor);
+        let tokio = Tokio::new(flavor);
+        if flavor == MT {
+            let mut it = ping_pong_with::<Ours, BlockingSignal, OursOneshot>(&ours);
+            it();
+            it();
+            let mut it = ping_pong_with::<Tokio, BlockingSignal, TokioOneshot>(&tokio);
+            it();
+            it();
+        } else {
+            let mut it = ping_pong_with::<Ours, AsyncSignal, OursOneshot>(&ours);
+            it();
+            it();
+            let mut it = ping_pong_with::<Tokio, AsyncSignal, TokioOneshot>(&tokio);
+            it();
+            it();
+        }
+    }
 }
 
 #[test]

@@ -139,7 +139,10 @@ fn single_producer_order_under_concurrent_pops() {
         let rest = drain(&q);
         // What is left is younger than anything either consumer took.
         let taken_max = mine.iter().chain(&theirs).max().copied();
-        assert!(rest.iter().all(|&id| taken_max.is_none_or(|m| id > m)), "{rest:?}");
+        assert!(
+            rest.iter().all(|&id| taken_max.is_none_or(|m| id > m)),
+            "{rest:?}"
+        );
         let mut got = mine;
         got.extend(theirs);
         got.extend(rest);

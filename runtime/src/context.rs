@@ -97,6 +97,15 @@ impl Drop for EnterGuard {
     }
 }
 
+/// Panics with `msg` when this thread is inside a runtime (a worker, or `block_on`): for
+/// the synchronous APIs that would block it.
+#[track_caller]
+pub(crate) fn assert_not_in_runtime(msg: &str) {
+    if with(|cx| cx.is_some_and(|cx| cx.in_runtime.get())) {
+        panic!("{msg}");
+    }
+}
+
 /// Marks the thread as running a runtime (a worker, or inside `block_on`).
 pub(crate) struct RuntimeGuard {
     prev: bool,

@@ -31,6 +31,7 @@ pub mod net;
 mod park;
 mod runtime;
 mod scheduler;
+pub mod sync;
 pub mod task;
 #[cfg(not(loom))]
 pub mod time;

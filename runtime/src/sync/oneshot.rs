@@ -1,0 +1,376 @@
+//! A one-shot channel: one value, sent once, from one [`Sender`] to one [`Receiver`].
+//!
+//! One allocation (`Inner`) holds the value slot, the receiver's waker, the sender's waker
+//! (for [`Sender::closed`]) and one state word:
+//!
+//! - `COMPLETE`: the sender is done: it stored a value, or was dropped without one. Set once.
+//! - `CLOSED`: the receiver is gone or called [`Receiver::close`]. Set once.
+//! - `RX_WAKER` / `TX_WAKER`: the receiver's / sender's waker slot holds a waker that the
+//!   other side may use.
+//!
+//! Invariants (who may touch which cell):
+//! - The value slot is written by the sender only before it sets COMPLETE, and read by the
+//!   receiver only after it saw COMPLETE (Release/Acquire on the state word). A sender that
+//!   finds CLOSED when it tries to complete takes its value back instead.
+//! - A waker slot is written by its owner only while its bit is clear. To replace its waker
+//!   the owner clears the bit first; if that RMW shows the event already happened (COMPLETE
+//!   for the receiver, CLOSED for the sender), it sets the bit back and leaves the slot
+//!   alone, because the other side may be reading it. The other side reads a slot only if
+//!   its own RMW (the one that set COMPLETE / CLOSED) saw the bit set. So a slot is never
+//!   written while it may be read.
+//! - Wakers are dropped only with `Inner` (last `Arc`) or when replaced as above.
+//!
+//! Costs: a send that finds the receiver waiting is one CAS and a wake; a receive that finds
+//! the value is one load. Ready receives spend one unit of the task's cooperative budget.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
+
+use shim::cell::UnsafeCell;
+use shim::sync::atomic::{
+    AtomicUsize,
+    Ordering::{AcqRel, Acquire, Relaxed},
+};
+use shim::sync::Arc;
+
+use crate::coop;
+
+const COMPLETE: usize = 0b0001;
+const CLOSED: usize = 0b0010;
+const RX_WAKER: usize = 0b0100;
+const TX_WAKER: usize = 0b1000;
+
+/// Creates a one-shot channel: the [`Sender`] sends one value, the [`Receiver`] (a
+/// future) resolves to it.
+///
+/// ```
+/// # runtime::Runtime::new().unwrap().block_on(async {
+/// let (tx, rx) = runtime::sync::oneshot::channel();
+/// runtime::spawn(async move { tx.send(42).unwrap() });
+/// assert_eq!(rx.await, Ok(42));
+/// # });
+/// ```
+pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
+    let inner = Arc::new(Inner {
+        state: AtomicUsize::new(0),
+        value: UnsafeCell::new(None),
+        rx_waker: UnsafeCell::new(None),
+        tx_waker: UnsafeCell::new(None),
+    });
+    (
+        Sender {
+            inner: Some(inner.clone()),
+        },
+        Receiver { inner: Some(inner) },
+    )
+}
+
+/// Sends the channel's one value. Dropping it unsent makes the receiver resolve to
+/// [`error::RecvError`].
+pub struct Sender<T> {
+    inner: Option<Arc<Inner<T>>>,
+}
+
+/// Receives the channel's one value: `.await` it, or poll it with [`Receiver::try_recv`].
+/// Dropping it (or calling [`Receiver::close`]) makes later sends fail.
+pub struct Receiver<T> {
+    /// `None` once the result was handed out.
+    inner: Option<Arc<Inner<T>>>,
+}
+
+struct Inner<T> {
+    state: AtomicUsize,
+    value: UnsafeCell<Option<T>>,
+    rx_waker: UnsafeCell<Option<Waker>>,
+    tx_waker: UnsafeCell<Option<Waker>>,
+}
+
+// SAFETY: the value moves from the sender's thread to the receiver's (so `T: Send`); the
+// cells are accessed as the module doc's invariants say, ordered by the state word, so
+// sharing `&Inner` between the two sides never races on them. Wakers are `Send + Sync`.
+unsafe impl<T: Send> Send for Inner<T> {}
+// SAFETY: as above.
+unsafe impl<T: Send> Sync for Inner<T> {}
+
+/// Errors of the channel.
+pub mod error {
+    use std::fmt;
+
+    /// The sender was dropped without sending (what awaiting the [`Receiver`] gives).
+    ///
+    /// [`Receiver`]: super::Receiver
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub struct RecvError(pub(super) ());
+
+    impl fmt::Display for RecvError {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("channel closed: the sender was dropped without sending")
+        }
+    }
+
+    impl std::error::Error for RecvError {}
+
+    /// Why [`Receiver::try_recv`](super::Receiver::try_recv) gave no value.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum TryRecvError {
+        /// Nothing sent yet; the sender is still there.
+        Empty,
+        /// The sender was dropped without sending, the receiver was closed before a value
+        /// arrived, or the value was already received.
+        Closed,
+    }
+
+    impl fmt::Display for TryRecvError {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            match self {
+                TryRecvError::Empty => f.write_str("channel empty"),
+                TryRecvError::Closed => f.write_str("channel closed"),
+            }
+        }
+    }
+
+    impl std::error::Error for TryRecvError {}
+}
+
+use error::{RecvError, TryRecvError};
+
+impl<T> Inner<T> {
+    /// Takes the value out of the slot.
+    ///
+    /// # Safety
+    ///
+    /// The caller is the receiver and has seen COMPLETE with Acquire (or holds `&mut`).
+    unsafe fn take_value(&self) -> Option<T> {
+        // SAFETY: the sender wrote the slot before its Release of COMPLETE, which the caller
+        // acquired, and never touches it again; the receiver is the only other user.
+        self.value.with_mut(|v| unsafe { (*v).take() })
+    }
+
+    /// Registers `waker` in the slot guarded by `bit`, unless `done` (the event the waker
+    /// waits for) has happened. Returns the state seen last: `state & done != 0` means
+    /// the event happened and nothing is registered for it.
+    ///
+    /// # Safety
+    ///
+    /// `slot` is the slot guarded by `bit`, and the caller is its owner side.
+    unsafe fn register(
+        &self,
+        slot: &UnsafeCell<Option<Waker>>,
+        bit: usize,
+        done: usize,
+        waker: &Waker,
+    ) -> usize {
+        // Acquire: if `done` is set, what the other side wrote before it (the value) is ours.
+        let mut state = self.state.load(Acquire);
+        if state & done != 0 {
+            return state;
+        }
+        if state & bit != 0 {
+            // SAFETY: reading our own slot; the other side may read it too, never write it.
+            let same = slot.with(|w| unsafe { (*w).as_ref() }.is_some_and(|w| w.will_wake(waker)));
+            if same {
+                return state;
+            }
+            // Take the slot back before writing it. AcqRel: Acquire as above; Release keeps
+            // our earlier accesses of the slot before the other side's later ones.
+            state = self.state.fetch_and(!bit, AcqRel);
+            if state & done != 0 {
+                // Too late: the other side saw the bit and may be reading the slot. Put the
+                // bit back (so the waker is still accounted for) and leave the slot alone.
+                self.state.fetch_or(bit, Relaxed);
+                return state;
+            }
+        }
+        // SAFETY: the bit is clear, so the other side does not read the slot (it reads it
+        // only after an RMW that saw the bit set, and our clearing RMW, or the slot never
+        // having been set, comes before any such RMW can see it set again).
+        slot.with_mut(|w| unsafe { *w = Some(waker.clone()) });
+        // AcqRel: Release publishes the waker to the RMW that will read the bit; Acquire as
+        // above for the value when `done` was set meanwhile.
+        state = self.state.fetch_or(bit, AcqRel);
+        state
+    }
+
+    /// Wakes the waker in `slot`.
+    ///
+    /// # Safety
+    ///
+    /// The caller's RMW that set the event bit saw `slot`'s bit set (with Acquire).
+    unsafe fn wake(&self, slot: &UnsafeCell<Option<Waker>>) {
+        // SAFETY: the owner set the slot before its Release RMW of the bit, which our RMW
+        // acquired, and will not write it again (module doc); reading is shared.
+        slot.with(|w| {
+            if let Some(w) = unsafe { &*w } {
+                w.wake_by_ref();
+            }
+        });
+    }
+
+    /// Sets COMPLETE unless CLOSED; wakes the receiver if it waits. Returns false (and sets
+    /// nothing) when the receiver is closed.
+    fn complete(&self) -> bool {
+        let mut state = self.state.load(Relaxed);
+        loop {
+            if state & CLOSED != 0 {
+                return false;
+            }
+            // AcqRel: Release publishes the value to the receiver; Acquire makes its waker
+            // visible if RX_WAKER is set.
+            match self
+                .state
+                .compare_exchange_weak(state, state | COMPLETE, AcqRel, Relaxed)
+            {
+                Ok(_) => break,
+                Err(now) => state = now,
+            }
+        }
+        if state & RX_WAKER != 0 {
+            // SAFETY: our CAS saw RX_WAKER set.
+            unsafe { self.wake(&self.rx_waker) };
+        }
+        true
+    }
+}
+
+impl<T> Sender<T> {
+    /// Sends `value`; gives it back as `Err(value)` when the receiver is gone or closed.
+    /// A value sent while the receiver exists is received or dropped with the channel,
+    /// never lost silently.
+    pub fn send(mut self, value: T) -> Result<(), T> {
+        let inner = self.inner.take().expect("a sender sends once");
+        // SAFETY: COMPLETE is not set (we are the only sender and have not completed), so
+        // the receiver does not read the slot yet; we own it.
+        inner.value.with_mut(|v| unsafe { *v = Some(value) });
+        if inner.complete() {
+            Ok(())
+        } else {
+            // SAFETY: not completed, so the slot is still ours.
+            let value = inner.value.with_mut(|v| unsafe { (*v).take() });
+            Err(value.expect("the value we just stored"))
+        }
+    }
+
+    /// True once the receiver was dropped or closed: a send would fail.
+    pub fn is_closed(&self) -> bool {
+        let inner = self.inner.as_ref().expect("a live sender");
+        inner.state.load(Acquire) & CLOSED != 0
+    }
+
+    /// Ready once the receiver is dropped or closed. Only the last waker registered is kept.
+    pub fn poll_closed(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        let inner = self.inner.as_ref().expect("a live sender");
+        // SAFETY: the sender owns `tx_waker`.
+        let state = unsafe { inner.register(&inner.tx_waker, TX_WAKER, CLOSED, cx.waker()) };
+        if state & CLOSED != 0 {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    }
+
+    /// Waits until the receiver is dropped or closed (e.g. to stop computing a value nobody
+    /// wants any more).
+    pub async fn closed(&mut self) {
+        std::future::poll_fn(|cx| self.poll_closed(cx)).await
+    }
+}
+
+impl<T> Drop for Sender<T> {
+    fn drop(&mut self) {
+        if let Some(inner) = self.inner.take() {
+            // Dropped unsent: complete with an empty slot; the receiver sees RecvError.
+            inner.complete();
+        }
+    }
+}
+
+impl<T> Receiver<T> {
+    /// Closes the channel without dropping the receiver: later sends fail, and a value sent
+    /// before can still be received.
+    pub fn close(&mut self) {
+        if let Some(inner) = &self.inner {
+            // AcqRel: Acquire makes the sender's waker visible if TX_WAKER is set.
+            let state = inner.state.fetch_or(CLOSED, AcqRel);
+            if state & (TX_WAKER | COMPLETE | CLOSED) == TX_WAKER {
+                // SAFETY: our RMW saw TX_WAKER set.
+                unsafe { inner.wake(&inner.tx_waker) };
+            }
+        }
+    }
+
+    /// Takes the value if it is there, without waiting.
+    pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
+        let inner = self.inner.as_ref().ok_or(TryRecvError::Closed)?;
+        // Acquire: pairs with the sender's Release of COMPLETE (the value).
+        let state = inner.state.load(Acquire);
+        if state & COMPLETE != 0 {
+            // SAFETY: COMPLETE seen with Acquire.
+            let value = unsafe { inner.take_value() };
+            self.inner = None;
+            value.ok_or(TryRecvError::Closed)
+        } else if state & CLOSED != 0 {
+            Err(TryRecvError::Closed)
+        } else {
+            Err(TryRecvError::Empty)
+        }
+    }
+
+    /// Blocks this thread until the value arrives. For synchronous code outside the
+    /// runtime, like `block_on`.
+    ///
+    /// # Panics
+    ///
+    /// Inside a runtime (it would block a worker): `.await` the receiver instead.
+    pub fn blocking_recv(self) -> Result<T, RecvError> {
+        crate::context::assert_not_in_runtime(
+            "Receiver::blocking_recv called inside a runtime; `.await` the receiver instead",
+        );
+        futures::executor::block_on(self)
+    }
+}
+
+impl<T> Drop for Receiver<T> {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+impl<T> Future for Receiver<T> {
+    type Output = Result<T, RecvError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let inner = self
+            .inner
+            .as_ref()
+            .expect("oneshot Receiver polled after it returned its result");
+        std::task::ready!(coop::poll_proceed(cx));
+        // SAFETY: the receiver owns `rx_waker`.
+        let state = unsafe { inner.register(&inner.rx_waker, RX_WAKER, COMPLETE, cx.waker()) };
+        if state & COMPLETE != 0 {
+            // SAFETY: `register` saw COMPLETE with Acquire.
+            let value = unsafe { inner.take_value() };
+            self.inner = None;
+            Poll::Ready(value.ok_or(RecvError(())))
+        } else if state & CLOSED != 0 {
+            // Closed by us and nothing was sent before: nothing will come.
+            self.inner = None;
+            Poll::Ready(Err(RecvError(())))
+        } else {
+            Poll::Pending
+        }
+    }
+}
+
+impl<T> fmt::Debug for Sender<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sender").finish_non_exhaustive()
+    }
+}
+
+impl<T> fmt::Debug for Receiver<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Receiver").finish_non_exhaustive()
+    }
+}
