@@ -5,10 +5,10 @@
 //! workloads' background tasks run without the 10 us stall (see `workloads`).
 
 use benches::floor::Floor;
-use benches::harness::{bench, group};
-use benches::ours::{Ours, OursOneshot};
+use benches::harness::{bench, group, own_oneshot_group};
+use benches::ours::Ours;
 use benches::smol::{SmolExecutor, SmolStatic};
-use benches::tokio_rt::{Tokio, TokioOneshot};
+use benches::tokio_rt::Tokio;
 use benches::workloads::*;
 use benches::{AsyncSignal, Flavor};
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -64,31 +64,9 @@ fn current_thread(c: &mut Criterion) {
     workload!(c, spawn_many_remote_busy1, slow: true);
     workload!(c, spawn_many_remote_busy2, slow: true);
     workload!(c, ping_pong, slow: false);
-    own_oneshot(c);
+    own_oneshot_group::<AsyncSignal>(c, Flavor::CurrentThread);
     workload!(c, yield_many, slow: false);
     workload!(c, chained_spawn, slow: false);
-}
-
-/// `ping_pong` over each runtime's own oneshot channel: ours and tokio's (smol has none).
-fn own_oneshot(c: &mut Criterion) {
-    let flavor = Flavor::CurrentThread;
-    let name = "current_thread/ping_pong_own_oneshot";
-    let mut g = group(c, name, false);
-    bench(
-        &mut g,
-        name,
-        "runtime",
-        Ours::new(flavor),
-        ping_pong_with::<Ours, AsyncSignal, OursOneshot>,
-    );
-    bench(
-        &mut g,
-        name,
-        "tokio",
-        Tokio::new(flavor),
-        ping_pong_with::<Tokio, AsyncSignal, TokioOneshot>,
-    );
-    g.finish();
 }
 
 criterion_group!(benches, current_thread);

@@ -6,10 +6,10 @@
 //! an async counter.
 
 use benches::floor::Floor;
-use benches::harness::{bench, group};
-use benches::ours::{Ours, OursOneshot};
+use benches::harness::{bench, group, own_oneshot_group};
+use benches::ours::Ours;
 use benches::smol::{SmolExecutor, SmolStatic};
-use benches::tokio_rt::{Tokio, TokioOneshot};
+use benches::tokio_rt::Tokio;
 use benches::workloads::*;
 use benches::{workers, AsyncSignal, BlockingSignal, Flavor};
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -38,31 +38,9 @@ fn multi_thread(c: &mut Criterion) {
     workload!(c, spawn_many_remote_busy1, slow: false);
     workload!(c, spawn_many_remote_busy2, slow: true);
     workload!(c, ping_pong, slow: false, floor);
-    own_oneshot(c);
+    own_oneshot_group::<BlockingSignal>(c, Flavor::MultiThread(workers()));
     workload!(c, yield_many, slow: false, floor);
     workload!(c, chained_spawn, slow: false, floor);
-}
-
-/// `ping_pong` over each runtime's own oneshot channel: ours and tokio's (smol has none).
-fn own_oneshot(c: &mut Criterion) {
-    let flavor = Flavor::MultiThread(workers());
-    let name = "multi_thread/ping_pong_own_oneshot";
-    let mut g = group(c, name, false);
-    bench(
-        &mut g,
-        name,
-        "runtime",
-        Ours::new(flavor),
-        ping_pong_with::<Ours, BlockingSignal, OursOneshot>,
-    );
-    bench(
-        &mut g,
-        name,
-        "tokio",
-        Tokio::new(flavor),
-        ping_pong_with::<Tokio, BlockingSignal, TokioOneshot>,
-    );
-    g.finish();
 }
 
 criterion_group!(benches, multi_thread);

@@ -11,8 +11,10 @@ use std::time::Duration;
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, SamplingMode};
 
-use crate::workloads::Iteration;
-use crate::Bench;
+use crate::ours::{Ours, OursOneshot};
+use crate::tokio_rt::{Tokio, TokioOneshot};
+use crate::workloads::{ping_pong_with, Iteration};
+use crate::{Bench, Flavor, Signal};
 
 /// True when `RUNTIME_BENCH_METRICS=1`.
 pub fn metrics_enabled() -> bool {
@@ -53,6 +55,21 @@ pub fn bench<B: Bench>(
     if iterations > 0 {
         rt.report(group, iterations);
     }
+}
+
+/// The group `<flavor>/ping_pong_own_oneshot`: `ping_pong` over each runtime's own oneshot
+/// channel, ours (`runtime::sync::oneshot`) and tokio's (smol has none).
+pub fn own_oneshot_group<S: Signal>(c: &mut Criterion, flavor: Flavor) {
+    let name = match flavor {
+        Flavor::MultiThread(_) => "multi_thread/ping_pong_own_oneshot",
+        Flavor::CurrentThread => "current_thread/ping_pong_own_oneshot",
+    };
+    let mut g = group(c, name, false);
+    let ours = ping_pong_with::<Ours, S, OursOneshot>;
+    bench(&mut g, name, "runtime", Ours::new(flavor), ours);
+    let tokio = ping_pong_with::<Tokio, S, TokioOneshot>;
+    bench(&mut g, name, "tokio", Tokio::new(flavor), tokio);
+    g.finish();
 }
 
 /// Our runtime's counters as a table: totals and per iteration.

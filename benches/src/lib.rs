@@ -153,22 +153,35 @@ where
     }
 }
 
-/// `futures::channel::oneshot`, usable on every runtime.
-pub struct FuturesOneshot;
+/// Implements [`Oneshot`] as `$name` for a channel module with the usual API
+/// (`channel()`, `Sender::send(v) -> Result<(), v>`, `Receiver: Future<Output = Result>`).
+macro_rules! oneshot_impl {
+    ($(#[$doc:meta])* $name:ident, $($module:ident)::+) => {
+        $(#[$doc])*
+        pub struct $name;
 
-impl Oneshot for FuturesOneshot {
-    type Tx = futures::channel::oneshot::Sender<()>;
-    type Rx = crate::Arrived<futures::channel::oneshot::Receiver<()>>;
+        impl $crate::Oneshot for $name {
+            type Tx = $($module)::+::Sender<()>;
+            type Rx = $crate::Arrived<$($module)::+::Receiver<()>>;
 
-    fn channel() -> (Self::Tx, Self::Rx) {
-        let (tx, rx) = futures::channel::oneshot::channel();
-        (tx, crate::Arrived(rx))
-    }
+            fn channel() -> (Self::Tx, Self::Rx) {
+                let (tx, rx) = $($module)::+::channel();
+                (tx, $crate::Arrived(rx))
+            }
 
-    fn send(tx: Self::Tx) -> bool {
-        tx.send(()).is_ok()
-    }
+            fn send(tx: Self::Tx) -> bool {
+                tx.send(()).is_ok()
+            }
+        }
+    };
 }
+pub(crate) use oneshot_impl;
+
+oneshot_impl!(
+    /// `futures::channel::oneshot`, usable on every runtime.
+    FuturesOneshot,
+    futures::channel::oneshot
+);
 
 /// The sending side of a [`Signal`].
 pub trait Notify: Clone + Send + 'static {

@@ -7,7 +7,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use crate::{harness, Bench, Flavor, Oneshot, Spawner};
+use crate::{harness, Bench, Flavor, Spawner};
 
 /// Our runtime, in either flavor.
 pub struct Ours {
@@ -105,19 +105,8 @@ impl Bench for Ours {
     }
 }
 
-/// Our own `runtime::sync::oneshot`, for the `ping_pong_own_oneshot` pair.
-pub struct OursOneshot;
-
-impl Oneshot for OursOneshot {
-    type Tx = runtime::sync::oneshot::Sender<()>;
-    type Rx = crate::Arrived<runtime::sync::oneshot::Receiver<()>>;
-
-    fn channel() -> (Self::Tx, Self::Rx) {
-        let (tx, rx) = runtime::sync::oneshot::channel();
-        (tx, crate::Arrived(rx))
-    }
-
-    fn send(tx: Self::Tx) -> bool {
-        tx.send(()).is_ok()
-    }
-}
+crate::oneshot_impl!(
+    /// Our own `runtime::sync::oneshot`, for the `ping_pong_own_oneshot` pair.
+    OursOneshot,
+    runtime::sync::oneshot
+);

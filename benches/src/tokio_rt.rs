@@ -7,7 +7,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use crate::{Bench, Flavor, Oneshot, Spawner};
+use crate::{Bench, Flavor, Spawner};
 
 /// A tokio runtime, in either flavor.
 pub struct Tokio {
@@ -91,19 +91,8 @@ impl Bench for Tokio {
     }
 }
 
-/// tokio's own `tokio::sync::oneshot`, for the `ping_pong_own_oneshot` pair.
-pub struct TokioOneshot;
-
-impl Oneshot for TokioOneshot {
-    type Tx = tokio::sync::oneshot::Sender<()>;
-    type Rx = crate::Arrived<tokio::sync::oneshot::Receiver<()>>;
-
-    fn channel() -> (Self::Tx, Self::Rx) {
-        let (tx, rx) = tokio::sync::oneshot::channel();
-        (tx, crate::Arrived(rx))
-    }
-
-    fn send(tx: Self::Tx) -> bool {
-        tx.send(()).is_ok()
-    }
-}
+crate::oneshot_impl!(
+    /// tokio's own `tokio::sync::oneshot`, for the `ping_pong_own_oneshot` pair.
+    TokioOneshot,
+    tokio::sync::oneshot
+);

@@ -47,29 +47,23 @@ fn ours_current_thread() {
     all::<Ours, AsyncSignal>(|| Ours::new(Flavor::CurrentThread), false);
 }
 
-/// `ping_pong` over each runtime's own oneshot, both flavors: the pair
-/// `ping_pong_own_oneshot` in both bench files.
+/// Two iterations of `ping_pong` over each runtime's own oneshot (the pair
+/// `ping_pong_own_oneshot` in both bench files).
+fn own_oneshot_pair<S: Signal>(flavor: Flavor) {
+    let ours = Ours::new(flavor);
+    let mut it = ping_pong_with::<Ours, S, OursOneshot>(&ours);
+    it();
+    it();
+    let tokio = Tokio::new(flavor);
+    let mut it = ping_pong_with::<Tokio, S, TokioOneshot>(&tokio);
+    it();
+    it();
+}
+
 #[test]
 fn ping_pong_over_own_oneshots() {
-    for flavor in [MT, Flavor::CurrentThread] {
-        let ours = Ours::new(flavor);
-        let tokio = Tokio::new(flavor);
-        if flavor == MT {
-            let mut it = ping_pong_with::<Ours, BlockingSignal, OursOneshot>(&ours);
-            it();
-            it();
-            let mut it = ping_pong_with::<Tokio, BlockingSignal, TokioOneshot>(&tokio);
-            it();
-            it();
-        } else {
-            let mut it = ping_pong_with::<Ours, AsyncSignal, OursOneshot>(&ours);
-            it();
-            it();
-            let mut it = ping_pong_with::<Tokio, AsyncSignal, TokioOneshot>(&tokio);
-            it();
-            it();
-        }
-    }
+    own_oneshot_pair::<BlockingSignal>(MT);
+    own_oneshot_pair::<AsyncSignal>(Flavor::CurrentThread);
 }
 
 #[test]
