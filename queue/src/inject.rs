@@ -154,8 +154,8 @@ impl<T: Link> Inject<T> {
             Ok(()) => Ok(()),
             Err(()) => {
                 // Refused: give the items back oldest first.
-                // SAFETY: the chain is still ours, `n` nodes from `top`.
-                let (head, _) = unsafe { reverse::<T>(top, n) };
+                // SAFETY: the chain is still ours, `n` nodes from `top`, ending in `None`.
+                let (head, _, _) = unsafe { reverse_all::<T>(top) };
                 Err(Chain {
                     head: Some(head),
                     len: n,
@@ -165,8 +165,8 @@ impl<T: Link> Inject<T> {
         }
     }
 
-    /// Publishes the chain `top..=bottom` of `n` nodes (linked newest first) on the stack;
-    /// `Err` (chain untouched but `bottom`'s link) once the queue is closed.
+    /// Publishes the chain `top..=bottom` of `n` nodes (linked newest first, `bottom`'s
+    /// link `None`) on the stack; `Err` (chain untouched) once the queue is closed.
     ///
     /// # Safety
     ///
@@ -185,6 +185,9 @@ impl<T: Link> Inject<T> {
         loop {
             if cur & CLOSED != 0 {
                 self.stack.len.fetch_sub(n, Relaxed);
+                // SAFETY: `bottom` is ours (never published); a failed CAS may have pointed
+                // it into the stack, so end the chain again.
+                unsafe { T::set_next(bottom, None) };
                 return Err(());
             }
             // SAFETY: `bottom` is ours and not yet published.
@@ -301,29 +304,6 @@ unsafe fn reverse_all<T: Link>(
         n += 1;
     }
     (prev.expect("a non-empty chain"), top, n)
-}
-
-/// Reverses the first `n` nodes of the chain from `top`; returns (new head, new tail).
-///
-/// # Safety
-///
-/// The caller owns those `n >= 1` nodes.
-unsafe fn reverse<T: Link>(
-    top: NonNull<T::Node>,
-    n: usize,
-) -> (NonNull<T::Node>, NonNull<T::Node>) {
-    let (mut prev, mut cur) = (None, top);
-    for i in 0..n {
-        // SAFETY: `cur` is one of the `n` owned nodes (caller).
-        let next = unsafe { T::next(cur) };
-        // SAFETY: as above.
-        unsafe { T::set_next(cur, prev) };
-        prev = Some(cur);
-        if i + 1 < n {
-            cur = next.expect("chain shorter than its length");
-        }
-    }
-    (cur, top)
 }
 
 impl<T: Link> Default for Inject<T> {
