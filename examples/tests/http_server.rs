@@ -225,3 +225,38 @@ fn header_timeout_drops_a_stalled_client() {
     }
     assert!(dropped || c.closed(), "the trickling client was dropped");
 }
+
+#[test]
+fn unknown_transfer_coding_before_chunked_gets_501() {
+    let rt = runtime();
+    let addr = start(&rt, Server::new());
+    // RFC 9112 section 6.1: a coding the server does not implement is 501, even with the
+    // final `chunked` that frames the body; in one header line or spread over several.
+    for te in [
+        "Transfer-Encoding: gzip, chunked\r\n",
+        "Transfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n",
+        "Transfer-Encoding: x-custom ,chunked\r\n",
+    ] {
+        let mut c = Client::connect(addr);
+        c.send(
+            format!("POST /echo HTTP/1.1\r\nHost: t\r\n{te}\r\n5\r\nHello\r\n0\r\n\r\n").as_bytes(),
+        );
+        let r = c.response();
+        assert_eq!(r.status, StatusCode::NOT_IMPLEMENTED, "{te:?}");
+        assert_eq!(r.header("connection"), Some("close"), "{te:?}");
+        assert!(c.closed(), "{te:?}");
+    }
+    // `chunked` applied twice, or not last, is a framing error: 400.
+    for te in ["chunked, chunked", "chunked, gzip", "gzip"] {
+        let mut c = Client::connect(addr);
+        c.send(
+            format!("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: {te}\r\n\r\n").as_bytes(),
+        );
+        assert_eq!(c.response().status, StatusCode::BAD_REQUEST, "{te:?}");
+        assert!(c.closed(), "{te:?}");
+    }
+    // Empty list elements are ignored (RFC 9110 section 5.6.1).
+    let mut c = Client::connect(addr);
+    c.send(b"POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: , chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n");
+    assert_eq!(c.response().body_str(), "ok");
+}

@@ -3,22 +3,29 @@
 //! The loop: parse the next request head from the read buffer; if it is incomplete, first
 //! write out every response encoded so far (ONE write for the whole batch), then read more
 //! (dropping the client when the head takes longer than `header_read_timeout`); with a
-//! complete head, read its body, call the handler, and append the response to the write
-//! buffer -- then loop, so every request already buffered is answered, in order, before the
+//! complete head, read its body (dropping the client with 408 when the body stops arriving
+//! for `body_read_timeout`), call the handler, and append the response to the write buffer
+//! -- then loop, so every request already buffered is answered, in order, before the
 //! next write. The batch is also written before the connection would wait on anything else:
 //! a body still to be read, or a handler that is not ready on its first poll.
+//!
+//! Every write (of a batch, of a large body, the close) must keep making progress: one that
+//! moves no byte for `write_timeout` ends the connection with a `TimedOut` error, so a
+//! client that never reads its responses cannot hold it.
 //!
 //! Buffers live as long as the connection: `rbuf` (zero-filled once, so it can be handed to
 //! `AsyncRead` without per-read initialization; live bytes are `rbuf[start..end]`, and it is
 //! rewound when drained), `wbuf`, and the `arena` that request heads and small bodies are
-//! copied into (see `parse`). The header timer is created once per connection, on the
-//! first read that has to wait, and only moved when it fires before the current deadline:
+//! copied into (see `parse`). A body not all buffered with its head is read straight into
+//! its own buffer, which grows as the bytes arrive (see `length`). All the waits share one
+//! timer (see `deadline`), created on the first wait that needs it and then only moved:
 //! waiting for a request costs one timer poll (a waker refresh), never an allocation or a
 //! wheel insertion.
 //!
 //! A handler's panic is caught (`catch_unwind`) and, like a handler's error, answered with a
 //! 500 for that request only; the connection goes on. A malformed head gets 400, an
-//! oversized one 431, an oversized body 413: each closes the connection after the response,
+//! oversized one 431, a transfer coding we do not decode 501, an oversized body 413, a
+//! stalled one 408: each closes the connection after the response,
 //! and the server keeps reading (and discarding) for a moment first, so unread request bytes
 //! cannot turn the close into a reset that loses the response ("lingering close").
 
@@ -30,14 +37,16 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::BytesMut;
-use futures::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use futures::io::{AsyncRead, AsyncWrite};
 use futures::{FutureExt, StreamExt};
 use http::{Method, Request, Response, StatusCode};
-use runtime::time::{sleep_until, Instant, Sleep};
+use runtime::time::Instant;
 
 use super::body::{Body, BoxStream, Kind};
 use super::chunked::{ChunkedDecoder, ChunkedError};
+use super::deadline::{timed, Timer};
 use super::encode::{self, DateCache, Framing, ReqInfo};
+use super::length::LengthBody;
 use super::parse::{self, BodyKind, Head, ParseError};
 use super::server::Config;
 use super::Service;
@@ -63,6 +72,16 @@ enum Filled {
     TimedOut,
 }
 
+/// What bounds a read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wait {
+    /// The fixed deadline in `Conn::deadline` (a request head, a lingering close), set on
+    /// the first read that has to wait if it is not set yet.
+    Deadline,
+    /// `body_read_timeout` without a byte arriving.
+    Progress,
+}
+
 /// What reading a request body ended in.
 enum BodyRead {
     Done(Body),
@@ -81,7 +100,7 @@ struct Conn<'a, IO, S> {
     wbuf: Vec<u8>,
     arena: BytesMut,
     date: DateCache,
-    timer: Option<Sleep>,
+    timer: Timer,
     /// When the request head being read must be complete; set on the first read that has
     /// to wait for it, cleared when it completes.
     deadline: Option<Instant>,
@@ -105,7 +124,7 @@ where
         wbuf: Vec::with_capacity(WBUF),
         arena: BytesMut::with_capacity(ARENA),
         date: DateCache::new(),
-        timer: None,
+        timer: Timer::new(),
         deadline: None,
     };
     conn.run().await
@@ -132,7 +151,7 @@ where
                 Ok(None) => {
                     // Incomplete: answer what is ready, then wait for more.
                     self.flush().await?;
-                    match self.fill(true).await? {
+                    match self.fill(Wait::Deadline).await? {
                         Filled::Data => continue,
                         // A client leaving between requests (or mid-head) is normal; one
                         // that stalls is dropped without an answer.
@@ -145,6 +164,9 @@ where
                         .await
                 }
                 Err(ParseError::Malformed) => return self.refuse(StatusCode::BAD_REQUEST).await,
+                Err(ParseError::NotImplemented) => {
+                    return self.refuse(StatusCode::NOT_IMPLEMENTED).await
+                }
             };
 
             let body = match self.read_body(&head).await? {
@@ -155,7 +177,7 @@ where
 
             if !self.respond(head, body).await? {
                 self.flush().await?;
-                return self.io.close().await;
+                return self.close().await;
             }
         }
     }
@@ -177,25 +199,32 @@ where
                     self.start += n;
                     return Ok(BodyRead::Done(Body::from(self.arena.split().freeze())));
                 }
-                // Not all here yet: copy what is, then read the rest straight into the body.
-                let mut body = vec![0; n];
-                body[..buffered].copy_from_slice(&self.rbuf[self.start..self.end]);
+                // Not all here yet: take what is, then read the rest straight into the body,
+                // which grows as the bytes arrive (the announced length reserves nothing).
+                let mut body = LengthBody::new(n, &self.rbuf[self.start..self.end]);
                 self.start = 0;
                 self.end = 0;
                 if head.expect_continue {
                     self.wbuf.extend_from_slice(encode::CONTINUE);
                 }
                 self.flush().await?;
-                let mut filled = buffered;
-                while filled < n {
-                    match self.io.read(&mut body[filled..]).await {
-                        Ok(0) => return Ok(BodyRead::Gone),
-                        Ok(k) => filled += k,
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                        Err(e) => return Err(e),
+                let timeout = self.cfg.body_read_timeout;
+                while !body.is_complete() {
+                    let room = body.spare();
+                    let io = &mut self.io;
+                    match timed(&mut self.timer, timeout, |cx| {
+                        Pin::new(&mut *io).poll_read(cx, room)
+                    })
+                    .await
+                    {
+                        None => return Ok(BodyRead::Refuse(StatusCode::REQUEST_TIMEOUT)),
+                        Some(Ok(0)) => return Ok(BodyRead::Gone),
+                        Some(Ok(k)) => body.advance(k),
+                        Some(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
+                        Some(Err(e)) => return Err(e),
                     }
                 }
-                Ok(BodyRead::Done(Body::from(body)))
+                Ok(BodyRead::Done(Body::from(body.into_vec())))
             }
             BodyKind::Chunked => {
                 let mut decoder = ChunkedDecoder::new();
@@ -222,8 +251,12 @@ where
                         self.wbuf.extend_from_slice(encode::CONTINUE);
                     }
                     self.flush().await?;
-                    if self.fill(false).await? != Filled::Data {
-                        return Ok(BodyRead::Gone);
+                    match self.fill(Wait::Progress).await? {
+                        Filled::Data => {}
+                        Filled::Eof => return Ok(BodyRead::Gone),
+                        Filled::TimedOut => {
+                            return Ok(BodyRead::Refuse(StatusCode::REQUEST_TIMEOUT))
+                        }
                     }
                 }
             }
@@ -293,7 +326,7 @@ where
                     self.wbuf.extend_from_slice(&bytes);
                 } else {
                     self.flush().await?;
-                    self.io.write_all(&bytes).await?;
+                    self.write_all(&bytes).await?;
                 }
             }
             (Framing::Chunked, Kind::Full(bytes)) => {
@@ -357,13 +390,13 @@ where
     async fn refuse(&mut self, status: StatusCode) -> io::Result<()> {
         encode::encode_error(&mut self.wbuf, status, &mut self.date);
         self.flush().await?;
-        self.io.close().await?;
+        self.close().await?;
         self.deadline = Some(Instant::now() + LINGER);
         let mut drained = 0;
         while drained < LINGER_BYTES {
             self.start = 0;
             self.end = 0;
-            match self.fill(true).await {
+            match self.fill(Wait::Deadline).await {
                 Ok(Filled::Data) => drained += self.end,
                 _ => break,
             }
@@ -376,8 +409,16 @@ where
         if self.wbuf.is_empty() {
             return Ok(());
         }
-        self.io.write_all(&self.wbuf).await?;
-        self.io.flush().await?;
+        let wbuf = std::mem::take(&mut self.wbuf);
+        let written = self.write_all(&wbuf).await;
+        self.wbuf = wbuf;
+        written?;
+        let io = &mut self.io;
+        timed(&mut self.timer, self.cfg.write_timeout, |cx| {
+            Pin::new(&mut *io).poll_flush(cx)
+        })
+        .await
+        .unwrap_or_else(|| Err(self.write_timed_out()))?;
         self.wbuf.clear();
         if self.wbuf.capacity() > 4 * FLUSH_AT {
             self.wbuf = Vec::with_capacity(WBUF);
@@ -385,9 +426,49 @@ where
         Ok(())
     }
 
-    /// Reads more bytes after `rbuf[..end]`, making room first. With `timed`, waits no
-    /// later than the head deadline (set now if this is the first wait for this head).
-    async fn fill(&mut self, timed: bool) -> io::Result<Filled> {
+    /// Writes all of `buf`, failing with `TimedOut` once a write stays pending for
+    /// `write_timeout` (the clock restarts with every write that moves bytes).
+    async fn write_all(&mut self, mut buf: &[u8]) -> io::Result<()> {
+        while !buf.is_empty() {
+            let io = &mut self.io;
+            let wrote = timed(&mut self.timer, self.cfg.write_timeout, |cx| {
+                Pin::new(&mut *io).poll_write(cx, buf)
+            })
+            .await;
+            match wrote {
+                None => return Err(self.write_timed_out()),
+                Some(Ok(0)) => return Err(io::ErrorKind::WriteZero.into()),
+                Some(Ok(n)) => buf = &buf[n..],
+                Some(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
+                Some(Err(e)) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    /// Closes the write side, bounded by `write_timeout` like a write.
+    async fn close(&mut self) -> io::Result<()> {
+        let io = &mut self.io;
+        timed(&mut self.timer, self.cfg.write_timeout, |cx| {
+            Pin::new(&mut *io).poll_close(cx)
+        })
+        .await
+        .unwrap_or_else(|| Err(self.write_timed_out()))
+    }
+
+    fn write_timed_out(&self) -> io::Error {
+        io::Error::new(
+            io::ErrorKind::TimedOut,
+            format!(
+                "http: no byte of the response left for {:?} (write_timeout)",
+                self.cfg.write_timeout
+            ),
+        )
+    }
+
+    /// Reads more bytes after `rbuf[..end]`, making room first, waiting no longer than
+    /// `wait` allows.
+    async fn fill(&mut self, wait: Wait) -> io::Result<Filled> {
         if self.start == self.end {
             self.start = 0;
             self.end = 0;
@@ -400,10 +481,17 @@ where
                 self.rbuf.resize(bigger, 0);
             }
         }
-        poll_fn(|cx| self.poll_fill(cx, timed)).await
+        // The progress deadline of this read: set when it first has to wait.
+        let mut progress = None;
+        poll_fn(|cx| self.poll_fill(cx, wait, &mut progress)).await
     }
 
-    fn poll_fill(&mut self, cx: &mut Context<'_>, timed: bool) -> Poll<io::Result<Filled>> {
+    fn poll_fill(
+        &mut self,
+        cx: &mut Context<'_>,
+        wait: Wait,
+        progress: &mut Option<Instant>,
+    ) -> Poll<io::Result<Filled>> {
         loop {
             match Pin::new(&mut self.io).poll_read(cx, &mut self.rbuf[self.end..]) {
                 Poll::Ready(Ok(0)) => return Poll::Ready(Ok(Filled::Eof)),
@@ -416,27 +504,21 @@ where
                 Poll::Pending => break,
             }
         }
-        if !timed {
-            return Poll::Pending;
-        }
-        let header_timeout = self.cfg.header_read_timeout;
-        let deadline = *self
-            .deadline
-            .get_or_insert_with(|| Instant::now() + header_timeout);
-        let timer = self.timer.get_or_insert_with(|| sleep_until(deadline));
-        if timer.deadline() > deadline {
-            // Armed for later than needed (a lingering close is shorter than a head wait).
-            timer.reset(deadline);
-        }
-        // The timer may still be armed for an earlier head's deadline: when it fires
-        // before the current one, move it there and wait again.
-        while Pin::new(&mut *timer).poll(cx).is_ready() {
-            if Instant::now() >= deadline {
-                return Poll::Ready(Ok(Filled::TimedOut));
+        let deadline = match wait {
+            Wait::Deadline => {
+                let header_timeout = self.cfg.header_read_timeout;
+                *self
+                    .deadline
+                    .get_or_insert_with(|| Instant::now() + header_timeout)
             }
-            timer.reset(deadline);
-        }
-        Poll::Pending
+            Wait::Progress => {
+                let body_timeout = self.cfg.body_read_timeout;
+                *progress.get_or_insert_with(|| Instant::now() + body_timeout)
+            }
+        };
+        self.timer
+            .poll_reached(cx, deadline)
+            .map(|()| Ok(Filled::TimedOut))
     }
 }
 

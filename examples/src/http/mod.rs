@@ -19,17 +19,23 @@
 //! into a 500 for that request only -- and its response encoded ([`encode`]) into one write
 //! buffer, which goes out in ONE write when the batch is done (or before the connection would
 //! wait: on a read, or on a handler that is not ready at once). Limits: a request head over
-//! `max_head_size` (8 KiB) gets 431, a malformed one 400, both close the connection; a body
-//! over `max_body_size` gets 413; a client that does not finish its request head within
-//! `header_read_timeout` (10 s) is dropped. Buffers are allocated once per connection and
-//! reused; per request the server allocates the copy of its head (which backs the URI and
-//! header values without further copies) and the header map.
+//! `max_head_size` (8 KiB) gets 431, a malformed one 400, a transfer coding other than
+//! `chunked` 501, all of which close the connection; a body over `max_body_size` gets 413;
+//! a client that does not finish its request head within `header_read_timeout` (10 s) is
+//! dropped; a body that stops arriving for `body_read_timeout` (30 s) gets 408; a client
+//! that reads none of its responses for `write_timeout` (30 s) is dropped. The answer to a
+//! byte stream never depends on how it was cut into reads. Buffers are allocated once per
+//! connection and reused; per request the server allocates the copy of its head (which
+//! backs the URI and header values without further copies), the header map, and a body
+//! buffer that grows as the body arrives (an announced length reserves nothing).
 
 mod body;
 mod chunked;
 mod conn;
+mod deadline;
 pub mod duplex;
 mod encode;
+mod length;
 mod parse;
 mod server;
 mod service;

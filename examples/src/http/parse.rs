@@ -5,10 +5,17 @@
 //! once into the connection's `arena` (a `BytesMut` whose buffer is reclaimed in place once
 //! the previous requests are dropped, so in steady state this allocates nothing) and builds
 //! the URI and every header value as zero-copy slices of that copy. While doing so it reads
-//! the framing headers: `content-length` (all copies must agree), `transfer-encoding` (must
-//! end in `chunked`; both at once is refused, against request smuggling), `connection` and
-//! `expect: 100-continue`. A partial head at `max_head` bytes, or with more than
-//! `MAX_HEADERS` headers, is too large (431); any other defect is a bad request (400).
+//! the framing headers: `content-length` (all copies must agree), `transfer-encoding` (its
+//! codings, over all its lines, must end in exactly one `chunked`; both headers at once is
+//! refused, against request smuggling), `connection` and `expect: 100-continue`. A head
+//! longer than `max_head` bytes, or with more than `MAX_HEADERS` headers, is too large
+//! (431); a coding before the final `chunked` is one this server does not implement (501,
+//! RFC 9112 section 6.1); any other defect is a bad request (400).
+//!
+//! The answer never depends on how the head arrived: httparse only ever sees the first
+//! `max_head` bytes, so a head that is malformed past the limit is 431 whether it came in
+//! one read (where a whole-buffer parse would have met the defect) or byte by byte (where
+//! the limit is reached first).
 
 use std::mem::MaybeUninit;
 
@@ -47,6 +54,8 @@ pub(crate) enum ParseError {
     Malformed,
     /// 431 Request Header Fields Too Large.
     TooLarge,
+    /// 501 Not Implemented: a transfer coding other than `chunked`.
+    NotImplemented,
 }
 
 /// Parses one request head from the start of `buf`: `Ok(None)` while it is incomplete,
@@ -58,10 +67,12 @@ pub(crate) fn parse_head(
 ) -> Result<Option<(Head, usize)>, ParseError> {
     let mut slots = [const { MaybeUninit::<httparse::Header<'_>>::uninit() }; MAX_HEADERS];
     let mut req = httparse::Request::new(&mut []);
-    let len = match req.parse_with_uninit_headers(buf, &mut slots) {
-        Ok(httparse::Status::Complete(len)) if len <= max_head => len,
-        Ok(httparse::Status::Complete(_)) => return Err(ParseError::TooLarge),
-        Ok(httparse::Status::Partial) if buf.len() < max_head => return Ok(None),
+    // Never past the limit (see the module docs): a head that is not complete within the
+    // first `max_head` bytes is too large, whatever follows.
+    let limited = &buf[..buf.len().min(max_head)];
+    let len = match req.parse_with_uninit_headers(limited, &mut slots) {
+        Ok(httparse::Status::Complete(len)) => len,
+        Ok(httparse::Status::Partial) if limited.len() < max_head => return Ok(None),
         Ok(httparse::Status::Partial) => return Err(ParseError::TooLarge),
         Err(httparse::Error::TooManyHeaders) => return Err(ParseError::TooLarge),
         Err(_) => return Err(ParseError::Malformed),
@@ -93,8 +104,7 @@ pub(crate) fn parse_head(
 
     let mut headers = HeaderMap::with_capacity(req.headers.len());
     let mut content_length: Option<u64> = None;
-    let mut chunked = false;
-    let mut has_transfer_encoding = false;
+    let mut codings = Codings::default();
     let mut close = false;
     let mut keep_alive_token = false;
     let mut expect_continue = false;
@@ -108,12 +118,7 @@ pub(crate) fn parse_head(
             }
             content_length = Some(n);
         } else if name == header::TRANSFER_ENCODING {
-            has_transfer_encoding = true;
-            // Only the last coding decides; anything but a final `chunked` is refused below.
-            chunked = raw
-                .rsplit(|&b| b == b',')
-                .next()
-                .is_some_and(|last| last.trim_ascii().eq_ignore_ascii_case(b"chunked"));
+            codings.add_line(raw);
         } else if name == header::CONNECTION {
             for token in raw.split(|&b| b == b',') {
                 let token = token.trim_ascii();
@@ -130,11 +135,19 @@ pub(crate) fn parse_head(
         headers.append(name, value);
     }
 
-    let body = match (has_transfer_encoding, content_length) {
+    let body = match (codings.present, content_length) {
         (false, n) => BodyKind::Length(n.unwrap_or(0)),
-        (true, None) if chunked && version == Version::HTTP_11 => BodyKind::Chunked,
-        // A non-final `chunked`, chunked on HTTP/1.0, or both framings: refused.
-        (true, _) => return Err(ParseError::Malformed),
+        // Both framings, or chunked on HTTP/1.0: the length is ambiguous.
+        (true, Some(_)) => return Err(ParseError::Malformed),
+        (true, None) if version != Version::HTTP_11 => return Err(ParseError::Malformed),
+        // Not ending in exactly one `chunked`: the body's end cannot be found (400, RFC 9112
+        // section 6.3), whatever the other codings are.
+        (true, None) if !codings.last_chunked || codings.chunked > 1 => {
+            return Err(ParseError::Malformed)
+        }
+        // Framed correctly, but with a coding beneath `chunked` that we do not decode.
+        (true, None) if codings.others => return Err(ParseError::NotImplemented),
+        (true, None) => BodyKind::Chunked,
     };
     let keep_alive = match version {
         Version::HTTP_11 => !close,
@@ -153,6 +166,39 @@ pub(crate) fn parse_head(
         },
         len,
     )))
+}
+
+/// The transfer codings of a request, over all its `transfer-encoding` lines, in order.
+#[derive(Debug, Default)]
+struct Codings {
+    present: bool,
+    /// How many times `chunked` appears.
+    chunked: usize,
+    /// Whether the last coding is `chunked`.
+    last_chunked: bool,
+    /// Whether any coding other than `chunked` appears.
+    others: bool,
+}
+
+impl Codings {
+    /// Adds the codings of one header line (a comma-separated list; empty elements are
+    /// ignored, as RFC 9110 section 5.6.1 asks of a recipient).
+    fn add_line(&mut self, raw: &[u8]) {
+        self.present = true;
+        for coding in raw.split(|&b| b == b',') {
+            let coding = coding.trim_ascii();
+            if coding.is_empty() {
+                continue;
+            }
+            // `chunked` takes no parameters: `chunked;x=1` is some other coding.
+            self.last_chunked = coding.eq_ignore_ascii_case(b"chunked");
+            if self.last_chunked {
+                self.chunked += 1;
+            } else {
+                self.others = true;
+            }
+        }
+    }
 }
 
 /// Parses a `content-length` value: ASCII digits only, no sign, no overflow.
@@ -193,7 +239,7 @@ mod tests {
 
         assert!(parse("GET / HTTP/1.1\r\nHost: x\r\n").unwrap().is_none());
 
-        let (head, _) = parse("POST / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n")
+        let (head, _) = parse("POST / HTTP/1.1\r\nTransfer-Encoding: ,Chunked\r\n\r\n")
             .unwrap()
             .unwrap();
         assert_eq!(head.body, BodyKind::Chunked);
@@ -220,10 +266,28 @@ mod tests {
             "GET / HTTP/1.1\r\nContent-Length: -1\r\n\r\n",
             "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n",
             "POST / HTTP/1.1\r\nTransfer-Encoding: chunked, gzip\r\n\r\n",
+            "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: gzip\r\n\r\n",
+            "POST / HTTP/1.1\r\nTransfer-Encoding: chunked, chunked\r\n\r\n",
+            "POST / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked;x=1\r\n\r\n",
+            "POST / HTTP/1.0\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
         ];
         for b in bad {
             assert_eq!(parse(b).unwrap_err(), ParseError::Malformed, "{b:?}");
         }
+        let unimplemented = [
+            "POST / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
+            "POST / HTTP/1.1\r\nTransfer-Encoding: deflate\r\nTransfer-Encoding: chunked\r\n\r\n",
+            "POST / HTTP/1.1\r\nTransfer-Encoding: identity , Chunked\r\n\r\n",
+        ];
+        for b in unimplemented {
+            assert_eq!(parse(b).unwrap_err(), ParseError::NotImplemented, "{b:?}");
+        }
+        // Malformed past the size limit is too large, as it would be byte by byte.
+        let late = format!(
+            "GET / HTTP/1.1\r\nX: {}\r\nBad Name: x\r\n\r\n",
+            "a".repeat(8200)
+        );
+        assert_eq!(parse(&late).unwrap_err(), ParseError::TooLarge);
         let big = format!("GET / HTTP/1.1\r\nX: {}\r\n", "a".repeat(9000));
         assert_eq!(parse(&big).unwrap_err(), ParseError::TooLarge);
         let many: String = (0..MAX_HEADERS + 1)

@@ -26,6 +26,8 @@ const MAX_BACKOFF: Duration = Duration::from_millis(100);
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Config {
     pub(crate) header_read_timeout: Duration,
+    pub(crate) body_read_timeout: Duration,
+    pub(crate) write_timeout: Duration,
     pub(crate) max_head_size: usize,
     pub(crate) max_body_size: usize,
 }
@@ -45,6 +47,8 @@ impl Config {
 /// # async fn run(listener: runtime::net::TcpListener) -> std::io::Result<()> {
 /// Server::new()
 ///     .header_read_timeout(Duration::from_secs(5))
+///     .body_read_timeout(Duration::from_secs(10))
+///     .write_timeout(Duration::from_secs(10))
 ///     .serve(listener, service_fn(|_req| async {
 ///         Ok::<_, std::convert::Infallible>(http::Response::new(Body::from("hi")))
 ///     }))
@@ -63,11 +67,14 @@ impl Default for Server {
 }
 
 impl Server {
-    /// Defaults: 10 s to receive a request head, heads up to 8 KiB, bodies up to 8 MiB.
+    /// Defaults: 10 s to receive a request head, 30 s without progress on a request body
+    /// or on a response, heads up to 8 KiB, bodies up to 8 MiB.
     pub fn new() -> Server {
         Server {
             cfg: Config {
                 header_read_timeout: Duration::from_secs(10),
+                body_read_timeout: Duration::from_secs(30),
+                write_timeout: Duration::from_secs(30),
                 max_head_size: 8 * 1024,
                 max_body_size: 8 * 1024 * 1024,
             },
@@ -78,6 +85,23 @@ impl Server {
     /// server starts waiting for it (so it also bounds an idle keep-alive connection).
     pub fn header_read_timeout(mut self, timeout: Duration) -> Server {
         self.cfg.header_read_timeout = timeout;
+        self
+    }
+
+    /// How long a request body may go without a byte arriving. The clock restarts with
+    /// every read that brings bytes (a slow upload that keeps moving is served); a body that
+    /// stalls for this long is answered `408 Request Timeout` and the connection closed.
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Server {
+        self.cfg.body_read_timeout = timeout;
+        self
+    }
+
+    /// How long a response may go without a byte leaving. The clock restarts with every
+    /// write that sends bytes (a slow reader that keeps reading is served); a client that
+    /// reads nothing for this long is dropped, so one that never reads its responses cannot
+    /// hold the connection.
+    pub fn write_timeout(mut self, timeout: Duration) -> Server {
+        self.cfg.write_timeout = timeout;
         self
     }
 

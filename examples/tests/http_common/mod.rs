@@ -26,11 +26,16 @@ pub fn runtime() -> runtime::Runtime {
 
 /// Starts `server` with the test service on a fresh port; the server lives as long as `rt`.
 pub fn start(rt: &runtime::Runtime, server: Server) -> SocketAddr {
+    start_with(rt, server, test_service())
+}
+
+/// Starts `server` with `service` on a fresh port; the server lives as long as `rt`.
+pub fn start_with<S: Service>(rt: &runtime::Runtime, server: Server, service: S) -> SocketAddr {
     let listener = rt
         .block_on(runtime::net::TcpListener::bind("127.0.0.1:0"))
         .expect("bind");
     let addr = listener.local_addr().expect("local_addr");
-    drop(rt.spawn(async move { server.serve(listener, test_service()).await }));
+    drop(rt.spawn(async move { server.serve(listener, service).await }));
     addr
 }
 
