@@ -6,7 +6,9 @@
 //!   their wakers with no lock held.
 //! - [`Handle`] (shared through an `Arc`) registers resources, creates timers and unparks.
 //! - [`Registration`] is one resource's slab entry: an atomic readiness word (bits, a
-//!   shutdown flag, the dispatch tick, the slot generation) and a read and a write waker.
+//!   shutdown flag, the dispatch tick, the slot generation) and the tasks waiting on each
+//!   direction (any number: one inline slot, a list from the second on; an event wakes
+//!   every waiter of its direction).
 //!   Tokens carry the slot generation, so events for a closed socket never reach the
 //!   socket that reuses its slot; clearing readiness is tick-checked, so an event arriving
 //!   between a `WouldBlock` and the clear is never lost.
@@ -28,6 +30,7 @@ mod readiness;
 mod registration;
 mod slab;
 mod timer;
+mod waiters;
 #[doc(hidden)]
 pub mod wheel;
 

@@ -1,4 +1,4 @@
-//! Per-resource readiness state (`ScheduledIo`): one atomic word plus two waker slots.
+//! Per-resource readiness state (`ScheduledIo`): one atomic word plus the tasks waiting.
 //!
 //! The word packs, from the low bits up: the readiness bits ([`Ready`]: readable, writable,
 //! read-closed, write-closed, error), the SHUTDOWN bit, the driver tick of the last dispatch
@@ -14,6 +14,9 @@
 //!   readiness, or the driver finds the waker: a wakeup cannot fall in between.
 //! - Generation bumps (`reset`) happen under the same mutex, and the driver re-checks the
 //!   generation under it before taking wakers, so a stale dispatch cannot wake a new occupant.
+//!
+//! The tasks waiting on each direction are kept by `Waiters` (see `waiters.rs`): any
+//! number of them; an event wakes them all.
 
 use std::fmt;
 use std::io;
@@ -22,6 +25,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll, Waker};
 
 use parking_lot::Mutex;
+
+use crate::waiters::Waiters;
 
 /// A set of readiness bits reported by the OS for one resource.
 #[derive(Clone, Copy, PartialEq, Eq, Default, Hash)]
@@ -203,12 +208,6 @@ pub(crate) fn shutdown_error() -> io::Error {
     io::Error::other("runtime is shutting down: the I/O driver is gone")
 }
 
-#[derive(Default)]
-struct Waiters {
-    reader: Option<Waker>,
-    writer: Option<Waker>,
-}
-
 /// The state of one slab entry. Aligned to a cache line: entries of different sockets are
 /// hammered by different workers and by the driver.
 #[repr(align(64))]
@@ -263,15 +262,15 @@ impl ScheduledIo {
             return;
         }
         if ready.intersects(Direction::Read.mask()) {
-            out.extend(waiters.reader.take());
+            waiters.take(Direction::Read, out);
         }
         if ready.intersects(Direction::Write.mask()) {
-            out.extend(waiters.writer.take());
+            waiters.take(Direction::Write, out);
         }
     }
 
-    /// Ready if the word already has readiness for `dir` (or shutdown); otherwise store the
-    /// waker and re-check under the lock.
+    /// Ready if the word already has readiness for `dir` (or shutdown); otherwise add the
+    /// waker to `dir`'s waiters (if its task is not there yet) and re-check under the lock.
     pub(crate) fn poll_ready(
         &self,
         cx: &mut Context<'_>,
@@ -282,21 +281,14 @@ impl ScheduledIo {
             return Poll::Ready(r);
         }
         let mut waiters = self.waiters.lock();
-        let slot = match dir {
-            Direction::Read => &mut waiters.reader,
-            Direction::Write => &mut waiters.writer,
-        };
-        let displaced = match slot {
-            Some(w) if w.will_wake(cx.waker()) => None,
-            _ => slot.replace(cx.waker().clone()),
-        };
+        let stale = waiters.register(dir, cx.waker());
         // Re-read under the lock: the driver stores the word before taking this lock, so if
         // it took the lock before us we see its store here; otherwise it will see our waker.
         // Acquire: as above.
         let res = Self::check(self.state.load(Ordering::Acquire), dir);
         drop(waiters);
-        // A displaced waker may run arbitrary code when dropped: never under our lock.
-        drop(displaced);
+        // Wakers run arbitrary code when woken or dropped: never under our lock.
+        stale.into_iter().for_each(Waker::wake);
         match res {
             Some(r) => Poll::Ready(r),
             None => Poll::Pending,
@@ -343,18 +335,18 @@ impl ScheduledIo {
         }
     }
 
-    /// Mark shut down and move both wakers to `out`.
+    /// Mark shut down and move every waiter to `out`.
     pub(crate) fn shutdown(&self, out: &mut Vec<Waker>) {
         // Release: pollers that see SHUTDOWN with Acquire see the driver's earlier state.
         self.state.fetch_or(SHUTDOWN, Ordering::Release);
         let mut waiters = self.waiters.lock();
-        out.extend(waiters.reader.take());
-        out.extend(waiters.writer.take());
+        waiters.take(Direction::Read, out);
+        waiters.take(Direction::Write, out);
     }
 
     /// Free the entry: bump the generation, clear readiness/tick/shutdown and return the
-    /// wakers (the caller drops them after releasing every lock).
-    pub(crate) fn reset(&self) -> [Option<Waker>; 2] {
+    /// waiters (the caller drops them after releasing every lock).
+    pub(crate) fn reset(&self) -> Waiters {
         let mut waiters = self.waiters.lock();
         // Relaxed load: we hold the mutex that serialises generation changes.
         let gen = gen_of(self.state.load(Ordering::Relaxed));
@@ -362,7 +354,7 @@ impl ScheduledIo {
         // Release: pairs with the Acquire in `generation()` / the driver's CAS loads, so a
         // dispatch that reads the new generation also reads the cleared bits.
         self.state.store(next, Ordering::Release);
-        [waiters.reader.take(), waiters.writer.take()]
+        std::mem::take(&mut *waiters)
     }
 }
 
@@ -496,7 +488,7 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(50));
         assert!(io.set_readiness(0, 1, Ready::READABLE));
         // What `take_wakers` does, done under the held guard: nothing registered yet.
-        assert!(guard.reader.is_none());
+        assert_eq!(guard.count(Direction::Read), 0);
         drop(guard);
         let (ready, count) = poller.join().unwrap();
         assert!(
@@ -517,5 +509,72 @@ mod tests {
         // Only the original plus one stored clone exist.
         drop(w);
         assert_eq!(Arc::strong_count(&c), 2);
+    }
+
+    fn pending(io: &ScheduledIo, w: &Waker, dir: Direction) {
+        assert!(io.poll_ready(&mut Context::from_waker(w), dir).is_pending());
+    }
+
+    fn woken(counts: &[Arc<Count>]) -> Vec<usize> {
+        counts.iter().map(|c| c.0.load(Ordering::SeqCst)).collect()
+    }
+
+    #[test]
+    fn every_waiter_of_a_direction_is_woken_and_only_once_listed() {
+        let io = ScheduledIo::default();
+        let (counts, wakers): (Vec<_>, Vec<_>) = (0..5).map(|_| waker()).unzip();
+        for w in &wakers {
+            pending(&io, w, Direction::Read);
+            pending(&io, w, Direction::Read); // polling again adds nothing
+        }
+        let (wc, ww) = waker();
+        pending(&io, &ww, Direction::Write);
+        assert_eq!(io.waiters.lock().count(Direction::Read), 5);
+        assert_eq!(io.waiters.lock().count(Direction::Write), 1);
+
+        assert!(io.set_readiness(0, 1, Ready::READABLE));
+        let mut out = Vec::new();
+        io.take_wakers(0, Ready::READABLE, &mut out);
+        assert_eq!(out.len(), 5);
+        out.drain(..).for_each(Waker::wake);
+        assert_eq!(woken(&counts), [1; 5]);
+        assert_eq!(wc.0.load(Ordering::SeqCst), 0, "the writer waits on");
+        assert_eq!(io.waiters.lock().count(Direction::Read), 0);
+        assert_eq!(io.waiters.lock().count(Direction::Write), 1);
+    }
+
+    #[test]
+    fn an_entry_is_one_cache_line() {
+        assert!(
+            std::mem::size_of::<ScheduledIo>() <= 64,
+            "one cache line per entry"
+        );
+    }
+
+    #[test]
+    fn reset_and_shutdown_hand_over_every_waiter() {
+        let io = ScheduledIo::default();
+        let (counts, wakers): (Vec<_>, Vec<_>) = (0..3).map(|_| waker()).unzip();
+        for w in &wakers {
+            pending(&io, w, Direction::Read);
+            pending(&io, w, Direction::Write);
+        }
+        let mut out = Vec::new();
+        io.shutdown(&mut out);
+        assert_eq!(out.len(), 6);
+        out.drain(..).for_each(Waker::wake);
+        assert_eq!(woken(&counts), [2; 3]);
+
+        let io = ScheduledIo::default();
+        for w in &wakers {
+            pending(&io, w, Direction::Read);
+        }
+        let waiters = io.reset();
+        assert_eq!(waiters.count(Direction::Read), 3);
+        assert_eq!(io.waiters.lock().count(Direction::Read), 0);
+        drop(waiters);
+        // Dropped, not woken; the wakers' counts are back to our handles only.
+        assert_eq!(woken(&counts), [2; 3]);
+        assert!(counts.iter().all(|c| Arc::strong_count(c) == 2));
     }
 }

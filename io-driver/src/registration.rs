@@ -43,8 +43,10 @@ impl Registration {
     }
 
     /// `Ready(Ok(ev))` when the resource is ready in `dir` (readiness stays set until
-    /// [`Registration::clear_readiness`]); `Ready(Err)` once the driver shut down; else stores
-    /// the waker (one per direction) and returns `Pending`.
+    /// [`Registration::clear_readiness`]); `Ready(Err)` once the driver shut down; else adds
+    /// the waker to the direction's waiters and returns `Pending`. Any number of tasks may
+    /// wait on one direction; the next event in it wakes them all (a task polling again is
+    /// not added twice).
     pub fn poll_ready(&self, cx: &mut Context<'_>, dir: Direction) -> Poll<io::Result<ReadyEvent>> {
         self.io().poll_ready(cx, dir)
     }

@@ -17,8 +17,17 @@
 //! Invariants: the mio socket is `Some` for the whole life of the value except inside
 //! `into_inner`/`drop`; on drop it is first removed from epoll (`deregister`), then closed,
 //! then the registration frees its slab entry (bumping the generation, so a late event for
-//! this token can never reach a future occupant). Each direction stores one waker: only one
-//! task at a time may wait for a given direction of one socket.
+//! this token can never reach a future occupant).
+//!
+//! Any number of tasks may wait on one direction of one socket (accept loops sharing an
+//! `Arc<TcpListener>`, receivers sharing a UDP socket, several `readable()` callers): the
+//! driver keeps every waiter and an event wakes them all (see `io_driver`'s readiness
+//! docs). The woken race for the resource; each that loses meets `WouldBlock`, clears
+//! exactly the readiness it observed (tick-checked, so it cannot erase a newer event that
+//! another waiter has not seen) and waits again. The readiness `recorded` for `try_io` is
+//! shared by the waiters of a direction: any of them may clear it, which only ever makes
+//! another waiter's next `readable()` wait for an event that the kernel has not yet
+//! reported, never miss one.
 
 use std::fmt;
 use std::io::{self, IoSlice, IoSliceMut, Read, Write};

@@ -1,0 +1,281 @@
+//! The tasks waiting on one I/O resource, per direction: any number of them.
+//!
+//! Any number of tasks may wait on each direction (accept loops sharing a
+//! listener, receivers sharing a UDP socket, `readable()` callers). A waiter is known by its
+//! waker: a task that polls again finds its waker already there (`will_wake`) and adds
+//! nothing. The first waiter of a direction sits in an inline slot, so the usual single
+//! waiter costs what it always did (no allocation; the entry stays one cache line); a
+//! second task waiting on the same entry allocates the overflow lists (`More`), which then
+//! live as long as the entry's occupant. An event wakes every waiter of its direction and
+//! empties the direction: the woken re-poll, the first to find the resource ready takes
+//! it, and those that then meet `WouldBlock` clear the readiness (tick-checked) and wait
+//! again -- no hand-over protocol, so no waiter can strand a wake-up.
+//!
+//! A waiter that stops waiting without its event (a timed-out `accept`, a `select!` loser)
+//! cannot tell us, since polling has no drop hook: its waker stays until the next event,
+//! the entry's reset or shutdown, and costs its task one spurious wake-up. So that stale
+//! wakers cannot pile up on a resource that sees no events while tasks come and go, the
+//! overflow list is compacted when it reaches its mark. What makes that safe: a waker that
+//! has been woken may be forgotten, because its task will poll again and, if it still
+//! waits, register again. A compaction (1) forgets the wakers woken by the previous
+//! compaction that have not registered again since (they are stale), (2) wakes everyone
+//! registered since (keeping them, as suspects, until they return), and (3) sets the next
+//! mark to twice the number of suspects that returned (at least `COMPACT_MIN`). So a list
+//! holds at most about twice its live waiters plus `2 * COMPACT_MIN`, and a compaction that
+//! wakes `n` tasks follows at least `COMPACT_MIN` (and about `n / 2`) registrations: O(1)
+//! spurious wake-ups per registration. Spurious wake-ups are allowed by the `Future`
+//! contract.
+//!
+//! Everything here runs under the resource's mutex (`ScheduledIo::waiters`); wakers that
+//! must be woken are handed back to the caller, which wakes them after unlocking.
+
+use std::task::Waker;
+
+use crate::readiness::Direction;
+
+/// An overflow list of a direction stays unchecked up to this many wakers.
+const COMPACT_MIN: usize = 64;
+
+/// The tasks waiting on one entry: one inline slot per direction, overflow lists beyond.
+/// Invariant: a direction's slot is empty only when its overflow list is empty too.
+#[derive(Default)]
+pub(crate) struct Waiters {
+    reader: Option<Waker>,
+    writer: Option<Waker>,
+    /// Allocated when a second task waits on either direction.
+    more: Option<Box<More>>,
+}
+
+/// The waiters beyond the first, per direction.
+#[derive(Default)]
+struct More {
+    reader: Overflow,
+    writer: Overflow,
+}
+
+#[derive(Default)]
+struct Overflow {
+    /// Registered since the last compaction.
+    wakers: Vec<Waker>,
+    /// Woken by the last compaction and not registered since: stale, or about to return.
+    suspects: Vec<Waker>,
+    /// Suspects that registered again since the last compaction: live waiters.
+    returned: usize,
+    /// A registration that finds `wakers` this long compacts first (0: `COMPACT_MIN`).
+    compact_at: usize,
+}
+
+impl Overflow {
+    /// Adds `waker` (known not to be the inline slot's task). Returns wakers to wake once
+    /// the lock is released (a compaction's), usually none (and then unallocated).
+    fn register(&mut self, waker: &Waker) -> Vec<Waker> {
+        if self.wakers.iter().any(|w| w.will_wake(waker)) {
+            return Vec::new();
+        }
+        if let Some(i) = self.suspects.iter().position(|w| w.will_wake(waker)) {
+            let back = self.suspects.swap_remove(i);
+            self.wakers.push(back);
+            self.returned += 1;
+            return Vec::new();
+        }
+        let mut wake = Vec::new();
+        if self.wakers.len() >= self.compact_at.max(COMPACT_MIN) {
+            // Suspects that never came back are stale: forget them (waking them again is
+            // harmless and saves telling them apart from the clones below).
+            wake = std::mem::take(&mut self.suspects);
+            // Everyone registered since the last compaction becomes a suspect, woken now.
+            self.suspects = std::mem::take(&mut self.wakers);
+            wake.extend(self.suspects.iter().cloned());
+            self.compact_at = 2 * self.returned;
+            self.returned = 0;
+        }
+        self.wakers.push(waker.clone());
+        wake
+    }
+
+    /// Moves every waker to `out` and forgets the compaction history.
+    fn take(&mut self, out: &mut Vec<Waker>) {
+        // `append` keeps the buffers: a busy shared socket reuses them.
+        out.append(&mut self.wakers);
+        out.append(&mut self.suspects);
+        self.returned = 0;
+        self.compact_at = 0;
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.wakers.len() + self.suspects.len()
+    }
+}
+
+impl Waiters {
+    /// Adds `waker` to `dir`'s waiters unless a waker of the same task is there. Returns
+    /// the wakers of a compacted overflow list (see the module docs), to wake once the
+    /// lock is released; usually empty (and then unallocated).
+    pub(crate) fn register(&mut self, dir: Direction, waker: &Waker) -> Vec<Waker> {
+        let Waiters {
+            reader,
+            writer,
+            more,
+        } = self;
+        let first = match dir {
+            Direction::Read => reader,
+            Direction::Write => writer,
+        };
+        match first {
+            None => {
+                *first = Some(waker.clone());
+                return Vec::new();
+            }
+            Some(w) if w.will_wake(waker) => return Vec::new(),
+            Some(_) => {}
+        }
+        let more = more.get_or_insert_with(Box::default);
+        match dir {
+            Direction::Read => more.reader.register(waker),
+            Direction::Write => more.writer.register(waker),
+        }
+    }
+
+    /// Moves every waiter of `dir` to `out`.
+    pub(crate) fn take(&mut self, dir: Direction, out: &mut Vec<Waker>) {
+        let (first, list) = match dir {
+            Direction::Read => (&mut self.reader, self.more.as_mut().map(|m| &mut m.reader)),
+            Direction::Write => (&mut self.writer, self.more.as_mut().map(|m| &mut m.writer)),
+        };
+        out.extend(first.take());
+        if let Some(list) = list {
+            list.take(out);
+        }
+    }
+
+    /// How many wakers wait on `dir` (test hook).
+    #[cfg(test)]
+    pub(crate) fn count(&self, dir: Direction) -> usize {
+        let (first, list) = match dir {
+            Direction::Read => (&self.reader, self.more.as_ref().map(|m| &m.reader)),
+            Direction::Write => (&self.writer, self.more.as_ref().map(|m| &m.writer)),
+        };
+        usize::from(first.is_some()) + list.map_or(0, Overflow::len)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    use std::task::Wake;
+
+    struct Count(AtomicUsize);
+    impl Wake for Count {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    fn waker() -> (Arc<Count>, Waker) {
+        let c = Arc::new(Count(AtomicUsize::new(0)));
+        (c.clone(), Waker::from(c))
+    }
+
+    fn woken(counts: &[Arc<Count>]) -> Vec<usize> {
+        counts.iter().map(|c| c.0.load(Ordering::SeqCst)).collect()
+    }
+
+    /// Registers `w` for reading and wakes what the registration hands back.
+    fn register(waiters: &mut Waiters, w: &Waker) {
+        waiters
+            .register(Direction::Read, w)
+            .into_iter()
+            .for_each(Waker::wake);
+    }
+
+    #[test]
+    fn one_task_is_listed_once_and_one_waiter_allocates_nothing() {
+        let mut waiters = Waiters::default();
+        let (_c, w) = waker();
+        for _ in 0..3 {
+            register(&mut waiters, &w);
+            waiters.register(Direction::Write, &w);
+        }
+        assert_eq!(waiters.count(Direction::Read), 1);
+        assert_eq!(waiters.count(Direction::Write), 1);
+        assert!(
+            waiters.more.is_none(),
+            "a single waiter per direction stays inline"
+        );
+        let (_c2, w2) = waker();
+        register(&mut waiters, &w2);
+        register(&mut waiters, &w2);
+        assert_eq!(waiters.count(Direction::Read), 2);
+        assert!(waiters.more.is_some());
+    }
+
+    #[test]
+    fn take_moves_every_waiter_of_one_direction() {
+        let mut waiters = Waiters::default();
+        let (counts, wakers): (Vec<_>, Vec<_>) = (0..5).map(|_| waker()).unzip();
+        for w in &wakers {
+            register(&mut waiters, w);
+        }
+        let (wc, ww) = waker();
+        waiters.register(Direction::Write, &ww);
+        let mut out = Vec::new();
+        waiters.take(Direction::Read, &mut out);
+        assert_eq!(out.len(), 5);
+        out.drain(..).for_each(Waker::wake);
+        assert_eq!(woken(&counts), [1; 5]);
+        assert_eq!(wc.0.load(Ordering::SeqCst), 0);
+        assert_eq!(waiters.count(Direction::Read), 0);
+        assert_eq!(waiters.count(Direction::Write), 1);
+    }
+
+    /// Tasks that register once and go away (timed-out waits) while no event comes: the
+    /// list stays bounded, and every task that still waits is woken or kept.
+    #[test]
+    fn stale_waiters_cannot_pile_up_and_live_ones_are_never_lost() {
+        assert_eq!(COMPACT_MIN, 64, "the bound below assumes it");
+        let mut waiters = Waiters::default();
+        // Ten tasks that keep waiting (they poll again whenever woken, as a task would).
+        let (live_counts, live): (Vec<_>, Vec<_>) = (0..10).map(|_| waker()).unzip();
+        for w in &live {
+            register(&mut waiters, w);
+        }
+        let mut seen = vec![0; live.len()];
+        let mut spurious = 0;
+        for _ in 0..10_000 {
+            // A task that waits once and is gone.
+            let (_c, w) = waker();
+            register(&mut waiters, &w);
+            drop(w);
+            // The live tasks that were woken (by a compaction) poll again.
+            for (i, c) in live_counts.iter().enumerate() {
+                let n = c.0.load(Ordering::SeqCst);
+                if n != seen[i] {
+                    spurious += n - seen[i];
+                    seen[i] = n;
+                    register(&mut waiters, &live[i]);
+                }
+            }
+            let held = waiters.count(Direction::Read);
+            assert!(held <= 2 * 10 + 2 * 64 + 1, "{held} wakers held");
+        }
+        // Spurious wake-ups of the live tasks: about one each per compaction, a compaction
+        // per ~64 registrations.
+        assert!(
+            spurious <= 10 * (10_000 / 32),
+            "{spurious} spurious wake-ups"
+        );
+        // An event still wakes every live task.
+        let before = woken(&live_counts);
+        let mut out = Vec::new();
+        waiters.take(Direction::Read, &mut out);
+        out.drain(..).for_each(Waker::wake);
+        let after = woken(&live_counts);
+        assert!(
+            before.iter().zip(&after).all(|(b, a)| a > b),
+            "{before:?} -> {after:?}"
+        );
+    }
+}
