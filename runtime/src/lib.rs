@@ -25,6 +25,8 @@ mod driver;
 mod handle;
 #[cfg(all(feature = "hyper", not(loom)))]
 pub mod hyper_compat;
+#[cfg(not(loom))]
+pub mod io;
 mod metrics;
 #[cfg(not(loom))]
 pub mod net;

@@ -1,5 +1,8 @@
 //! Read and write halves of a stream socket, generated for `TcpStream` and `UnixStream`.
 //!
+//! Each half speaks both trait families: tokio's `AsyncRead`/`AsyncWrite` (where
+//! `poll_shutdown` is futures-io's `poll_close`) and futures-io's.
+//!
 //! A stream's read side and write side wait on different directions of the same
 //! registration (one waker each), so a read half and a write half can be driven by two
 //! tasks at once with no lock. The borrowed halves (`split`) hold `&Stream`; the owned
@@ -202,6 +205,85 @@ macro_rules! stream_halves {
         impl AsRef<$stream> for OwnedWriteHalf {
             fn as_ref(&self) -> &$stream {
                 &self.inner
+            }
+        }
+
+        impl tokio::io::AsyncRead for ReadHalf<'_> {
+            fn poll_read(
+                self: Pin<&mut Self>,
+                cx: &mut Context<'_>,
+                buf: &mut tokio::io::ReadBuf<'_>,
+            ) -> Poll<io::Result<()>> {
+                self.0.poll_read_buf(cx, buf)
+            }
+        }
+
+        impl tokio::io::AsyncRead for OwnedReadHalf {
+            fn poll_read(
+                self: Pin<&mut Self>,
+                cx: &mut Context<'_>,
+                buf: &mut tokio::io::ReadBuf<'_>,
+            ) -> Poll<io::Result<()>> {
+                self.inner.poll_read_buf(cx, buf)
+            }
+        }
+
+        impl tokio::io::AsyncWrite for WriteHalf<'_> {
+            fn poll_write(
+                self: Pin<&mut Self>,
+                cx: &mut Context<'_>,
+                buf: &[u8],
+            ) -> Poll<io::Result<usize>> {
+                self.0.poll_write(cx, buf)
+            }
+            fn poll_write_vectored(
+                self: Pin<&mut Self>,
+                cx: &mut Context<'_>,
+                bufs: &[IoSlice<'_>],
+            ) -> Poll<io::Result<usize>> {
+                self.0.poll_write_vectored(cx, bufs)
+            }
+            fn is_write_vectored(&self) -> bool {
+                true
+            }
+            fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+                Poll::Ready(Ok(()))
+            }
+            fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+                Poll::Ready(self.0.shutdown(Shutdown::Write))
+            }
+        }
+
+        impl tokio::io::AsyncWrite for OwnedWriteHalf {
+            fn poll_write(
+                self: Pin<&mut Self>,
+                cx: &mut Context<'_>,
+                buf: &[u8],
+            ) -> Poll<io::Result<usize>> {
+                self.inner.poll_write(cx, buf)
+            }
+            fn poll_write_vectored(
+                self: Pin<&mut Self>,
+                cx: &mut Context<'_>,
+                bufs: &[IoSlice<'_>],
+            ) -> Poll<io::Result<usize>> {
+                self.inner.poll_write_vectored(cx, bufs)
+            }
+            fn is_write_vectored(&self) -> bool {
+                true
+            }
+            fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+                Poll::Ready(Ok(()))
+            }
+            fn poll_shutdown(
+                mut self: Pin<&mut Self>,
+                _: &mut Context<'_>,
+            ) -> Poll<io::Result<()>> {
+                let res = self.inner.shutdown(Shutdown::Write);
+                if res.is_ok() {
+                    self.shutdown_on_drop = false;
+                }
+                Poll::Ready(res)
             }
         }
 
