@@ -182,7 +182,7 @@ macro_rules! stream_halves {
             fn drop(&mut self) {
                 if self.shutdown_on_drop {
                     // The peer may already be gone (ENOTCONN): nothing left to tell it.
-                    let _ = self.inner.shutdown(Shutdown::Write);
+                    let _ = self.inner.shutdown_std(Shutdown::Write);
                 }
             }
         }
@@ -250,7 +250,7 @@ macro_rules! stream_halves {
                 Poll::Ready(Ok(()))
             }
             fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-                Poll::Ready(self.0.shutdown(Shutdown::Write))
+                Poll::Ready(self.0.shutdown_std(Shutdown::Write))
             }
         }
 
@@ -279,7 +279,7 @@ macro_rules! stream_halves {
                 mut self: Pin<&mut Self>,
                 _: &mut Context<'_>,
             ) -> Poll<io::Result<()>> {
-                let res = self.inner.shutdown(Shutdown::Write);
+                let res = self.inner.shutdown_std(Shutdown::Write);
                 if res.is_ok() {
                     self.shutdown_on_drop = false;
                 }
@@ -340,7 +340,7 @@ macro_rules! stream_halves {
                 Poll::Ready(Ok(()))
             }
             fn poll_close(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-                Poll::Ready(self.0.shutdown(Shutdown::Write))
+                Poll::Ready(self.0.shutdown_std(Shutdown::Write))
             }
         }
 
@@ -363,7 +363,7 @@ macro_rules! stream_halves {
                 Poll::Ready(Ok(()))
             }
             fn poll_close(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-                let res = self.inner.shutdown(Shutdown::Write);
+                let res = self.inner.shutdown_std(Shutdown::Write);
                 if res.is_ok() {
                     self.shutdown_on_drop = false;
                 }

@@ -230,7 +230,7 @@ macro_rules! stream_io {
                 self: ::std::pin::Pin<&mut Self>,
                 _: &mut ::std::task::Context<'_>,
             ) -> ::std::task::Poll<::std::io::Result<()>> {
-                ::std::task::Poll::Ready(self.shutdown(::std::net::Shutdown::Write))
+                ::std::task::Poll::Ready(self.shutdown_std(::std::net::Shutdown::Write))
             }
         }
 
@@ -281,7 +281,7 @@ macro_rules! stream_io {
                 self: ::std::pin::Pin<&mut Self>,
                 _: &mut ::std::task::Context<'_>,
             ) -> ::std::task::Poll<::std::io::Result<()>> {
-                ::std::task::Poll::Ready(self.shutdown(::std::net::Shutdown::Write))
+                ::std::task::Poll::Ready(self.shutdown_std(::std::net::Shutdown::Write))
             }
         }
     };

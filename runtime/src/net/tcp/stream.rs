@@ -122,9 +122,13 @@ impl TcpStream {
         self.io.get_ref().take_error()
     }
 
-    /// Shuts down the read, write or both directions. `Shutdown::Write` makes the peer read
-    /// EOF once it has read what was sent.
-    pub fn shutdown(&self, how: Shutdown) -> io::Result<()> {
+    /// Shuts down the read, write or both directions now (std's `shutdown`).
+    /// `Shutdown::Write` makes the peer read EOF once it has read what was sent.
+    ///
+    /// Named apart from tokio's `AsyncWriteExt::shutdown().await` (which shuts down the
+    /// write direction) so that a ported `stream.shutdown().await` resolves to tokio's,
+    /// as it does on tokio, whose streams have no inherent `shutdown`.
+    pub fn shutdown_std(&self, how: Shutdown) -> io::Result<()> {
         self.io.get_ref().shutdown(how)
     }
 
