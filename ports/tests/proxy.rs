@@ -20,7 +20,7 @@ fn upstream() -> (std::net::SocketAddr, thread::JoinHandle<()>) {
         s.set_read_timeout(Some(common::TIMEOUT)).unwrap();
         let mut all = Vec::new();
         s.read_to_end(&mut all).unwrap();
-        write!(s, "got {} bytes\n", all.len()).unwrap();
+        writeln!(s, "got {} bytes", all.len()).unwrap();
         all.reverse();
         s.write_all(&all).unwrap();
     });

@@ -346,3 +346,25 @@ fn stdout_and_stderr_write_and_flush() {
         err.shutdown().await.unwrap();
     });
 }
+
+#[test]
+fn ready_reports_interest() {
+    use runtime::io::{Interest, Ready};
+    let rt = current();
+    run(&rt, "ready", async {
+        let (a, b) = tcp_pair().await;
+        // A fresh connection is writable, not readable.
+        let r = a
+            .ready(Interest::READABLE | Interest::WRITABLE)
+            .await
+            .unwrap();
+        assert!(r.is_writable() && !r.is_readable(), "{r:?}");
+        b.try_write(b"x").unwrap();
+        let r = a.ready(Interest::READABLE).await.unwrap();
+        assert_eq!(r, Ready::READABLE);
+        let mut one = [0; 1];
+        assert_eq!(a.try_read(&mut one).unwrap(), 1);
+        let err = a.ready(Interest::ERROR).await.unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+    });
+}

@@ -5,8 +5,9 @@
 //! has no pending error and a peer address (`NotConnected` means "still in progress":
 //! clear that readiness and wait again). Reads and writes go through `IoSource`
 //! (budgeted, edge-triggered, short transfers clear readiness). The stream implements
-//! `futures::io::{AsyncRead, AsyncWrite}`; `poll_close` shuts down the write direction so
-//! the peer reads EOF while this side can still read.
+//! tokio's `AsyncRead`/`AsyncWrite` and `futures::io::{AsyncRead, AsyncWrite}` (see
+//! `runtime::io`); `poll_shutdown`/`poll_close` shut down the write direction so the peer
+//! reads EOF while this side can still read.
 
 use std::fmt;
 use std::future::poll_fn;

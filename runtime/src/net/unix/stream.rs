@@ -3,8 +3,9 @@
 //! `connect` starts a non-blocking connect to the path and waits for writability; it
 //! succeeded when the socket has no pending error (`SO_ERROR`). Reads and writes go
 //! through `IoSource` exactly as for `TcpStream` (budgeted, edge-triggered, short
-//! transfers clear readiness), and so do `futures::io::{AsyncRead, AsyncWrite}`:
-//! `poll_close` shuts down the write direction so the peer reads EOF.
+//! transfers clear readiness), and so do tokio's `AsyncRead`/`AsyncWrite` and
+//! `futures::io::{AsyncRead, AsyncWrite}`: `poll_shutdown`/`poll_close` shut down the
+//! write direction so the peer reads EOF.
 
 use std::fmt;
 use std::future::poll_fn;
