@@ -200,3 +200,105 @@ impl<T: Write + Send + 'static> Blocking<T> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::future::poll_fn;
+    use std::sync::{Arc, Mutex};
+
+    fn rt() -> crate::Runtime {
+        crate::Builder::new_current_thread().build().unwrap()
+    }
+
+    /// Reads everything through `Blocking::poll_read` with a 64 KiB `ReadBuf` per call.
+    async fn read_all<T: Read + Send + 'static>(b: &mut Blocking<T>) -> io::Result<Vec<u8>> {
+        let mut all = Vec::new();
+        let mut chunk = vec![0; 64 * 1024];
+        loop {
+            let mut rb = ReadBuf::new(&mut chunk);
+            poll_fn(|cx| b.poll_read(cx, &mut rb)).await?;
+            if rb.filled().is_empty() {
+                return Ok(all);
+            }
+            all.extend_from_slice(rb.filled());
+        }
+    }
+
+    #[test]
+    fn reads_everything_in_order_then_eof() {
+        let data: Vec<u8> = (0..300_000u32).map(|i| (i % 253) as u8).collect();
+        let mut b = Blocking::new(io::Cursor::new(data.clone()));
+        let got = rt().block_on(read_all(&mut b)).unwrap();
+        assert_eq!(got, data);
+    }
+
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>, bool);
+
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            if self.1 {
+                return Err(io::Error::other("disk full"));
+            }
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn writes_land_in_order_by_flush() {
+        let out = Shared::default();
+        let mut b = Blocking::new(out.clone());
+        rt().block_on(async {
+            for i in 0..100u32 {
+                let line = format!("{i}\n");
+                let n = poll_fn(|cx| b.poll_write(cx, line.as_bytes()))
+                    .await
+                    .unwrap();
+                assert_eq!(n, line.len());
+            }
+            poll_fn(|cx| b.poll_flush(cx)).await.unwrap();
+        });
+        let want: String = (0..100).map(|i| format!("{i}\n")).collect();
+        assert_eq!(
+            String::from_utf8(out.0.lock().unwrap().clone()).unwrap(),
+            want
+        );
+    }
+
+    #[test]
+    fn a_failed_background_write_surfaces_at_flush() {
+        let mut b = Blocking::new(Shared(Arc::default(), true));
+        rt().block_on(async {
+            // Accepted at once: the write runs on the pool.
+            assert_eq!(poll_fn(|cx| b.poll_write(cx, b"x")).await.unwrap(), 1);
+            let err = poll_fn(|cx| b.poll_flush(cx)).await.unwrap_err();
+            assert_eq!(err.to_string(), "disk full");
+        });
+    }
+
+    struct Panics;
+
+    impl Read for Panics {
+        fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+            panic!("reader blew up");
+        }
+    }
+
+    #[test]
+    fn a_panicking_operation_leaves_a_clear_error() {
+        let mut b = Blocking::new(Panics);
+        rt().block_on(async {
+            let mut buf = [0; 4];
+            let mut rb = ReadBuf::new(&mut buf);
+            assert!(poll_fn(|cx| b.poll_read(cx, &mut rb)).await.is_err());
+            let mut rb = ReadBuf::new(&mut buf);
+            let err = poll_fn(|cx| b.poll_read(cx, &mut rb)).await.unwrap_err();
+            assert!(err.to_string().contains("can no longer be used"), "{err}");
+        });
+    }
+}
