@@ -1,7 +1,8 @@
 //! `hyper_auto` (hyper 1.x through hyper-util's `TokioIo` and `auto::Builder` on our
 //! runtime, with our executor and timer): keep-alive HTTP/1.1 requests on one
-//! connection, and an HTTP/2 prior-knowledge request (the auto builder's other branch),
-//! each answered in full.
+//! connection, and HTTP/2 (the auto builder's other branch): the server's first frame
+//! after the preface, and a full request through hyper's own h2 client, itself running
+//! on our runtime through `TokioIo`.
 
 mod common;
 
@@ -58,4 +59,46 @@ fn http2_prior_knowledge_is_served() {
     c.read_exact(&mut head).unwrap();
     assert_eq!(head[3], 0x4, "first frame is SETTINGS: {head:?}");
     assert_eq!(&head[5..9], &[0, 0, 0, 0], "on stream 0");
+}
+
+#[test]
+fn http2_request_from_hyper_client_on_our_runtime() {
+    use bytes::Bytes;
+    use http_body_util::{BodyExt, Empty};
+    use hyper_util::rt::TokioIo;
+    use runtime::hyper_compat::{HyperExecutor, HyperTimer};
+
+    let server = Server::start(env!("CARGO_BIN_EXE_hyper_auto"), &["127.0.0.1:0"]);
+    let addr = server.addr;
+    let rt = runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async move {
+        let exchange = async move {
+            let stream = runtime::net::TcpStream::connect(addr).await.unwrap();
+            let (mut sender, conn) = hyper::client::conn::http2::Builder::new(HyperExecutor)
+                .timer(HyperTimer)
+                .handshake(TokioIo::new(stream))
+                .await
+                .unwrap();
+            runtime::spawn(async move {
+                let _ = conn.await;
+            });
+            for path in ["/h2", "/again"] {
+                let req = hyper::Request::builder()
+                    .uri(format!("http://{addr}{path}"))
+                    .body(Empty::<Bytes>::new())
+                    .unwrap();
+                let res = sender.send_request(req).await.unwrap();
+                assert_eq!(res.status(), 200);
+                assert_eq!(res.version(), hyper::Version::HTTP_2);
+                let body = res.into_body().collect().await.unwrap().to_bytes();
+                assert_eq!(body, format!("Hello, World! (HTTP/2.0 {path})\n"));
+            }
+        };
+        runtime::time::timeout(common::TIMEOUT, exchange)
+            .await
+            .expect("the h2 exchange timed out");
+    });
 }
