@@ -366,5 +366,10 @@ fn ready_reports_interest() {
         assert_eq!(a.try_read(&mut one).unwrap(), 1);
         let err = a.ready(Interest::ERROR).await.unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+        // The halves forward it.
+        let (rd, wr) = a.into_split();
+        assert!(wr.ready(Interest::WRITABLE).await.unwrap().is_writable());
+        b.try_write(b"y").unwrap();
+        assert!(rd.ready(Interest::READABLE).await.unwrap().is_readable());
     });
 }

@@ -11,8 +11,9 @@
 //! `OwnedWriteHalf` does the same unless it was `forget`-ed (tokio's behaviour).
 //!
 //! The macro expects the stream type to have inherent `poll_read`, `poll_read_vectored`,
-//! `poll_write`, `poll_write_vectored`, `shutdown`, `local_addr`, `peer_addr`,
-//! `readable`, `writable`, `try_read` and `try_write`, with the same signatures for both.
+//! `poll_read_buf`, `poll_write`, `poll_write_vectored`, `shutdown_std`, `local_addr`,
+//! `peer_addr`, `readable`, `writable`, `ready`, `try_read` and `try_write`, with the same
+//! signatures for both.
 
 macro_rules! stream_halves {
     ($stream:ident, $addr:ty, $name:literal) => {
@@ -107,6 +108,13 @@ macro_rules! stream_halves {
             pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
                 self.0.try_read(buf)
             }
+            /// Waits for any of `interest` (see the stream's `ready`).
+            pub async fn ready(
+                &self,
+                interest: crate::io::Interest,
+            ) -> io::Result<crate::io::Ready> {
+                self.0.ready(interest).await
+            }
         }
 
         impl WriteHalf<'_> {
@@ -125,6 +133,13 @@ macro_rules! stream_halves {
             /// Writes without waiting (see the stream's `try_write`).
             pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
                 self.0.try_write(buf)
+            }
+            /// Waits for any of `interest` (see the stream's `ready`).
+            pub async fn ready(
+                &self,
+                interest: crate::io::Interest,
+            ) -> io::Result<crate::io::Ready> {
+                self.0.ready(interest).await
             }
         }
 
@@ -148,6 +163,13 @@ macro_rules! stream_halves {
             /// Reads without waiting (see the stream's `try_read`).
             pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
                 self.inner.try_read(buf)
+            }
+            /// Waits for any of `interest` (see the stream's `ready`).
+            pub async fn ready(
+                &self,
+                interest: crate::io::Interest,
+            ) -> io::Result<crate::io::Ready> {
+                self.inner.ready(interest).await
             }
         }
 
@@ -175,6 +197,13 @@ macro_rules! stream_halves {
             /// Writes without waiting (see the stream's `try_write`).
             pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
                 self.inner.try_write(buf)
+            }
+            /// Waits for any of `interest` (see the stream's `ready`).
+            pub async fn ready(
+                &self,
+                interest: crate::io::Interest,
+            ) -> io::Result<crate::io::Ready> {
+                self.inner.ready(interest).await
             }
         }
 
