@@ -7,6 +7,11 @@
 //! and see a failure), and a read waiting for input keeps one pool thread blocked in
 //! `read(2)` until input arrives, even if the `Stdin` is dropped. Prefer one `Stdin` per
 //! process. Each handle speaks both trait families.
+//!
+//! Unlike tokio, whose stdout writes are "mandatory" blocking tasks that run even during
+//! shutdown, a write still queued on our pool when the runtime shuts down is cancelled:
+//! `flush().await` (or `shutdown().await`) before leaving `main` guarantees the output,
+//! which tokio's docs ask for too.
 
 use std::io;
 use std::pin::Pin;
