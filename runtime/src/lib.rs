@@ -51,10 +51,11 @@
 //!   `UnixStream` and its halves (std-style `shutdown(how)` is `shutdown_std`, so that
 //!   `stream.shutdown().await` is tokio's `AsyncWriteExt::shutdown`);
 //! - [`io`]: tokio's traits (`AsyncRead`, `AsyncWrite`, `AsyncBufRead`, `AsyncSeek`,
-//!   `ReadBuf`), its `Ext` traits and buffers, `split`, `copy*`, `duplex`, `empty`/`sink`/
-//!   `repeat`, `stdin`/`stdout`/`stderr`, `Interest`/`Ready`; every I/O type implements
-//!   tokio's traits directly, so `tokio-util` (codecs, `io` helpers), `tokio-rustls`,
-//!   hyper-util's `TokioIo` and other crates generic over those traits work unchanged;
+//!   `ReadBuf`), its `Ext` traits and buffers, `split`, `copy*`, `duplex`, `simplex`,
+//!   `empty`/`sink`/`repeat`, `stdin`/`stdout`/`stderr`, `Interest`/`Ready`; every I/O
+//!   type implements tokio's traits directly, so `tokio-util` (codecs, `io` helpers),
+//!   `tokio-rustls`, hyper-util's `TokioIo` and other crates generic over those traits
+//!   work unchanged;
 //! - `time`: `sleep`, `sleep_until`, `timeout`, `timeout_at`, `interval`, `Interval`,
 //!   `MissedTickBehavior`; `sync::oneshot`.
 //!
@@ -65,7 +66,7 @@
 //!   wrappers of tokio's `net` types (`TcpListenerStream`), `tokio_util::time`;
 //! - not implemented yet: `fs`, `process`, `signal`, most of `sync` (only `oneshot`),
 //!   `select!`/`join!`, `task::LocalSet`/`spawn_local`, `time::pause`, `io::unix::AsyncFd`,
-//!   `io::simplex`, `net::UnixDatagram`, `net::TcpSocket`;
+//!   `net::UnixDatagram`, `net::TcpSocket`;
 //! - every I/O type *also* implements futures-io directly: a module that imports both
 //!   families' extension traits (`futures::prelude::*` next to `runtime::io::AsyncReadExt`)
 //!   must name the trait at ambiguous calls (see [`io`]).

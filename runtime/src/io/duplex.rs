@@ -1,10 +1,9 @@
 //! [`duplex`]: an in-memory, bidirectional, bounded byte pipe.
 //!
-//! Two `DuplexStream`s share two one-way `Pipe`s, each behind its own mutex: what one end
-//! writes into its `write` pipe the other reads from the same pipe (its `read`). A pipe
-//! holds at most `max` bytes; a writer finding it full stores its waker and returns
-//! `Pending`, a reader finding it empty does the same, and each side wakes the other after
-//! it moves bytes. Wakers are taken out under the lock and woken after it is released.
+//! Two `DuplexStream`s share two one-way `Pipe`s (`pipe.rs`), each behind its own mutex:
+//! what one end writes into its `write` pipe the other reads from the same pipe (its
+//! `read`). A pipe holds at most `max` bytes; a writer finding it full, or a reader finding
+//! it empty, waits for the other side to move bytes.
 //!
 //! Closing: `shutdown` (or dropping an end) marks its write pipe closed, so the other end
 //! reads what is left and then EOF; dropping an end also marks its read pipe's reader gone,
@@ -13,14 +12,14 @@
 //! is why this is ours and not tokio's re-export (tokio's spends tokio's budget, inert on
 //! this runtime). Both trait families are implemented.
 
-use std::collections::VecDeque;
 use std::io;
 use std::pin::Pin;
-use std::task::{ready, Context, Poll, Waker};
+use std::task::{ready, Context, Poll};
 
 use shim::sync::{Arc, Mutex};
 use tokio::io::ReadBuf;
 
+use super::pipe::{self, Pipe};
 use crate::coop::poll_proceed;
 
 /// One end of an in-memory pipe made by [`duplex`]; see there.
@@ -28,18 +27,6 @@ use crate::coop::poll_proceed;
 pub struct DuplexStream {
     read: Arc<Mutex<Pipe>>,
     write: Arc<Mutex<Pipe>>,
-}
-
-#[derive(Debug)]
-struct Pipe {
-    buf: VecDeque<u8>,
-    max: usize,
-    /// The writer shut down (or dropped): the reader gets EOF once `buf` is drained.
-    write_closed: bool,
-    /// The reader dropped: writes fail with `BrokenPipe`.
-    read_closed: bool,
-    read_waker: Option<Waker>,
-    write_waker: Option<Waker>,
 }
 
 /// A connected pair of in-memory streams, each buffering at most `max_buf_size` bytes in
@@ -61,12 +48,9 @@ struct Pipe {
 /// # Panics
 /// If `max_buf_size` is 0 (no byte could ever pass).
 pub fn duplex(max_buf_size: usize) -> (DuplexStream, DuplexStream) {
-    assert!(
-        max_buf_size > 0,
-        "duplex(0) could never pass a byte: give a buffer size of at least 1"
-    );
     let one = Arc::new(Mutex::new(Pipe::new(max_buf_size)));
     let two = Arc::new(Mutex::new(Pipe::new(max_buf_size)));
+
     (
         DuplexStream {
             read: one.clone(),
@@ -79,112 +63,10 @@ pub fn duplex(max_buf_size: usize) -> (DuplexStream, DuplexStream) {
     )
 }
 
-impl Pipe {
-    fn new(max: usize) -> Pipe {
-        Pipe {
-            buf: VecDeque::new(),
-            max,
-            write_closed: false,
-            read_closed: false,
-            read_waker: None,
-            write_waker: None,
-        }
-    }
-}
-
-/// Stores `cx`'s waker in `slot` (keeping an equivalent one), returning the one it
-/// replaced so that the caller drops it after releasing the lock.
-fn store(slot: &mut Option<Waker>, cx: &Context<'_>) -> Option<Waker> {
-    match slot {
-        Some(w) if w.will_wake(cx.waker()) => None,
-        _ => slot.replace(cx.waker().clone()),
-    }
-}
-
-fn wake(w: Option<Waker>) {
-    if let Some(w) = w {
-        w.wake();
-    }
-}
-
-impl DuplexStream {
-    /// Moves up to `want` buffered bytes out through `out`; `Ok(0)` only at EOF.
-    fn poll_read_with(
-        &self,
-        cx: &mut Context<'_>,
-        want: usize,
-        out: impl FnOnce(&[u8], &[u8]),
-    ) -> Poll<io::Result<usize>> {
-        ready!(poll_proceed(cx));
-        if want == 0 {
-            return Poll::Ready(Ok(0));
-        }
-        let mut pipe = self.read.lock();
-        if pipe.buf.is_empty() {
-            if pipe.write_closed {
-                return Poll::Ready(Ok(0));
-            }
-            let old = store(&mut pipe.read_waker, cx);
-            drop(pipe);
-            drop(old); // never dropped under the lock
-            return Poll::Pending;
-        }
-        let n = want.min(pipe.buf.len());
-        let (a, b) = pipe.buf.as_slices();
-        let (a, b) = if n <= a.len() {
-            (&a[..n], &b[..0])
-        } else {
-            (a, &b[..n - a.len()])
-        };
-        out(a, b);
-        pipe.buf.drain(..n);
-        let writer = pipe.write_waker.take();
-        drop(pipe);
-        wake(writer);
-        Poll::Ready(Ok(n))
-    }
-
-    fn poll_write_inner(&self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        ready!(poll_proceed(cx));
-        let mut pipe = self.write.lock();
-        if pipe.read_closed || pipe.write_closed {
-            return Poll::Ready(Err(io::ErrorKind::BrokenPipe.into()));
-        }
-        if buf.is_empty() {
-            return Poll::Ready(Ok(0));
-        }
-        let room = pipe.max - pipe.buf.len();
-        if room == 0 {
-            let old = store(&mut pipe.write_waker, cx);
-            drop(pipe);
-            drop(old); // never dropped under the lock
-            return Poll::Pending;
-        }
-        let n = room.min(buf.len());
-        pipe.buf.extend(&buf[..n]);
-        let reader = pipe.read_waker.take();
-        drop(pipe);
-        wake(reader);
-        Poll::Ready(Ok(n))
-    }
-
-    fn close_write(&self) {
-        let mut pipe = self.write.lock();
-        pipe.write_closed = true;
-        let reader = pipe.read_waker.take();
-        drop(pipe);
-        wake(reader);
-    }
-}
-
 impl Drop for DuplexStream {
     fn drop(&mut self) {
-        self.close_write();
-        let mut pipe = self.read.lock();
-        pipe.read_closed = true;
-        let writer = pipe.write_waker.take();
-        drop(pipe);
-        wake(writer);
+        pipe::close_write(&self.write);
+        pipe::close_read(&self.read);
     }
 }
 
@@ -195,7 +77,7 @@ impl tokio::io::AsyncRead for DuplexStream {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let want = buf.remaining();
-        ready!(self.poll_read_with(cx, want, |a, b| {
+        ready!(pipe::poll_read_with(&self.read, cx, want, |a, b| {
             buf.put_slice(a);
             buf.put_slice(b);
         }))?;
@@ -209,7 +91,7 @@ impl tokio::io::AsyncWrite for DuplexStream {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        self.poll_write_inner(cx, buf)
+        pipe::poll_write(&self.write, cx, buf)
     }
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         ready!(poll_proceed(cx));
@@ -217,7 +99,7 @@ impl tokio::io::AsyncWrite for DuplexStream {
     }
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         ready!(poll_proceed(cx));
-        self.close_write();
+        pipe::close_write(&self.write);
         Poll::Ready(Ok(()))
     }
 }
@@ -228,7 +110,7 @@ impl futures::io::AsyncRead for DuplexStream {
         cx: &mut Context<'_>,
         buf: &mut [u8],
     ) -> Poll<io::Result<usize>> {
-        self.poll_read_with(cx, buf.len(), |a, b| {
+        pipe::poll_read_with(&self.read, cx, buf.len(), |a, b| {
             buf[..a.len()].copy_from_slice(a);
             buf[a.len()..a.len() + b.len()].copy_from_slice(b);
         })
@@ -241,7 +123,7 @@ impl futures::io::AsyncWrite for DuplexStream {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        self.poll_write_inner(cx, buf)
+        pipe::poll_write(&self.write, cx, buf)
     }
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         tokio::io::AsyncWrite::poll_flush(self, cx)

@@ -68,7 +68,7 @@
 //! | `AsyncReadExt`, `AsyncWriteExt`, `AsyncBufReadExt`, `AsyncSeekExt` (`read_u32`, `write_all_buf`, `shutdown`, `lines`, ...) | tokio | tokio |
 //! | `BufReader`, `BufWriter`, `BufStream`, `Lines`, `Split`, `Take`, `Chain`, `split` (+ `ReadHalf`, `WriteHalf`), `join` (+ `Join`) | tokio | tokio |
 //! | `copy`, `copy_buf`, `copy_bidirectional`, `copy_bidirectional_with_sizes` | tokio | tokio |
-//! | [`duplex`] / [`DuplexStream`] | ours | both |
+//! | [`duplex`] / [`DuplexStream`], [`simplex`] / [`SimplexStream`] | ours | both |
 //! | [`empty`], [`sink`], [`repeat`] | ours | both |
 //! | [`stdin`], [`stdout`], [`stderr`] | ours (blocking pool) | both |
 //! | [`Interest`], [`Ready`] | ours | — |
@@ -82,19 +82,21 @@
 //!   because each of them spends our budget on every operation: `copy` from a socket to
 //!   a socket, `BufReader` over a stream, `copy_bidirectional` over two streams all yield
 //!   when the task's budget is spent. It does matter for in-memory objects that are always
-//!   ready, so [`empty`], [`sink`], [`repeat`] and [`duplex`] are ours and spend our budget
-//!   (`copy(&mut repeat(0), &mut sink())` inside a `timeout` gives its worker back). A copy
-//!   between two plain in-memory values (`&[u8]` into a `Vec<u8>`) spends nothing, as it
-//!   would not on tokio either once its budget is gone: it simply finishes.
+//!   ready, so [`empty`], [`sink`], [`repeat`], [`duplex`] and [`simplex`] are ours and
+//!   spend our budget (`copy(&mut repeat(0), &mut sink())` inside a `timeout` gives its
+//!   worker back). The one difference left: a copy between two plain in-memory values
+//!   (`&[u8]` into a `Vec<u8>`) spends none of our budget, where tokio's `copy` on tokio
+//!   would spend tokio's; such a copy is finite and simply finishes.
 //! - **Standard streams** run blocking calls on our blocking pool, as tokio's do on its.
 //!
-//! Not here (yet): `simplex` (tokio's would not spend our budget), `AsyncFd` and the
-//! `unix` submodule, `File` (there is no `runtime::fs`), and tokio's `io-uring` backed
-//! types.
+//! Not here (yet): `AsyncFd` and the `unix` submodule, `File` (there is no
+//! `runtime::fs`), and tokio's `io-uring` backed types.
 
 mod blocking;
 mod duplex;
 mod interest;
+mod pipe;
+mod simplex;
 mod stdio;
 mod trivial;
 
@@ -108,5 +110,6 @@ pub use tokio::io::{BufReader, BufStream, BufWriter, Chain, Lines, Split, Take};
 
 pub use duplex::{duplex, DuplexStream};
 pub use interest::{Interest, Ready};
+pub use simplex::{simplex, SimplexStream};
 pub use stdio::{stderr, stdin, stdout, Stderr, Stdin, Stdout};
 pub use trivial::{empty, repeat, sink, Empty, Repeat, Sink};
