@@ -14,6 +14,62 @@
 //! finds work wakes the next), single-allocation tasks with a hot header and a cold trailer
 //! (`task`), and parked workers that cost nothing until woken. All of it is model-checked
 //! under loom through the one sync shim (`shim`). See `DESIGN.md` for the map.
+//!
+//! # Porting from tokio
+//!
+//! A tokio program ports by renaming `tokio::` to `runtime::` (and `#[tokio::main]` to
+//! `#[runtime::main]`); crates written against tokio's I/O traits keep working on our
+//! sockets:
+//!
+//! ```no_run
+//! use runtime::io::{AsyncReadExt, AsyncWriteExt};
+//! use runtime::net::TcpListener;
+//!
+//! #[runtime::main]
+//! async fn main() -> std::io::Result<()> {
+//!     let listener = TcpListener::bind("127.0.0.1:8080").await?;
+//!     loop {
+//!         let (mut socket, _) = listener.accept().await?;
+//!         runtime::spawn(async move {
+//!             let mut buf = [0; 1024];
+//!             while let Ok(n @ 1..) = socket.read(&mut buf).await {
+//!                 if socket.write_all(&buf[..n]).await.is_err() {
+//!                     break;
+//!                 }
+//!             }
+//!         });
+//!     }
+//! }
+//! ```
+//!
+//! **Compatible** (same names, signatures and documented behaviour):
+//! - `#[main]`/`#[test]` with `flavor`, `worker_threads`, `crate = ".."` (`start_paused`
+//!   is a compile error: paused time is not implemented);
+//! - `spawn`, `task::{spawn_blocking, yield_now, JoinHandle, AbortHandle, JoinError}`
+//!   (`JoinHandle` is not `#[must_use]`, as tokio's), `Builder`, `Runtime`, `Handle`;
+//! - `net`: `TcpListener`, `TcpStream` and its halves, `UdpSocket`, `UnixListener`,
+//!   `UnixStream` and its halves (std-style `shutdown(how)` is `shutdown_std`, so that
+//!   `stream.shutdown().await` is tokio's `AsyncWriteExt::shutdown`);
+//! - [`io`]: tokio's traits (`AsyncRead`, `AsyncWrite`, `AsyncBufRead`, `AsyncSeek`,
+//!   `ReadBuf`), its `Ext` traits and buffers, `split`, `copy*`, `duplex`, `simplex`,
+//!   `empty`/`sink`/`repeat`, `stdin`/`stdout`/`stderr`, `Interest`/`Ready`; every I/O
+//!   type implements tokio's traits directly, so `tokio-util` (codecs, `io` helpers),
+//!   `tokio-rustls`, hyper-util's `TokioIo` and other crates generic over those traits
+//!   work unchanged;
+//! - `time`: `sleep`, `sleep_until`, `timeout`, `timeout_at`, `interval`, `Interval`,
+//!   `MissedTickBehavior`; `sync::oneshot`.
+//!
+//! **Not compatible, or missing:**
+//! - anything that calls tokio's own runtime: `tokio::spawn`, tokio's timer or tokio's
+//!   `net` types inside a crate. Notably hyper-util's `TokioExecutor`/`TokioTimer` (use
+//!   `hyper_compat::{HyperExecutor, HyperTimer}`, feature `hyper`), `tokio-stream`'s
+//!   wrappers of tokio's `net` types (`TcpListenerStream`), `tokio_util::time`;
+//! - not implemented yet: `fs`, `process`, `signal`, most of `sync` (only `oneshot`),
+//!   `select!`/`join!`, `task::LocalSet`/`spawn_local`, `time::pause`, `io::unix::AsyncFd`,
+//!   `net::UnixDatagram`, `net::TcpSocket`;
+//! - every I/O type *also* implements futures-io directly: a module that imports both
+//!   families' extension traits (`futures::prelude::*` next to `runtime::io::AsyncReadExt`)
+//!   must name the trait at ambiguous calls (see [`io`]).
 
 #![deny(unsafe_op_in_unsafe_fn)]
 
@@ -25,6 +81,8 @@ mod driver;
 mod handle;
 #[cfg(all(feature = "hyper", not(loom)))]
 pub mod hyper_compat;
+#[cfg(not(loom))]
+pub mod io;
 mod metrics;
 #[cfg(not(loom))]
 pub mod net;

@@ -16,6 +16,15 @@ use crate::context;
 
 /// Spawns a task onto the current runtime.
 ///
+/// ```
+/// #![deny(unused_must_use)] // a detached spawn does not warn: `JoinHandle` is not `#[must_use]`
+/// # runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// runtime::spawn(async { println!("detached") });
+/// let handle = runtime::spawn(async { 40 + 2 });
+/// assert_eq!(handle.await.unwrap(), 42);
+/// # });
+/// ```
+///
 /// # Panics
 /// Outside a runtime: spawn from inside a task or `Runtime::block_on`, or use
 /// `Runtime::spawn` / `Handle::spawn`.

@@ -20,7 +20,9 @@ use crate::harness;
 ///
 /// Awaiting it yields `Ok(output)`, or a [`JoinError`] when the task panicked or was
 /// cancelled (aborted, or its runtime shut down). Dropping it detaches the task.
-#[must_use = "dropping a JoinHandle detaches the task; await it or call `abort()`"]
+///
+/// Like tokio's, it is not `#[must_use]`: a detached `spawn(...)` is the common case
+/// (tokio #2762), and a `#![deny(warnings)]` crate ported from tokio must still build.
 pub struct JoinHandle<T> {
     raw: NonNull<Header>,
     _p: PhantomData<T>,
@@ -62,6 +64,7 @@ impl<T> JoinHandle<T> {
     }
 
     /// A handle that can abort the task but not await it.
+    #[must_use = "abort handles do nothing unless `.abort` is called"]
     pub fn abort_handle(&self) -> AbortHandle {
         self.header().state.ref_inc();
         AbortHandle { raw: self.raw }

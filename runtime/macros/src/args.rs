@@ -1,6 +1,10 @@
 //! Parsing and validation of the attribute arguments:
 //! `#[runtime::main(flavor = "..", worker_threads = N, crate = "path")]`.
 //!
+//! These are tokio's arguments, so a `#[tokio::main(..)]` ports by renaming the path.
+//! tokio's `start_paused = true` is recognised but refused with its own error: it needs
+//! paused time (`time::pause`), which this runtime does not implement yet.
+//!
 //! The arguments are read in two passes. The first is purely syntactic: a comma
 //! separated list of `key = value` pairs, where a key is any identifier (keywords
 //! included, so `crate` parses) and a value any expression. The second checks each
@@ -59,7 +63,10 @@ pub(crate) struct Config {
 const FLAVOR: &str = "flavor";
 const WORKER_THREADS: &str = "worker_threads";
 const CRATE: &str = "crate";
+const START_PAUSED: &str = "start_paused";
 const KNOWN_KEYS: &str = "`flavor`, `worker_threads`, `crate`";
+const START_PAUSED_UNSUPPORTED: &str = "`start_paused` is not supported: paused time \
+     (tokio's `time::pause`) is not implemented in this runtime yet; remove the argument";
 
 /// One `key = value` pair, as written.
 struct RawArg {
@@ -87,7 +94,7 @@ impl Parse for RawArg {
 }
 
 fn is_known_key(name: &str) -> bool {
-    matches!(name, FLAVOR | WORKER_THREADS | CRATE)
+    matches!(name, FLAVOR | WORKER_THREADS | CRATE | START_PAUSED)
 }
 
 fn unknown_key_message(name: &str) -> String {
@@ -113,6 +120,7 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
     let mut flavor_key: Option<Ident> = None;
     let mut threads_key: Option<Ident> = None;
     let mut crate_key: Option<Ident> = None;
+    let mut paused_key: Option<Ident> = None;
 
     for RawArg { key, value } in raw {
         let name = key.unraw().to_string();
@@ -120,6 +128,7 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
             FLAVOR => &mut flavor_key,
             WORKER_THREADS => &mut threads_key,
             CRATE => &mut crate_key,
+            START_PAUSED => &mut paused_key,
             _ => {
                 errors.push(syn::Error::new(key.span(), unknown_key_message(&name)));
                 continue;
@@ -134,6 +143,10 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
         let result = match name.as_str() {
             FLAVOR => parse_flavor(&value).map(|f| config.flavor = f),
             WORKER_THREADS => parse_worker_threads(&value).map(|n| config.worker_threads = Some(n)),
+            START_PAUSED => Err(syn::Error::new(
+                seen.as_ref().expect("just set").span(),
+                START_PAUSED_UNSUPPORTED,
+            )),
             _ => parse_crate_path(&value).map(|p| config.crate_path = p),
         };
         if let Err(e) = result {

@@ -9,6 +9,10 @@
 //! built with `Builder::enable_io()` (`#[runtime::main]` enables it); elsewhere they panic
 //! with a message saying so.
 //!
+//! Streams (and their halves) implement both I/O trait families, tokio's and futures-io
+//! (see [`crate::io`] for the choice): this example uses futures-io's extension traits,
+//! the one in [`crate::io`] tokio's.
+//!
 //! ```
 //! use futures::io::{AsyncReadExt, AsyncWriteExt};
 //! use runtime::net::{TcpListener, TcpStream};

@@ -5,8 +5,9 @@
 //! has no pending error and a peer address (`NotConnected` means "still in progress":
 //! clear that readiness and wait again). Reads and writes go through `IoSource`
 //! (budgeted, edge-triggered, short transfers clear readiness). The stream implements
-//! `futures::io::{AsyncRead, AsyncWrite}`; `poll_close` shuts down the write direction so
-//! the peer reads EOF while this side can still read.
+//! tokio's `AsyncRead`/`AsyncWrite` and `futures::io::{AsyncRead, AsyncWrite}` (see
+//! `runtime::io`); `poll_shutdown`/`poll_close` shut down the write direction so the peer
+//! reads EOF while this side can still read.
 
 use std::fmt;
 use std::future::poll_fn;
@@ -122,9 +123,13 @@ impl TcpStream {
         self.io.get_ref().take_error()
     }
 
-    /// Shuts down the read, write or both directions. `Shutdown::Write` makes the peer read
-    /// EOF once it has read what was sent.
-    pub fn shutdown(&self, how: Shutdown) -> io::Result<()> {
+    /// Shuts down the read, write or both directions now (std's `shutdown`).
+    /// `Shutdown::Write` makes the peer read EOF once it has read what was sent.
+    ///
+    /// Named apart from tokio's `AsyncWriteExt::shutdown().await` (which shuts down the
+    /// write direction) so that a ported `stream.shutdown().await` resolves to tokio's,
+    /// as it does on tokio, whose streams have no inherent `shutdown`.
+    pub fn shutdown_std(&self, how: Shutdown) -> io::Result<()> {
         self.io.get_ref().shutdown(how)
     }
 

@@ -1,0 +1,2 @@
+#[runtime_macros::main(flavor = "multi_thread", worker_threads = 2, start_paused = true)]
+async fn main() {}
