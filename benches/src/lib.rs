@@ -28,6 +28,7 @@ use shim::sync::Arc;
 
 pub mod floor;
 pub mod harness;
+pub mod join_set;
 pub mod ours;
 pub mod smol;
 pub mod tokio_rt;
