@@ -81,3 +81,33 @@ fn consume_budget_outside_a_runtime_is_ready() {
         }
     });
 }
+
+#[test]
+fn has_budget_remaining_tracks_the_budget() {
+    for rt in one_worker_rts() {
+        rt.block_on(async {
+            let h = runtime::spawn(async {
+                assert!(task::coop::has_budget_remaining());
+                // Spend budget until it runs out; the next call yields and refills it.
+                let mut spent = 0u32;
+                while task::coop::has_budget_remaining() {
+                    task::coop::consume_budget().await;
+                    spent += 1;
+                    assert!(spent <= 1000, "the budget never ran out");
+                }
+                task::consume_budget().await;
+                assert!(
+                    task::coop::has_budget_remaining(),
+                    "a yield did not refill it"
+                );
+                task::unconstrained(async { assert!(task::coop::has_budget_remaining()) }).await;
+                spent
+            });
+            let spent = runtime::time::timeout(Duration::from_secs(10), h)
+                .await
+                .unwrap()
+                .unwrap();
+            assert!(spent > 1);
+        });
+    }
+}

@@ -41,6 +41,19 @@ pub async fn consume_budget() {
     .await
 }
 
+/// True when the current task may still do work before it is made to yield (or when it
+/// runs unconstrained, or outside a task).
+///
+/// ```
+/// # let rt = runtime::Builder::new_current_thread().build().unwrap();
+/// # rt.block_on(runtime::spawn(async {
+/// assert!(runtime::task::coop::has_budget_remaining());
+/// # })).unwrap();
+/// ```
+pub fn has_budget_remaining() -> bool {
+    coop::has_budget_remaining()
+}
+
 /// Turns off cooperative scheduling for `inner`: the operations it awaits never yield for
 /// lack of budget. The task's own budget is left as it was. Use it sparingly: a future
 /// that is always ready can then hold its worker forever.

@@ -25,6 +25,12 @@ pub use self::join_set::JoinSet;
 pub use self::ready_list::ReadyList;
 pub use self::task_local::{AccessError, LocalKey};
 
+/// The cooperative budget (tokio's `task::coop`): the same functions as at this module's
+/// root, plus [`has_budget_remaining`](coop::has_budget_remaining).
+pub mod coop {
+    pub use super::budget::{consume_budget, has_budget_remaining, unconstrained, Unconstrained};
+}
+
 /// Futures returned by this module's functions.
 pub mod futures {
     pub use super::task_local::TaskLocalFuture;
