@@ -46,7 +46,7 @@ pub async fn consume_budget() {
 ///
 /// ```
 /// # let rt = runtime::Builder::new_current_thread().build().unwrap();
-/// # rt.block_on(runtime::spawn(async {
+/// # rt.block_on(rt.spawn(async {
 /// assert!(runtime::task::coop::has_budget_remaining());
 /// # })).unwrap();
 /// ```
