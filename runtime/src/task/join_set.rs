@@ -14,6 +14,7 @@
 //! removed, or the slot reused): the slab decides, and polling a handle that is not
 //! finished is harmless. Dropping the set aborts every task in it.
 
+use std::collections::VecDeque;
 use std::fmt;
 use std::future::Future;
 use std::task::{Context, Poll, Waker};
@@ -50,7 +51,7 @@ pub struct JoinSet<T> {
     /// Head of the vacant-slot chain (`usize::MAX`: none).
     free: usize,
     len: usize,
-    fresh: Vec<usize>,
+    fresh: VecDeque<usize>,
     ready: Vec<usize>,
     list: Arc<ReadyList>,
 }
@@ -74,7 +75,7 @@ impl<T> JoinSet<T> {
             slots: Vec::new(),
             free: NONE,
             len: 0,
-            fresh: Vec::new(),
+            fresh: VecDeque::new(),
             ready: Vec::new(),
             list: ReadyList::new(),
         }
@@ -118,7 +119,7 @@ impl<T> JoinSet<T> {
             self.slots.len() - 1
         };
         self.len += 1;
-        self.fresh.push(index);
+        self.fresh.push_back(index);
         abort
     }
 
@@ -320,7 +321,8 @@ impl<T> JoinSet<T> {
         if self.len == 0 {
             return Poll::Ready(None);
         }
-        while let Some(index) = self.fresh.pop() {
+        // Oldest first: the likeliest to have finished, and a finished task needs no waker.
+        while let Some(index) = self.fresh.pop_front() {
             if let Some(res) = self.poll_entry(index, true) {
                 return Poll::Ready(Some(res));
             }
