@@ -423,3 +423,79 @@ fn select_in_spawned_tasks_is_send() {
     });
     assert_eq!(done.load(SeqCst), 20);
 }
+
+#[test]
+fn sixty_four_branches() {
+    block_on(async {
+        let p = Cell::new(0);
+        let v = runtime::select! {
+            biased;
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            Some(v) = ready(None::<u32>, &p) => v,
+            v = ready(64u32, &p) => v,
+        };
+        assert_eq!(v, 64);
+        assert_eq!(p.get(), 64);
+    });
+}

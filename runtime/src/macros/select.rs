@@ -82,32 +82,43 @@ macro_rules! __select {
     (@{ $biased:tt; $names:tt; $($branch:tt)* } else => $else:expr $(,)?) => {
         $crate::__select!(@emit $biased; { $($branch)* } ($else))
     };
-    // A branch: pattern, future, optional precondition.
-    (@{ $($state:tt)* } $p:pat = $f:expr, if $c:expr => $($rest:tt)*) => {
-        $crate::__select!(@handler { $($state)* } ($p) ($f) ($c) $($rest)*)
-    };
-    (@{ $($state:tt)* } $p:pat = $f:expr => $($rest:tt)*) => {
-        $crate::__select!(@handler { $($state)* } ($p) ($f) (true) $($rest)*)
-    };
-    // The handler: a block (comma optional) or an expression (comma unless last).
-    (@handler { $biased:tt; (); $($branch:tt)* } $($rest:tt)*) => {
+    // A branch: pattern, future, optional precondition, then a block handler (comma
+    // optional) or an expression handler (comma unless last). One expansion per branch,
+    // so 64 branches stay within the default recursion limit.
+    (@{ $biased:tt; (); $($branch:tt)* } $p:pat = $($rest:tt)*) => {
         ::core::compile_error!("`select!` supports at most 64 branches")
     };
-    (@handler { $biased:tt; (($n:ident $i:tt) $($names:tt)*); $($branch:tt)* }
-        ($p:pat) ($f:expr) ($c:expr) $h:block, $($rest:tt)*) => {
+    (@{ $biased:tt; (($n:ident $i:tt) $($names:tt)*); $($branch:tt)* }
+        $p:pat = $f:expr, if $c:expr => $h:block, $($rest:tt)*) => {
         $crate::__select!(@{ $biased; ($($names)*); $($branch)* [$n $i ($p) ($f) ($c) ($h)] } $($rest)*)
     };
-    (@handler { $biased:tt; (($n:ident $i:tt) $($names:tt)*); $($branch:tt)* }
-        ($p:pat) ($f:expr) ($c:expr) $h:block $($rest:tt)*) => {
+    (@{ $biased:tt; (($n:ident $i:tt) $($names:tt)*); $($branch:tt)* }
+        $p:pat = $f:expr, if $c:expr => $h:block $($rest:tt)*) => {
         $crate::__select!(@{ $biased; ($($names)*); $($branch)* [$n $i ($p) ($f) ($c) ($h)] } $($rest)*)
     };
-    (@handler { $biased:tt; (($n:ident $i:tt) $($names:tt)*); $($branch:tt)* }
-        ($p:pat) ($f:expr) ($c:expr) $h:expr, $($rest:tt)*) => {
+    (@{ $biased:tt; (($n:ident $i:tt) $($names:tt)*); $($branch:tt)* }
+        $p:pat = $f:expr, if $c:expr => $h:expr, $($rest:tt)*) => {
         $crate::__select!(@{ $biased; ($($names)*); $($branch)* [$n $i ($p) ($f) ($c) ($h)] } $($rest)*)
     };
-    (@handler { $biased:tt; (($n:ident $i:tt) $($names:tt)*); $($branch:tt)* }
-        ($p:pat) ($f:expr) ($c:expr) $h:expr) => {
+    (@{ $biased:tt; (($n:ident $i:tt) $($names:tt)*); $($branch:tt)* }
+        $p:pat = $f:expr, if $c:expr => $h:expr) => {
         $crate::__select!(@{ $biased; ($($names)*); $($branch)* [$n $i ($p) ($f) ($c) ($h)] })
+    };
+    (@{ $biased:tt; (($n:ident $i:tt) $($names:tt)*); $($branch:tt)* }
+        $p:pat = $f:expr => $h:block, $($rest:tt)*) => {
+        $crate::__select!(@{ $biased; ($($names)*); $($branch)* [$n $i ($p) ($f) (true) ($h)] } $($rest)*)
+    };
+    (@{ $biased:tt; (($n:ident $i:tt) $($names:tt)*); $($branch:tt)* }
+        $p:pat = $f:expr => $h:block $($rest:tt)*) => {
+        $crate::__select!(@{ $biased; ($($names)*); $($branch)* [$n $i ($p) ($f) (true) ($h)] } $($rest)*)
+    };
+    (@{ $biased:tt; (($n:ident $i:tt) $($names:tt)*); $($branch:tt)* }
+        $p:pat = $f:expr => $h:expr, $($rest:tt)*) => {
+        $crate::__select!(@{ $biased; ($($names)*); $($branch)* [$n $i ($p) ($f) (true) ($h)] } $($rest)*)
+    };
+    (@{ $biased:tt; (($n:ident $i:tt) $($names:tt)*); $($branch:tt)* }
+        $p:pat = $f:expr => $h:expr) => {
+        $crate::__select!(@{ $biased; ($($names)*); $($branch)* [$n $i ($p) ($f) (true) ($h)] })
     };
     (@{ $($state:tt)* } $($rest:tt)+) => {
         ::core::compile_error!(
