@@ -324,3 +324,40 @@ fn spawn_outside_a_runtime_panics() {
     let mut set = JoinSet::new();
     set.spawn(async {});
 }
+
+/// Joining many finished tasks spends the joiner's budget: it yields now and then, so a
+/// task queued behind it runs before the loop ends.
+#[test]
+fn join_next_spends_the_cooperative_budget() {
+    use std::sync::atomic::AtomicBool;
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
+    let seen_during_loop = rt.block_on(async {
+        let joiner = runtime::spawn(async {
+            let mut set = JoinSet::new();
+            for i in 0..1000u32 {
+                set.spawn(async move { i });
+            }
+            // Let them all finish (they were queued before us).
+            task::yield_now().await;
+            let flag = Arc::new(AtomicBool::new(false));
+            let f = flag.clone();
+            drop(runtime::spawn(async move { f.store(true, SeqCst) }));
+            let mut joined = 0;
+            let mut seen = false;
+            while let Some(res) = set.join_next().await {
+                res.unwrap();
+                joined += 1;
+                if joined < 1000 && flag.load(SeqCst) {
+                    seen = true;
+                }
+            }
+            assert_eq!(joined, 1000);
+            seen
+        });
+        within("the joiner", joiner).await.unwrap()
+    });
+    assert!(
+        seen_during_loop,
+        "join_next never yielded over 1000 finished tasks"
+    );
+}

@@ -12,7 +12,8 @@
 //! So a join costs O(1) per completion, never a scan. `ready` holds the indices taken from
 //! the shared list and not examined yet. An index in any list may be stale (its entry was
 //! removed, or the slot reused): the slab decides, and polling a handle that is not
-//! finished is harmless. Dropping the set aborts every task in it.
+//! finished is harmless. Dropping the set aborts every task in it. Each join through
+//! `poll_join_next*` spends one unit of the cooperative budget (coop.rs).
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -312,7 +313,17 @@ impl<T> JoinSet<T> {
         &mut self,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<(Id, T), JoinError>>> {
-        self.poll_inner(Some(cx.waker()))
+        // Each join spends one unit of the task's cooperative budget (as awaiting a
+        // `JoinHandle` does in tokio): a loop over a set of finished tasks yields now and then.
+        if self.len != 0 && !crate::coop::has_budget_remaining() {
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
+        }
+        let res = self.poll_inner(Some(cx.waker()));
+        if let Poll::Ready(Some(_)) = res {
+            let _ = crate::coop::poll_proceed(cx);
+        }
+        res
     }
 
     /// The join: fresh entries first, then the indices announced ready. With `waker`
