@@ -30,6 +30,7 @@ use shim::sync::Arc;
 pub mod floor;
 pub mod harness;
 pub mod io_echo;
+pub mod join_set;
 pub mod ours;
 pub mod smol;
 pub mod tokio_rt;

@@ -29,6 +29,7 @@ pub struct Builder {
     enable_time: bool,
     max_blocking_threads: usize,
     keep_alive: Duration,
+    rng_seed: Option<crate::rand::RngSeed>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,6 +62,7 @@ impl Builder {
             enable_time: false,
             max_blocking_threads: 512,
             keep_alive: Duration::from_secs(10),
+            rng_seed: None,
         }
     }
 
@@ -163,8 +165,27 @@ impl Builder {
         self
     }
 
+    /// Seeds the random choices the runtime makes for its tasks (`select!`'s branch
+    /// order), so that a test on a current-thread runtime makes the same choices every run.
+    ///
+    /// ```
+    /// let rt = runtime::Builder::new_current_thread()
+    ///     .rng_seed(runtime::RngSeed::from_bytes(b"42"))
+    ///     .build()
+    ///     .unwrap();
+    /// # drop(rt);
+    /// ```
+    pub fn rng_seed(&mut self, seed: crate::rand::RngSeed) -> &mut Self {
+        self.rng_seed = Some(seed);
+        self
+    }
+
     /// Builds the runtime (starting its worker threads).
     pub fn build(&mut self) -> io::Result<Runtime> {
+        let seeds = self
+            .rng_seed
+            .as_ref()
+            .map(|s| Arc::new(crate::rand::SeedGenerator::new(s)));
         let driver = Arc::new(Driver::new(self.enable_io, self.enable_time)?);
         let blocking = blocking::Spawner::new(blocking::Config {
             max_threads: self.max_blocking_threads,
@@ -187,7 +208,8 @@ impl Builder {
                     Flavor::CurrentThread(ct),
                     Vec::new(),
                     Arc::new(Latch::new()),
-                ))
+                )
+                .with_seeds(seeds))
             }
             Kind::MultiThread => {
                 let n = self.worker_threads.unwrap_or_else(default_worker_threads);
@@ -204,8 +226,10 @@ impl Builder {
                 for worker in launch {
                     let name = (self.thread_name)();
                     let latch = ExitSignal(exited.clone());
+                    let worker_seeds = seeds.clone();
                     let body = move || {
                         let _latch = latch;
+                        let _seed = crate::rand::enter(worker_seeds.as_deref());
                         worker.run();
                     };
                     match shim::thread::spawn_named(name, self.thread_stack_size, body) {
@@ -219,12 +243,10 @@ impl Builder {
                         }
                     }
                 }
-                Ok(Runtime::from_parts(
-                    sched,
-                    Flavor::MultiThread(handle),
-                    threads,
-                    exited,
-                ))
+                Ok(
+                    Runtime::from_parts(sched, Flavor::MultiThread(handle), threads, exited)
+                        .with_seeds(seeds),
+                )
             }
         }
     }

@@ -83,10 +83,13 @@ mod handle;
 pub mod hyper_compat;
 #[cfg(not(loom))]
 pub mod io;
+#[doc(hidden)]
+pub mod macros;
 mod metrics;
 #[cfg(not(loom))]
 pub mod net;
 mod park;
+mod rand;
 mod runtime;
 mod scheduler;
 pub mod sync;
@@ -98,6 +101,7 @@ mod util;
 pub use crate::builder::Builder;
 pub use crate::handle::{EnterGuard, Handle, RuntimeFlavor, TryCurrentError};
 pub use crate::metrics::{RuntimeMetrics, WorkerMetrics};
+pub use crate::rand::RngSeed;
 pub use crate::runtime::Runtime;
 pub use crate::task::spawn;
 pub use runtime_macros::{main, test};

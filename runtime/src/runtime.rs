@@ -29,6 +29,8 @@ pub struct Runtime {
     threads: Vec<shim::thread::JoinHandle<()>>,
     exited: Arc<Latch>,
     is_shut_down: bool,
+    /// `Builder::rng_seed`'s generator: seeds each `block_on` thread (rand.rs).
+    seeds: Option<Arc<crate::rand::SeedGenerator>>,
 }
 
 pub(crate) enum Flavor {
@@ -94,7 +96,13 @@ impl Runtime {
             threads,
             exited,
             is_shut_down: false,
+            seeds: None,
         }
+    }
+
+    pub(crate) fn with_seeds(mut self, seeds: Option<Arc<crate::rand::SeedGenerator>>) -> Runtime {
+        self.seeds = seeds;
+        self
     }
 
     /// A multi-thread runtime with every driver enabled (what `#[runtime::main]` builds).
@@ -112,6 +120,7 @@ impl Runtime {
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         let _rt = context::enter_runtime();
         let _enter = context::enter(self.handle.inner.clone());
+        let _seed = crate::rand::enter(self.seeds.as_deref());
         match (&self.flavor, &self.handle.inner) {
             (Flavor::CurrentThread(ct), scheduler::Handle::CurrentThread(h)) => {
                 ct.block_on(h, future)

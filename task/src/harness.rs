@@ -70,8 +70,10 @@ pub(crate) unsafe fn poll<T: Future, S: Schedule>(
     // without an increment stays valid; ManuallyDrop keeps its drop from decrementing.
     let waker = ManuallyDrop::new(unsafe { crate::waker::borrowed(ptr) });
     let mut cx = Context::from_waker(&waker);
+    let current = crate::id::enter(ptr);
     // SAFETY: RUNNING is ours.
     let ready = unsafe { poll_future(cell, &mut cx) };
+    drop(current);
     if ready {
         // SAFETY: RUNNING is ours and we hold the run's reference.
         unsafe { complete::<T, S>(ptr) };
@@ -146,13 +148,13 @@ unsafe fn poll_future<T: Future, S>(cell: &Cell<T, S>, cx: &mut Context<'_>) -> 
     let output = match res {
         Ok(Poll::Pending) => return false,
         Ok(Poll::Ready(out)) => Ok(out),
-        Err(payload) => Err(JoinError::panic(payload)),
+        Err(payload) => Err(JoinError::panic(cell.trailer.id, payload)),
     };
     // Drop the future first (it may panic too), then store the result.
     // SAFETY: RUNNING is ours.
     let dropped = unsafe { drop_stage(cell) };
     let output = match (output, dropped) {
-        (Ok(_), Err(payload)) => Err(JoinError::panic(payload)),
+        (Ok(_), Err(payload)) => Err(JoinError::panic(cell.trailer.id, payload)),
         (output, _) => output,
     };
     // SAFETY: RUNNING is ours; the stage is `Consumed`, nothing is overwritten but a unit.
@@ -180,10 +182,15 @@ unsafe fn drop_stage<T: Future, S>(cell: &Cell<T, S>) -> std::thread::Result<()>
 /// # Safety
 /// The caller holds RUNNING.
 unsafe fn cancel_future<T: Future, S>(cell: &Cell<T, S>) {
+    // The future's destructor sees its own task as current (`task::id()`).
+    let current = crate::id::enter(NonNull::from(&cell.header));
     // SAFETY: RUNNING is ours.
-    let err = match unsafe { drop_stage(cell) } {
-        Ok(()) => JoinError::cancelled(),
-        Err(payload) => JoinError::panic(payload),
+    let dropped = unsafe { drop_stage(cell) };
+    drop(current);
+    let id = cell.trailer.id;
+    let err = match dropped {
+        Ok(()) => JoinError::cancelled(id),
+        Err(payload) => JoinError::panic(id, payload),
     };
     // SAFETY: RUNNING is ours.
     cell.core

@@ -15,6 +15,7 @@ use std::task::{Context, Poll};
 
 use crate::core::Header;
 use crate::harness;
+use crate::id::Id;
 
 /// An owned permission to await a spawned task's output.
 ///
@@ -61,6 +62,12 @@ impl<T> JoinHandle<T> {
     /// True once the task has completed (with output, panic or cancellation).
     pub fn is_finished(&self) -> bool {
         self.header().state.load().is_complete()
+    }
+
+    /// The task's id (see [`Id`]).
+    pub fn id(&self) -> Id {
+        // SAFETY: the handle's reference keeps the task live.
+        unsafe { Header::trailer(self.raw) }.id
     }
 
     /// A handle that can abort the task but not await it.
@@ -128,6 +135,12 @@ impl AbortHandle {
         // SAFETY: we hold a reference.
         unsafe { self.raw.as_ref() }.state.load().is_complete()
     }
+
+    /// The task's id (see [`Id`]).
+    pub fn id(&self) -> Id {
+        // SAFETY: we hold a reference.
+        unsafe { Header::trailer(self.raw) }.id
+    }
 }
 
 impl Clone for AbortHandle {
@@ -156,6 +169,7 @@ impl fmt::Debug for AbortHandle {
 /// Why a task produced no output.
 pub struct JoinError {
     repr: Repr,
+    id: Id,
 }
 
 enum Repr {
@@ -169,16 +183,23 @@ enum Repr {
 unsafe impl Sync for JoinError {}
 
 impl JoinError {
-    pub(crate) fn cancelled() -> JoinError {
+    pub(crate) fn cancelled(id: Id) -> JoinError {
         JoinError {
             repr: Repr::Cancelled,
+            id,
         }
     }
 
-    pub(crate) fn panic(payload: Box<dyn Any + Send + 'static>) -> JoinError {
+    pub(crate) fn panic(id: Id, payload: Box<dyn Any + Send + 'static>) -> JoinError {
         JoinError {
             repr: Repr::Panic(payload),
+            id,
         }
+    }
+
+    /// The id of the task that produced no output.
+    pub fn id(&self) -> Id {
+        self.id
     }
 
     /// True when the task was cancelled (aborted or shut down with its runtime).
@@ -221,9 +242,11 @@ impl JoinError {
 impl fmt::Display for JoinError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (&self.repr, self.panic_message()) {
-            (Repr::Cancelled, _) => write!(f, "task was cancelled"),
-            (Repr::Panic(_), Some(msg)) => write!(f, "task panicked with message {msg:?}"),
-            (Repr::Panic(_), None) => write!(f, "task panicked"),
+            (Repr::Cancelled, _) => write!(f, "task {} was cancelled", self.id),
+            (Repr::Panic(_), Some(msg)) => {
+                write!(f, "task {} panicked with message {msg:?}", self.id)
+            }
+            (Repr::Panic(_), None) => write!(f, "task {} panicked", self.id),
         }
     }
 }
@@ -231,9 +254,11 @@ impl fmt::Display for JoinError {
 impl fmt::Debug for JoinError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (&self.repr, self.panic_message()) {
-            (Repr::Cancelled, _) => write!(f, "JoinError::Cancelled"),
-            (Repr::Panic(_), Some(msg)) => write!(f, "JoinError::Panic({msg:?})"),
-            (Repr::Panic(_), None) => write!(f, "JoinError::Panic(..)"),
+            (Repr::Cancelled, _) => write!(f, "JoinError::Cancelled({:?})", self.id),
+            (Repr::Panic(_), Some(msg)) => {
+                write!(f, "JoinError::Panic({:?}, {msg:?}, ...)", self.id)
+            }
+            (Repr::Panic(_), None) => write!(f, "JoinError::Panic({:?}, ...)", self.id),
         }
     }
 }

@@ -23,6 +23,7 @@
 
 mod core;
 mod harness;
+mod id;
 mod join;
 mod list;
 mod state;
@@ -34,6 +35,7 @@ use std::mem::ManuallyDrop;
 use std::ptr::NonNull;
 
 pub use crate::core::Header;
+pub use crate::id::{current as current_id, Id};
 pub use crate::join::{AbortHandle, JoinError, JoinHandle};
 pub use crate::list::OwnedTasks;
 

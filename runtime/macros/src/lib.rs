@@ -12,6 +12,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 mod args;
+mod clean_pattern;
 mod expand;
 
 use args::Kind;
@@ -71,4 +72,13 @@ pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn test(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::expand(Kind::Test, args.into(), item.into()).into()
+}
+
+/// `runtime::select!`'s helper: the branch pattern with `mut` and `ref` removed (from
+/// bindings and reference patterns), so it can test a value through a reference without
+/// moving out of it. Not for direct use.
+#[doc(hidden)]
+#[proc_macro]
+pub fn select_priv_clean_pattern(input: TokenStream) -> TokenStream {
+    clean_pattern::expand(input.into()).into()
 }
