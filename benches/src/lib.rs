@@ -30,6 +30,7 @@ pub mod floor;
 pub mod harness;
 pub mod ours;
 pub mod smol;
+pub mod sync_locks;
 pub mod tokio_rt;
 pub mod workloads;
 
