@@ -152,7 +152,10 @@ fn owned_guards_and_accessors() {
 fn try_lock_error_says_it_would_block() {
     let m = Mutex::new(());
     let _g = m.try_lock().unwrap();
-    assert_eq!(m.try_lock().unwrap_err().to_string(), "operation would block");
+    assert_eq!(
+        m.try_lock().unwrap_err().to_string(),
+        "operation would block"
+    );
 }
 
 #[test]

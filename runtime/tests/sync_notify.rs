@@ -54,7 +54,10 @@ fn notify_waiters_reaches_exactly_the_futures_created_before_it() {
     let mut later = Box::pin(n.notified());
     assert!(poll_noop(polled.as_mut()).is_ready());
     assert!(poll_noop(unpolled.as_mut()).is_ready());
-    assert!(poll_noop(later.as_mut()).is_pending(), "notify_waiters stored a permit");
+    assert!(
+        poll_noop(later.as_mut()).is_pending(),
+        "notify_waiters stored a permit"
+    );
     // A stored permit is kept through notify_waiters.
     drop(later);
     n.notify_one();
@@ -89,7 +92,11 @@ fn a_dropped_future_passes_its_notify_one_on() {
     n.notify_one();
     assert_eq!((ca.count(), cb.count()), (1, 0));
     drop(a);
-    assert_eq!(cb.count(), 1, "the wake-up was lost with the dropped future");
+    assert_eq!(
+        cb.count(),
+        1,
+        "the wake-up was lost with the dropped future"
+    );
     assert!(poll(b.as_mut(), &wb).is_ready());
 
     // With nobody else waiting, it becomes the stored permit.

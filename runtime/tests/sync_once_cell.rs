@@ -43,7 +43,10 @@ fn one_initializer_runs_and_everyone_gets_its_value() {
 fn a_failed_initializer_lets_the_next_one_run() {
     futures::executor::block_on(async {
         let cell = OnceCell::new();
-        assert_eq!(cell.get_or_try_init(|| async { Err("no") }).await, Err("no"));
+        assert_eq!(
+            cell.get_or_try_init(|| async { Err("no") }).await,
+            Err("no")
+        );
         assert!(!cell.initialized());
         assert_eq!(
             cell.get_or_try_init(|| async { Ok::<_, &str>(3) }).await,
@@ -56,7 +59,7 @@ fn a_failed_initializer_lets_the_next_one_run() {
 #[test]
 fn a_cancelled_initializer_lets_the_waiting_one_run() {
     let cell = OnceCell::new();
-    let mut first = Box::pin(cell.get_or_init(|| std::future::pending::<u8>()));
+    let mut first = Box::pin(cell.get_or_init(std::future::pending::<u8>));
     assert!(poll_noop(first.as_mut()).is_pending());
     let (c, w) = counting_waker();
     let mut second = Box::pin(cell.get_or_init(|| async { 2 }));
@@ -86,7 +89,10 @@ fn set_get_take_into_inner() {
     assert_eq!(cell.clone().into_inner(), Some(3));
     assert_eq!(OnceCell::<u8>::new().into_inner(), None);
     assert_eq!(OnceCell::from(4), OnceCell::new_with(Some(4)));
-    assert_eq!(format!("{:?}", OnceCell::from(4)), "OnceCell { value: Some(4) }");
+    assert_eq!(
+        format!("{:?}", OnceCell::from(4)),
+        "OnceCell { value: Some(4) }"
+    );
 }
 
 #[test]
@@ -117,7 +123,10 @@ fn the_value_is_dropped_exactly_once() {
 fn statics() {
     static A: OnceCell<u32> = OnceCell::const_new();
     static B: OnceCell<u32> = OnceCell::const_new_with(5);
-    assert_eq!(futures::executor::block_on(A.get_or_init(|| async { 1 })), &1);
+    assert_eq!(
+        futures::executor::block_on(A.get_or_init(|| async { 1 })),
+        &1
+    );
     assert_eq!(B.get(), Some(&5));
     assert!(B.set(6).unwrap_err().is_already_init_err());
 }

@@ -271,7 +271,10 @@ fn is_empty_and_is_terminated_follow_the_value() {
 
     let (tx, mut rx) = oneshot::channel::<u8>();
     drop(tx);
-    assert!(rx.is_empty(), "a sender dropped unsent leaves the receiver empty");
+    assert!(
+        rx.is_empty(),
+        "a sender dropped unsent leaves the receiver empty"
+    );
     assert!(!rx.is_terminated());
     assert!(futures::executor::block_on(&mut rx).is_err());
     assert!(rx.is_terminated());

@@ -10,8 +10,8 @@ use std::sync::Arc;
 use std::task::Poll;
 
 use runtime::sync::{
-    OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock, RwLockMappedWriteGuard,
-    RwLockReadGuard, RwLockWriteGuard,
+    OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock, RwLockMappedWriteGuard, RwLockReadGuard,
+    RwLockWriteGuard,
 };
 use sync_support::*;
 

@@ -58,7 +58,10 @@ fn a_big_acquire_many_is_not_starved_by_small_ones() {
     let mut small = pin!(sem.acquire());
     assert!(poll_noop(small.as_mut()).is_pending());
     sem.add_permits(1);
-    assert!(poll_noop(small.as_mut()).is_pending(), "small barged past big");
+    assert!(
+        poll_noop(small.as_mut()).is_pending(),
+        "small barged past big"
+    );
     sem.add_permits(1);
     let p = match poll_noop(big.as_mut()) {
         Poll::Ready(p) => p.unwrap(),
@@ -137,7 +140,11 @@ fn a_cancelled_waiter_passes_its_permit_to_the_next() {
     assert!(poll(a.as_mut(), &wa).is_pending());
     assert!(poll(b.as_mut(), &wb).is_pending());
     sem.add_permits(1);
-    assert_eq!((ca.count(), cb.count()), (1, 0), "the first waiter is woken");
+    assert_eq!(
+        (ca.count(), cb.count()),
+        (1, 0),
+        "the first waiter is woken"
+    );
     drop(a); // granted but never polled: the permit goes on
     assert_eq!(cb.count(), 1, "the next waiter is woken");
     let p = match poll(b.as_mut(), &wb) {
@@ -293,5 +300,8 @@ fn works_outside_any_runtime() {
 fn const_new_in_a_static() {
     static S: Semaphore = Semaphore::const_new(2);
     assert_eq!(S.try_acquire_many(2).unwrap().num_permits(), 2);
-    assert_eq!(format!("{:?}", S), "Semaphore { permits: 2, closed: false }");
+    assert_eq!(
+        format!("{:?}", S),
+        "Semaphore { permits: 2, closed: false }"
+    );
 }

@@ -130,6 +130,9 @@ impl Sem {
         if n == 0 {
             return;
         }
+        // Checked before any permit moves: a panic under the lock, after some waiters
+        // were granted, would drop their wakers unwoken.
+        check_add(0, n);
         let mut cur = self.permits.load(Acquire);
         while cur & WAITERS == 0 {
             check_add(cur, n);

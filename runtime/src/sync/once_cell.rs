@@ -321,7 +321,7 @@ impl<T> OnceCell<T> {
         if !self.initialized() {
             return None;
         }
-        let old = std::mem::replace(self, OnceCell::new());
+        let old = std::mem::take(self);
         // SAFETY: initialized; the flag is cleared right after, so `old`'s drop does not
         // drop the value we read out.
         let value = old.value.with(|p| unsafe { (*p).assume_init_read() });
