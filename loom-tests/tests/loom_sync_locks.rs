@@ -18,7 +18,7 @@ use std::task::{Context, Poll, Waker};
 
 use loom::future::block_on;
 use loom::thread;
-use runtime::sync::{Mutex, Notify, Semaphore};
+use runtime::sync::{Mutex, Notify, RwLock, Semaphore};
 
 fn model(f: impl Fn() + Sync + Send + 'static) {
     let mut builder = loom::model::Builder::new();
@@ -188,5 +188,23 @@ fn acquire_many_gathers_permits_from_concurrent_releases() {
         assert_eq!(sem.available_permits(), 0);
         drop(permit);
         assert_eq!(sem.available_permits(), 2);
+    });
+}
+
+/// A writer waiting behind a reader gets the lock when the reader leaves, while a new
+/// reader arrives concurrently: the writer completes, and the reader sees either the old
+/// value or the writer's (never a torn or racing access).
+#[test]
+fn rwlock_writer_behind_a_leaving_reader() {
+    model(|| {
+        let lock = Arc::new(RwLock::with_max_readers(0usize, 2));
+        let reader = lock.clone().try_read_owned().unwrap();
+        let l2 = lock.clone();
+        let writer = thread::spawn(move || *block_on(l2.write()) = 1);
+        drop(reader);
+        let seen = *block_on(lock.read());
+        assert!(seen == 0 || seen == 1);
+        writer.join().unwrap();
+        assert_eq!(*lock.try_read().expect("the write lock was left held"), 1);
     });
 }
