@@ -17,9 +17,27 @@ macro_rules! workload {
         let flavor = Flavor::MultiThread(workers());
         let name = concat!("sync/", stringify!($name));
         let mut g = group($c, name, false);
-        bench(&mut g, name, "runtime", Ours::new(flavor), $name::<Ours, OursKit>);
-        bench(&mut g, name, "tokio", Tokio::new(flavor), $name::<Tokio, TokioKit>);
-        bench(&mut g, name, "smol", SmolExecutor::new(flavor), $name::<SmolExecutor, SmolKit>);
+        bench(
+            &mut g,
+            name,
+            "runtime",
+            Ours::new(flavor),
+            $name::<Ours, OursKit>,
+        );
+        bench(
+            &mut g,
+            name,
+            "tokio",
+            Tokio::new(flavor),
+            $name::<Tokio, TokioKit>,
+        );
+        bench(
+            &mut g,
+            name,
+            "smol",
+            SmolExecutor::new(flavor),
+            $name::<SmolExecutor, SmolKit>,
+        );
         g.finish();
     }};
 }

@@ -63,5 +63,7 @@ fn tokio() {
 
 #[test]
 fn smol() {
-    watchdog("smol", || all::<SmolExecutor, SmolKit>(|| SmolExecutor::new(MT)));
+    watchdog("smol", || {
+        all::<SmolExecutor, SmolKit>(|| SmolExecutor::new(MT))
+    });
 }

@@ -60,7 +60,10 @@ fn acquire_racing_close() {
         let s = sem.clone();
         let waiter = thread::spawn(move || block_on(s.acquire()).is_err());
         sem.close();
-        assert!(waiter.join().unwrap(), "an acquire succeeded without permits");
+        assert!(
+            waiter.join().unwrap(),
+            "an acquire succeeded without permits"
+        );
         assert!(sem.try_acquire().is_err());
     });
 }
