@@ -219,3 +219,22 @@ fn const_new_and_static() {
         Poll::Pending => panic!("an unlocked mutex made lock() wait"),
     }
 }
+
+#[test]
+fn owned_guards_map_and_unlock_on_drop() {
+    use runtime::sync::OwnedMappedMutexGuard;
+    futures::executor::block_on(async {
+        let m = Arc::new(Mutex::new((1, vec![2])));
+        let g = OwnedMutexGuard::map(m.clone().lock_owned().await, |v| &mut v.1);
+        let mut g = OwnedMappedMutexGuard::map(g, |v| &mut v[0]);
+        *g = 9;
+        assert!(Arc::ptr_eq(OwnedMappedMutexGuard::mutex(&g), &m));
+        assert!(m.try_lock().is_err());
+        drop(g);
+        let g = OwnedMutexGuard::try_map(m.clone().lock_owned().await, |v| v.1.get_mut(3));
+        let g = g.unwrap_err();
+        assert_eq!(*g, (1, vec![9]));
+        drop(g);
+        assert!(m.try_lock().is_ok());
+    });
+}

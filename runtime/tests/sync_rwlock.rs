@@ -190,3 +190,19 @@ fn accessors_and_debug() {
     drop(w);
     assert_eq!(lock.into_inner(), [1, 2]);
 }
+
+#[test]
+fn owned_mapped_guards_unlock_on_drop() {
+    use runtime::sync::OwnedRwLockMappedWriteGuard;
+    futures::executor::block_on(async {
+        let lock = Arc::new(RwLock::new((1, (2, 3))));
+        let w = OwnedRwLockWriteGuard::map(lock.clone().write_owned().await, |v| &mut v.1);
+        let mut w = OwnedRwLockMappedWriteGuard::map(w, |v| &mut v.0);
+        *w = 20;
+        assert!(lock.try_read().is_err());
+        drop(w);
+        let r = OwnedRwLockReadGuard::try_map(lock.clone().read_owned().await, |v| Some(&v.1));
+        assert_eq!(*r.unwrap(), (20, 3));
+        assert!(lock.try_write().is_ok());
+    });
+}

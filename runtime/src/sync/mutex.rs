@@ -18,6 +18,10 @@ use shim::cell::UnsafeCell;
 
 use super::batch_semaphore::{Sem, TryAcquire};
 
+mod mapped;
+
+pub use mapped::{MappedMutexGuard, OwnedMappedMutexGuard};
+
 /// An asynchronous mutex: `lock().await` waits (without blocking the thread) until the
 /// value is free, and the guard gives it back when dropped. Waiters get the lock in the
 /// order they asked (fair).
@@ -58,14 +62,6 @@ pub struct OwnedMutexGuard<T> {
     lock: Arc<Mutex<T>>,
 }
 
-/// A [`MutexGuard`] narrowed by [`MutexGuard::map`] to part of the value.
-#[must_use = "dropping the guard unlocks the mutex at once"]
-pub struct MappedMutexGuard<'a, T> {
-    s: &'a Sem,
-    data: *mut T,
-    marker: PhantomData<&'a mut T>,
-}
-
 /// The mutex was locked ([`Mutex::try_lock`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TryLockError(());
@@ -93,11 +89,6 @@ unsafe impl<T: Send> Sync for Mutex<T> {}
 unsafe impl<T: Send + Sync> Sync for MutexGuard<'_, T> {}
 // SAFETY: as for `MutexGuard`.
 unsafe impl<T: Send + Sync> Sync for OwnedMutexGuard<T> {}
-// SAFETY: a mapped guard is a `&mut T` with an unlock attached.
-unsafe impl<T: Send + Sync> Sync for MappedMutexGuard<'_, T> {}
-// SAFETY: as above.
-unsafe impl<T: Send> Send for MappedMutexGuard<'_, T> {}
-
 impl<T> Mutex<T> {
     /// A new, unlocked mutex holding `value`.
     ///
@@ -352,6 +343,53 @@ impl<'a, T> MutexGuard<'a, T> {
 }
 
 impl<T> OwnedMutexGuard<T> {
+    /// Narrows the guard to a part of the value (the lock stays held).
+    ///
+    /// ```
+    /// # runtime::Runtime::new().unwrap().block_on(async {
+    /// use runtime::sync::{Mutex, OwnedMutexGuard};
+    /// let m = std::sync::Arc::new(Mutex::new((1, 2)));
+    /// let mut g = OwnedMutexGuard::map(m.clone().lock_owned().await, |v| &mut v.0);
+    /// *g = 7;
+    /// drop(g);
+    /// assert_eq!(*m.lock().await, (7, 2));
+    /// # });
+    /// ```
+    pub fn map<U, F: FnOnce(&mut T) -> &mut U>(
+        mut this: Self,
+        f: F,
+    ) -> OwnedMappedMutexGuard<T, U> {
+        let data = f(&mut *this) as *mut U;
+        let this = ManuallyDrop::new(this);
+        // SAFETY: `this` is never dropped, so its `Arc` is moved out exactly once.
+        let lock = unsafe { std::ptr::read(&this.lock) };
+        OwnedMappedMutexGuard { data, lock }
+    }
+
+    /// Like [`map`](OwnedMutexGuard::map), but `f` may decline (giving the guard back).
+    ///
+    /// ```
+    /// # runtime::Runtime::new().unwrap().block_on(async {
+    /// use runtime::sync::{Mutex, OwnedMutexGuard};
+    /// let m = std::sync::Arc::new(Mutex::new(vec![1]));
+    /// let g = OwnedMutexGuard::try_map(m.lock_owned().await, |v| v.get_mut(4)).unwrap_err();
+    /// assert_eq!(*g, [1]);
+    /// # });
+    /// ```
+    pub fn try_map<U, F: FnOnce(&mut T) -> Option<&mut U>>(
+        mut this: Self,
+        f: F,
+    ) -> Result<OwnedMappedMutexGuard<T, U>, Self> {
+        let data = match f(&mut *this) {
+            Some(d) => d as *mut U,
+            None => return Err(this),
+        };
+        let this = ManuallyDrop::new(this);
+        // SAFETY: `this` is never dropped, so its `Arc` is moved out exactly once.
+        let lock = unsafe { std::ptr::read(&this.lock) };
+        Ok(OwnedMappedMutexGuard { data, lock })
+    }
+
     /// The mutex this guard locks.
     ///
     /// ```
@@ -361,55 +399,6 @@ impl<T> OwnedMutexGuard<T> {
     /// ```
     pub fn mutex(this: &Self) -> &Arc<Mutex<T>> {
         &this.lock
-    }
-}
-
-impl<'a, T> MappedMutexGuard<'a, T> {
-    /// Narrows the guard further.
-    ///
-    /// ```
-    /// # runtime::Runtime::new().unwrap().block_on(async {
-    /// use runtime::sync::{MappedMutexGuard, Mutex, MutexGuard};
-    /// let m = Mutex::new(((1, 2), 3));
-    /// let g = MutexGuard::map(m.lock().await, |v| &mut v.0);
-    /// let g = MappedMutexGuard::map(g, |v| &mut v.1);
-    /// assert_eq!(*g, 2);
-    /// # });
-    /// ```
-    pub fn map<U, F: FnOnce(&mut T) -> &mut U>(mut this: Self, f: F) -> MappedMutexGuard<'a, U> {
-        let data = f(&mut *this) as *mut U;
-        let this = ManuallyDrop::new(this);
-        MappedMutexGuard {
-            s: this.s,
-            data,
-            marker: PhantomData,
-        }
-    }
-
-    /// Like [`map`](MappedMutexGuard::map), but `f` may decline.
-    ///
-    /// ```
-    /// # runtime::Runtime::new().unwrap().block_on(async {
-    /// use runtime::sync::{MappedMutexGuard, Mutex, MutexGuard};
-    /// let m = Mutex::new((vec![1], 0));
-    /// let g = MutexGuard::map(m.lock().await, |v| &mut v.0);
-    /// assert!(MappedMutexGuard::try_map(g, |v| v.get_mut(0)).is_ok());
-    /// # });
-    /// ```
-    pub fn try_map<U, F: FnOnce(&mut T) -> Option<&mut U>>(
-        mut this: Self,
-        f: F,
-    ) -> Result<MappedMutexGuard<'a, U>, Self> {
-        let data = match f(&mut *this) {
-            Some(d) => d as *mut U,
-            None => return Err(this),
-        };
-        let this = ManuallyDrop::new(this);
-        Ok(MappedMutexGuard {
-            s: this.s,
-            data,
-            marker: PhantomData,
-        })
     }
 }
 
@@ -443,21 +432,6 @@ impl<T> DerefMut for OwnedMutexGuard<T> {
     }
 }
 
-impl<T> Deref for MappedMutexGuard<'_, T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        // SAFETY: `data` points into the value whose lock we hold.
-        unsafe { &*self.data }
-    }
-}
-
-impl<T> DerefMut for MappedMutexGuard<'_, T> {
-    fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: as in `deref`, unique through `&mut self`.
-        unsafe { &mut *self.data }
-    }
-}
-
 impl<T> Drop for MutexGuard<'_, T> {
     fn drop(&mut self) {
         self.lock.s.release(1);
@@ -470,12 +444,6 @@ impl<T> Drop for OwnedMutexGuard<T> {
     }
 }
 
-impl<T> Drop for MappedMutexGuard<'_, T> {
-    fn drop(&mut self) {
-        self.s.release(1);
-    }
-}
-
 impl<T: fmt::Debug> fmt::Debug for MutexGuard<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&**self, f)
@@ -483,12 +451,6 @@ impl<T: fmt::Debug> fmt::Debug for MutexGuard<'_, T> {
 }
 
 impl<T: fmt::Debug> fmt::Debug for OwnedMutexGuard<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&**self, f)
-    }
-}
-
-impl<T: fmt::Debug> fmt::Debug for MappedMutexGuard<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&**self, f)
     }

@@ -22,8 +22,8 @@ use super::TryLockError;
 mod guards;
 
 pub use guards::{
-    OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLockMappedWriteGuard, RwLockReadGuard,
-    RwLockWriteGuard,
+    OwnedRwLockMappedWriteGuard, OwnedRwLockReadGuard, OwnedRwLockWriteGuard,
+    RwLockMappedWriteGuard, RwLockReadGuard, RwLockWriteGuard,
 };
 
 /// The most readers a lock admits at once (`u32::MAX >> 3`).

@@ -53,6 +53,19 @@ pub struct OwnedRwLockWriteGuard<T> {
     pub(super) lock: Arc<RwLock<T>>,
 }
 
+/// An [`OwnedRwLockWriteGuard`] narrowed by [`OwnedRwLockWriteGuard::map`] to a `U`
+/// inside the `T`.
+#[must_use = "dropping the guard unlocks at once"]
+pub struct OwnedRwLockMappedWriteGuard<T, U = T> {
+    pub(super) lock: Arc<RwLock<T>>,
+    pub(super) data: *mut U,
+}
+
+// SAFETY: a mapped write guard is a `&mut U` plus an `Arc` of the lock.
+unsafe impl<T: Send + Sync, U: Send + Sync> Send for OwnedRwLockMappedWriteGuard<T, U> {}
+// SAFETY: as above.
+unsafe impl<T: Send + Sync, U: Send + Sync> Sync for OwnedRwLockMappedWriteGuard<T, U> {}
+
 // SAFETY: a read guard is a `&T`.
 unsafe impl<T: Sync> Send for RwLockReadGuard<'_, T> {}
 // SAFETY: as above.
@@ -237,6 +250,29 @@ impl<T, U> OwnedRwLockReadGuard<T, U> {
         OwnedRwLockReadGuard { lock, data }
     }
 
+    /// Like [`map`](OwnedRwLockReadGuard::map), but `f` may decline.
+    ///
+    /// ```
+    /// # runtime::Runtime::new().unwrap().block_on(async {
+    /// use runtime::sync::{OwnedRwLockReadGuard, RwLock};
+    /// let l = std::sync::Arc::new(RwLock::new(vec![1]));
+    /// assert!(OwnedRwLockReadGuard::try_map(l.read_owned().await, |v| v.get(2)).is_err());
+    /// # });
+    /// ```
+    pub fn try_map<V, F: FnOnce(&U) -> Option<&V>>(
+        this: Self,
+        f: F,
+    ) -> Result<OwnedRwLockReadGuard<T, V>, Self> {
+        let data = match f(&*this) {
+            Some(d) => d as *const V,
+            None => return Err(this),
+        };
+        let this = ManuallyDrop::new(this);
+        // SAFETY: `this` is never dropped, so its `Arc` is moved out exactly once.
+        let lock = unsafe { std::ptr::read(&this.lock) };
+        Ok(OwnedRwLockReadGuard { lock, data })
+    }
+
     /// The lock this guard reads.
     ///
     /// ```
@@ -267,6 +303,27 @@ impl<T> OwnedRwLockWriteGuard<T> {
         lock.s.release(lock.mr as usize - 1);
         let data = lock.ptr();
         OwnedRwLockReadGuard { lock, data }
+    }
+
+    /// Narrows the guard to a part of the value (the write lock stays held).
+    ///
+    /// ```
+    /// # runtime::Runtime::new().unwrap().block_on(async {
+    /// use runtime::sync::{OwnedRwLockWriteGuard, RwLock};
+    /// let l = std::sync::Arc::new(RwLock::new((1, 2)));
+    /// *OwnedRwLockWriteGuard::map(l.clone().write_owned().await, |v| &mut v.1) = 5;
+    /// assert_eq!(*l.read().await, (1, 5));
+    /// # });
+    /// ```
+    pub fn map<U, F: FnOnce(&mut T) -> &mut U>(
+        mut this: Self,
+        f: F,
+    ) -> OwnedRwLockMappedWriteGuard<T, U> {
+        let data = f(&mut *this) as *mut U;
+        let this = ManuallyDrop::new(this);
+        // SAFETY: `this` is never dropped, so its `Arc` is moved out exactly once.
+        let lock = unsafe { std::ptr::read(&this.lock) };
+        OwnedRwLockMappedWriteGuard { lock, data }
     }
 
     /// The lock this guard writes.
@@ -390,6 +447,56 @@ debug_via_deref!(
 );
 
 impl<T, U: fmt::Debug> fmt::Debug for OwnedRwLockReadGuard<T, U> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl<T, U> OwnedRwLockMappedWriteGuard<T, U> {
+    /// Narrows the guard further.
+    ///
+    /// ```
+    /// # runtime::Runtime::new().unwrap().block_on(async {
+    /// use runtime::sync::{OwnedRwLockMappedWriteGuard, OwnedRwLockWriteGuard, RwLock};
+    /// let l = std::sync::Arc::new(RwLock::new(((1, 2), 3)));
+    /// let g = OwnedRwLockWriteGuard::map(l.write_owned().await, |v| &mut v.0);
+    /// assert_eq!(*OwnedRwLockMappedWriteGuard::map(g, |v| &mut v.1), 2);
+    /// # });
+    /// ```
+    pub fn map<V, F: FnOnce(&mut U) -> &mut V>(
+        mut this: Self,
+        f: F,
+    ) -> OwnedRwLockMappedWriteGuard<T, V> {
+        let data = f(&mut *this) as *mut V;
+        let this = ManuallyDrop::new(this);
+        // SAFETY: `this` is never dropped, so its `Arc` is moved out exactly once.
+        let lock = unsafe { std::ptr::read(&this.lock) };
+        OwnedRwLockMappedWriteGuard { lock, data }
+    }
+}
+
+impl<T, U> Deref for OwnedRwLockMappedWriteGuard<T, U> {
+    type Target = U;
+    fn deref(&self) -> &U {
+        // SAFETY: we hold every permit, and the `Arc` keeps the value alive.
+        unsafe { &*self.data }
+    }
+}
+
+impl<T, U> DerefMut for OwnedRwLockMappedWriteGuard<T, U> {
+    fn deref_mut(&mut self) -> &mut U {
+        // SAFETY: as in `deref`, unique through `&mut self`.
+        unsafe { &mut *self.data }
+    }
+}
+
+impl<T, U> Drop for OwnedRwLockMappedWriteGuard<T, U> {
+    fn drop(&mut self) {
+        self.lock.s.release(self.lock.mr as usize);
+    }
+}
+
+impl<T, U: fmt::Debug> fmt::Debug for OwnedRwLockMappedWriteGuard<T, U> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&**self, f)
     }
