@@ -238,3 +238,33 @@ fn owned_guards_map_and_unlock_on_drop() {
         assert!(m.try_lock().is_ok());
     });
 }
+
+/// Lock waits cancelled by short timeouts, while others hold the lock across awaits: the
+/// lock always comes free again and every successful increment is counted.
+#[test]
+fn a_storm_of_cancelled_lock_waits_leaves_the_mutex_usable() {
+    use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
+    use std::time::Duration;
+    on_both(|| async {
+        let m = Arc::new(Mutex::new(0u64));
+        let done = Arc::new(AtomicU64::new(0));
+        let mut tasks = Vec::new();
+        for i in 0..30u64 {
+            let (m, done) = (m.clone(), done.clone());
+            tasks.push(runtime::spawn(async move {
+                for j in 0..20u64 {
+                    let wait = Duration::from_micros((i * 11 + j * 5) % 40);
+                    if let Ok(mut g) = runtime::time::timeout(wait, m.lock()).await {
+                        *g += 1;
+                        runtime::task::yield_now().await;
+                        done.fetch_add(1, SeqCst);
+                    }
+                }
+            }));
+        }
+        for t in tasks {
+            t.await.unwrap();
+        }
+        assert_eq!(*m.lock().await, done.load(SeqCst));
+    });
+}

@@ -305,3 +305,50 @@ fn const_new_in_a_static() {
         "Semaphore { permits: 2, closed: false }"
     );
 }
+
+/// Many tasks acquire 1 to 3 permits under short timeouts (so many waits are cancelled,
+/// some after a partial or full grant): the count never goes over 3 and ends at 3.
+#[test]
+fn a_storm_of_cancelled_acquires_loses_no_permit() {
+    static CANCELLED: AtomicUsize = AtomicUsize::new(0);
+    use std::time::Duration;
+    on_both(|| async {
+        let sem = Arc::new(Semaphore::new(3));
+        let held = Arc::new(AtomicUsize::new(0));
+        let mut tasks = Vec::new();
+        for i in 0..40u32 {
+            let (sem, held) = (sem.clone(), held.clone());
+            tasks.push(runtime::spawn(async move {
+                for j in 0..20u32 {
+                    let n = 1 + (i + j) % 3;
+                    let wait = Duration::from_micros(u64::from((i * 7 + j * 13) % 50));
+                    let acquire = sem.clone().acquire_many_owned(n);
+                    if let Ok(p) = runtime::time::timeout(wait, acquire).await {
+                        let p = p.unwrap();
+                        let now = held.fetch_add(n as usize, SeqCst) + n as usize;
+                        assert!(now <= 3, "{now} permits held at once");
+                        if j % 4 == 0 {
+                            // Hold long enough for the timeouts of others to fire.
+                            runtime::time::sleep(Duration::from_millis(1)).await;
+                        } else {
+                            runtime::task::yield_now().await;
+                        }
+                        held.fetch_sub(n as usize, SeqCst);
+                        drop(p);
+                    } else {
+                        CANCELLED.fetch_add(1, SeqCst);
+                    }
+                }
+            }));
+        }
+        for t in tasks {
+            t.await.unwrap();
+        }
+        assert_eq!(sem.available_permits(), 3);
+        assert_eq!(sem.try_acquire_many(3).unwrap().num_permits(), 3);
+    });
+    assert!(
+        CANCELLED.load(SeqCst) > 0,
+        "no acquire was cancelled: the test did not exercise cancellation"
+    );
+}
