@@ -198,3 +198,27 @@ fn const_new_in_a_static() {
     N.notify_one();
     assert!(poll_noop(pin!(N.notified())).is_ready());
 }
+
+#[test]
+fn owned_notified_moves_into_tasks_and_forwards_on_drop() {
+    on_both(|| async {
+        let n = Arc::new(Notify::new());
+        let waiters: Vec<_> = (0..4)
+            .map(|_| runtime::spawn(n.clone().notified_owned()))
+            .collect();
+        n.notify_waiters();
+        for w in waiters {
+            w.await.unwrap();
+        }
+    });
+    let n = Arc::new(Notify::new());
+    let (cb, wb) = counting_waker();
+    let mut a = Box::pin(n.clone().notified_owned());
+    let mut b = Box::pin(n.clone().notified_owned());
+    assert!(poll_noop(a.as_mut()).is_pending());
+    assert!(poll(b.as_mut(), &wb).is_pending());
+    n.notify_one();
+    drop(a);
+    assert_eq!(cb.count(), 1);
+    assert!(poll(b.as_mut(), &wb).is_ready());
+}

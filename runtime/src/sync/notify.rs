@@ -23,6 +23,7 @@
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
 use shim::sync::atomic::{AtomicUsize, Ordering::SeqCst};
@@ -84,6 +85,19 @@ pub struct Notify {
 #[must_use = "futures do nothing unless polled or enabled"]
 pub struct Notified<'a> {
     notify: &'a Notify,
+    w: Waiter,
+}
+
+/// The future of [`Notify::notified_owned`]: [`Notified`] holding an `Arc<Notify>`, so it
+/// is `'static` (it can be stored or moved into a task).
+#[must_use = "futures do nothing unless polled or enabled"]
+pub struct OwnedNotified {
+    notify: Arc<Notify>,
+    w: Waiter,
+}
+
+/// The state of one `Notified` / `OwnedNotified`.
+struct Waiter {
     /// `notify_waiters` calls seen when created.
     calls: usize,
     /// Our queue slot once queued, else NIL.
@@ -141,6 +155,34 @@ impl Notify {
     pub fn notified(&self) -> Notified<'_> {
         Notified {
             notify: self,
+            w: self.waiter(),
+        }
+    }
+
+    /// [`notified`](Notify::notified) for an `Arc<Notify>`: the future owns a clone of the
+    /// `Arc`, so it is `'static`.
+    ///
+    /// # Cancel safety
+    ///
+    /// As [`notified`](Notify::notified).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// # runtime::Runtime::new().unwrap().block_on(async {
+    /// let n = Arc::new(runtime::sync::Notify::new());
+    /// let waiting = n.clone().notified_owned();
+    /// let task = runtime::spawn(waiting);
+    /// n.notify_waiters();
+    /// task.await.unwrap();
+    /// # });
+    /// ```
+    pub fn notified_owned(self: Arc<Self>) -> OwnedNotified {
+        let w = self.waiter();
+        OwnedNotified { notify: self, w }
+    }
+
+    fn waiter(&self) -> Waiter {
+        Waiter {
             calls: self.state.load(SeqCst) / CALL,
             slot: NIL,
             done: false,
@@ -302,15 +344,36 @@ impl Notified<'_> {
     /// # });
     /// ```
     pub fn enable(self: Pin<&mut Self>) -> bool {
-        self.get_mut().poll_notified(None)
+        let this = self.get_mut();
+        this.w.poll(this.notify, None)
     }
+}
 
+impl OwnedNotified {
+    /// As [`Notified::enable`].
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// # runtime::Runtime::new().unwrap().block_on(async {
+    /// let n = Arc::new(runtime::sync::Notify::new());
+    /// let mut waiter = std::pin::pin!(n.clone().notified_owned());
+    /// assert!(!waiter.as_mut().enable());
+    /// n.notify_one();
+    /// waiter.await;
+    /// # });
+    /// ```
+    pub fn enable(self: Pin<&mut Self>) -> bool {
+        let this = self.get_mut();
+        this.w.poll(&this.notify, None)
+    }
+}
+
+impl Waiter {
     /// Returns true once notified; queues (with `waker`, if any) otherwise.
-    fn poll_notified(&mut self, waker: Option<&Waker>) -> bool {
+    fn poll(&mut self, n: &Notify, waker: Option<&Waker>) -> bool {
         if self.done {
             return true;
         }
-        let n = self.notify;
         if self.slot == NIL {
             let mut cur = n.state.load(SeqCst);
             loop {
@@ -373,35 +436,31 @@ impl Notified<'_> {
         drop(old);
         self.done
     }
-}
 
-impl Future for Notified<'_> {
-    type Output = ();
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+    /// `Future::poll` of both futures: budget, then [`Waiter::poll`].
+    fn poll_future(&mut self, n: &Notify, cx: &mut Context<'_>) -> Poll<()> {
         if self.done {
             return Poll::Ready(());
         }
         std::task::ready!(super::poll_budget(cx));
-        if self.poll_notified(Some(cx.waker())) {
+        if self.poll(n, Some(cx.waker())) {
             super::spend_budget(cx);
             Poll::Ready(())
         } else {
             Poll::Pending
         }
     }
-}
 
-impl Drop for Notified<'_> {
-    fn drop(&mut self) {
+    /// The future is dropped: leave the queue, passing on a single notification we got.
+    fn cancel(&mut self, n: &Notify) {
         if self.slot == NIL {
             return;
         }
-        let n = self.notify;
         let (old, forward) = {
             let mut list = n.waiters.lock();
             let got = list.get(self.slot).state;
             let old = list.free(self.slot);
+            self.slot = NIL;
             let forward = match got {
                 Got::Nothing => {
                     if list.is_empty() {
@@ -422,10 +481,48 @@ impl Drop for Notified<'_> {
     }
 }
 
+impl Future for Notified<'_> {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = self.get_mut();
+        this.w.poll_future(this.notify, cx)
+    }
+}
+
+impl Future for OwnedNotified {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = self.get_mut();
+        this.w.poll_future(&this.notify, cx)
+    }
+}
+
+impl Drop for Notified<'_> {
+    fn drop(&mut self) {
+        self.w.cancel(self.notify);
+    }
+}
+
+impl Drop for OwnedNotified {
+    fn drop(&mut self) {
+        self.w.cancel(&self.notify);
+    }
+}
+
 impl fmt::Debug for Notified<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Notified")
-            .field("done", &self.done)
+            .field("done", &self.w.done)
+            .finish_non_exhaustive()
+    }
+}
+
+impl fmt::Debug for OwnedNotified {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OwnedNotified")
+            .field("done", &self.w.done)
             .finish_non_exhaustive()
     }
 }
