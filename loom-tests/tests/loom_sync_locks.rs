@@ -211,3 +211,23 @@ fn rwlock_writer_behind_a_leaving_reader() {
         assert_eq!(*lock.try_read().expect("the write lock was left held"), 1);
     });
 }
+
+/// Three threads contend for a mutex through `lock().await` (queueing, hand-over, wake):
+/// every increment lands, none races (the cell is loom-tracked).
+#[test]
+fn mutex_three_way_contention() {
+    model(|| {
+        let m = Arc::new(Mutex::new(0usize));
+        let threads: Vec<_> = (0..2)
+            .map(|_| {
+                let m = m.clone();
+                thread::spawn(move || *block_on(m.lock()) += 1)
+            })
+            .collect();
+        *block_on(m.lock()) += 1;
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert_eq!(*m.try_lock().expect("the lock was left held"), 3);
+    });
+}
