@@ -11,7 +11,8 @@ use std::sync::Arc;
 use super::super::batch_semaphore::Sem;
 use super::Mutex;
 
-/// A [`MutexGuard`] narrowed by [`MutexGuard::map`] to part of the value.
+/// A [`MutexGuard`](super::MutexGuard) narrowed by
+/// [`MutexGuard::map`](super::MutexGuard::map) to part of the value.
 #[must_use = "dropping the guard unlocks the mutex at once"]
 pub struct MappedMutexGuard<'a, T> {
     pub(super) s: &'a Sem,
@@ -100,7 +101,8 @@ impl<T: fmt::Debug> fmt::Debug for MappedMutexGuard<'_, T> {
     }
 }
 
-/// An [`OwnedMutexGuard`] narrowed by [`OwnedMutexGuard::map`] to a `U` inside the `T`.
+/// An [`OwnedMutexGuard`](super::OwnedMutexGuard) narrowed by
+/// [`OwnedMutexGuard::map`](super::OwnedMutexGuard::map) to a `U` inside the `T`.
 #[must_use = "dropping the guard unlocks the mutex at once"]
 pub struct OwnedMappedMutexGuard<T, U = T> {
     pub(super) data: *mut U,
