@@ -33,6 +33,7 @@ pub mod io_echo;
 pub mod join_set;
 pub mod ours;
 pub mod smol;
+pub mod sync_locks;
 pub mod tokio_rt;
 pub mod workloads;
 

@@ -317,6 +317,46 @@ impl<T> Receiver<T> {
         }
     }
 
+    /// True when no value is waiting to be received: nothing was sent yet, the sender
+    /// went away without sending, or the result was already taken.
+    ///
+    /// ```
+    /// let (tx, mut rx) = runtime::sync::oneshot::channel();
+    /// assert!(rx.is_empty());
+    /// tx.send(1).unwrap();
+    /// assert!(!rx.is_empty());
+    /// assert_eq!(rx.try_recv(), Ok(1));
+    /// assert!(rx.is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        let Some(inner) = self.inner.as_ref() else {
+            return true;
+        };
+        // Acquire: pairs with the sender's Release of COMPLETE (the value slot).
+        if inner.state.load(Acquire) & COMPLETE == 0 {
+            return true;
+        }
+        // SAFETY: COMPLETE seen with Acquire: the sender no longer touches the slot, and
+        // only we (the receiver) do.
+        inner.value.with(|v| unsafe { (*v).is_none() })
+    }
+
+    /// True once the receiver has handed out its result (a value or an error), through
+    /// `.await` or [`try_recv`](Receiver::try_recv); polling it again would panic.
+    ///
+    /// ```
+    /// # runtime::Runtime::new().unwrap().block_on(async {
+    /// let (tx, mut rx) = runtime::sync::oneshot::channel();
+    /// tx.send(1).unwrap();
+    /// assert!(!rx.is_terminated());
+    /// (&mut rx).await.unwrap();
+    /// assert!(rx.is_terminated());
+    /// # });
+    /// ```
+    pub fn is_terminated(&self) -> bool {
+        self.inner.is_none()
+    }
+
     /// Blocks this thread until the value arrives. For synchronous code outside the
     /// runtime, like `block_on`.
     ///
