@@ -17,6 +17,8 @@
 
 use std::task::{Context, Poll, Waker};
 
+use shim::sync::Mutex;
+
 use crate::coop;
 
 const NIL: usize = usize::MAX;
@@ -231,4 +233,74 @@ pub(crate) fn poll_budget(cx: &mut Context<'_>) -> Poll<()> {
 #[inline]
 pub(crate) fn spend_budget(cx: &mut Context<'_>) {
     let _ = coop::poll_proceed(cx);
+}
+
+/// Wakes (outside the lock) every waiter linked on `list`.
+pub(crate) fn notify_all(list: &Mutex<WaitList<()>>) {
+    let mut wakers = WakeList::new();
+    list.lock().take_all(&mut wakers);
+    wakers.wake_all();
+}
+
+/// A future's place on a [`WaitList`] of "wake me when something changes" waiters
+/// (notified all at once by [`notify_all`]). Dropping it takes the node back.
+pub(crate) struct Waiter<'a> {
+    list: &'a Mutex<WaitList<()>>,
+    key: Option<usize>,
+}
+
+impl<'a> Waiter<'a> {
+    pub(crate) fn new(list: &'a Mutex<WaitList<()>>) -> Waiter<'a> {
+        Waiter { list, key: None }
+    }
+
+    /// Ready once `ready()` holds; otherwise (re)links this waiter with the task's waker.
+    /// `ready` is checked again under the list's lock, so a notifier that changes the state
+    /// and then calls [`notify_all`] cannot slip between the check and the registration.
+    pub(crate) fn poll_until(
+        &mut self,
+        cx: &mut Context<'_>,
+        ready: impl Fn() -> bool,
+    ) -> Poll<()> {
+        if ready() {
+            self.forget();
+            return Poll::Ready(());
+        }
+        let mut list = self.list.lock();
+        if ready() {
+            let node = self.key.take().map(|k| list.remove(k));
+            drop(list);
+            drop(node);
+            return Poll::Ready(());
+        }
+        let old = match self.key {
+            Some(k) => {
+                let old = list.set_waker(k, cx.waker());
+                if !list.is_linked(k) {
+                    list.link_back(k);
+                }
+                old
+            }
+            None => {
+                self.key = Some(list.push_back(cx.waker().clone(), ()));
+                None
+            }
+        };
+        drop(list);
+        drop(old);
+        Poll::Pending
+    }
+
+    fn forget(&mut self) {
+        if let Some(k) = self.key.take() {
+            let node = self.list.lock().remove(k);
+            drop(node);
+        }
+    }
+}
+
+impl Drop for Waiter<'_> {
+    fn drop(&mut self) {
+        self.forget();
+    }
 }

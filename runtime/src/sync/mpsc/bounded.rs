@@ -9,7 +9,7 @@ use std::task::{Context, Poll};
 
 use shim::sync::Arc;
 
-use super::chan::{Chan, Closed};
+use super::chan::Chan;
 use super::error::{SendError, TryRecvError, TrySendError};
 use super::semaphore::{Bounded, TryAcquireError, MAX_PERMITS};
 use crate::sync::wait_list::{poll_budget, spend_budget};
@@ -329,11 +329,7 @@ impl<T> Sender<T> {
     /// # });
     /// ```
     pub async fn closed(&self) {
-        Closed {
-            chan: &self.chan,
-            key: None,
-        }
-        .await
+        self.chan.closed().await
     }
 
     /// True once the receiver is dropped or closed the channel.

@@ -28,7 +28,7 @@ use super::list::List;
 use super::ring::Ring;
 use super::semaphore::{Bounded, Unbounded};
 use crate::sync::atomic_waker::AtomicWaker;
-use crate::sync::wait_list::{poll_budget, spend_budget, WaitList, WakeList};
+use crate::sync::wait_list::{notify_all, poll_budget, spend_budget, WaitList, Waiter};
 
 /// What one look at the queue found.
 pub(crate) enum Pop<T> {
@@ -189,45 +189,10 @@ impl<T, S: Semaphore> Chan<T, S> {
         }
     }
 
-    /// Ready once the receiver closed the channel or is gone. `key` is this waiter's node.
-    pub(crate) fn poll_closed(&self, cx: &mut Context<'_>, key: &mut Option<usize>) -> Poll<()> {
-        if self.sem.is_closed() {
-            if let Some(k) = key.take() {
-                let node = self.closed_waiters.lock().remove(k);
-                drop(node);
-            }
-            return Poll::Ready(());
-        }
-        let mut list = self.closed_waiters.lock();
-        // Checked again under the lock: `close` sets the bit before it takes the lock.
-        if self.sem.is_closed() {
-            let node = key.take().map(|k| list.remove(k));
-            drop(list);
-            drop(node);
-            return Poll::Ready(());
-        }
-        let old = match *key {
-            Some(k) => {
-                let old = list.set_waker(k, cx.waker());
-                if !list.is_linked(k) {
-                    list.link_back(k);
-                }
-                old
-            }
-            None => {
-                *key = Some(list.push_back(cx.waker().clone(), ()));
-                None
-            }
-        };
-        drop(list);
-        drop(old);
-        Poll::Pending
-    }
-
-    /// Forgets a `closed()` waiter that is dropped.
-    pub(crate) fn cancel_closed(&self, key: usize) {
-        let node = self.closed_waiters.lock().remove(key);
-        drop(node);
+    /// Waits until the receiver closed the channel or is gone (`Sender::closed`).
+    pub(crate) async fn closed(&self) {
+        let mut waiter = Waiter::new(&self.closed_waiters);
+        std::future::poll_fn(|cx| waiter.poll_until(cx, || self.sem.is_closed())).await
     }
 
     // ----- the receiver (one at a time: `&mut Receiver`) -----
@@ -236,9 +201,7 @@ impl<T, S: Semaphore> Chan<T, S> {
     /// and those waiting in `closed()`.
     pub(crate) fn close(&self) {
         self.sem.close();
-        let mut wakers = WakeList::new();
-        self.closed_waiters.lock().take_all(&mut wakers);
-        wakers.wake_all();
+        notify_all(&self.closed_waiters);
     }
 
     /// True when nothing more can arrive (see the module doc); the caller looks at the
@@ -372,30 +335,6 @@ impl<T, S: Semaphore> Chan<T, S> {
         // SAFETY: the caller is the receiver.
         while let Some(v) = unsafe { self.pop() } {
             drop(v);
-        }
-    }
-}
-
-/// The future of `Sender::closed()`: it owns a node in the channel's `closed()` list until
-/// it completes or is dropped.
-pub(crate) struct Closed<'a, T, S: Semaphore> {
-    pub(crate) chan: &'a Chan<T, S>,
-    pub(crate) key: Option<usize>,
-}
-
-impl<T, S: Semaphore> std::future::Future for Closed<'_, T, S> {
-    type Output = ();
-
-    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let this = &mut *self;
-        this.chan.poll_closed(cx, &mut this.key)
-    }
-}
-
-impl<T, S: Semaphore> Drop for Closed<'_, T, S> {
-    fn drop(&mut self) {
-        if let Some(k) = self.key.take() {
-            self.chan.cancel_closed(k);
         }
     }
 }

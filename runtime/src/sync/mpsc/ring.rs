@@ -87,8 +87,7 @@ impl<T> Queue<T> for Ring<T> {
             // SAFETY: the caller is the one consumer.
             self.head.with_mut(|h| unsafe { *h = pos.wrapping_add(1) });
             // Release: our read is before the next lap's producer's write.
-            slot.seq
-                .store(pos.wrapping_add(self.slots.len()), Release);
+            slot.seq.store(pos.wrapping_add(self.slots.len()), Release);
             Pop::Value(value)
         } else if self.tail.load(Relaxed) != pos {
             Pop::Busy

@@ -317,10 +317,7 @@ impl Unbounded {
                 s < usize::MAX - 2,
                 "an unbounded channel holds at most usize::MAX / 2 messages"
             );
-            match self
-                .state
-                .compare_exchange_weak(s, s + 2, AcqRel, Acquire)
-            {
+            match self.state.compare_exchange_weak(s, s + 2, AcqRel, Acquire) {
                 Ok(_) => return true,
                 Err(now) => s = now,
             }

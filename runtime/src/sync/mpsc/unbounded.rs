@@ -7,7 +7,7 @@ use std::task::{Context, Poll};
 
 use shim::sync::Arc;
 
-use super::chan::{Chan, Closed};
+use super::chan::Chan;
 use super::error::{SendError, TryRecvError};
 use super::semaphore::Unbounded;
 
@@ -70,11 +70,7 @@ impl<T> UnboundedSender<T> {
     ///
     /// Cancel safety: yes.
     pub async fn closed(&self) {
-        Closed {
-            chan: &self.chan,
-            key: None,
-        }
-        .await
+        self.chan.closed().await
     }
 
     /// True once the receiver is dropped or closed the channel.
@@ -274,7 +270,8 @@ impl<T> fmt::Debug for UnboundedSender<T> {
 
 impl<T> fmt::Debug for WeakUnboundedSender<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("WeakUnboundedSender").finish_non_exhaustive()
+        f.debug_struct("WeakUnboundedSender")
+            .finish_non_exhaustive()
     }
 }
 
