@@ -83,8 +83,10 @@ impl AtomicWaker {
             }
             Err(_) => {
                 // A wake is in progress (it will take the previous waker): the event it
-                // signals may be ours, so wake the new waker now (the caller re-polls).
+                // signals may be ours, so wake the new waker now (the caller re-polls), and
+                // give the waking thread a moment to finish (under loom: let it run).
                 waker.wake_by_ref();
+                shim::hint::spin_loop();
             }
         }
     }
