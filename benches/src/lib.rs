@@ -26,6 +26,7 @@ use futures::task::AtomicWaker;
 use shim::sync::atomic::{AtomicUsize, Ordering};
 use shim::sync::Arc;
 
+pub mod chan;
 pub mod floor;
 pub mod harness;
 pub mod ours;
