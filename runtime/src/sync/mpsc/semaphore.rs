@@ -16,6 +16,7 @@
 //! - `close` sets `CLOSED` and releases every waiter (they fail); permits they had been
 //!   given partially go back to the word, so "idle" (all permits free) still means no
 //!   message is queued or reserved.
+//!
 //! Wakers are taken under the lock and woken after it is released.
 //!
 //! [`Unbounded`]: the unbounded channel only counts messages sent and not yet received
