@@ -523,3 +523,16 @@ fn errors_display() {
     );
     assert_eq!(TrySendError::Closed(1).into_inner(), 1);
 }
+
+#[test]
+fn reserve_many_zero_is_immediate() {
+    futures::executor::block_on(async {
+        let (tx, _rx) = mpsc::channel::<u8>(1);
+        let _hold = tx.try_reserve().unwrap();
+        let mut waiting = Box::pin(tx.reserve());
+        assert!(poll(&mut waiting).is_pending());
+        // Someone waits and the channel is full: zero permits still need no wait.
+        assert_eq!(tx.reserve_many(0).await.unwrap().len(), 0);
+        assert_eq!(tx.try_reserve_many(0).unwrap().len(), 0);
+    });
+}

@@ -263,6 +263,17 @@ impl<T> Sender<T> {
         if n > self.max_capacity() {
             return Err(SendError(()));
         }
+        if n == 0 {
+            // Nothing to wait for (and nothing to queue behind others for).
+            return if self.is_closed() {
+                Err(SendError(()))
+            } else {
+                Ok(PermitIterator {
+                    chan: &self.chan,
+                    n: 0,
+                })
+            };
+        }
         self.acquire(n).await.map_err(|()| SendError(()))?;
         Ok(PermitIterator {
             chan: &self.chan,
@@ -284,6 +295,16 @@ impl<T> Sender<T> {
     pub fn try_reserve_many(&self, n: usize) -> Result<PermitIterator<'_, T>, TrySendError<()>> {
         if n > self.max_capacity() {
             return Err(TrySendError::Full(()));
+        }
+        if n == 0 {
+            return if self.is_closed() {
+                Err(TrySendError::Closed(()))
+            } else {
+                Ok(PermitIterator {
+                    chan: &self.chan,
+                    n: 0,
+                })
+            };
         }
         match self.chan.sem.try_acquire(n) {
             Ok(()) => Ok(PermitIterator {
