@@ -1,5 +1,5 @@
-//! The bounded channel's handles: [`Sender`], [`Receiver`], [`WeakSender`] and the
-//! permits ([`Permit`], [`PermitIterator`], [`OwnedPermit`]). The machinery is in `chan`
+//! The bounded channel's handles: [`Sender`], [`Receiver`], [`WeakSender`] (the permits
+//! they reserve are in `permit`). The machinery is in `chan`
 //! (shared state), `semaphore` (the permits) and `ring` (the queue).
 
 use std::fmt;
@@ -11,10 +11,11 @@ use shim::sync::Arc;
 
 use super::chan::Chan;
 use super::error::{SendError, TryRecvError, TrySendError};
+use super::permit::{OwnedPermit, Permit, PermitIterator};
 use super::semaphore::{Bounded, TryAcquireError, MAX_PERMITS};
 use crate::sync::wait_list::{poll_budget, spend_budget};
 
-type BChan<T> = Chan<T, Bounded>;
+pub(super) type BChan<T> = Chan<T, Bounded>;
 
 /// Creates a bounded channel with room for `buffer` messages: once that many are queued (or
 /// reserved), [`Sender::send`] waits for the receiver to take one. That wait is the
@@ -58,7 +59,7 @@ pub fn channel<T>(buffer: usize) -> (Sender<T>, Receiver<T>) {
 /// Sends messages to the [`Receiver`] of a bounded channel. Clone it for more producers; the
 /// channel is closed for the receiver once every sender is dropped.
 pub struct Sender<T> {
-    chan: Arc<BChan<T>>,
+    pub(super) chan: Arc<BChan<T>>,
 }
 
 /// A sender that does not keep the channel open: [`upgrade`](WeakSender::upgrade) it to
@@ -78,25 +79,6 @@ pub struct WeakSender<T> {
 /// Receives the messages of a bounded channel, in the order they were sent.
 pub struct Receiver<T> {
     chan: Arc<BChan<T>>,
-}
-
-/// Room for one message, reserved by [`Sender::reserve`]: [`send`](Permit::send) cannot
-/// fail or wait. Dropping it unused gives the room back.
-pub struct Permit<'a, T> {
-    chan: &'a BChan<T>,
-}
-
-/// Room for several messages, reserved by [`Sender::reserve_many`]: yields one [`Permit`]
-/// each; those not taken are given back when it is dropped.
-pub struct PermitIterator<'a, T> {
-    chan: &'a BChan<T>,
-    n: usize,
-}
-
-/// Room for one message, owning its sender ([`Sender::reserve_owned`]): can be moved
-/// into another task. [`send`](OwnedPermit::send) gives the sender back.
-pub struct OwnedPermit<T> {
-    tx: Option<Sender<T>>,
 }
 
 /// The wait for `n` permits: owns a node in the semaphore's FIFO once queued; dropping it
@@ -441,84 +423,6 @@ impl<T> Drop for WeakSender<T> {
     }
 }
 
-impl<'a, T> Permit<'a, T> {
-    /// Sends `value` into the reserved room: cannot fail or wait (if the receiver is gone
-    /// the value is dropped with the channel).
-    pub fn send(self, value: T) {
-        let chan = self.chan;
-        std::mem::forget(self);
-        chan.push(value);
-    }
-}
-
-impl<T> Drop for Permit<'_, T> {
-    fn drop(&mut self) {
-        self.chan.sem.release(1);
-        self.chan.permit_returned();
-    }
-}
-
-impl<'a, T> Iterator for PermitIterator<'a, T> {
-    type Item = Permit<'a, T>;
-
-    fn next(&mut self) -> Option<Permit<'a, T>> {
-        if self.n == 0 {
-            return None;
-        }
-        self.n -= 1;
-        Some(Permit { chan: self.chan })
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.n, Some(self.n))
-    }
-}
-
-impl<T> ExactSizeIterator for PermitIterator<'_, T> {}
-
-impl<T> Drop for PermitIterator<'_, T> {
-    fn drop(&mut self) {
-        if self.n > 0 {
-            self.chan.sem.release(self.n);
-            self.chan.permit_returned();
-        }
-    }
-}
-
-impl<T> OwnedPermit<T> {
-    /// Sends `value` into the reserved room and gives the sender back.
-    pub fn send(mut self, value: T) -> Sender<T> {
-        let tx = self.tx.take().expect("an OwnedPermit holds its sender");
-        tx.chan.push(value);
-        tx
-    }
-
-    /// Gives the room back unused, and the sender with it.
-    pub fn release(mut self) -> Sender<T> {
-        let tx = self.tx.take().expect("an OwnedPermit holds its sender");
-        tx.chan.sem.release(1);
-        tx.chan.permit_returned();
-        tx
-    }
-
-    /// True when both belong to the same channel.
-    pub fn same_channel(&self, other: &Self) -> bool {
-        match (&self.tx, &other.tx) {
-            (Some(a), Some(b)) => a.same_channel(b),
-            _ => false,
-        }
-    }
-}
-
-impl<T> Drop for OwnedPermit<T> {
-    fn drop(&mut self) {
-        if let Some(tx) = self.tx.take() {
-            tx.chan.sem.release(1);
-            tx.chan.permit_returned();
-        }
-    }
-}
-
 impl<T> Receiver<T> {
     /// Receives the next message, waiting for one; `None` once the channel is closed and
     /// every message sent before was received.
@@ -677,25 +581,5 @@ impl<T> fmt::Debug for WeakSender<T> {
 impl<T> fmt::Debug for Receiver<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Receiver").finish_non_exhaustive()
-    }
-}
-
-impl<T> fmt::Debug for Permit<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Permit").finish_non_exhaustive()
-    }
-}
-
-impl<T> fmt::Debug for PermitIterator<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("PermitIterator")
-            .field("remaining", &self.n)
-            .finish()
-    }
-}
-
-impl<T> fmt::Debug for OwnedPermit<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OwnedPermit").finish_non_exhaustive()
     }
 }

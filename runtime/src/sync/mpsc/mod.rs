@@ -42,9 +42,11 @@ mod bounded;
 mod chan;
 pub mod error;
 mod list;
+mod permit;
 mod ring;
 mod semaphore;
 mod unbounded;
 
-pub use bounded::{channel, OwnedPermit, Permit, PermitIterator, Receiver, Sender, WeakSender};
+pub use bounded::{channel, Receiver, Sender, WeakSender};
+pub use permit::{OwnedPermit, Permit, PermitIterator};
 pub use unbounded::{unbounded_channel, UnboundedReceiver, UnboundedSender, WeakUnboundedSender};
