@@ -283,3 +283,22 @@ fn mpsc_two_senders_contend_for_capacity() {
         b.join().unwrap();
     });
 }
+
+/// `Sender::closed()` racing the receiver's drop (mpsc) and the last receiver's drop
+/// (watch): the waiting sender is woken.
+#[test]
+fn senders_closed_racing_receiver_drop() {
+    model(|| {
+        let (tx, rx) = mpsc::channel::<u8>(1);
+        let (wtx, wrx) = watch::channel(0u8);
+        let receiver = thread::spawn(move || {
+            drop(rx);
+            drop(wrx);
+        });
+        block_on(tx.closed());
+        assert!(tx.is_closed());
+        block_on(wtx.closed());
+        assert!(wtx.is_closed());
+        receiver.join().unwrap();
+    });
+}

@@ -235,3 +235,57 @@ fn blocking_recv_from_a_plain_thread() {
 fn zero_capacity_panics() {
     let _ = broadcast::channel::<u8>(0);
 }
+
+#[test]
+fn blocking_recv_inside_a_runtime_panics_with_advice() {
+    for rt in runtimes() {
+        let (tx, mut rx) = broadcast::channel::<u8>(1);
+        let err = rt
+            .block_on(async move { runtime::spawn(async move { rx.blocking_recv() }).await })
+            .unwrap_err();
+        let msg = err.into_panic();
+        let msg = msg
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .unwrap_or_else(|| msg.downcast_ref::<&str>().copied().unwrap_or(""));
+        assert!(msg.contains("`.await`"), "unexpected panic message: {msg}");
+        drop(tx);
+    }
+}
+
+#[test]
+fn draining_receiver_yields_to_other_tasks() {
+    let rts = [
+        Builder::new_current_thread().build().unwrap(),
+        Builder::new_multi_thread()
+            .worker_threads(1)
+            .build()
+            .unwrap(),
+    ];
+    for rt in rts {
+        rt.block_on(async {
+            let (tx, mut rx) = broadcast::channel(1024);
+            for i in 0..1000 {
+                tx.send(i).unwrap();
+            }
+            let h = runtime::spawn(async move {
+                let progress = Arc::new(AtomicUsize::new(0));
+                let at_other = Arc::new(AtomicUsize::new(usize::MAX));
+                let (p, o) = (progress.clone(), at_other.clone());
+                drop(runtime::spawn(
+                    async move { o.store(p.load(SeqCst), SeqCst) },
+                ));
+                for _ in 0..1000 {
+                    rx.recv().await.unwrap();
+                    progress.fetch_add(1, SeqCst);
+                }
+                at_other.load(SeqCst)
+            });
+            let at = h.await.unwrap();
+            assert!(
+                (1..1000).contains(&at),
+                "the other task ran at progress {at}: the receiver never yielded"
+            );
+        });
+    }
+}
