@@ -289,3 +289,21 @@ fn draining_receiver_yields_to_other_tasks() {
         });
     }
 }
+
+#[test]
+fn sender_closed_waits_for_the_last_receiver() {
+    on_both(|| async {
+        let (tx, rx) = broadcast::channel::<u8>(2);
+        let rx2 = rx.resubscribe();
+        assert!(!tx.is_closed());
+        assert_eq!(tx.strong_count(), 1);
+        let h = runtime::spawn(async move {
+            drop(rx);
+            runtime::task::yield_now().await;
+            drop(rx2);
+        });
+        tx.closed().await;
+        assert!(tx.is_closed());
+        h.await.unwrap();
+    });
+}

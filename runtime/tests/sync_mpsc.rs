@@ -298,6 +298,7 @@ fn owned_permit_sends_and_releases() {
         let (tx, mut rx) = mpsc::channel(1);
         let permit = tx.clone().reserve_owned().await.unwrap();
         assert_eq!(tx.capacity(), 0);
+        assert!(permit.same_channel_as_sender(&tx));
         let tx2 = runtime::spawn(async move { permit.send(5) }).await.unwrap();
         assert!(tx2.same_channel(&tx));
         assert_eq!(rx.recv().await, Some(5));

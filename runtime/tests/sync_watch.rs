@@ -104,7 +104,9 @@ fn borrow_marks_and_has_changed() {
     assert!(!rx.has_changed().unwrap());
     assert_eq!(*tx.borrow(), "b");
     assert!(!tx.borrow().has_changed());
+    assert!(!rx.is_closed());
     drop(tx);
+    assert!(rx.is_closed());
     assert!(rx.has_changed().is_err());
 }
 

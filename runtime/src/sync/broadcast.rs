@@ -31,7 +31,7 @@ use shim::sync::atomic::{
 };
 use shim::sync::{Arc, Mutex, RwLock};
 
-use crate::sync::wait_list::{poll_budget, spend_budget, WaitList, WakeList};
+use crate::sync::wait_list::{notify_all, poll_budget, spend_budget, WaitList, Waiter, WakeList};
 
 /// Errors of the broadcast channel.
 pub mod error {
@@ -125,6 +125,10 @@ struct Shared<T> {
     mask: u64,
     tail: Mutex<Tail>,
     num_tx: AtomicUsize,
+    /// Receivers, mirrored outside the tail lock for `Sender::closed`.
+    num_rx: AtomicUsize,
+    /// Senders waiting in `closed()`.
+    closed_waiters: Mutex<WaitList<()>>,
 }
 
 /// Creates a broadcast channel keeping the last `capacity` values (rounded up to a power of
@@ -200,6 +204,8 @@ impl<T> Sender<T> {
                     waiters: WaitList::new(),
                 }),
                 num_tx: AtomicUsize::new(1),
+                num_rx: AtomicUsize::new(0),
+                closed_waiters: Mutex::new(WaitList::new()),
             }),
         }
     }
@@ -267,12 +273,47 @@ impl<T> Sender<T> {
     pub fn same_channel(&self, other: &Self) -> bool {
         Arc::ptr_eq(&self.shared, &other.shared)
     }
+
+    /// True when there is no receiver (a send would fail).
+    pub fn is_closed(&self) -> bool {
+        self.shared.num_rx.load(Acquire) == 0
+    }
+
+    /// Waits until there is no receiver.
+    ///
+    /// Cancel safety: yes.
+    ///
+    /// ```
+    /// # runtime::Runtime::new().unwrap().block_on(async {
+    /// let (tx, rx) = runtime::sync::broadcast::channel::<u8>(1);
+    /// runtime::spawn(async move { drop(rx) });
+    /// tx.closed().await;
+    /// assert!(tx.is_closed());
+    /// # });
+    /// ```
+    pub async fn closed(&self) {
+        let shared = &*self.shared;
+        let mut waiter = Waiter::new(&shared.closed_waiters);
+        std::future::poll_fn(|cx| {
+            std::task::ready!(poll_budget(cx));
+            std::task::ready!(waiter.poll_until(cx, || shared.num_rx.load(Acquire) == 0));
+            spend_budget(cx);
+            Poll::Ready(())
+        })
+        .await
+    }
+
+    /// The number of senders.
+    pub fn strong_count(&self) -> usize {
+        self.shared.num_tx.load(Relaxed)
+    }
 }
 
 fn new_receiver<T>(shared: Arc<Shared<T>>) -> Receiver<T> {
     let next = {
         let mut tail = shared.tail.lock();
         tail.rx_cnt += 1;
+        shared.num_rx.fetch_add(1, Relaxed);
         tail.pos
     };
     Receiver { shared, next }
@@ -475,6 +516,9 @@ impl<T> Drop for Receiver<T> {
             tail.rx_cnt -= 1;
             tail.pos
         };
+        if shared.num_rx.fetch_sub(1, AcqRel) == 1 {
+            notify_all(&shared.closed_waiters);
+        }
         // The values sent while we were subscribed and that we did not read counted us.
         let mut p = if pos.wrapping_sub(self.next) > len {
             pos.wrapping_sub(len)

@@ -374,6 +374,11 @@ impl<T> Receiver<T> {
         Ok(s & !CLOSED != self.version)
     }
 
+    /// True once every sender is gone.
+    pub fn is_closed(&self) -> bool {
+        self.shared.state.load(Acquire) & CLOSED != 0
+    }
+
     /// Marks the current value unseen, so [`changed`](Receiver::changed) completes at once.
     pub fn mark_changed(&mut self) {
         self.version = self.shared.version().wrapping_sub(STEP);

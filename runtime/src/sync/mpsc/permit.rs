@@ -62,6 +62,8 @@ impl<'a, T> Iterator for PermitIterator<'a, T> {
 
 impl<T> ExactSizeIterator for PermitIterator<'_, T> {}
 
+impl<T> std::iter::FusedIterator for PermitIterator<'_, T> {}
+
 impl<T> Drop for PermitIterator<'_, T> {
     fn drop(&mut self) {
         if self.n > 0 {
@@ -85,6 +87,11 @@ impl<T> OwnedPermit<T> {
         tx.chan.sem.release(1);
         tx.chan.permit_returned();
         tx
+    }
+
+    /// True when this permit belongs to `sender`'s channel.
+    pub fn same_channel_as_sender(&self, sender: &Sender<T>) -> bool {
+        self.tx.as_ref().is_some_and(|tx| tx.same_channel(sender))
     }
 
     /// True when both belong to the same channel.
