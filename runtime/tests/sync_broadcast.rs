@@ -307,3 +307,18 @@ fn sender_closed_waits_for_the_last_receiver() {
         h.await.unwrap();
     });
 }
+
+#[test]
+fn weak_sender_does_not_keep_the_channel_open() {
+    let (tx, mut rx) = broadcast::channel::<u8>(2);
+    let weak = tx.downgrade();
+    assert_eq!((tx.strong_count(), tx.weak_count()), (1, 1));
+    assert_eq!((rx.sender_strong_count(), rx.sender_weak_count()), (1, 1));
+    let tx2 = weak.upgrade().unwrap();
+    tx2.send(1).unwrap();
+    drop(tx);
+    drop(tx2);
+    assert!(weak.upgrade().is_none());
+    assert_eq!(rx.try_recv(), Ok(1));
+    assert_eq!(rx.try_recv(), Err(TryRecvError::Closed));
+}

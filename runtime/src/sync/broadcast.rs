@@ -125,6 +125,8 @@ struct Shared<T> {
     mask: u64,
     tail: Mutex<Tail>,
     num_tx: AtomicUsize,
+    /// Weak senders.
+    num_weak: AtomicUsize,
     /// Receivers, mirrored outside the tail lock for `Sender::closed`.
     num_rx: AtomicUsize,
     /// Senders waiting in `closed()`.
@@ -156,6 +158,20 @@ pub fn channel<T: Clone>(capacity: usize) -> (Sender<T>, Receiver<T>) {
 /// Sends values to every receiver. Cloneable; the channel closes when the last sender is
 /// dropped.
 pub struct Sender<T> {
+    shared: Arc<Shared<T>>,
+}
+
+/// A sender that does not keep the channel open: [`upgrade`](WeakSender::upgrade) it to
+/// send, which fails once every [`Sender`] is gone.
+///
+/// ```
+/// let (tx, _rx) = runtime::sync::broadcast::channel::<u8>(1);
+/// let weak = tx.downgrade();
+/// assert!(weak.upgrade().is_some());
+/// drop(tx);
+/// assert!(weak.upgrade().is_none());
+/// ```
+pub struct WeakSender<T> {
     shared: Arc<Shared<T>>,
 }
 
@@ -204,6 +220,7 @@ impl<T> Sender<T> {
                     waiters: WaitList::new(),
                 }),
                 num_tx: AtomicUsize::new(1),
+                num_weak: AtomicUsize::new(0),
                 num_rx: AtomicUsize::new(0),
                 closed_waiters: Mutex::new(WaitList::new()),
             }),
@@ -306,6 +323,74 @@ impl<T> Sender<T> {
     /// The number of senders.
     pub fn strong_count(&self) -> usize {
         self.shared.num_tx.load(Relaxed)
+    }
+
+    /// The number of [`WeakSender`]s.
+    pub fn weak_count(&self) -> usize {
+        self.shared.num_weak.load(Relaxed)
+    }
+
+    /// A [`WeakSender`] for this channel.
+    pub fn downgrade(&self) -> WeakSender<T> {
+        self.shared.num_weak.fetch_add(1, Relaxed);
+        WeakSender {
+            shared: self.shared.clone(),
+        }
+    }
+}
+
+impl<T> WeakSender<T> {
+    /// A [`Sender`], unless every sender is already gone (the channel is closed).
+    pub fn upgrade(&self) -> Option<Sender<T>> {
+        let mut n = self.shared.num_tx.load(Relaxed);
+        loop {
+            if n == 0 {
+                return None;
+            }
+            match self
+                .shared
+                .num_tx
+                .compare_exchange_weak(n, n + 1, Relaxed, Relaxed)
+            {
+                Ok(_) => {
+                    return Some(Sender {
+                        shared: self.shared.clone(),
+                    })
+                }
+                Err(now) => n = now,
+            }
+        }
+    }
+
+    /// The number of [`Sender`]s.
+    pub fn strong_count(&self) -> usize {
+        self.shared.num_tx.load(Relaxed)
+    }
+
+    /// The number of [`WeakSender`]s.
+    pub fn weak_count(&self) -> usize {
+        self.shared.num_weak.load(Relaxed)
+    }
+}
+
+impl<T> Clone for WeakSender<T> {
+    fn clone(&self) -> Self {
+        self.shared.num_weak.fetch_add(1, Relaxed);
+        WeakSender {
+            shared: self.shared.clone(),
+        }
+    }
+}
+
+impl<T> Drop for WeakSender<T> {
+    fn drop(&mut self) {
+        self.shared.num_weak.fetch_sub(1, Relaxed);
+    }
+}
+
+impl<T> fmt::Debug for WeakSender<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WeakSender").finish_non_exhaustive()
     }
 }
 
@@ -467,6 +552,11 @@ impl<T> Receiver<T> {
     /// The number of senders.
     pub fn sender_strong_count(&self) -> usize {
         self.shared.num_tx.load(Relaxed)
+    }
+
+    /// The number of [`WeakSender`]s.
+    pub fn sender_weak_count(&self) -> usize {
+        self.shared.num_weak.load(Relaxed)
     }
 }
 
