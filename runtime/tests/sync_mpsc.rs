@@ -537,3 +537,24 @@ fn reserve_many_zero_is_immediate() {
         assert_eq!(tx.try_reserve_many(0).unwrap().len(), 0);
     });
 }
+
+#[test]
+fn cancelled_recv_and_send_leave_the_channel_consistent() {
+    let (tx, mut rx) = mpsc::channel(1);
+    {
+        let mut recv = Box::pin(rx.recv());
+        assert!(poll(&mut recv).is_pending());
+    } // dropped while waiting: takes nothing
+    tx.try_send(1).unwrap();
+    {
+        // A send waiting for room, dropped: its value goes with it, nothing else changes.
+        let mut send = Box::pin(tx.send(2));
+        assert!(poll(&mut send).is_pending());
+    }
+    assert_eq!(rx.try_recv(), Ok(1));
+    assert_eq!(tx.capacity(), 1);
+    assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
+    tx.try_send(3).unwrap();
+    let mut recv = Box::pin(rx.recv());
+    assert_eq!(poll(&mut recv), Poll::Ready(Some(3)));
+}
