@@ -22,7 +22,9 @@ pub(super) type BChan<T> = Chan<T, Bounded>;
 /// backpressure a bounded channel exists for.
 ///
 /// The queue is a ring of `buffer` slots (rounded up to a power of two) allocated here, so
-/// sending and receiving allocate nothing.
+/// sending and receiving allocate nothing. Unlike tokio's lazily grown blocks, a very large
+/// `buffer` costs its memory up front (one slot is a message plus a word): for a channel
+/// meant to be practically unbounded, use [`unbounded_channel`](super::unbounded_channel).
 ///
 /// # Panics
 ///
