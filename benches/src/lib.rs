@@ -27,6 +27,7 @@ use futures::task::AtomicWaker;
 use shim::sync::atomic::{AtomicUsize, Ordering};
 use shim::sync::Arc;
 
+pub mod chan;
 pub mod floor;
 pub mod harness;
 pub mod io_echo;

@@ -6,13 +6,20 @@
 //!   counting semaphore whose uncontended paths are a single CAS.
 //! - [`Notify`]: wake one task or all of them, with tokio's stored-permit semantics.
 //! - [`Barrier`], [`OnceCell`].
+//! - [`mpsc`]: many producers, one consumer; bounded (backpressure) and unbounded.
+//! - [`watch`]: one value, many readers notified of each change.
+//! - [`broadcast`]: many producers, many consumers, each seeing every value (a bounded
+//!   ring; a slow consumer is told how many it missed).
 //!
 //! Every primitive here works outside any runtime (from any executor or a plain thread);
 //! the `blocking_*` methods panic inside a runtime, where `.await` is the way. A wait that
 //! completes ready spends one unit of the task's cooperative budget, as I/O does.
 
+mod atomic_waker;
 mod barrier;
 mod batch_semaphore;
+pub mod broadcast;
+pub mod mpsc;
 mod mutex;
 mod notify;
 mod once_cell;
@@ -20,6 +27,8 @@ pub mod oneshot;
 mod rwlock;
 mod semaphore;
 mod wait_list;
+mod waiters;
+pub mod watch;
 
 pub use barrier::{Barrier, BarrierWaitResult};
 pub use mutex::{
