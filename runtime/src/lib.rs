@@ -47,8 +47,9 @@
 //!   is a compile error: paused time is not implemented);
 //! - `spawn`, `task::{spawn_blocking, yield_now, JoinHandle, AbortHandle, JoinError}`
 //!   (`JoinHandle` is not `#[must_use]`, as tokio's), `Builder`, `Runtime`, `Handle`;
-//! - `net`: `TcpListener`, `TcpStream` and its halves, `UdpSocket`, `UnixListener`,
-//!   `UnixStream` and its halves (std-style `shutdown(how)` is `shutdown_std`, so that
+//! - `net`: `TcpListener`, `TcpStream` and its halves, `TcpSocket`, `UdpSocket`,
+//!   `UnixListener`, `UnixStream` and its halves, `UnixDatagram`, Linux abstract Unix
+//!   names (`"\0name"`) (std-style `shutdown(how)` is `shutdown_std`, so that
 //!   `stream.shutdown().await` is tokio's `AsyncWriteExt::shutdown`);
 //! - [`io`]: tokio's traits (`AsyncRead`, `AsyncWrite`, `AsyncBufRead`, `AsyncSeek`,
 //!   `ReadBuf`), its `Ext` traits and buffers, `split`, `copy*`, `duplex`, `simplex`,
@@ -65,8 +66,7 @@
 //!   `hyper_compat::{HyperExecutor, HyperTimer}`, feature `hyper`), `tokio-stream`'s
 //!   wrappers of tokio's `net` types (`TcpListenerStream`), `tokio_util::time`;
 //! - not implemented yet: `fs`, `process`, `signal`, most of `sync` (only `oneshot`),
-//!   `select!`/`join!`, `task::LocalSet`/`spawn_local`, `time::pause`, `io::unix::AsyncFd`,
-//!   `net::UnixDatagram`, `net::TcpSocket`;
+//!   `select!`/`join!`, `task::LocalSet`/`spawn_local`, `time::pause`, `io::unix::AsyncFd`;
 //! - every I/O type *also* implements futures-io directly: a module that imports both
 //!   families' extension traits (`futures::prelude::*` next to `runtime::io::AsyncReadExt`)
 //!   must name the trait at ambiguous calls (see [`io`]).

@@ -48,7 +48,7 @@ impl TcpListener {
     }
 
     #[track_caller]
-    fn new(mio: mio::net::TcpListener) -> io::Result<TcpListener> {
+    pub(crate) fn new(mio: mio::net::TcpListener) -> io::Result<TcpListener> {
         let io = IoSource::new(mio, Interest::READABLE)?;
         Ok(TcpListener { io })
     }
