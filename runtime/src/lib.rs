@@ -89,6 +89,8 @@ pub mod net;
 mod park;
 mod runtime;
 mod scheduler;
+#[cfg(all(unix, not(loom)))]
+pub mod signal;
 pub mod sync;
 pub mod task;
 #[cfg(not(loom))]

@@ -362,7 +362,7 @@ fn abstract_unix_stream_names() {
         {
             use std::os::linux::net::SocketAddrExt;
             let local = listener.local_addr().unwrap();
-            assert_eq!(local.as_abstract_name(), Some(name[1..].as_bytes()));
+            assert_eq!(local.as_abstract_name(), Some(&name.as_bytes()[1..]));
         }
         client.write_all(b"abstract").await.unwrap();
         let mut buf = [0; 8];

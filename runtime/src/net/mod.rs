@@ -35,7 +35,7 @@
 //! ```
 
 mod addr;
-mod io_source;
+pub(crate) mod io_source;
 mod split;
 mod stream_io;
 pub mod tcp;
