@@ -57,6 +57,8 @@
 //!   type implements tokio's traits directly, so `tokio-util` (codecs, `io` helpers),
 //!   `tokio-rustls`, hyper-util's `TokioIo` and other crates generic over those traits
 //!   work unchanged;
+//! - `fs` (each call on the blocking pool, as tokio's; `File` speaks both trait
+//!   families), `signal::ctrl_c` and `signal::unix::{signal, SignalKind, Signal}`;
 //! - `time`: `sleep`, `sleep_until`, `timeout`, `timeout_at`, `interval`, `Interval`,
 //!   `MissedTickBehavior`; `sync::oneshot`.
 //!
@@ -65,7 +67,7 @@
 //!   `net` types inside a crate. Notably hyper-util's `TokioExecutor`/`TokioTimer` (use
 //!   `hyper_compat::{HyperExecutor, HyperTimer}`, feature `hyper`), `tokio-stream`'s
 //!   wrappers of tokio's `net` types (`TcpListenerStream`), `tokio_util::time`;
-//! - not implemented yet: `fs`, `process`, `signal`, most of `sync` (only `oneshot`),
+//! - not implemented yet: `process`, most of `sync` (only `oneshot`),
 //!   `select!`/`join!`, `task::LocalSet`/`spawn_local`, `time::pause`, `io::unix::AsyncFd`;
 //! - every I/O type *also* implements futures-io directly: a module that imports both
 //!   families' extension traits (`futures::prelude::*` next to `runtime::io::AsyncReadExt`)
@@ -78,6 +80,8 @@ mod builder;
 mod context;
 mod coop;
 mod driver;
+#[cfg(not(loom))]
+pub mod fs;
 mod handle;
 #[cfg(all(feature = "hyper", not(loom)))]
 pub mod hyper_compat;
