@@ -80,6 +80,21 @@ fn directories_links_and_metadata() {
         fs::create_dir_all(&deep).await.unwrap();
         fs::create_dir_all(&deep).await.unwrap(); // idempotent
         assert!(fs::metadata(&deep).await.unwrap().is_dir());
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir.join("built/inner"))
+            .await
+            .unwrap();
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let m = fs::metadata(dir.join("built/inner")).await.unwrap();
+            assert_eq!(m.permissions().mode() & 0o777, 0o700);
+        }
+        assert!(fs::DirBuilder::new()
+            .create(dir.join("built/inner"))
+            .await
+            .is_err());
         fs::create_dir(dir.join("solo")).await.unwrap();
         fs::remove_dir(dir.join("solo")).await.unwrap();
         assert!(!fs::try_exists(dir.join("solo")).await.unwrap());

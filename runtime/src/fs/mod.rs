@@ -24,6 +24,7 @@
 //! I/O driver need not be enabled.
 
 mod buf;
+mod dir_builder;
 mod file;
 mod lock;
 mod open_options;
@@ -33,6 +34,7 @@ use std::fs::{Metadata, Permissions};
 use std::io;
 use std::path::{Path, PathBuf};
 
+pub use dir_builder::DirBuilder;
 pub use file::File;
 pub use open_options::OpenOptions;
 pub use read_dir::{read_dir, DirEntry, ReadDir};

@@ -187,6 +187,10 @@ impl TcpStream {
 
     /// Sets `SO_LINGER` (see [`Self::linger`]); `Some(Duration::ZERO)` makes `close` reset
     /// the connection instead of a graceful FIN.
+    ///
+    /// A non-zero duration makes `close(2)` (dropping the stream) *block the calling
+    /// thread*, a worker, until the unsent data is acknowledged or the time runs out, even
+    /// on a non-blocking socket (Linux): prefer `None` or `Some(Duration::ZERO)`.
     pub fn set_linger(&self, dur: Option<std::time::Duration>) -> io::Result<()> {
         socket2::SockRef::from(self.io.get_ref()).set_linger(dur)
     }

@@ -71,7 +71,8 @@ impl UnixListener {
         poll_fn(|cx| self.poll_accept(cx)).await
     }
 
-    /// Polls for a connection; only one task at a time may wait on one listener.
+    /// Polls for a connection (several tasks may wait on one listener: each event wakes
+    /// them all and they race for the connections).
     pub fn poll_accept(&self, cx: &mut Context<'_>) -> Poll<io::Result<(UnixStream, SocketAddr)>> {
         let (mio, addr) = ready!(self.io.poll_io(cx, Direction::Read, |l| l.accept()))?;
         let stream = UnixStream::with_handle(self.io.driver(), mio)?;
