@@ -244,6 +244,18 @@ fn udp_options_and_multicast() {
         s.leave_multicast_v4(group, Ipv4Addr::LOCALHOST).unwrap();
         // Leaving a group not joined is an error, not a silent no-op.
         assert!(s.leave_multicast_v4(group, Ipv4Addr::LOCALHOST).is_err());
+
+        // IPv6, where the machine has it: join on the loopback interface.
+        if let Ok(s6) = UdpSocket::bind("[::1]:0").await {
+            // SAFETY: a NUL-terminated interface name.
+            let lo = unsafe { libc::if_nametoindex(c"lo".as_ptr()) };
+            let group6: std::net::Ipv6Addr = "ff02::1:ff00:42".parse().unwrap();
+            s6.join_multicast_v6(&group6, lo).unwrap();
+            s6.set_multicast_loop_v6(false).unwrap();
+            assert!(!s6.multicast_loop_v6().unwrap());
+            s6.leave_multicast_v6(&group6, lo).unwrap();
+            assert!(s6.leave_multicast_v6(&group6, lo).is_err());
+        }
     });
 }
 

@@ -204,3 +204,78 @@ fn real_time_signal_and_stream_impl() {
 fn signal_outside_a_runtime_panics_with_a_message() {
     let _ = signal(SignalKind::quit());
 }
+
+#[test]
+fn a_worker_task_hears_a_signal_sent_from_another_thread() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let sig = libc::SIGRTMIN() + 4;
+    rt.block_on(async {
+        let mut s = signal(SignalKind::from_raw(sig)).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let waiter = runtime::spawn(async move {
+            let mut n = 0;
+            for _ in 0..3 {
+                s.recv().await.unwrap();
+                n += 1;
+                tx.send(()).unwrap();
+            }
+            n
+        });
+        // A plain OS thread signals the process three times, each after the previous
+        // delivery was seen (deliveries in between would coalesce).
+        let sender = std::thread::spawn(move || {
+            for _ in 0..3 {
+                kill_self(sig);
+                rx.recv_timeout(GENEROUS).expect("delivery not seen");
+            }
+        });
+        assert_eq!(timeout(GENEROUS, waiter).await.unwrap().unwrap(), 3);
+        sender.join().unwrap();
+    });
+}
+
+/// A waker that records being woken.
+struct Flag(std::sync::atomic::AtomicBool);
+
+impl std::task::Wake for Flag {
+    fn wake(self: std::sync::Arc<Self>) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn a_dispatch_on_one_runtime_wakes_receivers_waiting_on_another() {
+    use std::sync::atomic::Ordering;
+    use std::task::{Context, Poll, Waker};
+    let sig = libc::SIGRTMIN() + 5;
+    // Runtime `idle` is never driven after the first poll: its I/O driver cannot turn, so
+    // only the runtime that reads the doorbell (`busy`) can wake the receiver waiting there.
+    let idle = Builder::new_current_thread().enable_all().build().unwrap();
+    let busy = Builder::new_current_thread().enable_all().build().unwrap();
+    let flag = std::sync::Arc::new(Flag(std::sync::atomic::AtomicBool::new(false)));
+    let waker = Waker::from(flag.clone());
+    let mut waiting = idle.block_on(async {
+        let mut s = signal(SignalKind::from_raw(sig)).unwrap();
+        assert!(s.poll_recv(&mut Context::from_waker(&waker)).is_pending());
+        s
+    });
+    busy.block_on(async {
+        let mut s = signal(SignalKind::from_raw(sig)).unwrap();
+        raise(sig);
+        timeout(GENEROUS, s.recv()).await.unwrap().unwrap();
+    });
+    assert!(
+        flag.0.load(Ordering::SeqCst),
+        "the dispatch did not wake the receiver waiting on the other runtime"
+    );
+    idle.block_on(async {
+        assert_eq!(
+            waiting.poll_recv(&mut Context::from_waker(&waker)),
+            Poll::Ready(Some(()))
+        );
+    });
+}

@@ -181,3 +181,8 @@ impl futures::Stream for Signal {
         self.get_mut().poll_recv(cx)
     }
 }
+
+const _: () = {
+    const fn assert_send_sync_unpin<T: Send + Sync + Unpin>() {}
+    assert_send_sync_unpin::<Signal>();
+};
