@@ -87,6 +87,11 @@ mod handle;
 pub mod hyper_compat;
 #[cfg(not(loom))]
 pub mod io;
+/// `fs::File`'s async lock, compiled alone under loom for `loom-tests/tests/loom_fs_lock.rs`.
+#[cfg(loom)]
+#[doc(hidden)]
+#[path = "fs/lock.rs"]
+pub mod loom_fs_lock;
 mod metrics;
 #[cfg(not(loom))]
 pub mod net;

@@ -19,7 +19,7 @@ use std::task::{Poll, Waker};
 use shim::cell::UnsafeCell;
 use shim::sync::Mutex;
 
-pub(crate) struct AsyncLock<T> {
+pub struct AsyncLock<T> {
     state: Mutex<LockState>,
     value: UnsafeCell<T>,
 }
@@ -35,12 +35,12 @@ unsafe impl<T: Send> Sync for AsyncLock<T> {}
 // SAFETY: as above, owning the lock owns the `T`.
 unsafe impl<T: Send> Send for AsyncLock<T> {}
 
-pub(crate) struct Guard<'a, T> {
+pub struct Guard<'a, T> {
     lock: &'a AsyncLock<T>,
 }
 
 impl<T> AsyncLock<T> {
-    pub(crate) fn new(value: T) -> AsyncLock<T> {
+    pub fn new(value: T) -> AsyncLock<T> {
         AsyncLock {
             state: Mutex::new(LockState {
                 locked: false,
@@ -50,12 +50,12 @@ impl<T> AsyncLock<T> {
         }
     }
 
-    pub(crate) fn get_mut(&mut self) -> &mut T {
+    pub fn get_mut(&mut self) -> &mut T {
         // SAFETY: `&mut self` proves that no guard (which borrows `self`) is alive.
         self.value.with_mut(|p| unsafe { &mut *p })
     }
 
-    pub(crate) async fn lock(&self) -> Guard<'_, T> {
+    pub async fn lock(&self) -> Guard<'_, T> {
         poll_fn(|cx| {
             let mut st = self.state.lock();
             if !st.locked {
