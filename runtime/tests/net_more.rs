@@ -380,6 +380,12 @@ fn abstract_unix_stream_names() {
         let mut buf = [0; 8];
         server.read_exact(&mut buf).await.unwrap();
         assert_eq!(&buf, b"abstract");
+        // Nothing bound under another abstract name: refused, not hung.
+        let nobody = format!("\0{}", unique("abstract-nobody"));
+        assert_eq!(
+            UnixStream::connect(&nobody).await.unwrap_err().kind(),
+            io::ErrorKind::ConnectionRefused
+        );
         // A second bind of the same name is refused while the first lives.
         assert_eq!(
             UnixListener::bind(&name).unwrap_err().kind(),
