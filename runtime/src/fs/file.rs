@@ -313,7 +313,7 @@ impl File {
         self.max_buf_size
     }
 
-    fn poll_read_buf(
+    pub(super) fn poll_read_buf(
         &mut self,
         cx: &mut Context<'_>,
         dst: &mut ReadBuf<'_>,
@@ -368,7 +368,11 @@ impl File {
         }
     }
 
-    fn poll_write_buf(&mut self, cx: &mut Context<'_>, src: &[u8]) -> Poll<io::Result<usize>> {
+    pub(super) fn poll_write_buf(
+        &mut self,
+        cx: &mut Context<'_>,
+        src: &[u8],
+    ) -> Poll<io::Result<usize>> {
         ready!(poll_proceed(cx));
         let max = self.max_buf_size;
         let inner = self.inner.get_mut();
@@ -416,7 +420,7 @@ impl File {
         }
     }
 
-    fn start_seek_inner(&mut self, mut pos: SeekFrom) -> io::Result<()> {
+    pub(super) fn start_seek_inner(&mut self, mut pos: SeekFrom) -> io::Result<()> {
         let inner = self.inner.get_mut();
         let State::Idle(cell) = &mut inner.state else {
             return Err(io::Error::other(
@@ -438,7 +442,7 @@ impl File {
         Ok(())
     }
 
-    fn poll_complete_inner(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<u64>> {
+    pub(super) fn poll_complete_inner(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<u64>> {
         let inner = self.inner.get_mut();
         loop {
             let State::Busy(handle) = &mut inner.state else {
@@ -460,93 +464,19 @@ impl File {
         }
     }
 
-    fn poll_flush_inner(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.inner.get_mut().poll_flush(cx)
-    }
-}
-
-impl tokio::io::AsyncRead for File {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        self.get_mut().poll_read_buf(cx, buf)
-    }
-}
-
-impl tokio::io::AsyncWrite for File {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        self.get_mut().poll_write_buf(cx, buf)
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.get_mut().poll_flush_inner(cx)
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.get_mut().poll_flush_inner(cx)
-    }
-}
-
-impl tokio::io::AsyncSeek for File {
-    fn start_seek(self: Pin<&mut Self>, pos: SeekFrom) -> io::Result<()> {
-        self.get_mut().start_seek_inner(pos)
-    }
-
-    fn poll_complete(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<u64>> {
-        self.get_mut().poll_complete_inner(cx)
-    }
-}
-
-impl futures::io::AsyncRead for File {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut [u8],
-    ) -> Poll<io::Result<usize>> {
-        let mut rb = ReadBuf::new(buf);
-        ready!(self.get_mut().poll_read_buf(cx, &mut rb))?;
-        Poll::Ready(Ok(rb.filled().len()))
-    }
-}
-
-impl futures::io::AsyncWrite for File {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        self.get_mut().poll_write_buf(cx, buf)
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.get_mut().poll_flush_inner(cx)
-    }
-
-    fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.get_mut().poll_flush_inner(cx)
-    }
-}
-
-impl futures::io::AsyncSeek for File {
     /// futures-io's one-phase seek: completes what is in flight, then tokio's
-    /// `start_seek` + `poll_complete`.
-    fn poll_seek(
-        self: Pin<&mut Self>,
+    /// `start_seek` + `poll_complete`. (A tokio `start_seek` not yet completed counts as
+    /// this seek: tokio's contract asks for `poll_complete` right after `start_seek`.)
+    pub(super) fn poll_seek_once(
+        &mut self,
         cx: &mut Context<'_>,
         pos: SeekFrom,
     ) -> Poll<io::Result<u64>> {
-        let me = self.get_mut();
         loop {
-            if matches!(me.inner.get_mut().state, State::Busy(_)) {
+            if matches!(self.inner.get_mut().state, State::Busy(_)) {
                 // Either an earlier operation (finish it first) or our own seek, started
                 // by a previous poll: `poll_complete` tells by what completes.
-                let inner = me.inner.get_mut();
+                let inner = self.inner.get_mut();
                 let State::Busy(handle) = &mut inner.state else {
                     unreachable!()
                 };
@@ -564,11 +494,15 @@ impl futures::io::AsyncSeek for File {
                 }
                 continue;
             }
-            if let Some(kind) = me.inner.get_mut().last_write_err.take() {
+            if let Some(kind) = self.inner.get_mut().last_write_err.take() {
                 return Poll::Ready(Err(kind.into()));
             }
-            me.start_seek_inner(pos)?;
+            self.start_seek_inner(pos)?;
         }
+    }
+
+    pub(super) fn poll_flush_inner(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.inner.get_mut().poll_flush(cx)
     }
 }
 
