@@ -140,7 +140,7 @@ impl Locked<'_> {
 /// The current runtime's driver, or a panic naming `what` and where it must be called from.
 #[cfg(not(loom))]
 #[track_caller]
-fn current_driver(what: &str) -> Arc<Driver> {
+pub(crate) fn current_driver(what: &str) -> Arc<Driver> {
     match crate::context::with_handle(|h| h.map(|h| h.driver().clone())) {
         Some(driver) => driver,
         None => panic!(

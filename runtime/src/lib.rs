@@ -47,8 +47,9 @@
 //!   is a compile error: paused time is not implemented);
 //! - `spawn`, `task::{spawn_blocking, yield_now, JoinHandle, AbortHandle, JoinError}`
 //!   (`JoinHandle` is not `#[must_use]`, as tokio's), `Builder`, `Runtime`, `Handle`;
-//! - `net`: `TcpListener`, `TcpStream` and its halves, `UdpSocket`, `UnixListener`,
-//!   `UnixStream` and its halves (std-style `shutdown(how)` is `shutdown_std`, so that
+//! - `net`: `TcpListener`, `TcpStream` and its halves, `TcpSocket`, `UdpSocket`,
+//!   `UnixListener`, `UnixStream` and its halves, `UnixDatagram`, Linux abstract Unix
+//!   names (`"\0name"`) (std-style `shutdown(how)` is `shutdown_std`, so that
 //!   `stream.shutdown().await` is tokio's `AsyncWriteExt::shutdown`);
 //! - [`io`]: tokio's traits (`AsyncRead`, `AsyncWrite`, `AsyncBufRead`, `AsyncSeek`,
 //!   `ReadBuf`), its `Ext` traits and buffers, `split`, `copy*`, `duplex`, `simplex`,
@@ -56,6 +57,8 @@
 //!   type implements tokio's traits directly, so `tokio-util` (codecs, `io` helpers),
 //!   `tokio-rustls`, hyper-util's `TokioIo` and other crates generic over those traits
 //!   work unchanged;
+//! - `fs` (each call on the blocking pool, as tokio's; `File` speaks both trait
+//!   families), `signal::ctrl_c` and `signal::unix::{signal, SignalKind, Signal}`;
 //! - `time`: `sleep`, `sleep_until`, `timeout`, `timeout_at`, `interval`, `Interval`,
 //!   `MissedTickBehavior`; `sync::oneshot`.
 //!
@@ -64,9 +67,8 @@
 //!   `net` types inside a crate. Notably hyper-util's `TokioExecutor`/`TokioTimer` (use
 //!   `hyper_compat::{HyperExecutor, HyperTimer}`, feature `hyper`), `tokio-stream`'s
 //!   wrappers of tokio's `net` types (`TcpListenerStream`), `tokio_util::time`;
-//! - not implemented yet: `fs`, `process`, `signal`, most of `sync` (only `oneshot`),
-//!   `select!`/`join!`, `task::LocalSet`/`spawn_local`, `time::pause`, `io::unix::AsyncFd`,
-//!   `net::UnixDatagram`, `net::TcpSocket`;
+//! - not implemented yet: `process`, most of `sync` (only `oneshot`),
+//!   `select!`/`join!`, `task::LocalSet`/`spawn_local`, `time::pause`, `io::unix::AsyncFd`;
 //! - every I/O type *also* implements futures-io directly: a module that imports both
 //!   families' extension traits (`futures::prelude::*` next to `runtime::io::AsyncReadExt`)
 //!   must name the trait at ambiguous calls (see [`io`]).
@@ -78,6 +80,8 @@ mod builder;
 mod context;
 mod coop;
 mod driver;
+#[cfg(not(loom))]
+pub mod fs;
 mod handle;
 #[cfg(all(feature = "hyper", not(loom)))]
 pub mod hyper_compat;
@@ -85,6 +89,11 @@ pub mod hyper_compat;
 pub mod io;
 #[doc(hidden)]
 pub mod macros;
+/// `fs::File`'s async lock, compiled alone under loom for `loom-tests/tests/loom_fs_lock.rs`.
+#[cfg(loom)]
+#[doc(hidden)]
+#[path = "fs/lock.rs"]
+pub mod loom_fs_lock;
 mod metrics;
 #[cfg(not(loom))]
 pub mod net;
@@ -92,6 +101,8 @@ mod park;
 mod rand;
 mod runtime;
 mod scheduler;
+#[cfg(all(unix, not(loom)))]
+pub mod signal;
 pub mod sync;
 pub mod task;
 #[cfg(not(loom))]

@@ -89,8 +89,8 @@
 //!   would spend tokio's; such a copy is finite and simply finishes.
 //! - **Standard streams** run blocking calls on our blocking pool, as tokio's do on its.
 //!
-//! Not here (yet): `AsyncFd` and the `unix` submodule, `File` (there is no
-//! `runtime::fs`), and tokio's `io-uring` backed types.
+//! Not here (yet): `AsyncFd` and the `unix` submodule, and tokio's `io-uring` backed
+//! types. Files are [`crate::fs::File`].
 
 mod blocking;
 mod duplex;

@@ -1,4 +1,4 @@
-//! Asynchronous networking: TCP, UDP and (on unix) Unix domain stream sockets.
+//! Asynchronous networking: TCP, UDP and (on unix) Unix domain stream and datagram sockets.
 //!
 //! Every socket owns a non-blocking mio socket registered with the runtime's I/O driver
 //! (`io_source.rs`): an operation spends one unit of the task's cooperative budget, waits
@@ -35,7 +35,7 @@
 //! ```
 
 mod addr;
-mod io_source;
+pub(crate) mod io_source;
 mod split;
 mod stream_io;
 pub mod tcp;
@@ -46,7 +46,7 @@ mod udp;
 pub mod unix;
 
 pub use addr::ToSocketAddrs;
-pub use tcp::{TcpListener, TcpStream};
+pub use tcp::{TcpListener, TcpSocket, TcpStream};
 pub use udp::UdpSocket;
 #[cfg(unix)]
-pub use unix::{UnixListener, UnixStream};
+pub use unix::{UnixDatagram, UnixListener, UnixStream};

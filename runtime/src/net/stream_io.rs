@@ -110,8 +110,7 @@ macro_rules! stream_io {
             }
 
             /// Waits until the stream may be readable (readiness can be spurious: follow with
-            /// [`Self::try_read`] and loop on `WouldBlock`). Only one task at a time may wait
-            /// for readability of one stream.
+            /// [`Self::try_read`] and loop on `WouldBlock`). Several tasks may wait at once.
             pub async fn readable(&self) -> ::std::io::Result<()> {
                 ::std::future::poll_fn(|cx| self.poll_read_ready(cx)).await
             }

@@ -27,12 +27,14 @@ pub struct UnixStream {
 }
 
 impl UnixStream {
-    /// Connects to the socket at `path`.
+    /// Connects to the socket at `path` (a leading NUL byte, `"\0name"`, names a Linux
+    /// abstract socket).
     ///
     /// # Panics
     /// Outside a runtime, or on one built without `Builder::enable_io()`.
     pub async fn connect(path: impl AsRef<Path>) -> io::Result<UnixStream> {
-        let stream = UnixStream::new(mio::net::UnixStream::connect(path)?)?;
+        let addr = super::socket_addr(path.as_ref())?;
+        let stream = UnixStream::new(mio::net::UnixStream::connect_addr(&addr)?)?;
         poll_fn(|cx| stream.poll_connected(cx)).await?;
         Ok(stream)
     }
