@@ -89,11 +89,6 @@ pub mod hyper_compat;
 pub mod io;
 #[doc(hidden)]
 pub mod macros;
-/// `fs::File`'s async lock, compiled alone under loom for `loom-tests/tests/loom_fs_lock.rs`.
-#[cfg(loom)]
-#[doc(hidden)]
-#[path = "fs/lock.rs"]
-pub mod loom_fs_lock;
 mod metrics;
 #[cfg(not(loom))]
 pub mod net;

@@ -27,7 +27,7 @@
 //!   `poll_complete` returns the new position. futures-io's one-phase `poll_seek` is the
 //!   two phases in a row.
 //! - `&self` operations that need the file quiet (`sync_all`, `sync_data`, `set_len`)
-//!   take an async lock on `Inner`, wait for the operation in flight, then run theirs
+//!   take the async [`Mutex`](crate::sync::Mutex) on `Inner`, wait for the operation in flight, then run theirs
 //!   (two of them on one `File` run one after the other). `&mut self` ones (the I/O
 //!   traits) reach `Inner` without the lock: the borrow proves nobody holds it.
 //!
@@ -46,7 +46,7 @@ use std::task::{ready, Context, Poll};
 use tokio::io::ReadBuf;
 
 use super::buf::Buf;
-use super::lock::AsyncLock;
+use crate::sync::Mutex;
 use super::{asyncify, OpenOptions};
 use crate::coop::poll_proceed;
 use crate::task::{spawn_blocking, JoinHandle};
@@ -82,7 +82,7 @@ const DEFAULT_MAX_BUF_SIZE: usize = 2 * 1024 * 1024;
 /// ```
 pub struct File {
     std: Arc<std::fs::File>,
-    inner: AsyncLock<Inner>,
+    inner: Mutex<Inner>,
     max_buf_size: usize,
 }
 
@@ -192,7 +192,7 @@ impl File {
     pub fn from_std(std: std::fs::File) -> File {
         File {
             std: Arc::new(std),
-            inner: AsyncLock::new(Inner {
+            inner: Mutex::new(Inner {
                 state: State::Idle(Some(Buf::default())),
                 last_write_err: None,
                 pos: 0,

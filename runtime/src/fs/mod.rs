@@ -27,7 +27,6 @@ mod buf;
 mod dir_builder;
 mod file;
 mod file_io;
-mod lock;
 mod open_options;
 mod read_dir;
 
