@@ -4,8 +4,10 @@
 //! of the caller's and the wheel's next expiration, and publish the wheel time it will sleep
 //! until (`sleep_until`, see `timer.rs`); (2) `epoll_wait` via mio, retrying EINTR with the
 //! remaining time; (3) bump the dispatch tick and apply each event to its slab entry
-//! (generation-checked), collecting the wakers to wake; (4) advance the wheel to now,
-//! collecting the fired timers' wakers. Only then, with no lock held, are the wakers woken.
+//! (generation-checked), collecting the wakers to wake, and wakes them; (4) advance the
+//! wheel to now in bounded batches (`FIRE_BATCH` entries per hold of the wheel lock),
+//! waking each batch's fired timers after the lock is released. No waker is ever woken
+//! with a lock held.
 //! The wake list is a Vec owned by the driver and reused, so steady-state dispatch does not
 //! allocate.
 //!
@@ -29,6 +31,8 @@ use crate::slab::{token_for, Slab, WAKER_TOKEN};
 use crate::wheel::Wheel;
 
 const EVENTS_CAPACITY: usize = 1024;
+/// Timer entries handled (fired, or moved down a level) per hold of the wheel lock.
+const FIRE_BATCH: usize = 64;
 /// `sleep_until` while the driver is not blocked in `epoll_wait`: no deadline is earlier.
 const NOT_SLEEPING: u64 = 0;
 
@@ -101,8 +105,9 @@ impl Driver {
                     .dispatch(token, ready, self.tick, &mut self.wake_list);
             }
         }
-        self.fire_timers();
+        // I/O wakers first, then the timers batch by batch (each batch woken at once).
         self.wake_all();
+        self.fire_timers();
     }
 
     /// Shut down: every resource's polls fail from now on, every pending timer reports
@@ -171,13 +176,23 @@ impl Driver {
         }
     }
 
+    /// Advances the wheel to now in batches of at most `FIRE_BATCH` entries, waking each
+    /// batch's wakers with the lock released: the first timers due run while the rest are
+    /// still being fired, and nobody waits for the wheel lock behind a whole cascade.
     fn fire_timers(&mut self) {
         let now = self.handle.ms_floor(Instant::now());
-        let list = &mut self.wake_list;
-        self.handle
-            .wheel
-            .lock()
-            .advance(now, |_, _, waker| list.extend(waker));
+        loop {
+            let list = &mut self.wake_list;
+            let done = self
+                .handle
+                .wheel
+                .lock()
+                .advance_batch(now, FIRE_BATCH, |_, _, waker| list.extend(waker));
+            self.wake_all();
+            if done {
+                return;
+            }
+        }
     }
 
     fn wake_all(&mut self) {

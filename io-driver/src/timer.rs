@@ -2,8 +2,9 @@
 //!
 //! A timer touches the wheel lazily: creating one takes no lock, and a first poll that finds
 //! the deadline already passed completes without ever inserting. Otherwise the first poll
-//! inserts an entry (with the task's waker) and later polls refresh the waker; `reset` moves
-//! the entry, `Drop` removes it, each O(1) under the wheel mutex. Wakers displaced or removed
+//! inserts an entry (with the task's waker) and later polls refresh the waker; the poll that
+//! completes frees the entry (so dropping a completed timer takes no lock); `reset` moves
+//! the entry, `Drop` of a pending timer removes it, each O(1) under the wheel mutex. Wakers displaced or removed
 //! under the mutex are dropped after it is released.
 //!
 //! Clock: wheel time is whole milliseconds since the handle's `start`; a deadline is rounded
@@ -156,18 +157,23 @@ impl Timer {
                     Poll::Pending
                 }
             }
+            // Done: the entry is freed at once (so `Drop` takes no lock); a `reset` after
+            // this inserts a new one.
             Some(key) => match wheel.state(key) {
                 EntryState::Fired => {
-                    garbage = None;
+                    garbage = wheel.remove(key);
+                    self.key = None;
                     Poll::Ready(Ok(()))
                 }
                 EntryState::Shutdown => {
-                    garbage = None;
+                    garbage = wheel.remove(key);
+                    self.key = None;
                     Poll::Ready(Err(TimerShutdown))
                 }
                 EntryState::Pending if reached => {
-                    // Due but the driver has not advanced yet (it may be busy): fire here.
-                    garbage = wheel.fire(key);
+                    // Due but the driver has not advanced yet (it may be busy): done here.
+                    garbage = wheel.remove(key);
+                    self.key = None;
                     Poll::Ready(Ok(()))
                 }
                 EntryState::Pending => {
