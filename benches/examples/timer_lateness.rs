@@ -180,6 +180,12 @@ fn run_ours(n: usize, workers: usize, ds: &Arc<Vec<Duration>>) {
             sum(|w| w.steals),
             sum(|w| w.parks)
         );
+        for (i, w) in m.workers.iter().enumerate() {
+            println!(
+                "        worker {i}: polls={} local_schedules={} overflowed={} steals={} parks={}",
+                w.polls, w.local_schedules, w.overflowed_tasks, w.steals, w.parks
+            );
+        }
     }
 }
 
