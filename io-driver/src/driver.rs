@@ -1,11 +1,18 @@
 //! `Driver` (owned by whichever worker parks) and `Handle` (shared by everyone).
 //!
-//! `park` runs in four steps: (1) under the wheel mutex, compute the timeout as the earlier
-//! of the caller's and the wheel's next expiration, and publish the wheel time it will sleep
-//! until (`sleep_until`, see `timer.rs`); (2) `epoll_wait` via mio, retrying EINTR with the
+//! Timers live in several wheels ("shards", each behind its own mutex): a thread inserts
+//! into, and usually removes from, the shard it was given (round robin, on its first timer
+//! of this driver; see `timer.rs`), so the workers' timer operations do not contend with
+//! each other, and the driver's firing of one shard holds up only that shard's users.
+//!
+//! `park` runs in four steps: (1) holding every shard's mutex, compute the timeout as the
+//! earlier of the caller's and the wheels' next expiration, and publish the wheel time it
+//! will sleep until (`sleep_until`, see `timer.rs`); (2) `epoll_wait` via mio, retrying EINTR with the
 //! remaining time; (3) bump the dispatch tick and apply each event to its slab entry
-//! (generation-checked), collecting the wakers to wake; (4) advance the wheel to now,
-//! collecting the fired timers' wakers. Only then, with no lock held, are the wakers woken.
+//! (generation-checked), collecting the wakers to wake, and wakes them; (4) advance every
+//! wheel to now in bounded batches (`FIRE_BATCH` entries per hold of a shard's mutex,
+//! taking the shards in turn), waking each batch's fired timers after the mutex is
+//! released. No waker is ever woken with a lock held.
 //! The wake list is a Vec owned by the driver and reused, so steady-state dispatch does not
 //! allocate.
 //!
@@ -14,14 +21,14 @@
 
 use std::fmt;
 use std::io;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::Waker;
 use std::time::{Duration, Instant};
 
 use mio::event::Source;
 use mio::{Events, Interest, Poll, Registry, Token};
-use parking_lot::Mutex;
+use parking_lot::{Mutex, MutexGuard};
 
 use crate::readiness::{Ready, TICK_MASK};
 use crate::registration::Registration;
@@ -29,6 +36,18 @@ use crate::slab::{token_for, Slab, WAKER_TOKEN};
 use crate::wheel::Wheel;
 
 const EVENTS_CAPACITY: usize = 1024;
+/// Timer entries handled (fired, or moved down a level) per hold of a shard's mutex.
+const FIRE_BATCH: usize = 64;
+/// Most timer shards a driver has.
+const MAX_SHARDS: usize = 32;
+/// Fewest: a runtime's workers plus a `block_on` thread should each get their own.
+const MIN_SHARDS: usize = 4;
+
+/// One timer wheel and its mutex, on cache lines of its own.
+#[repr(align(128))]
+pub(crate) struct Shard {
+    pub(crate) wheel: Mutex<Wheel>,
+}
 /// `sleep_until` while the driver is not blocked in `epoll_wait`: no deadline is earlier.
 const NOT_SLEEPING: u64 = 0;
 
@@ -46,7 +65,10 @@ pub struct Handle {
     registry: Registry,
     waker: mio::Waker,
     pub(crate) slab: Slab,
-    pub(crate) wheel: Mutex<Wheel>,
+    /// The timer wheels (`MIN_SHARDS` to `MAX_SHARDS`, one per CPU).
+    pub(crate) shards: Box<[Shard]>,
+    /// The next shard to give a thread (round robin, modulo the shard count).
+    pub(crate) next_shard: AtomicUsize,
     /// Wheel ms the parked driver sleeps until (u64::MAX: no limit); 0 when not parked.
     pub(crate) sleep_until: AtomicU64,
     pub(crate) start: Instant,
@@ -62,7 +84,12 @@ impl Driver {
             registry,
             waker,
             slab: Slab::new(),
-            wheel: Mutex::new(Wheel::new()),
+            shards: (0..shard_count())
+                .map(|_| Shard {
+                    wheel: Mutex::new(Wheel::new()),
+                })
+                .collect(),
+            next_shard: AtomicUsize::new(0),
             sleep_until: AtomicU64::new(NOT_SLEEPING),
             start: Instant::now(),
         });
@@ -101,8 +128,9 @@ impl Driver {
                     .dispatch(token, ready, self.tick, &mut self.wake_list);
             }
         }
-        self.fire_timers();
+        // I/O wakers first, then the timers batch by batch (each batch woken at once).
         self.wake_all();
+        self.fire_timers();
     }
 
     /// Shut down: every resource's polls fail from now on, every pending timer reports
@@ -111,12 +139,12 @@ impl Driver {
         if !self.handle.slab.shutdown(&mut self.wake_list) {
             return;
         }
-        let list = &mut self.wake_list;
-        self.handle
-            .wheel
-            .lock()
-            .shutdown(|_, waker| list.extend(waker));
-        self.wake_all();
+        let handle = self.handle.clone();
+        for shard in handle.shards.iter() {
+            let list = &mut self.wake_list;
+            shard.wheel.lock().shutdown(|_, waker| list.extend(waker));
+            self.wake_all();
+        }
     }
 
     /// Test hook: dispatch one synthetic event exactly as `park` would (new tick, then wake).
@@ -129,11 +157,21 @@ impl Driver {
         self.wake_all();
     }
 
-    /// Compute the poll timeout and publish `sleep_until`, both under the wheel mutex.
+    /// Compute the poll timeout and publish `sleep_until`, both while holding every
+    /// shard's mutex (so an insert into any shard either is seen here or sees the new
+    /// `sleep_until`; see `Handle::must_rearm`).
     fn arm(&self, now: Instant, timeout: Option<Duration>) -> Option<Duration> {
         let handle = &*self.handle;
-        let wheel = handle.wheel.lock();
-        let timer = wheel.next_expiration().map(|ms| {
+        let mut guards: [Option<MutexGuard<'_, Wheel>>; MAX_SHARDS] = [const { None }; MAX_SHARDS];
+        let mut next: Option<u64> = None;
+        for (guard, shard) in guards.iter_mut().zip(handle.shards.iter()) {
+            let wheel = guard.insert(shard.wheel.lock());
+            next = match (next, wheel.next_expiration()) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+        }
+        let timer = next.map(|ms| {
             handle
                 .instant_at(ms)
                 .map_or(Duration::MAX, |at| at.saturating_duration_since(now))
@@ -147,9 +185,9 @@ impl Driver {
             Some(d) if d.is_zero() => NOT_SLEEPING,
             Some(d) => now.checked_add(d).map_or(u64::MAX, |at| handle.ms_ceil(at)),
         };
-        // Relaxed: written under the wheel mutex, read under it (see `Handle::must_rearm`).
+        // Relaxed: written under the shard mutexes, read under one (`Handle::must_rearm`).
         handle.sleep_until.store(until, Ordering::Relaxed);
-        drop(wheel);
+        drop(guards);
         timeout
     }
 
@@ -171,13 +209,30 @@ impl Driver {
         }
     }
 
+    /// Advances every wheel to now in batches of at most `FIRE_BATCH` entries, the shards
+    /// in turn, waking each batch's wakers with the mutex released: the first timers due
+    /// run while the rest are still being fired, and nobody waits for a wheel's mutex
+    /// behind a whole cascade.
     fn fire_timers(&mut self) {
-        let now = self.handle.ms_floor(Instant::now());
-        let list = &mut self.wake_list;
-        self.handle
-            .wheel
-            .lock()
-            .advance(now, |_, _, waker| list.extend(waker));
+        let handle = self.handle.clone();
+        let now = handle.ms_floor(Instant::now());
+        let mut busy: u64 = (1u64 << handle.shards.len()) - 1;
+        while busy != 0 {
+            for (i, shard) in handle.shards.iter().enumerate() {
+                if busy & (1 << i) == 0 {
+                    continue;
+                }
+                let list = &mut self.wake_list;
+                let done = shard
+                    .wheel
+                    .lock()
+                    .advance_batch(now, FIRE_BATCH, |_, _, waker| list.extend(waker));
+                self.wake_all();
+                if done {
+                    busy &= !(1 << i);
+                }
+            }
+        }
     }
 
     fn wake_all(&mut self) {
@@ -192,6 +247,13 @@ impl Drop for Driver {
     fn drop(&mut self) {
         self.shutdown();
     }
+}
+
+/// The shard count for a new driver: one per CPU, within `MIN_SHARDS..=MAX_SHARDS`.
+fn shard_count() -> usize {
+    std::thread::available_parallelism()
+        .map_or(MIN_SHARDS, |n| n.get())
+        .clamp(MIN_SHARDS, MAX_SHARDS)
 }
 
 impl fmt::Debug for Driver {

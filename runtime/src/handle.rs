@@ -104,7 +104,20 @@ impl Handle {
     }
 
     /// Makes this runtime current on this thread (for `spawn`, sockets, timers) until the
-    /// guard drops.
+    /// guard drops; the runtime current before is current again after.
+    ///
+    /// ```
+    /// let rt = runtime::Builder::new_current_thread().build().unwrap();
+    /// let guard = rt.handle().enter();
+    /// let task = runtime::spawn(async { 1 }); // onto `rt`
+    /// drop(guard);
+    /// assert_eq!(rt.block_on(task).unwrap(), 1);
+    /// ```
+    ///
+    /// # Panics
+    /// Guards must be dropped in the reverse order of their creation: dropping one while a
+    /// guard entered after it is still alive panics (it would leave the wrong runtime
+    /// current).
     pub fn enter(&self) -> EnterGuard<'_> {
         EnterGuard {
             _guard: context::enter(self.inner.clone()),

@@ -248,9 +248,20 @@ impl<S: Schedule> OwnedTasks<S> {
         self.shards.iter().all(|s| s.lock().len == 0)
     }
 
-    /// True once `close_and_shutdown_all` started.
+    /// True once `close` or `close_and_shutdown_all` started.
     pub fn is_closed(&self) -> bool {
         self.closed.load(Ordering::Acquire)
+    }
+
+    /// Closes every shard: from now on nothing is spawned into or bound to the list (a
+    /// spawn's task is cancelled at once, a bind is refused), while the tasks already in
+    /// it stay, to complete or to be cancelled by a later `close_and_shutdown_all`.
+    /// Idempotent.
+    pub fn close(&self) {
+        self.closed.store(true, Ordering::Release);
+        for shard in self.shards.iter() {
+            shard.lock().closed = true;
+        }
     }
 
     /// Closes every shard (no task binds afterwards), then cancels every bound task,
@@ -258,10 +269,7 @@ impl<S: Schedule> OwnedTasks<S> {
     /// dropped exactly once: here if idle, or by its poller after the current poll.
     /// Returns how many tasks were cancelled here.
     pub fn close_and_shutdown_all(&self, start: usize) -> usize {
-        self.closed.store(true, Ordering::Release);
-        for shard in self.shards.iter() {
-            shard.lock().closed = true;
-        }
+        self.close();
         let n = self.shards.len();
         let mut cancelled = 0;
         for i in 0..n {

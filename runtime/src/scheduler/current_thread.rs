@@ -232,11 +232,7 @@ impl CurrentThread {
             // re-locks `self.core` on the same thread: a self-deadlock (found by loom).
             let core = self.core.lock().take();
             if let Some(core) = core {
-                let guard = CoreGuard {
-                    ct: self,
-                    core: Some(core),
-                };
-                return guard.block_on(handle, future);
+                return CoreGuard::new(self, handle, core).block_on(future);
             }
             let (park, waker) = waiter.get_or_insert_with(|| {
                 let park = Parker::new(Arc::new(
@@ -300,15 +296,28 @@ impl CurrentThread {
     }
 }
 
-/// Returns the core to the runtime when `block_on` ends, even by a panic.
+/// Holds the core for one `block_on`, inside the scheduler context through which that
+/// thread's tasks reach it, and hands it back to the runtime when `block_on` ends by any
+/// path: a return, or a panic (of the future, or a refused nested `block_on`) whose unwind
+/// drops the guard. While user code runs (the future's poll, a task's) the core sits in
+/// the context's slot, never in a local, so the unwind always finds it there.
 struct CoreGuard<'a> {
     ct: &'a CurrentThread,
-    core: Option<Box<Core>>,
+    cx: scheduler::Context,
 }
 
 impl Drop for CoreGuard<'_> {
     fn drop(&mut self) {
-        if let Some(core) = self.core.take() {
+        let scheduler::Context::CurrentThread(cx) = &self.cx else {
+            unreachable!()
+        };
+        // No borrow is outstanding: every borrow of the slot ends before user code runs.
+        let core = cx
+            .core
+            .try_borrow_mut()
+            .ok()
+            .and_then(|mut slot| slot.take());
+        if let Some(core) = core {
             *self.ct.core.lock() = Some(core);
             for waiter in self.ct.waiters.lock().drain(..) {
                 waiter.unpark();
@@ -317,28 +326,25 @@ impl Drop for CoreGuard<'_> {
     }
 }
 
-impl CoreGuard<'_> {
-    fn block_on<F: Future>(
-        mut self,
-        handle: &Arc<Handle>,
-        mut future: std::pin::Pin<&mut F>,
-    ) -> F::Output {
-        let core = self.core.take().expect("core present");
-        let cx = scheduler::Context::CurrentThread(Context {
-            handle: handle.clone(),
-            sched: scheduler::Handle::CurrentThread(handle.clone()),
-            core: RefCell::new(Some(core)),
-        });
-        let out = context::set_scheduler(&cx, || {
-            let scheduler::Context::CurrentThread(cx) = &cx else {
+impl<'a> CoreGuard<'a> {
+    fn new(ct: &'a CurrentThread, handle: &Arc<Handle>, core: Box<Core>) -> CoreGuard<'a> {
+        CoreGuard {
+            ct,
+            cx: scheduler::Context::CurrentThread(Context {
+                handle: handle.clone(),
+                sched: scheduler::Handle::CurrentThread(handle.clone()),
+                core: RefCell::new(Some(core)),
+            }),
+        }
+    }
+
+    fn block_on<F: Future>(self, mut future: std::pin::Pin<&mut F>) -> F::Output {
+        let out = context::set_scheduler(&self.cx, || {
+            let scheduler::Context::CurrentThread(cx) = &self.cx else {
                 unreachable!()
             };
             cx.run_until(&mut future)
         });
-        let scheduler::Context::CurrentThread(cx) = cx else {
-            unreachable!()
-        };
-        self.core = cx.core.into_inner();
         match out {
             Some(v) => v,
             None => panic!(
