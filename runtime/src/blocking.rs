@@ -26,6 +26,8 @@ pub(crate) struct Config {
     pub(crate) keep_alive: Duration,
     pub(crate) thread_name: std::sync::Arc<dyn Fn() -> String + Send + Sync>,
     pub(crate) stack_size: Option<usize>,
+    /// `on_thread_start` / `on_thread_stop` run on each pool thread.
+    pub(crate) hooks: crate::hooks::Hooks,
 }
 
 /// Cheap handle to the pool.
@@ -206,7 +208,11 @@ impl Inner {
         let name = (me.config.thread_name)();
         let stack_size = me.config.stack_size;
         let me = me.clone();
-        shim::thread::spawn_named(name, stack_size, move || Inner::run(me)).map(drop)
+        shim::thread::spawn_named(name, stack_size, move || {
+            let _thread = me.config.hooks.enter_thread();
+            Inner::run(me.clone())
+        })
+        .map(drop)
     }
 
     fn run(me: Arc<Inner>) {

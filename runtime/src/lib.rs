@@ -79,10 +79,12 @@ mod context;
 mod coop;
 mod driver;
 mod handle;
+mod hooks;
 #[cfg(all(feature = "hyper", not(loom)))]
 pub mod hyper_compat;
 #[cfg(not(loom))]
 pub mod io;
+mod local_runtime;
 #[doc(hidden)]
 pub mod macros;
 mod metrics;
@@ -99,7 +101,8 @@ pub mod time;
 mod util;
 
 pub use crate::builder::Builder;
-pub use crate::handle::{EnterGuard, Handle, RuntimeFlavor, TryCurrentError};
+pub use crate::handle::{EnterGuard, Handle, Id, RuntimeFlavor, TryCurrentError};
+pub use crate::local_runtime::{LocalOptions, LocalRuntime};
 pub use crate::metrics::{RuntimeMetrics, WorkerMetrics};
 pub use crate::rand::RngSeed;
 pub use crate::runtime::Runtime;

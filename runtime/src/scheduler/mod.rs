@@ -91,6 +91,21 @@ impl Handle {
         }
     }
 
+    pub(crate) fn name(&self) -> Option<&str> {
+        match self {
+            Handle::MultiThread(h) => h.name.as_deref(),
+            Handle::CurrentThread(h) => h.name.as_deref(),
+        }
+    }
+
+    /// The owned list's id: unique per runtime in the process.
+    pub(crate) fn id(&self) -> u64 {
+        match self {
+            Handle::MultiThread(h) => h.shared.owned.id(),
+            Handle::CurrentThread(h) => h.shared.owned.id(),
+        }
+    }
+
     pub(crate) fn metrics(&self) -> RuntimeMetrics {
         match self {
             Handle::MultiThread(h) => h.metrics(),

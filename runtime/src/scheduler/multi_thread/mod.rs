@@ -39,6 +39,10 @@ pub(crate) struct Config {
     pub(crate) global_queue_interval: Option<u32>,
     pub(crate) event_interval: u32,
     pub(crate) disable_lifo_slot: bool,
+    /// The user's thread callbacks (park/unpark are called by the workers).
+    pub(crate) hooks: crate::hooks::Hooks,
+    /// `Builder::name`.
+    pub(crate) name: Option<String>,
 }
 
 /// Aligned to 128 bytes so that, inside its `Arc`, the reference counts (written when a
@@ -52,6 +56,8 @@ pub(crate) struct Handle {
     pub(crate) block_on_yield_every: u32,
     pub(crate) driver: Arc<Driver>,
     pub(crate) blocking: blocking::Spawner,
+    pub(crate) hooks: crate::hooks::Hooks,
+    pub(crate) name: Option<String>,
 }
 
 pub(crate) struct Shared {
@@ -121,6 +127,8 @@ pub(crate) fn create(
         },
         driver,
         blocking,
+        hooks: config.hooks,
+        name: config.name,
     });
     let launch = cores
         .into_iter()
