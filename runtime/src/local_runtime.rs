@@ -42,15 +42,16 @@ pub struct LocalOptions {
 /// assert_eq!(out, 10);
 /// ```
 pub struct LocalRuntime {
+    /// Both `Some` until the runtime is dropped or shut down.
     local: Option<LocalSet>,
-    rt: Runtime,
+    rt: Option<Runtime>,
 }
 
 impl LocalRuntime {
     pub(crate) fn from_runtime(rt: Runtime) -> LocalRuntime {
         LocalRuntime {
             local: Some(LocalSet::new()),
-            rt,
+            rt: Some(rt),
         }
     }
 
@@ -58,6 +59,39 @@ impl LocalRuntime {
         self.local
             .as_ref()
             .expect("the local set lives as long as the runtime")
+    }
+
+    fn rt(&self) -> &Runtime {
+        self.rt.as_ref().expect("the runtime lives until dropped")
+    }
+
+    /// Drops the local tasks (with the runtime entered, on this thread), then hands back
+    /// the runtime to shut down.
+    fn take_runtime(&mut self) -> Option<Runtime> {
+        let rt = self.rt.take()?;
+        let guard = rt.enter();
+        drop(self.local.take());
+        drop(guard);
+        Some(rt)
+    }
+
+    /// Shuts down, waiting at most `timeout` for the blocking pool's threads (the local
+    /// tasks and the runtime's tasks are dropped on this thread first).
+    ///
+    /// ```
+    /// let rt = runtime::LocalRuntime::new().unwrap();
+    /// rt.spawn_local(async { std::future::pending::<()>().await });
+    /// rt.shutdown_timeout(std::time::Duration::from_secs(1));
+    /// ```
+    pub fn shutdown_timeout(mut self, timeout: std::time::Duration) {
+        if let Some(rt) = self.take_runtime() {
+            rt.shutdown_timeout(timeout);
+        }
+    }
+
+    /// Shuts down without waiting for the blocking pool's threads.
+    pub fn shutdown_background(self) {
+        self.shutdown_timeout(std::time::Duration::ZERO);
     }
 
     /// A current-thread local runtime with every driver enabled.
@@ -76,7 +110,7 @@ impl LocalRuntime {
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         let local = self.local();
         let _entered = local.context().enter();
-        self.rt.block_on(local.run_until(future))
+        self.rt().block_on(local.run_until(future))
     }
 
     /// Spawns a `!Send` task; it runs while `block_on` runs.
@@ -100,7 +134,7 @@ impl LocalRuntime {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        self.rt.spawn(future)
+        self.rt().spawn(future)
     }
 
     /// Runs `f` on the blocking pool.
@@ -109,29 +143,28 @@ impl LocalRuntime {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        self.rt.spawn_blocking(f)
+        self.rt().spawn_blocking(f)
     }
 
     /// A handle to the runtime (it spawns `Send` tasks, from any thread).
     pub fn handle(&self) -> &Handle {
-        self.rt.handle()
+        self.rt().handle()
     }
 
     /// Makes this runtime the current one on this thread until the guard drops.
     pub fn enter(&self) -> EnterGuard<'_> {
-        self.rt.enter()
+        self.rt().enter()
     }
 
     /// The runtime's counters (its `Send` tasks).
     pub fn metrics(&self) -> RuntimeMetrics {
-        self.rt.metrics()
+        self.rt().metrics()
     }
 }
 
 impl Drop for LocalRuntime {
     fn drop(&mut self) {
-        let _enter = self.rt.enter();
-        drop(self.local.take());
+        drop(self.take_runtime());
     }
 }
 

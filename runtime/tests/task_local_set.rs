@@ -465,3 +465,34 @@ async fn the_local_test_flavor_allows_spawn_local() {
     .unwrap();
     assert_eq!(got, *rc);
 }
+
+#[test]
+fn enter_makes_spawn_local_target_the_set() {
+    let rt = current_thread();
+    let local = LocalSet::new();
+    let handle = {
+        let _guard = local.enter();
+        task::spawn_local(async { Rc::new(8) })
+    };
+    // Outside the guard again.
+    assert!(std::panic::catch_unwind(|| task::spawn_local(async {})).is_err());
+    let got = local.block_on(&rt, async { within("the entered spawn", handle).await });
+    assert_eq!(*got.unwrap(), 8);
+}
+
+#[test]
+fn local_runtime_shutdown_timeout_drops_local_tasks_on_its_thread() {
+    let drops = Rc::new(Cell::new(0));
+    let rt = local_runtime();
+    let probe = DropProbe {
+        drops: drops.clone(),
+        owner: std::thread::current().id(),
+    };
+    rt.spawn_local(async move {
+        let _probe = probe;
+        std::future::pending::<()>().await;
+    });
+    rt.block_on(task::yield_now());
+    rt.shutdown_timeout(Duration::from_secs(5));
+    assert_eq!(drops.get(), 1);
+}

@@ -74,13 +74,15 @@ std::thread_local! {
 
 /// Restores the previously entered set when dropped.
 pub(crate) struct Entered {
-    prev: Option<Rc<LocalContext>>,
+    /// `None` when nothing was entered (the thread-local is being destroyed).
+    prev: Option<Option<Rc<LocalContext>>>,
 }
 
 impl Drop for Entered {
     fn drop(&mut self) {
-        let prev = self.prev.take();
-        let _ = CURRENT.try_with(|c| *c.borrow_mut() = prev);
+        if let Some(prev) = self.prev.take() {
+            let _ = CURRENT.try_with(|c| *c.borrow_mut() = prev);
+        }
     }
 }
 
@@ -94,10 +96,13 @@ fn current() -> Option<Rc<LocalContext>> {
 
 impl LocalContext {
     /// Makes this set the one `spawn_local` and local wakes use on this thread.
+    /// While the thread-local is being destroyed (a set kept in another thread-local,
+    /// dropped at thread exit) nothing is entered: its tasks still drop, and a
+    /// `spawn_local` from their destructors panics as outside any set.
     pub(crate) fn enter(self: &Rc<Self>) -> Entered {
         let prev = CURRENT
             .try_with(|c| c.borrow_mut().replace(self.clone()))
-            .expect("LocalSet entered while its thread is exiting");
+            .ok();
         Entered { prev }
     }
 
@@ -270,6 +275,24 @@ impl LocalSet {
         &self.cx
     }
 
+    /// Enters the set's context until the guard drops: `spawn_local` then spawns here
+    /// (the tasks run when the set is driven).
+    ///
+    /// ```
+    /// let rt = runtime::Builder::new_current_thread().build().unwrap();
+    /// let local = runtime::task::LocalSet::new();
+    /// let handle = {
+    ///     let _guard = local.enter();
+    ///     runtime::task::spawn_local(async { 5 })
+    /// };
+    /// assert_eq!(local.block_on(&rt, handle).unwrap(), 5);
+    /// ```
+    pub fn enter(&self) -> LocalEnterGuard {
+        LocalEnterGuard {
+            _entered: self.cx.enter(),
+        }
+    }
+
     /// Spawns a `!Send` task on this set. It runs when the set is driven next.
     ///
     /// ```
@@ -342,6 +365,18 @@ impl LocalSet {
         self.cx.queue.borrow().is_empty()
             && self.cx.handle.0.remote.is_empty()
             && self.cx.handle.0.owned.is_empty()
+    }
+}
+
+/// Returned by [`LocalSet::enter`]: the set stays entered until it drops. Guards must be
+/// dropped in the reverse order of their creation.
+pub struct LocalEnterGuard {
+    _entered: Entered,
+}
+
+impl fmt::Debug for LocalEnterGuard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LocalEnterGuard").finish_non_exhaustive()
     }
 }
 

@@ -24,7 +24,7 @@ pub use ::task::{AbortHandle, Id, JoinError, JoinHandle};
 
 pub use self::budget::{consume_budget, unconstrained, Unconstrained};
 pub use self::join_set::JoinSet;
-pub use self::local::{spawn_local, LocalSet};
+pub use self::local::{spawn_local, LocalEnterGuard, LocalSet};
 #[doc(hidden)]
 pub use self::local_remote::RemoteQueue;
 #[doc(hidden)]
