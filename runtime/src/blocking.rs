@@ -92,6 +92,12 @@ impl<F: FnOnce() -> R, R> Future for BlockingTask<F> {
 }
 
 impl Spawner {
+    /// Pool threads alive, those of them idle, and tasks queued (for `RuntimeMetrics`).
+    pub(crate) fn counts(&self) -> (usize, usize, usize) {
+        let state = self.inner.state.lock();
+        (state.num_threads, state.num_idle, state.queue.len())
+    }
+
     pub(crate) fn new(config: Config) -> Spawner {
         Spawner {
             inner: Arc::new(Inner {

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use crossbeam_utils::CachePadded;
 
 /// A point-in-time view of a runtime.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct RuntimeMetrics {
     /// Worker threads (1 for the current-thread flavor).
     pub num_workers: usize,
@@ -25,6 +25,12 @@ pub struct RuntimeMetrics {
     pub global_queue_depth: usize,
     /// One entry per worker.
     pub workers: Vec<WorkerMetrics>,
+    /// Blocking-pool threads alive (idle ones included).
+    pub blocking_threads: usize,
+    /// Blocking-pool threads waiting for work.
+    pub idle_blocking_threads: usize,
+    /// Blocking tasks queued, not yet picked up by a pool thread.
+    pub blocking_queue_depth: usize,
 }
 
 /// tokio's metrics methods (`tokio::runtime::RuntimeMetrics`), read from this snapshot.
@@ -53,6 +59,21 @@ impl RuntimeMetrics {
     /// Tasks waiting in the global (inject) queue.
     pub fn global_queue_depth(&self) -> usize {
         self.global_queue_depth
+    }
+
+    /// Blocking-pool threads alive (idle ones included).
+    pub fn num_blocking_threads(&self) -> usize {
+        self.blocking_threads
+    }
+
+    /// Blocking-pool threads waiting for work.
+    pub fn num_idle_blocking_threads(&self) -> usize {
+        self.idle_blocking_threads
+    }
+
+    /// Blocking tasks queued, not yet picked up by a pool thread.
+    pub fn blocking_queue_depth(&self) -> usize {
+        self.blocking_queue_depth
     }
 
     /// Tasks spawned since the runtime started (counted by the worker that first ran

@@ -206,3 +206,22 @@ fn metrics_methods_follow_the_snapshot() {
     let msg = err.downcast_ref::<String>().unwrap();
     assert!(msg.contains("0..num_workers()"), "{msg}");
 }
+
+#[test]
+fn blocking_pool_metrics() {
+    let rt = Builder::new_current_thread().build().unwrap();
+    let m = rt.metrics();
+    assert_eq!(m.num_blocking_threads(), 0);
+    assert_eq!(m.blocking_queue_depth(), 0);
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    let h = rt.spawn_blocking(move || rx.recv_timeout(Duration::from_secs(10)).is_ok());
+    eventually("the pool thread to start", || {
+        rt.metrics().num_blocking_threads() == 1
+    });
+    tx.send(()).unwrap();
+    assert!(rt.block_on(h).unwrap());
+    eventually("the pool thread to go idle", || {
+        let m = rt.metrics();
+        m.num_idle_blocking_threads() == 1 && m.num_blocking_threads() == 1
+    });
+}

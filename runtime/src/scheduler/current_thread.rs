@@ -189,6 +189,10 @@ impl Handle {
             live_tasks: metrics::live_tasks(&self.shared.metrics),
             global_queue_depth: self.shared.inject.len(),
             workers: self.shared.metrics.iter().map(|s| s.read()).collect(),
+            // Filled in by `scheduler::Handle::metrics`.
+            blocking_threads: 0,
+            idle_blocking_threads: 0,
+            blocking_queue_depth: 0,
         }
     }
 

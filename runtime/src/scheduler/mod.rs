@@ -107,10 +107,16 @@ impl Handle {
     }
 
     pub(crate) fn metrics(&self) -> RuntimeMetrics {
-        match self {
+        let mut m = match self {
             Handle::MultiThread(h) => h.metrics(),
             Handle::CurrentThread(h) => h.metrics(),
-        }
+        };
+        (
+            m.blocking_threads,
+            m.idle_blocking_threads,
+            m.blocking_queue_depth,
+        ) = self.blocking().counts();
+        m
     }
 }
 
