@@ -33,6 +33,8 @@ pub(crate) struct Config {
     pub(crate) keep_alive: Duration,
     pub(crate) thread_name: std::sync::Arc<dyn Fn() -> String + Send + Sync>,
     pub(crate) stack_size: Option<usize>,
+    /// `on_thread_start` / `on_thread_stop` run on each pool thread.
+    pub(crate) hooks: crate::hooks::Hooks,
 }
 
 /// Cheap handle to the pool.
@@ -97,6 +99,12 @@ impl<F: FnOnce() -> R, R> Future for BlockingTask<F> {
 }
 
 impl Spawner {
+    /// Pool threads alive, those of them idle, and tasks queued (for `RuntimeMetrics`).
+    pub(crate) fn counts(&self) -> (usize, usize, usize) {
+        let state = self.inner.state.lock();
+        (state.num_threads, state.num_idle, state.queue.len())
+    }
+
     pub(crate) fn new(config: Config) -> Spawner {
         Spawner {
             inner: Arc::new(Inner {
@@ -217,7 +225,11 @@ impl Inner {
         let name = (me.config.thread_name)();
         let stack_size = me.config.stack_size;
         let me = me.clone();
-        shim::thread::spawn_named(name, stack_size, move || Inner::run(me)).map(drop)
+        shim::thread::spawn_named(name, stack_size, move || {
+            let _thread = me.config.hooks.enter_thread();
+            Inner::run(me.clone())
+        })
+        .map(drop)
     }
 
     fn run(me: Arc<Inner>) {

@@ -30,6 +30,8 @@ pub struct Builder {
     max_blocking_threads: usize,
     keep_alive: Duration,
     rng_seed: Option<crate::rand::RngSeed>,
+    hooks: crate::hooks::Hooks,
+    name: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,6 +65,8 @@ impl Builder {
             max_blocking_threads: 512,
             keep_alive: Duration::from_secs(10),
             rng_seed: None,
+            hooks: crate::hooks::Hooks::default(),
+            name: None,
         }
     }
 
@@ -180,6 +184,126 @@ impl Builder {
         self
     }
 
+    /// Calls `f` first thing on every thread the runtime starts: its worker threads and
+    /// its blocking-pool threads (a current-thread runtime starts only the latter).
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    ///
+    /// let started = Arc::new(AtomicUsize::new(0));
+    /// let s = started.clone();
+    /// let rt = runtime::Builder::new_multi_thread()
+    ///     .worker_threads(2)
+    ///     .on_thread_start(move || {
+    ///         s.fetch_add(1, Ordering::SeqCst);
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// drop(rt); // joins the workers
+    /// assert_eq!(started.load(Ordering::SeqCst), 2);
+    /// ```
+    pub fn on_thread_start<F>(&mut self, f: F) -> &mut Self
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.hooks.thread_start = Some(std::sync::Arc::new(f));
+        self
+    }
+
+    /// Calls `f` last thing on every thread the runtime started, as it exits (workers at
+    /// shutdown, blocking-pool threads at shutdown or after their keep-alive).
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    ///
+    /// let stopped = Arc::new(AtomicUsize::new(0));
+    /// let s = stopped.clone();
+    /// let rt = runtime::Builder::new_multi_thread()
+    ///     .worker_threads(3)
+    ///     .on_thread_stop(move || {
+    ///         s.fetch_add(1, Ordering::SeqCst);
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// drop(rt);
+    /// assert_eq!(stopped.load(Ordering::SeqCst), 3);
+    /// ```
+    pub fn on_thread_stop<F>(&mut self, f: F) -> &mut Self
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.hooks.thread_stop = Some(std::sync::Arc::new(f));
+        self
+    }
+
+    /// Calls `f` on a worker (or the current-thread runtime's `block_on` thread) right
+    /// before it blocks for lack of work.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    ///
+    /// let parks = Arc::new(AtomicUsize::new(0));
+    /// let p = parks.clone();
+    /// let rt = runtime::Builder::new_current_thread()
+    ///     .enable_time()
+    ///     .on_thread_park(move || {
+    ///         p.fetch_add(1, Ordering::SeqCst);
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// rt.block_on(async { runtime::time::sleep(std::time::Duration::from_millis(5)).await });
+    /// assert!(parks.load(Ordering::SeqCst) >= 1);
+    /// ```
+    pub fn on_thread_park<F>(&mut self, f: F) -> &mut Self
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.hooks.thread_park = Some(std::sync::Arc::new(f));
+        self
+    }
+
+    /// Calls `f` on a worker (or the current-thread runtime's `block_on` thread) right
+    /// after it wakes up from a park.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    ///
+    /// let unparks = Arc::new(AtomicUsize::new(0));
+    /// let u = unparks.clone();
+    /// let rt = runtime::Builder::new_current_thread()
+    ///     .enable_time()
+    ///     .on_thread_unpark(move || {
+    ///         u.fetch_add(1, Ordering::SeqCst);
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// rt.block_on(async { runtime::time::sleep(std::time::Duration::from_millis(5)).await });
+    /// assert!(unparks.load(Ordering::SeqCst) >= 1);
+    /// ```
+    pub fn on_thread_unpark<F>(&mut self, f: F) -> &mut Self
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.hooks.thread_unpark = Some(std::sync::Arc::new(f));
+        self
+    }
+
+    /// Names the runtime (see [`Handle::name`](crate::Handle::name)); the threads keep
+    /// their own names ([`thread_name`](Self::thread_name)).
+    ///
+    /// ```
+    /// let rt = runtime::Builder::new_current_thread().name("ingest").build().unwrap();
+    /// assert_eq!(rt.handle().name(), Some("ingest"));
+    /// ```
+    pub fn name(&mut self, name: impl Into<String>) -> &mut Self {
+        self.name = Some(name.into());
+        self
+    }
+
     /// Builds the runtime (starting its worker threads).
     pub fn build(&mut self) -> io::Result<Runtime> {
         let seeds = self
@@ -192,6 +316,7 @@ impl Builder {
             keep_alive: self.keep_alive,
             thread_name: self.thread_name.clone(),
             stack_size: self.thread_stack_size,
+            hooks: self.hooks.clone(),
         });
         match self.kind {
             Kind::CurrentThread => {
@@ -200,6 +325,8 @@ impl Builder {
                     self.event_interval,
                     driver,
                     blocking.clone(),
+                    self.hooks.clone(),
+                    self.name.clone(),
                 );
                 let handle = scheduler::Handle::CurrentThread(handle);
                 blocking.set_runtime(handle.clone());
@@ -217,6 +344,8 @@ impl Builder {
                     global_queue_interval: self.global_queue_interval,
                     event_interval: self.event_interval,
                     disable_lifo_slot: self.disable_lifo_slot,
+                    hooks: self.hooks.clone(),
+                    name: self.name.clone(),
                 };
                 let (handle, launch) = multi_thread::create(n, config, driver, blocking.clone());
                 let sched = scheduler::Handle::MultiThread(handle.clone());
@@ -227,8 +356,10 @@ impl Builder {
                     let name = (self.thread_name)();
                     let latch = ExitSignal(exited.clone());
                     let worker_seeds = seeds.clone();
+                    let hooks = self.hooks.clone();
                     let body = move || {
                         let _latch = latch;
+                        let _thread = hooks.enter_thread();
                         let _seed = crate::rand::enter(worker_seeds.as_deref());
                         worker.run();
                     };
@@ -249,6 +380,32 @@ impl Builder {
                 )
             }
         }
+    }
+}
+
+impl Builder {
+    /// Builds a [`LocalRuntime`](crate::LocalRuntime): a current-thread runtime that also
+    /// runs `!Send` tasks (`spawn_local` works anywhere on it) and cannot leave its thread.
+    ///
+    /// ```
+    /// let rt = runtime::Builder::new_current_thread()
+    ///     .build_local(runtime::LocalOptions::default())
+    ///     .unwrap();
+    /// assert_eq!(rt.block_on(async { 3 }), 3);
+    /// ```
+    ///
+    /// # Panics
+    /// On a multi-thread builder: a local runtime is a current-thread one (use
+    /// `Builder::new_current_thread()`).
+    #[track_caller]
+    pub fn build_local(&mut self, options: crate::LocalOptions) -> io::Result<crate::LocalRuntime> {
+        let _ = options;
+        assert!(
+            self.kind == Kind::CurrentThread,
+            "`build_local` needs a current-thread builder: use \
+             `Builder::new_current_thread().build_local(..)`"
+        );
+        Ok(crate::LocalRuntime::from_runtime(self.build()?))
     }
 }
 

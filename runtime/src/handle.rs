@@ -27,6 +27,16 @@ pub enum RuntimeFlavor {
     MultiThread,
 }
 
+/// A runtime's id ([`Handle::id`]), unique in the process (tokio's `runtime::Id`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Id(std::num::NonZeroU64);
+
+impl fmt::Display for Id {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
 /// Returned by [`Handle::try_current`] outside a runtime.
 #[derive(Debug)]
 pub struct TryCurrentError(());
@@ -128,6 +138,31 @@ impl Handle {
     /// A snapshot of the runtime's counters.
     pub fn metrics(&self) -> RuntimeMetrics {
         self.inner.metrics()
+    }
+
+    /// The runtime's id: unique among the runtimes of this process, the same for every
+    /// handle of one runtime.
+    ///
+    /// ```
+    /// let a = runtime::Builder::new_current_thread().build().unwrap();
+    /// let b = runtime::Builder::new_current_thread().build().unwrap();
+    /// assert_eq!(a.handle().id(), a.handle().clone().id());
+    /// assert_ne!(a.handle().id(), b.handle().id());
+    /// ```
+    pub fn id(&self) -> Id {
+        Id(std::num::NonZeroU64::new(self.inner.id()).expect("owned-list ids are nonzero"))
+    }
+
+    /// The name given by [`Builder::name`](crate::Builder::name), if any.
+    ///
+    /// ```
+    /// let rt = runtime::Builder::new_multi_thread().name("api").build().unwrap();
+    /// assert_eq!(rt.handle().name(), Some("api"));
+    /// let rt = runtime::Builder::new_current_thread().build().unwrap();
+    /// assert_eq!(rt.handle().name(), None);
+    /// ```
+    pub fn name(&self) -> Option<&str> {
+        self.inner.name()
     }
 
     /// The scheduler flavor.

@@ -43,10 +43,23 @@
 //! ```
 //!
 //! **Compatible** (same names, signatures and documented behaviour):
-//! - `#[main]`/`#[test]` with `flavor`, `worker_threads`, `crate = ".."` (`start_paused`
-//!   is a compile error: paused time is not implemented);
-//! - `spawn`, `task::{spawn_blocking, yield_now, JoinHandle, AbortHandle, JoinError}`
-//!   (`JoinHandle` is not `#[must_use]`, as tokio's), `Builder`, `Runtime`, `Handle`;
+//! - `#[main]`/`#[test]` with `flavor` (`"multi_thread"`, `"current_thread"`, `"local"`),
+//!   `worker_threads`, `crate = ".."` (`start_paused` is a compile error: paused time is
+//!   not implemented);
+//! - `spawn`, `task::{spawn_blocking, yield_now, JoinHandle, AbortHandle, JoinError, Id,
+//!   id, try_id, JoinSet, consume_budget, unconstrained, coop}`, `task_local!` (`JoinHandle`
+//!   is not `#[must_use]`, as tokio's);
+//! - `!Send` tasks: `task::{spawn_local, LocalSet}` (`run_until`, `block_on`, awaiting the
+//!   set), `LocalRuntime` (`Builder::build_local(LocalOptions::default())`),
+//!   `JoinSet::spawn_local{,_on}`;
+//! - `Builder` (with `on_thread_{start,stop,park,unpark}`, `name`, `rng_seed`), `Runtime`,
+//!   `Handle` (`id`, `name`, `metrics`), `RuntimeMetrics`' methods (`num_workers()`,
+//!   `num_alive_tasks()`, `global_queue_depth()`, `worker_*_count(i)`,
+//!   `worker_total_busy_duration(i)`);
+//! - `select!` (refutable patterns, `if` preconditions, `else`, `biased;`), `join!`,
+//!   `try_join!`, `pin!`;
+//! - `sync`: `Mutex`, `RwLock`, `Semaphore` (and their owned/mapped guards), `Notify`,
+//!   `Barrier`, `OnceCell`, `oneshot`, `mpsc`, `watch`, `broadcast`;
 //! - `net`: `TcpListener`, `TcpStream` and its halves, `TcpSocket`, `UdpSocket`,
 //!   `UnixListener`, `UnixStream` and its halves, `UnixDatagram`, Linux abstract Unix
 //!   names (`"\0name"`) (std-style `shutdown(how)` is `shutdown_std`, so that
@@ -60,15 +73,15 @@
 //! - `fs` (each call on the blocking pool, as tokio's; `File` speaks both trait
 //!   families), `signal::ctrl_c` and `signal::unix::{signal, SignalKind, Signal}`;
 //! - `time`: `sleep`, `sleep_until`, `timeout`, `timeout_at`, `interval`, `Interval`,
-//!   `MissedTickBehavior`; `sync::oneshot`.
+//!   `MissedTickBehavior`.
 //!
 //! **Not compatible, or missing:**
 //! - anything that calls tokio's own runtime: `tokio::spawn`, tokio's timer or tokio's
 //!   `net` types inside a crate. Notably hyper-util's `TokioExecutor`/`TokioTimer` (use
 //!   `hyper_compat::{HyperExecutor, HyperTimer}`, feature `hyper`), `tokio-stream`'s
 //!   wrappers of tokio's `net` types (`TcpListenerStream`), `tokio_util::time`;
-//! - not implemented yet: `process`, most of `sync` (only `oneshot`),
-//!   `select!`/`join!`, `task::LocalSet`/`spawn_local`, `time::pause`, `io::unix::AsyncFd`;
+//! - not implemented yet: `process`, `task::block_in_place`, `time::pause`,
+//!   `io::unix::AsyncFd`;
 //! - every I/O type *also* implements futures-io directly: a module that imports both
 //!   families' extension traits (`futures::prelude::*` next to `runtime::io::AsyncReadExt`)
 //!   must name the trait at ambiguous calls (see [`io`]).
@@ -83,10 +96,12 @@ mod driver;
 #[cfg(not(loom))]
 pub mod fs;
 mod handle;
+mod hooks;
 #[cfg(all(feature = "hyper", not(loom)))]
 pub mod hyper_compat;
 #[cfg(not(loom))]
 pub mod io;
+mod local_runtime;
 #[doc(hidden)]
 pub mod macros;
 mod metrics;
@@ -105,7 +120,8 @@ pub mod time;
 mod util;
 
 pub use crate::builder::Builder;
-pub use crate::handle::{EnterGuard, Handle, RuntimeFlavor, TryCurrentError};
+pub use crate::handle::{EnterGuard, Handle, Id, RuntimeFlavor, TryCurrentError};
+pub use crate::local_runtime::{LocalOptions, LocalRuntime};
 pub use crate::metrics::{RuntimeMetrics, WorkerMetrics};
 pub use crate::rand::RngSeed;
 pub use crate::runtime::Runtime;

@@ -70,7 +70,9 @@ pub struct Task<S: 'static> {
 }
 
 // SAFETY: a task reference only reaches thread-safe state (atomics, or data behind the
-// RUNNING/shard-lock protocols); futures are required to be Send at spawn.
+// RUNNING/shard-lock protocols); futures are required to be Send at spawn, except those
+// of `OwnedTasks::spawn_local`, whose contract keeps every access to the future (poll,
+// cancel, dropping an unbound `Notified`) on the owner thread.
 unsafe impl<S> Send for Task<S> {}
 // SAFETY: as above.
 unsafe impl<S> Sync for Task<S> {}

@@ -1,5 +1,6 @@
 //! Parsing and validation of the attribute arguments:
-//! `#[runtime::main(flavor = "..", worker_threads = N, crate = "path")]`.
+//! `#[runtime::main(flavor = "..", worker_threads = N, crate = "path")]`, where the flavor
+//! is `"multi_thread"`, `"current_thread"` or `"local"` (a `LocalRuntime`).
 //!
 //! These are tokio's arguments, so a `#[tokio::main(..)]` ports by renaming the path.
 //! tokio's `start_paused = true` is recognised but refused with its own error: it needs
@@ -49,6 +50,8 @@ impl Kind {
 pub(crate) enum Flavor {
     MultiThread,
     CurrentThread,
+    /// A `LocalRuntime` (`build_local`): current-thread, and `spawn_local` works.
+    Local,
 }
 
 /// The validated arguments.
@@ -156,7 +159,7 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
 
     // Checked last so that the order of the arguments does not matter.
     if let Some(key) = &threads_key {
-        if config.flavor == Flavor::CurrentThread {
+        if config.flavor != Flavor::MultiThread {
             let hint = if flavor_key.is_none() {
                 format!(
                     " (the default flavor of `{}` is \"current_thread\")",
@@ -202,11 +205,12 @@ fn literal(value: &Expr) -> Option<&Lit> {
 }
 
 fn parse_flavor(value: &Expr) -> syn::Result<Flavor> {
-    const VALID: &str = "expected \"multi_thread\" or \"current_thread\"";
+    const VALID: &str = "expected \"multi_thread\", \"current_thread\" or \"local\"";
     match literal(value) {
         Some(Lit::Str(s)) => match s.value().as_str() {
             "multi_thread" => Ok(Flavor::MultiThread),
             "current_thread" => Ok(Flavor::CurrentThread),
+            "local" => Ok(Flavor::Local),
             other => Err(syn::Error::new(
                 s.span(),
                 format!("unknown flavor \"{other}\"; {VALID}"),

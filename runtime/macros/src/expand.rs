@@ -205,7 +205,11 @@ fn generate(kind: Kind, config: &Config, func: Function) -> TokenStream {
     let krate = &config.crate_path;
     let new = match config.flavor {
         Flavor::MultiThread => quote!(new_multi_thread),
-        Flavor::CurrentThread => quote!(new_current_thread),
+        Flavor::CurrentThread | Flavor::Local => quote!(new_current_thread),
+    };
+    let build = match config.flavor {
+        Flavor::Local => quote!(build_local(#krate::LocalOptions::default())),
+        _ => quote!(build()),
     };
     // The user's literal itself (suffix and span included), so tools that read the
     // source text behind a span see what they expect.
@@ -243,7 +247,7 @@ fn generate(kind: Kind, config: &Config, func: Function) -> TokenStream {
             let #rt = #krate::Builder::#new()
                 .enable_all()
                 #threads
-                .build()
+                .#build
                 .expect("failed to build the runtime");
             #block_on
         }

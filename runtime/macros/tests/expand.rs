@@ -39,6 +39,31 @@ fn main_honours_current_thread_flavor() {
     assert_eq!(rec.calls, ["new_current_thread", "enable_all", "build"]);
 }
 
+#[runtime_macros::main(crate = "mock", flavor = "local")]
+async fn local_main() -> Recorded {
+    mock::current()
+}
+
+#[test]
+fn main_honours_local_flavor() {
+    let rec = local_main();
+    assert_eq!(rec.flavor, Flavor::Local);
+    assert_eq!(
+        rec.calls,
+        ["new_current_thread", "enable_all", "build_local"]
+    );
+}
+
+#[runtime_macros::test(crate = "mock", flavor = "local")]
+async fn test_honours_local_flavor() {
+    let rec = mock::current();
+    assert_eq!(rec.flavor, Flavor::Local);
+    assert_eq!(
+        rec.calls,
+        ["new_current_thread", "enable_all", "build_local"]
+    );
+}
+
 #[runtime_macros::main(worker_threads = 3, crate = "mock")]
 async fn three_workers_main() -> Recorded {
     mock::current()

@@ -35,6 +35,8 @@ pub(crate) struct Handle {
     pub(crate) shared: Shared,
     pub(crate) driver: Arc<Driver>,
     pub(crate) blocking: blocking::Spawner,
+    pub(crate) hooks: crate::hooks::Hooks,
+    pub(crate) name: Option<String>,
 }
 
 pub(crate) struct Shared {
@@ -79,6 +81,8 @@ pub(crate) fn create(
     event_interval: u32,
     driver: Arc<Driver>,
     blocking: blocking::Spawner,
+    hooks: crate::hooks::Hooks,
+    name: Option<String>,
 ) -> (Arc<Handle>, CurrentThread) {
     let park = Parker::new(driver.clone());
     let handle = Arc::new(Handle {
@@ -93,6 +97,8 @@ pub(crate) fn create(
         },
         driver,
         blocking,
+        hooks,
+        name,
     });
     let core = Box::new(Core {
         tasks: VecDeque::with_capacity(64),
@@ -183,6 +189,10 @@ impl Handle {
             live_tasks: metrics::live_tasks(&self.shared.metrics),
             global_queue_depth: self.shared.inject.len(),
             workers: self.shared.metrics.iter().map(|s| s.read()).collect(),
+            // Filled in by `scheduler::Handle::metrics`.
+            blocking_threads: 0,
+            idle_blocking_threads: 0,
+            blocking_queue_depth: 0,
         }
     }
 
@@ -421,7 +431,9 @@ impl Context {
         core.stats.about_to_park();
         core.stats.submit(&self.handle.shared.metrics[0]);
         self.put_core(core);
+        self.handle.hooks.before_park();
         park.park();
+        self.handle.hooks.after_unpark();
         let mut core = self.take_core();
         core.park = Some(park);
         core.stats.unparked();

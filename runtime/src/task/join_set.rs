@@ -173,6 +173,47 @@ impl<T> JoinSet<T> {
         self.insert(handle.spawn(task))
     }
 
+    /// Spawns the `!Send` future `task` on the current `LocalSet` (or `LocalRuntime`) and
+    /// adds it to the set.
+    ///
+    /// ```
+    /// let rt = runtime::Builder::new_current_thread().build().unwrap();
+    /// runtime::task::LocalSet::new().block_on(&rt, async {
+    ///     let mut set = runtime::task::JoinSet::new();
+    ///     set.spawn_local(async { std::rc::Rc::new(2) });
+    ///     assert_eq!(*set.join_next().await.unwrap().unwrap(), 2);
+    /// });
+    /// ```
+    ///
+    /// # Panics
+    /// Outside a `LocalSet` or `LocalRuntime`, as [`spawn_local`](super::spawn_local).
+    #[track_caller]
+    pub fn spawn_local<F>(&mut self, task: F) -> AbortHandle
+    where
+        F: Future<Output = T> + 'static,
+        T: 'static,
+    {
+        self.insert(super::spawn_local(task))
+    }
+
+    /// Spawns the `!Send` future `task` on `local_set` and adds it to the set.
+    ///
+    /// ```
+    /// let rt = runtime::Builder::new_current_thread().build().unwrap();
+    /// let local = runtime::task::LocalSet::new();
+    /// let mut set = runtime::task::JoinSet::new();
+    /// set.spawn_local_on(async { 3 }, &local);
+    /// let out = local.block_on(&rt, set.join_next());
+    /// assert_eq!(out.unwrap().unwrap(), 3);
+    /// ```
+    pub fn spawn_local_on<F>(&mut self, task: F, local_set: &super::LocalSet) -> AbortHandle
+    where
+        F: Future<Output = T> + 'static,
+        T: 'static,
+    {
+        self.insert(local_set.spawn_local(task))
+    }
+
     /// Runs the blocking closure `f` on the current runtime's blocking pool and adds it to
     /// the set. (Aborting it only helps before it started, as for `spawn_blocking`.)
     ///

@@ -1,5 +1,6 @@
 //! Tasks as users see them: `spawn`, `spawn_blocking`, `yield_now`, `JoinHandle`, task
-//! ids, `JoinSet` (join_set.rs), task-local storage (task_local.rs) and the cooperative
+//! ids, `JoinSet` (join_set.rs), `!Send` tasks (`LocalSet`, `spawn_local`: local.rs and
+//! local_remote.rs), task-local storage (task_local.rs) and the cooperative
 //! budget (budget.rs).
 //!
 //! `spawn` finds the current runtime through the thread's context; on a worker of that
@@ -14,6 +15,8 @@ use std::task::{Context, Poll};
 
 mod budget;
 mod join_set;
+mod local;
+mod local_remote;
 mod ready_list;
 mod task_local;
 
@@ -21,6 +24,9 @@ pub use ::task::{AbortHandle, Id, JoinError, JoinHandle};
 
 pub use self::budget::{consume_budget, unconstrained, Unconstrained};
 pub use self::join_set::JoinSet;
+pub use self::local::{spawn_local, LocalEnterGuard, LocalSet};
+#[doc(hidden)]
+pub use self::local_remote::RemoteQueue;
 #[doc(hidden)]
 pub use self::ready_list::ReadyList;
 pub use self::task_local::{AccessError, LocalKey};

@@ -48,6 +48,10 @@ pub(crate) struct Config {
     pub(crate) global_queue_interval: Option<u32>,
     pub(crate) event_interval: u32,
     pub(crate) disable_lifo_slot: bool,
+    /// The user's thread callbacks (park/unpark are called by the workers).
+    pub(crate) hooks: crate::hooks::Hooks,
+    /// `Builder::name`.
+    pub(crate) name: Option<String>,
 }
 
 /// Aligned to 128 bytes so that, inside its `Arc`, the reference counts (written when a
@@ -61,6 +65,8 @@ pub(crate) struct Handle {
     pub(crate) block_on_yield_every: u32,
     pub(crate) driver: Arc<Driver>,
     pub(crate) blocking: blocking::Spawner,
+    pub(crate) hooks: crate::hooks::Hooks,
+    pub(crate) name: Option<String>,
 }
 
 pub(crate) struct Shared {
@@ -135,6 +141,8 @@ pub(crate) fn create(
         },
         driver,
         blocking,
+        hooks: config.hooks,
+        name: config.name,
     });
     let launch = cores
         .into_iter()
@@ -245,6 +253,10 @@ impl Handle {
             live_tasks: metrics::live_tasks(&self.shared.metrics),
             global_queue_depth: self.shared.inject.len() + self.shared.overflow.len(),
             workers: self.shared.metrics.iter().map(|s| s.read()).collect(),
+            // Filled in by `scheduler::Handle::metrics`.
+            blocking_threads: 0,
+            idle_blocking_threads: 0,
+            blocking_queue_depth: 0,
         }
     }
 

@@ -360,7 +360,9 @@ impl Context {
                 // The core stays reachable while parked: tasks woken by the driver on this
                 // thread land in our own queue.
                 *self.core.borrow_mut() = Some(core);
+                self.handle.hooks.before_park();
                 park.park();
+                self.handle.hooks.after_unpark();
                 core = self.core.borrow_mut().take().expect("core present");
                 core.park = Some(park);
                 core.stats.unparked();
