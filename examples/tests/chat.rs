@@ -33,7 +33,10 @@ impl Client {
     async fn connect(addr: std::net::SocketAddr, name: String) -> Client {
         let stream = TcpStream::connect(addr).await.unwrap();
         let (read, mut write) = stream.into_split();
-        write.write_all(format!("{name}\n").as_bytes()).await.unwrap();
+        write
+            .write_all(format!("{name}\n").as_bytes())
+            .await
+            .unwrap();
         Client {
             name,
             lines: BufReader::new(read).lines(),
@@ -70,7 +73,10 @@ fn chat_with_20_clients(rt: runtime::Runtime) {
             tasks.push(runtime::spawn(async move {
                 for j in 0..LINES {
                     let line = format!("line {j} from {}", c.name);
-                    c.write.write_all(format!("{line}\n").as_bytes()).await.unwrap();
+                    c.write
+                        .write_all(format!("{line}\n").as_bytes())
+                        .await
+                        .unwrap();
                 }
                 // name -> next expected line index
                 let mut next: HashMap<String, usize> = HashMap::new();

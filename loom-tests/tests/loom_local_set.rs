@@ -31,7 +31,11 @@ fn drive(q: &RemoteQueue<Item>, n: usize) -> Vec<usize> {
     block_on(poll_fn(|cx| {
         q.register(cx.waker());
         while let Some(item) = q.pop() {
-            assert!(!seen.contains(&item.id()), "item {} drained twice", item.id());
+            assert!(
+                !seen.contains(&item.id()),
+                "item {} drained twice",
+                item.id()
+            );
             seen.push(item.id());
         }
         if seen.len() == n {
@@ -49,7 +53,8 @@ fn a_remote_push_wakes_the_driver() {
         let q = Arc::new(RemoteQueue::<Item>::new());
         let q2 = q.clone();
         let pusher = thread::spawn(move || {
-            q2.push(Item::new(0)).unwrap_or_else(|_| panic!("open queue refused"));
+            q2.push(Item::new(0))
+                .unwrap_or_else(|_| panic!("open queue refused"));
         });
         assert_eq!(drive(&q, 1), [0]);
         pusher.join().unwrap();
@@ -65,7 +70,8 @@ fn two_pushers_are_both_seen() {
             .map(|i| {
                 let q = q.clone();
                 thread::spawn(move || {
-                    q.push(Item::new(i)).unwrap_or_else(|_| panic!("open queue refused"));
+                    q.push(Item::new(i))
+                        .unwrap_or_else(|_| panic!("open queue refused"));
                 })
             })
             .collect();
@@ -88,7 +94,11 @@ fn a_push_racing_close_is_drained_or_refused() {
         q.close();
         let drained = std::iter::from_fn(|| q.pop()).count();
         let accepted = pusher.join().unwrap();
-        assert_eq!(usize::from(accepted), drained, "accepted items are drained, refused ones not");
+        assert_eq!(
+            usize::from(accepted),
+            drained,
+            "accepted items are drained, refused ones not"
+        );
         assert!(q.pop().is_none(), "nothing lands after the close-and-drain");
     });
 }

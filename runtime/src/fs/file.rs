@@ -46,9 +46,9 @@ use std::task::{ready, Context, Poll};
 use tokio::io::ReadBuf;
 
 use super::buf::Buf;
-use crate::sync::Mutex;
 use super::{asyncify, OpenOptions};
 use crate::coop::poll_proceed;
+use crate::sync::Mutex;
 use crate::task::{spawn_blocking, JoinHandle};
 
 /// Largest read or write handed to one blocking call by default (tokio's).
