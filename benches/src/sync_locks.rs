@@ -208,12 +208,12 @@ fn semaphore_contended<B: Bench, K: SyncKit>(rt: &B, permits: usize) -> Iteratio
     })
 }
 
-/// [`semaphore_contended`] on 1 permit.
+/// `semaphore_contended` on 1 permit.
 pub fn semaphore_contended_1<B: Bench, K: SyncKit>(rt: &B) -> Iteration<'_> {
     semaphore_contended::<B, K>(rt, 1)
 }
 
-/// [`semaphore_contended`] on `N_PERMITS` permits.
+/// `semaphore_contended` on `N_PERMITS` permits.
 pub fn semaphore_contended_n<B: Bench, K: SyncKit>(rt: &B) -> Iteration<'_> {
     semaphore_contended::<B, K>(rt, N_PERMITS)
 }
@@ -272,12 +272,12 @@ fn notify_fan_out<B: Bench, K: SyncKit>(rt: &B, notify: fn(&K::Notify)) -> Itera
     })
 }
 
-/// [`notify_fan_out`] with `notify_one`.
+/// `notify_fan_out` with `notify_one`.
 pub fn notify_one<B: Bench, K: SyncKit>(rt: &B) -> Iteration<'_> {
     notify_fan_out::<B, K>(rt, K::notify_one)
 }
 
-/// [`notify_fan_out`] with `notify_waiters`.
+/// `notify_fan_out` with `notify_waiters`.
 pub fn notify_waiters<B: Bench, K: SyncKit>(rt: &B) -> Iteration<'_> {
     notify_fan_out::<B, K>(rt, K::notify_waiters)
 }
