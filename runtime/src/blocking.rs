@@ -33,6 +33,10 @@ pub(crate) struct Config {
     pub(crate) keep_alive: Duration,
     pub(crate) thread_name: std::sync::Arc<dyn Fn() -> String + Send + Sync>,
     pub(crate) stack_size: Option<usize>,
+    /// The runtime's timer driver: a blocking task holds off paused time's auto-advance
+    /// while it runs (see `time::clock`).
+    #[cfg(not(loom))]
+    pub(crate) clock: Option<std::sync::Arc<io_driver::Handle>>,
 }
 
 /// Cheap handle to the pool.
@@ -126,6 +130,14 @@ impl Spawner {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
+        #[cfg(not(loom))]
+        let f = {
+            let guard = crate::time::AutoAdvanceGuard::new(self.inner.config.clock.as_ref());
+            move || {
+                let _guard = guard;
+                f()
+            }
+        };
         let sched = BlockingSchedule(self.inner.clone());
         let (join, notified) = self
             .inner
