@@ -16,6 +16,12 @@
 //! The wake list is a Vec owned by the driver and reused, so steady-state dispatch does not
 //! allocate.
 //!
+//! Paused clock (`clock.rs`): in step (2) a paused driver that would wait polls with a zero
+//! timeout instead and, if no event at all arrived (no I/O, no unpark), moves the clock by
+//! the wait it computed in (1) (to the next wheel expiration, or the caller's timeout);
+//! step (4) then fires what became due. The jump never passes a pending deadline: the
+//! wheels' next expiration is at or before every entry's.
+//!
 //! `Handle::unpark` writes the mio waker's eventfd: the event stays pending in epoll until
 //! the next `epoll_wait`, so an unpark that races ahead of `park` still makes it return.
 
