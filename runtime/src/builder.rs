@@ -225,6 +225,7 @@ impl Builder {
                      `Builder::enable_time()` or `Builder::enable_all()`"
                 );
             };
+            crate::time::note_paused();
             time.pause().expect("a new clock is running");
         }
         #[cfg(loom)]

@@ -189,6 +189,9 @@ pub(crate) fn current_time() -> Arc<io_driver::Handle> {
 /// one without a timer driver.
 #[cfg(not(loom))]
 pub(crate) fn clock_now() -> std::time::Instant {
+    if !crate::time::any_paused() {
+        return std::time::Instant::now();
+    }
     if let Some(now) = crate::context::with_handle(|h| {
         h.and_then(|h| h.driver().time_handle_opt().map(|t| t.now()))
     }) {

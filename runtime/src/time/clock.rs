@@ -12,9 +12,27 @@
 //! has no cheap, race-free meaning), as in tokio: elsewhere these functions panic with a
 //! message saying so.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use super::Instant;
+
+/// Set (for good) the first time any runtime in the process pauses its clock. Until then
+/// `Instant::now()` is `std::time::Instant::now()` without looking up the runtime.
+static ANY_PAUSED: AtomicBool = AtomicBool::new(false);
+
+/// Records that some clock is (about to be) paused; before the pause itself.
+pub(crate) fn note_paused() {
+    // Release/Acquire: a thread that sees the flag also sees everything before the pause;
+    // one that does not yet see it can only be outside the paused runtime's own threads
+    // (they are ordered after the pause by the runtime's own synchronization).
+    ANY_PAUSED.store(true, Ordering::Release);
+}
+
+/// Whether any clock was ever paused in this process.
+pub(crate) fn any_paused() -> bool {
+    ANY_PAUSED.load(Ordering::Acquire)
+}
 use crate::scheduler;
 
 /// The current runtime's timer handle, for the clock functions, checking the flavor.
@@ -59,7 +77,9 @@ fn paused_clock(what: &str) -> std::sync::Arc<io_driver::Handle> {
 /// time is already paused.
 #[track_caller]
 pub fn pause() {
-    if let Err(msg) = paused_clock("pause").pause() {
+    let clock = paused_clock("pause");
+    note_paused();
+    if let Err(msg) = clock.pause() {
         panic!("{msg}");
     }
 }

@@ -55,8 +55,8 @@ mod timeout;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use clock::AutoAdvanceGuard;
 pub use clock::{advance, pause, resume};
+pub(crate) use clock::{any_paused, note_paused, AutoAdvanceGuard};
 pub use error::Elapsed;
 pub use instant::Instant;
 pub use interval::{interval, interval_at, Interval, MissedTickBehavior};
