@@ -161,7 +161,9 @@ fn run_ours(n: usize, workers: usize, ds: &Arc<Vec<Duration>>) {
         let handles: Vec<_> = (0..n)
             .map(|i| {
                 let (d, stats) = (ds[i], stats.clone());
-                runtime::spawn(sleeper(d, stats, runtime::time::sleep_until))
+                runtime::spawn(sleeper(d, stats, |at| {
+                    runtime::time::sleep_until(runtime::time::Instant::from_std(at))
+                }))
             })
             .collect();
         for h in handles {

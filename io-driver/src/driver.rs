@@ -16,6 +16,12 @@
 //! The wake list is a Vec owned by the driver and reused, so steady-state dispatch does not
 //! allocate.
 //!
+//! Paused clock (`clock.rs`): in step (2) a paused driver that would wait polls with a zero
+//! timeout instead and, if no event at all arrived (no I/O, no unpark), moves the clock by
+//! the wait it computed in (1) (to the next wheel expiration, or the caller's timeout);
+//! step (4) then fires what became due. The jump never passes a pending deadline: the
+//! wheels' next expiration is at or before every entry's.
+//!
 //! `Handle::unpark` writes the mio waker's eventfd: the event stays pending in epoll until
 //! the next `epoll_wait`, so an unpark that races ahead of `park` still makes it return.
 
@@ -30,6 +36,7 @@ use mio::event::Source;
 use mio::{Events, Interest, Poll, Registry, Token};
 use parking_lot::{Mutex, MutexGuard};
 
+use crate::clock::Clock;
 use crate::readiness::{Ready, TICK_MASK};
 use crate::registration::Registration;
 use crate::slab::{token_for, Slab, WAKER_TOKEN};
@@ -72,6 +79,8 @@ pub struct Handle {
     /// Wheel ms the parked driver sleeps until (u64::MAX: no limit); 0 when not parked.
     pub(crate) sleep_until: AtomicU64,
     pub(crate) start: Instant,
+    /// Real or paused time (see `clock.rs`); every reading of "now" in this crate.
+    pub(crate) clock: Clock,
 }
 
 impl Driver {
@@ -92,6 +101,7 @@ impl Driver {
             next_shard: AtomicUsize::new(0),
             sleep_until: AtomicU64::new(NOT_SLEEPING),
             start: Instant::now(),
+            clock: Clock::new(),
         });
         Ok(Driver {
             poll,
@@ -109,10 +119,26 @@ impl Driver {
 
     /// Block until I/O readiness, the next timer deadline, [`Handle::unpark`] or `timeout`
     /// (None: no limit but the timers'), then dispatch readiness and fire expired timers.
+    ///
+    /// Paused clock (see [`Handle::pause`]): when the wait would be longer than zero and
+    /// nothing inhibits auto-advance, the driver only polls for events; if there were none
+    /// (no I/O, no unpark: every task is idle), it moves the clock forward by the wait (to
+    /// the next timer, or the caller's timeout if earlier) instead of sleeping, and fires
+    /// what became due. With no timer and no timeout it sleeps for real, as it must.
     pub fn park(&mut self, timeout: Option<Duration>) {
-        let now = Instant::now();
+        let now = self.handle.now();
         let timeout = self.arm(now, timeout);
-        self.poll_events(now, timeout);
+        match timeout {
+            Some(wait) if !wait.is_zero() && self.handle.clock.can_auto_advance() => {
+                self.poll_events(Some(Duration::ZERO));
+                if self.events.is_empty() {
+                    // Only fails when unpaused meanwhile (then time runs by itself) or on
+                    // an overflow of the clock (a wait of ~Duration::MAX: nothing to reach).
+                    let _ = self.handle.clock.advance(wait);
+                }
+            }
+            _ => self.poll_events(timeout),
+        }
         // Relaxed: see `Handle::must_rearm`; a stale non-zero value read by an inserter only
         // costs one spurious unpark.
         self.handle
@@ -191,8 +217,9 @@ impl Driver {
         timeout
     }
 
-    fn poll_events(&mut self, now: Instant, timeout: Option<Duration>) {
-        let deadline = timeout.and_then(|t| now.checked_add(t));
+    /// `epoll_wait` for at most `timeout` of real time (EINTR retried with what is left).
+    fn poll_events(&mut self, timeout: Option<Duration>) {
+        let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
         let mut timeout = timeout;
         loop {
             match self.poll.poll(&mut self.events, timeout) {
@@ -215,7 +242,7 @@ impl Driver {
     /// behind a whole cascade.
     fn fire_timers(&mut self) {
         let handle = self.handle.clone();
-        let now = handle.ms_floor(Instant::now());
+        let now = handle.ms_floor(handle.now());
         let mut busy: u64 = (1u64 << handle.shards.len()) - 1;
         while busy != 0 {
             for (i, shard) in handle.shards.iter().enumerate() {
@@ -286,6 +313,55 @@ impl Handle {
         self.registry
             .register(source, token_for(index, gen), interest)?;
         Ok(registration)
+    }
+
+    /// The driver's clock: `Instant::now()`, unless time was paused (see [`Handle::pause`]).
+    pub fn now(&self) -> Instant {
+        self.clock.now()
+    }
+
+    /// Freezes the clock at its current reading (rounded up to the wheel's millisecond).
+    /// From then on it moves only through
+    /// [`Handle::advance`] and the auto-advance of [`Driver::park`]. Callers must make sure
+    /// a single thread parks in this driver while paused (the current-thread flavor).
+    ///
+    /// # Errors
+    /// When the clock is already paused.
+    pub fn pause(&self) -> Result<(), &'static str> {
+        self.clock.pause(self.start)
+    }
+
+    /// Lets a paused clock run again at real speed, from the time it shows.
+    ///
+    /// # Errors
+    /// When the clock is not paused.
+    pub fn resume(&self) -> Result<(), &'static str> {
+        self.clock.resume()
+    }
+
+    /// Moves a paused clock forward by `by`. Timers that became due fire on the driver's
+    /// next park (`park(Some(Duration::ZERO))` to fire them without sleeping).
+    ///
+    /// # Errors
+    /// When the clock is not paused, or `by` overflows it.
+    pub fn advance(&self, by: Duration) -> Result<(), &'static str> {
+        self.clock.advance(by)
+    }
+
+    /// Whether the clock is paused.
+    pub fn is_paused(&self) -> bool {
+        self.clock.is_paused()
+    }
+
+    /// Forbids auto-advance until the matching [`Handle::allow_auto_advance`] (work the
+    /// driver cannot see, like a blocking task, is still running). Counted.
+    pub fn inhibit_auto_advance(&self) {
+        self.clock.inhibit_auto_advance();
+    }
+
+    /// Undoes one [`Handle::inhibit_auto_advance`].
+    pub fn allow_auto_advance(&self) {
+        self.clock.allow_auto_advance();
     }
 
     /// Whether [`Driver::shutdown`] ran.

@@ -18,6 +18,9 @@
 //!   keeps one wheel per CPU (at least 4), each behind its own mutex; a thread inserts
 //!   into its own, so workers do not contend for timers, and the driver fires the wheels
 //!   in bounded batches, waking each batch with no lock held.
+//! - Time is read from the driver's clock ([`Handle::now`]): real time, or a paused clock
+//!   ([`Handle::pause`], [`Handle::advance`]) that a parking driver moves to the next timer
+//!   when nothing else happens (auto-advance), so tests that sleep for hours finish at once.
 //! - [`Driver::shutdown`] fails every resource's polls and fires every timer with
 //!   [`TimerShutdown`].
 //!
@@ -28,6 +31,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
+mod clock;
 mod driver;
 mod readiness;
 mod registration;

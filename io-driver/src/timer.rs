@@ -15,7 +15,8 @@
 //!
 //! Clock: wheel time is whole milliseconds since the handle's `start`; a deadline is rounded
 //! UP to the millisecond and the driver advances the wheels to `now` rounded DOWN, so an
-//! entry only fires once `Instant::now() >= deadline`.
+//! entry only fires once `Handle::now() >= deadline` (the driver's clock: real time, or
+//! the paused clock of `clock.rs`).
 //!
 //! Re-arming a sleeping driver: `Driver::park` publishes, holding every shard's mutex, the
 //! wheel time it will sleep until (`sleep_until`; 0 while not parked). Whoever inserts or
@@ -149,7 +150,7 @@ impl Timer {
 
     /// Whether the deadline has passed (the timer has fired or would fire when polled).
     pub fn is_elapsed(&self) -> bool {
-        self.elapsed || Instant::now() >= self.deadline
+        self.elapsed || self.handle.now() >= self.deadline
     }
 
     /// Move the deadline (earlier or later; re-arms a timer that already fired). O(1).
@@ -173,8 +174,7 @@ impl Timer {
         if self.elapsed {
             return Poll::Ready(Ok(()));
         }
-        let now = Instant::now();
-        let reached = now >= self.deadline;
+        let reached = self.handle.now() >= self.deadline;
         if self.key.is_none() && reached && !self.handle.is_shutdown() {
             // Already due: complete without touching the wheel.
             self.elapsed = true;

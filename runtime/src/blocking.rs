@@ -35,6 +35,10 @@ pub(crate) struct Config {
     pub(crate) stack_size: Option<usize>,
     /// `on_thread_start` / `on_thread_stop` run on each pool thread.
     pub(crate) hooks: crate::hooks::Hooks,
+    /// The runtime's timer driver: a blocking task holds off paused time's auto-advance
+    /// while it runs (see `time::clock`).
+    #[cfg(not(loom))]
+    pub(crate) clock: Option<std::sync::Arc<io_driver::Handle>>,
 }
 
 /// Cheap handle to the pool.
@@ -134,6 +138,14 @@ impl Spawner {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
+        #[cfg(not(loom))]
+        let f = {
+            let guard = crate::time::AutoAdvanceGuard::new(self.inner.config.clock.as_ref());
+            move || {
+                let _guard = guard;
+                f()
+            }
+        };
         let sched = BlockingSchedule(self.inner.clone());
         let (join, notified) = self
             .inner

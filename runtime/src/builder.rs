@@ -32,6 +32,7 @@ pub struct Builder {
     rng_seed: Option<crate::rand::RngSeed>,
     hooks: crate::hooks::Hooks,
     name: Option<String>,
+    start_paused: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,6 +61,7 @@ impl Builder {
             global_queue_interval: None,
             event_interval: 61,
             disable_lifo_slot: false,
+            start_paused: false,
             enable_io: false,
             enable_time: false,
             max_blocking_threads: 512,
@@ -149,6 +151,34 @@ impl Builder {
     /// Enables the timer driver (`time::sleep` and friends).
     pub fn enable_time(&mut self) -> &mut Self {
         self.enable_time = true;
+        self
+    }
+
+    /// Starts the runtime's clock paused, as if [`time::pause`](crate::time::pause) were
+    /// called first thing: time then moves only when every task is idle (to the next
+    /// timer) or through [`time::advance`](crate::time::advance). Current-thread runtimes
+    /// only, with the timer driver enabled.
+    ///
+    /// ```
+    /// use runtime::time::{sleep, Duration, Instant};
+    ///
+    /// let rt = runtime::Builder::new_current_thread()
+    ///     .enable_time()
+    ///     .start_paused(true)
+    ///     .build()
+    ///     .unwrap();
+    /// rt.block_on(async {
+    ///     let start = Instant::now();
+    ///     sleep(Duration::from_secs(3600)).await; // returns at once in real time
+    ///     assert!(start.elapsed() >= Duration::from_secs(3600));
+    /// });
+    /// ```
+    ///
+    /// # Panics
+    /// `build` panics when this is set on a multi-thread builder or without
+    /// `enable_time()`.
+    pub fn start_paused(&mut self, start_paused: bool) -> &mut Self {
+        self.start_paused = start_paused;
         self
     }
 
@@ -304,6 +334,28 @@ impl Builder {
         self
     }
 
+    #[track_caller]
+    fn pause_clock(&self, driver: &Driver) {
+        assert!(
+            self.kind == Kind::CurrentThread,
+            "`Builder::start_paused(true)` requires the current-thread runtime \
+             (`Builder::new_current_thread()`): time cannot be paused with several workers"
+        );
+        #[cfg(not(loom))]
+        {
+            let Some(time) = driver.time_handle_opt() else {
+                panic!(
+                    "`Builder::start_paused(true)` needs the timer driver: call \
+                     `Builder::enable_time()` or `Builder::enable_all()`"
+                );
+            };
+            crate::time::note_paused();
+            time.pause().expect("a new clock is running");
+        }
+        #[cfg(loom)]
+        let _ = driver;
+    }
+
     /// Builds the runtime (starting its worker threads).
     pub fn build(&mut self) -> io::Result<Runtime> {
         let seeds = self
@@ -311,12 +363,17 @@ impl Builder {
             .as_ref()
             .map(|s| Arc::new(crate::rand::SeedGenerator::new(s)));
         let driver = Arc::new(Driver::new(self.enable_io, self.enable_time)?);
+        if self.start_paused {
+            self.pause_clock(&driver);
+        }
         let blocking = blocking::Spawner::new(blocking::Config {
             max_threads: self.max_blocking_threads,
             keep_alive: self.keep_alive,
             thread_name: self.thread_name.clone(),
             stack_size: self.thread_stack_size,
             hooks: self.hooks.clone(),
+            #[cfg(not(loom))]
+            clock: driver.time_handle_opt().cloned(),
         });
         match self.kind {
             Kind::CurrentThread => {

@@ -128,6 +128,17 @@ impl Driver {
     }
 }
 
+#[cfg(not(loom))]
+impl Driver {
+    /// The timer driver's handle, if time is enabled.
+    pub(crate) fn time_handle_opt(&self) -> Option<&Arc<io_driver::Handle>> {
+        match (&self.inner, self.enable_time) {
+            (Some(inner), true) => Some(&inner.handle),
+            _ => None,
+        }
+    }
+}
+
 impl Locked<'_> {
     pub(crate) fn park(&mut self, timeout: Option<Duration>) {
         #[cfg(not(loom))]
@@ -172,4 +183,19 @@ pub(crate) fn current_time() -> Arc<io_driver::Handle> {
     current_driver("a `runtime::time` function")
         .time_handle()
         .clone()
+}
+
+/// The current runtime's clock (paused or real), or the real time outside a runtime or on
+/// one without a timer driver.
+#[cfg(not(loom))]
+pub(crate) fn clock_now() -> std::time::Instant {
+    if !crate::time::any_paused() {
+        return std::time::Instant::now();
+    }
+    if let Some(now) = crate::context::with_handle(|h| {
+        h.and_then(|h| h.driver().time_handle_opt().map(|t| t.now()))
+    }) {
+        return now;
+    }
+    std::time::Instant::now()
 }

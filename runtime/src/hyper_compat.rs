@@ -182,13 +182,13 @@ impl rt::Timer for HyperTimer {
     }
 
     fn sleep_until(&self, deadline: Instant) -> Pin<Box<dyn rt::Sleep>> {
-        Box::pin(HyperSleep(crate::time::sleep_until(deadline)))
+        Box::pin(HyperSleep(crate::time::sleep_until(deadline.into())))
     }
 
     fn reset(&self, sleep: &mut Pin<Box<dyn rt::Sleep>>, new_deadline: Instant) {
         match sleep.as_mut().downcast_mut_pin::<HyperSleep>() {
             // `HyperSleep` is `Unpin`, so unpinning it is free.
-            Some(ours) => ours.get_mut().0.reset(new_deadline),
+            Some(ours) => ours.get_mut().0.reset(new_deadline.into()),
             None => *sleep = self.sleep_until(new_deadline),
         }
     }

@@ -1,10 +1,10 @@
 //! Parsing and validation of the attribute arguments:
-//! `#[runtime::main(flavor = "..", worker_threads = N, crate = "path")]`, where the flavor
-//! is `"multi_thread"`, `"current_thread"` or `"local"` (a `LocalRuntime`).
+//! `#[runtime::main(flavor = "..", worker_threads = N, start_paused = bool, crate = "path")]`,
+//! where the flavor is `"multi_thread"`, `"current_thread"` or `"local"` (a `LocalRuntime`).
 //!
 //! These are tokio's arguments, so a `#[tokio::main(..)]` ports by renaming the path.
-//! tokio's `start_paused = true` is recognised but refused with its own error: it needs
-//! paused time (`time::pause`), which this runtime does not implement yet.
+//! `start_paused = true` starts the runtime's clock paused (`Builder::start_paused`); like
+//! tokio, it is only allowed on the current-thread flavor.
 //!
 //! The arguments are read in two passes. The first is purely syntactic: a comma
 //! separated list of `key = value` pairs, where a key is any identifier (keywords
@@ -61,15 +61,15 @@ pub(crate) struct Config {
     pub(crate) worker_threads: Option<LitInt>,
     /// Path of the crate that provides `Builder`; `::runtime` unless `crate = ".."`.
     pub(crate) crate_path: syn::Path,
+    /// `start_paused = true|false`: the literal as written.
+    pub(crate) start_paused: Option<syn::LitBool>,
 }
 
 const FLAVOR: &str = "flavor";
 const WORKER_THREADS: &str = "worker_threads";
 const CRATE: &str = "crate";
 const START_PAUSED: &str = "start_paused";
-const KNOWN_KEYS: &str = "`flavor`, `worker_threads`, `crate`";
-const START_PAUSED_UNSUPPORTED: &str = "`start_paused` is not supported: paused time \
-     (tokio's `time::pause`) is not implemented in this runtime yet; remove the argument";
+const KNOWN_KEYS: &str = "`flavor`, `worker_threads`, `start_paused`, `crate`";
 
 /// One `key = value` pair, as written.
 struct RawArg {
@@ -112,6 +112,7 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
         flavor: kind.default_flavor(),
         worker_threads: None,
         crate_path: syn::parse_quote!(::runtime),
+        start_paused: None,
     };
     let raw = match Punctuated::<RawArg, Token![,]>::parse_terminated.parse2(args) {
         Ok(raw) => raw,
@@ -146,10 +147,7 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
         let result = match name.as_str() {
             FLAVOR => parse_flavor(&value).map(|f| config.flavor = f),
             WORKER_THREADS => parse_worker_threads(&value).map(|n| config.worker_threads = Some(n)),
-            START_PAUSED => Err(syn::Error::new(
-                seen.as_ref().expect("just set").span(),
-                START_PAUSED_UNSUPPORTED,
-            )),
+            START_PAUSED => parse_start_paused(&value).map(|b| config.start_paused = Some(b)),
             _ => parse_crate_path(&value).map(|p| config.crate_path = p),
         };
         if let Err(e) = result {
@@ -170,6 +168,18 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
             };
             let msg =
                 format!("`worker_threads` is only allowed with `flavor = \"multi_thread\"`{hint}");
+            errors.push(syn::Error::new(key.span(), msg));
+        }
+    }
+
+    if let (Some(key), Some(paused)) = (&paused_key, &config.start_paused) {
+        if paused.value && config.flavor == Flavor::MultiThread {
+            let msg = format!(
+                "`start_paused = true` requires the current-thread runtime: add \
+                 `flavor = \"current_thread\"` to `{}` (time cannot be paused with several \
+                 workers)",
+                kind.attr_name()
+            );
             errors.push(syn::Error::new(key.span(), msg));
         }
     }
@@ -238,6 +248,16 @@ fn parse_worker_threads(value: &Expr) -> syn::Result<LitInt> {
         Ok(_) => Ok(int.clone()),
         // Does not fit a usize.
         Err(e) => Err(syn::Error::new(int.span(), format!("{EXPECTED}: {e}"))),
+    }
+}
+
+fn parse_start_paused(value: &Expr) -> syn::Result<syn::LitBool> {
+    match literal(value) {
+        Some(Lit::Bool(b)) => Ok(b.clone()),
+        _ => Err(syn::Error::new_spanned(
+            value,
+            "`start_paused` expects a boolean literal, e.g. `start_paused = true`",
+        )),
     }
 }
 

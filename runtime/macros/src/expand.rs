@@ -217,6 +217,10 @@ fn generate(kind: Kind, config: &Config, func: Function) -> TokenStream {
         .worker_threads
         .as_ref()
         .map(|lit| quote!(.worker_threads(#lit)));
+    let paused = config
+        .start_paused
+        .as_ref()
+        .map(|lit| quote!(.start_paused(#lit)));
 
     // Tests: block on a `Pin<&mut dyn Future>` so every test with the same output
     // type shares one instantiation of `block_on` (compile time of big suites).
@@ -247,6 +251,7 @@ fn generate(kind: Kind, config: &Config, func: Function) -> TokenStream {
             let #rt = #krate::Builder::#new()
                 .enable_all()
                 #threads
+                #paused
                 .#build
                 .expect("failed to build the runtime");
             #block_on

@@ -46,6 +46,8 @@ use proc_macro::TokenStream;
 /// - `flavor = "multi_thread"` (default) or `flavor = "current_thread"`;
 /// - `worker_threads = N`, an integer literal `>= 1`, only with `"multi_thread"`
 ///   (by default the builder picks the count);
+/// - `start_paused = true|false`: start the runtime's clock paused
+///   (`Builder::start_paused`, see `runtime::time::pause`), only with `"current_thread"`;
 /// - `crate = "path"`: where `Builder` lives, `::runtime` by default; for
 ///   re-exports or a renamed dependency. The path resolves where it is written.
 ///
@@ -65,6 +67,11 @@ pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// #[runtime::test(flavor = "multi_thread", worker_threads = 2)]
 /// async fn on_two_workers() {}
+///
+/// #[runtime::test(start_paused = true)]
+/// async fn an_hour_in_no_time() {
+///     runtime::time::sleep(std::time::Duration::from_secs(3600)).await;
+/// }
 /// ```
 ///
 /// Do not add `#[test]` yourself: it is an error, the function would be

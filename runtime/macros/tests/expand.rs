@@ -345,3 +345,37 @@ mod nested_tests {
         assert_eq!(super::mock::current().flavor, super::Flavor::CurrentThread);
     }
 }
+
+#[runtime_macros::test(crate = "mock", start_paused = true)]
+async fn test_start_paused_reaches_the_builder() {
+    let rec = mock::current();
+    assert_eq!(rec.flavor, Flavor::CurrentThread);
+    assert_eq!(
+        rec.calls,
+        [
+            "new_current_thread",
+            "enable_all",
+            "start_paused(true)",
+            "build"
+        ]
+    );
+}
+
+#[runtime_macros::main(crate = "mock", flavor = "current_thread", start_paused = false)]
+async fn unpaused_main() -> Recorded {
+    mock::current()
+}
+
+#[test]
+fn main_passes_start_paused_false_through() {
+    let rec = unpaused_main();
+    assert_eq!(
+        rec.calls,
+        [
+            "new_current_thread",
+            "enable_all",
+            "start_paused(false)",
+            "build"
+        ]
+    );
+}

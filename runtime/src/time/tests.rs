@@ -4,9 +4,9 @@
 use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::time::{sleep, sleep_until, timeout, Sleep};
+use crate::time::{sleep, sleep_until, timeout, Instant, Sleep};
 use crate::Builder;
 
 fn rt() -> crate::Runtime {

@@ -87,6 +87,11 @@ impl Builder {
         self
     }
 
+    pub fn start_paused(&mut self, paused: bool) -> &mut Self {
+        self.rec.calls.push(format!("start_paused({paused})"));
+        self
+    }
+
     pub fn build(&mut self) -> std::io::Result<Runtime> {
         self.rec.calls.push("build".to_string());
         BUILDS.with(|b| b.set(b.get() + 1));

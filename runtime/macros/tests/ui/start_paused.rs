@@ -1,5 +1,5 @@
-// tokio's `start_paused` is recognised, and refused until paused time exists.
-#[runtime_macros::test(flavor = "current_thread", start_paused = true)]
+// `start_paused` takes a boolean literal.
+#[runtime_macros::test(flavor = "current_thread", start_paused = "yes")]
 async fn paused() {}
 
 fn main() {}
