@@ -13,7 +13,7 @@ use super::chan::Chan;
 use super::error::{SendError, TryRecvError, TrySendError};
 use super::permit::{OwnedPermit, Permit, PermitIterator};
 use super::semaphore::{Bounded, TryAcquireError, MAX_PERMITS};
-use crate::sync::waiters::{poll_budget, spend_budget};
+use crate::sync::{poll_budget, spend_budget};
 
 pub(super) type BChan<T> = Chan<T, Bounded>;
 

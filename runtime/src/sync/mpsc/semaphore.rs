@@ -30,7 +30,7 @@ use shim::sync::atomic::{
 };
 use shim::sync::Mutex;
 
-use crate::sync::waiters::{WaitList, WakeList};
+use crate::sync::wait_list::{WaitList, WakeList};
 
 const CLOSED: usize = 0b01;
 const WAITERS: usize = 0b10;
@@ -176,12 +176,12 @@ impl Bounded {
                         ) {
                             Ok(_) => {
                                 *key = Some(list.push_back(
-                                    cx.waker().clone(),
                                     Waiter {
                                         needed: n,
                                         assigned: take,
                                         state: WaiterState::Waiting,
                                     },
+                                    Some(cx.waker().clone()),
                                 ));
                                 break Poll::Pending;
                             }
@@ -250,10 +250,7 @@ impl Bounded {
             n -= give;
             if node.data.assigned == node.data.needed {
                 node.data.state = WaiterState::Granted;
-                list.unlink(k);
-                if let Some(w) = list.take_waker(k) {
-                    wakers.push(w);
-                }
+                list.unlink_and_wake(k, wakers);
             }
         }
         if list.is_empty() {
@@ -278,14 +275,11 @@ impl Bounded {
         self.state.fetch_or(CLOSED, AcqRel);
         let mut returned = 0;
         while let Some(k) = list.front() {
-            list.unlink(k);
             let node = list.node(k);
             returned += node.data.assigned;
             node.data.assigned = 0;
             node.data.state = WaiterState::Closed;
-            if let Some(w) = list.take_waker(k) {
-                wakers.push(w);
-            }
+            list.unlink_and_wake(k, &mut wakers);
         }
         if self.state.load(Acquire) & WAITERS != 0 {
             self.assign_locked(&mut list, returned, &mut wakers);
