@@ -1,4 +1,5 @@
-//! The fair counting semaphore under `Semaphore`, `Mutex` and `RwLock`.
+//! The fair counting semaphore under `Semaphore`, `Mutex`, `RwLock` and the bounded `mpsc`
+//! channel's capacity (one implementation for all of them).
 //!
 //! One atomic word holds `available << 2 | WAITERS | CLOSED`; a mutex guards the FIFO of
 //! waiters ([`WaitList`]). The uncontended paths touch only the word: an acquire that finds
@@ -41,6 +42,7 @@ pub(crate) const MAX_PERMITS: usize = usize::MAX >> 3;
 pub(crate) struct Closed;
 
 /// Why a `try_acquire` failed.
+#[derive(Debug, PartialEq, Eq)]
 pub(crate) enum TryAcquire {
     Closed,
     NoPermits,
@@ -95,6 +97,7 @@ impl Sem {
     }
 
     /// Takes `n` permits if they are there, without waiting.
+    #[inline]
     pub(crate) fn try_acquire(&self, n: usize) -> Result<(), TryAcquire> {
         let mut cur = self.permits.load(Acquire);
         loop {
@@ -126,13 +129,11 @@ impl Sem {
     }
 
     /// Gives back (or adds) `n` permits: to the waiters first, in order, then to the word.
+    #[inline]
     pub(crate) fn release(&self, n: usize) {
         if n == 0 {
             return;
         }
-        // Checked before any permit moves: a panic under the lock, after some waiters
-        // were granted, would drop their wakers unwoken.
-        check_add(0, n);
         let mut cur = self.permits.load(Acquire);
         while cur & WAITERS == 0 {
             check_add(cur, n);
@@ -145,6 +146,15 @@ impl Sem {
                 Err(now) => cur = now,
             }
         }
+        self.release_to_waiters(n);
+    }
+
+    /// `release` when someone waits: under the lock.
+    #[cold]
+    fn release_to_waiters(&self, n: usize) {
+        // Checked before any permit moves: a panic under the lock, after some waiters
+        // were granted, would drop their wakers unwoken.
+        check_add(0, n);
         let mut wakes = WakeList::new();
         {
             let mut list = self.waiters.lock();
@@ -349,12 +359,20 @@ fn assert_permits(n: usize) {
     );
 }
 
+/// Panics unless `n` more permits fit beside the `cur` word's (one compare when inlined).
+#[inline]
 fn check_add(cur: usize, n: usize) {
     let have = cur >> SHIFT;
-    assert!(
-        n <= MAX_PERMITS && have + n <= MAX_PERMITS,
-        "adding {n} permits to {have} would exceed MAX_PERMITS ({MAX_PERMITS})"
-    );
+    // `have <= MAX_PERMITS` always, so the subtraction cannot wrap.
+    if n > MAX_PERMITS - have {
+        too_many_permits(have, n);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn too_many_permits(have: usize, n: usize) -> ! {
+    panic!("adding {n} permits to {have} would exceed MAX_PERMITS ({MAX_PERMITS})")
 }
 
 /// The future of [`Sem::acquire`]. Dropping it gives back whatever it was granted.

@@ -5,8 +5,8 @@
 //! A FIFO of waiter nodes kept in a slab: a `Vec` of slots, linked into a doubly linked list
 //! by indices (the *keys*), plus a free list threaded through the unused slots. A waiting
 //! future holds only its key. The slab grows to the largest number of simultaneous waiters
-//! and is reused afterwards, so after warm-up a wait allocates nothing, and there is no
-//! `unsafe` here (an intrusive list of pinned nodes would need it for no gain in the
+//! and is reused afterwards, so after warm-up a wait allocates nothing, and the list has no
+//! `unsafe` (an intrusive list of pinned nodes would need it for no gain in the
 //! uncontended case, which never queues).
 //!
 //! Invariants (the list lives behind its owner's mutex, so they hold between locks):
@@ -23,6 +23,7 @@
 //! Also here: [`Waiter`] and [`notify_all`], the "wake me when something changes" wait that
 //! `watch`, `broadcast` and `mpsc` build their `changed`/`closed` futures on.
 
+use std::mem::MaybeUninit;
 use std::task::{Context, Poll, Waker};
 
 use shim::sync::Mutex;
@@ -159,6 +160,7 @@ impl<D> WaitList<D> {
     }
 
     /// Unlinks `key` and moves its waker into `wakers` (a waiter served under the lock).
+    #[inline]
     pub(crate) fn unlink_and_wake(&mut self, key: usize, wakers: &mut WakeList) {
         self.unlink(key);
         wakers.push(self.take_waker(key));
@@ -231,42 +233,59 @@ impl<D> Default for WaitList<D> {
 }
 
 /// Wakers collected under a lock, woken (and dropped) once it is released. Up to 32 need
-/// no allocation.
+/// no allocation, and creating or dropping an empty one touches none of the 32 (they are
+/// uninitialised until pushed: this sits on every contended release's path).
 pub(crate) struct WakeList {
-    inline: [Option<Waker>; 32],
+    /// `inline[..len]` are initialised.
+    inline: [MaybeUninit<Waker>; 32],
     len: usize,
     spill: Vec<Waker>,
 }
 
 impl WakeList {
+    #[inline]
     pub(crate) fn new() -> WakeList {
         WakeList {
-            inline: Default::default(),
+            inline: [const { MaybeUninit::uninit() }; 32],
             len: 0,
             spill: Vec::new(),
         }
     }
 
     /// Keeps `waker` (if any) for [`WakeList::wake_all`].
+    #[inline]
     pub(crate) fn push(&mut self, waker: Option<Waker>) {
         let Some(waker) = waker else { return };
         if self.len < self.inline.len() {
-            self.inline[self.len] = Some(waker);
+            self.inline[self.len].write(waker);
             self.len += 1;
         } else {
             self.spill.push(waker);
         }
     }
 
-    /// Wakes every collected waker. Call with no lock held.
+    /// Wakes every collected waker, in the order they were pushed. Call with no lock held.
+    #[inline]
     pub(crate) fn wake_all(mut self) {
-        for w in self.inline[..self.len].iter_mut() {
-            if let Some(w) = w.take() {
-                w.wake();
-            }
+        // Zeroed first, so `Drop` skips them (a panicking wake leaks the rest, no more).
+        let len = std::mem::take(&mut self.len);
+        for w in &self.inline[..len] {
+            // SAFETY: `inline[..len]` were initialised by `push`; each is read once, and
+            // `len` is 0 now, so `Drop` will not read them again.
+            unsafe { w.assume_init_read() }.wake();
         }
         for w in self.spill.drain(..) {
             w.wake();
+        }
+    }
+}
+
+impl Drop for WakeList {
+    fn drop(&mut self) {
+        for w in &mut self.inline[..self.len] {
+            // SAFETY: `inline[..len]` are initialised and not read elsewhere (`wake_all`
+            // zeroes `len` before reading them).
+            unsafe { w.assume_init_drop() };
         }
     }
 }
