@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# compare.sh: runs both bench files (multi-thread and current-thread flavors), then prints
-# one table of medians (ours beside tokio, smol, smol's static executor and the floor) and
-# callgrind instruction counts per spawned task. See benches/README.md for how to read it.
+# compare.sh: runs the bench files (the scheduler's multi-thread and current-thread
+# flavors, join_set, the sync locks and channels, the I/O trait layers), then prints tables
+# of medians (ours beside tokio, smol, smol's static executor and the floor where a group
+# has them) and callgrind instruction counts per spawned task and per channel message.
+# See benches/README.md for how to read it.
 #
 # Usage, from the repository root:
 #   bash benches/compare.sh                    # 4 workers (the default)
@@ -11,7 +13,9 @@
 #   --no-instr   skip the callgrind instruction counts
 # Environment:
 #   BENCH_WORKERS          worker threads of the multi-thread runtimes (default 4)
-#   BENCH_ROUNDS           rounds of both files (default 3); each time in the table is
+#   BENCH_FILES            the bench files to run (default: rt_multi_threaded
+#                          rt_current_thread join_set sync_locks sync_chan io_traits)
+#   BENCH_ROUNDS           rounds of the files (default 3); each time in the table is
 #                          the median over the rounds of criterion's median, each ratio
 #                          the median over the rounds of that round's ratio
 #   RUNTIME_BENCH_METRICS  =1: also print our runtime's per-worker counters per group
@@ -33,6 +37,7 @@ OUT=$TARGET/criterion-compare/workers-$WORKERS
 # (after the first, slow, fat-LTO build). Groups with long iterations override the sample
 # size in code.
 ROUNDS=${BENCH_ROUNDS:-3}
+BENCH_FILES=${BENCH_FILES:-rt_multi_threaded rt_current_thread join_set sync_locks sync_chan io_traits}
 CRITERION_ARGS=${CRITERION_ARGS:---noplot --warm-up-time 0.3 --measurement-time 1 --sample-size 15 --nresamples 20000}
 
 RUN_BENCH=1
@@ -42,7 +47,7 @@ for arg in "$@"; do
         --no-bench) RUN_BENCH=0 ;;
         --no-instr) RUN_INSTR=0 ;;
         -h | --help)
-            sed -n '2,20p' "${BASH_SOURCE[0]}"
+            sed -n '2,24p' "${BASH_SOURCE[0]}"
             exit 0
             ;;
         *)
@@ -100,13 +105,19 @@ if [[ $RUN_INSTR == 1 && $HAVE_VALGRIND == 1 ]]; then
         exit 1
     fi
     cp "$(cut -f2 <<<"$bins")" "$OUT/bin/instr"
+    if ! bins=$(build build --profile bench -p benches --bin instr_chan); then
+        echo "compare.sh: building instr_chan failed; the end of its log:" >&2
+        tail -n 30 "$OUT/build.log" >&2
+        exit 1
+    fi
+    cp "$(cut -f2 <<<"$bins")" "$OUT/bin/instr_chan"
 fi
 
 if [[ $RUN_BENCH == 1 ]]; then
     export CRITERION_HOME=$OUT
     cut -d' ' -f1-3 /proc/loadavg >"$OUT/load-start" 2>/dev/null || true
     for round in $(seq 1 "$ROUNDS"); do
-        for file in rt_multi_threaded rt_current_thread; do
+        for file in $BENCH_FILES; do
             echo "round $round/$ROUNDS: running $file (BENCH_WORKERS=$WORKERS; log: $OUT/$file.log)..."
             start=$SECONDS
             # `--bench` is what cargo passes: without it criterion runs each function once.
@@ -140,8 +151,9 @@ PY
 fi
 
 INSTR_FILE=$OUT/instr.tsv
+INSTR_CHAN_FILE=$OUT/instr_chan.tsv
 if [[ $RUN_INSTR == 1 ]]; then
-    rm -f "$INSTR_FILE"
+    rm -f "$INSTR_FILE" "$INSTR_CHAN_FILE"
     if [[ $HAVE_VALGRIND == 0 ]]; then
         echo "valgrind not found: skipping the instruction counts (apt-get install valgrind)"
     else
@@ -163,27 +175,45 @@ if [[ $RUN_INSTR == 1 ]]; then
                 done
             done
         done
+        # Channel messages: instr_chan <rt> <workload> N prints the messages per iteration.
+        for rt in runtime tokio smol; do
+            for wl in uncontended_bounded uncontended_unbounded full_ping; do
+                msgs=$(timeout 600 "$OUT/bin/instr_chan" "$rt" "$wl" 0 || true)
+                one=$(INSTR=$OUT/bin/instr_chan collected "$rt" "$wl" 1)
+                eleven=$(INSTR=$OUT/bin/instr_chan collected "$rt" "$wl" 11)
+                printf '%s\t%s\t%s\t%s\t%s\n' "$rt" "$wl" "$msgs" "$one" "$eleven" >>"$INSTR_CHAN_FILE"
+            done
+        done
     fi
 fi
 
 if [[ ${RUNTIME_BENCH_METRICS:-} == 1 ]]; then
     echo
     echo "=== our runtime's counters per group (RUNTIME_BENCH_METRICS=1) ==="
-    for file in rt_multi_threaded rt_current_thread; do
+    for file in $BENCH_FILES; do
         if [[ -f $OUT/$file.log ]]; then
             awk '/^runtime metrics,/{p=1} p&&/^$/{p=0; print ""} p' "$OUT/$file.log"
         fi
     done
 fi
 
-python3 - "$OUT" "$WORKERS" "$INSTR_FILE" <<'PY'
+python3 - "$OUT" "$WORKERS" "$INSTR_FILE" "$INSTR_CHAN_FILE" <<'PY'
 import glob, json, os, statistics, sys, platform
 
-out, workers, instr_file = sys.argv[1], sys.argv[2], sys.argv[3]
+out, workers, instr_file, instr_chan_file = sys.argv[1:5]
 RUNTIMES = ["runtime", "tokio", "smol", "smol_static", "floor"]
 WORKLOADS = ["spawn_many_local", "spawn_many_remote_idle", "spawn_many_remote_busy1",
              "spawn_many_remote_busy2", "ping_pong", "ping_pong_own_oneshot", "yield_many",
-             "chained_spawn"]
+             "chained_spawn", "join_set"]
+# The sync groups (benches/benches/sync_{locks,chan}.rs), multi-thread only: group, row name.
+SYNC_GROUPS = [("sync/" + w, w) for w in (
+    "semaphore_uncontended", "semaphore_contended_1", "semaphore_contended_n",
+    "mutex_contended", "notify_one", "notify_waiters")] + \
+    [("sync_chan/" + w, w) for w in (
+    "mpsc_contention_bounded", "mpsc_contention_unbounded", "mpsc_uncontended_bounded",
+    "mpsc_uncontended_unbounded", "mpsc_full_ping", "watch_fanout_16",
+    "broadcast_fanout_16")]
+IO_GROUPS = ["io_echo/1KiB", "io_echo/64KiB"]
 FLAVORS = [("multi_thread", f"multi({workers})"), ("current_thread", "current")]
 
 # Each round's criterion medians (round-N.json). A time shown is the median over the
@@ -259,7 +289,7 @@ for group_prefix, flavor in FLAVORS:
         to_floor = paired(group, "runtime", "floor")
         row += f" {(f'{to_floor:.2f}x' if to_floor is not None else '-'):>10}"
         misses = []
-        if ours is not None:
+        if ours is not None and wl != "join_set":
             tokio = ratio("tokio")
             need = 0.75 if group_prefix == "multi_thread" else 0.85
             # ours <= need x tokio  <=>  tokio / ours >= 1 / need
@@ -274,6 +304,51 @@ for group_prefix, flavor in FLAVORS:
         print(row)
 if missing:
     print(f"({missing} workload rows had no results: a bench failed or was filtered out)")
+
+def sync_table():
+    rows = [(g, w) for g, w in SYNC_GROUPS if (g, "runtime") in medians or (g, "tokio") in medians]
+    if not rows:
+        return
+    print()
+    print(f"=== sync primitives (multi({workers})): medians, then THEIR TIME / OUR TIME as above ===")
+    print("target (issue 15): <= 0.8x tokio's time (>= 1.25x here) and faster than smol's"
+          " ecosystem (> 1.00x)")
+    hdr = f"{'group':<10} {'workload':<27} {'runtime':>10} {'tokio':>16} {'smol':>16}  target"
+    print(hdr)
+    print("-" * len(hdr))
+    for group, wl in rows:
+        get = lambda rt: medians.get((group, rt))
+        ratio = lambda rt: paired(group, rt, "runtime")
+        row = f"{group.split('/')[0]:<10} {wl:<27} {fmt(get('runtime')):>10}"
+        for rt in ("tokio", "smol"):
+            row += f" {cell(get(rt), ratio(rt)):>16}"
+        misses = []
+        if get("runtime") is not None:
+            if ratio("tokio") is not None and ratio("tokio") * 0.8 < 1:
+                misses.append("tokio")
+            if ratio("smol") is not None and ratio("smol") <= 1:
+                misses.append("smol")
+        row += "  " + ("ok" if not misses else "MISS: " + ",".join(misses))
+        print(row)
+
+def io_table():
+    rows = [g for g in IO_GROUPS if (g, "tokio_traits") in medians or (g, "futures_io") in medians]
+    if not rows:
+        return
+    print()
+    print("=== I/O trait layers (echo over loopback, one runtime::net::TcpStream): medians;"
+          " futures_io / tokio_traits is the cost of one family over the other (expect ~1.00x) ===")
+    hdr = f"{'group':<16} {'tokio_traits':>13} {'futures_io':>13} {'futures_io/tokio_traits':>24}"
+    print(hdr)
+    print("-" * len(hdr))
+    for group in rows:
+        r = paired(group, "futures_io", "tokio_traits")
+        print(f"{group:<16} {fmt(medians.get((group, 'tokio_traits'))):>13}"
+              f" {fmt(medians.get((group, 'futures_io'))):>13}"
+              f" {(f'{r:.2f}x' if r is not None else '-'):>24}")
+
+sync_table()
+io_table()
 
 if os.path.exists(instr_file) and os.path.getsize(instr_file) > 0:
     counts = {}
@@ -302,5 +377,26 @@ if os.path.exists(instr_file) and os.path.getsize(instr_file) > 0:
             v = counts.get((rt, wl, "current"))
             rel.append(f"{base[wl] / v:.2f}x" if v and base[wl] else "-")
         line += "   " + " / ".join(rel)
+        print(line)
+
+if os.path.exists(instr_chan_file) and os.path.getsize(instr_chan_file) > 0:
+    per_msg = {}
+    with open(instr_chan_file) as f:
+        for line in f:
+            rt, wl, msgs, one, eleven = line.rstrip("\n").split("\t")
+            try:
+                per_msg[(rt, wl)] = (int(eleven) - int(one)) / (10 * int(msgs))
+            except ValueError:
+                per_msg[(rt, wl)] = None
+    wls = ("uncontended_bounded", "uncontended_unbounded", "full_ping")
+    print()
+    print("=== instructions per mpsc message (callgrind, instr_chan, current-thread: (I(11) - I(1)) /"
+          " (10 x messages per iteration); lower is better) ===")
+    print(f"{'':<12}" + "".join(f" {wl:>22}" for wl in wls))
+    for rt in ("runtime", "tokio", "smol"):
+        line = f"{rt:<12}"
+        for wl in wls:
+            v = per_msg.get((rt, wl))
+            line += f" {('-' if v is None else f'{v:.0f}'):>22}"
         print(line)
 PY

@@ -1,7 +1,8 @@
 //! loom suites for `runtime::sync::{mpsc, watch, broadcast}`, the shipping code through the
 //! shim: send/recv racing close (bounded and unbounded), `try_recv` running while a send is
 //! in flight, a reservation cancelled after it was granted (the capacity must pass on to the
-//! next sender), a lagging broadcast receiver, and watch `changed` racing `send`.
+//! next sender), a lagging broadcast receiver, watch `changed` racing `send`, and the
+//! unbounded list's blocks filled, recycled and reused (one and two producers).
 //!
 //! Each model asserts safety (every message received at most once, in order, dropped
 //! exactly once; loom checks the cells for data races) and progress: the waits are
@@ -28,6 +29,26 @@ fn model(f: impl Fn() + Sync + Send + 'static) {
     let mut builder = loom::model::Builder::new();
     builder.preemption_bound.get_or_insert(2);
     builder.check(f);
+}
+
+/// For the long block-list models (dozens of atomic steps per thread): one preemption.
+fn model_1(f: impl Fn() + Sync + Send + 'static) {
+    let mut builder = loom::model::Builder::new();
+    builder.preemption_bound = Some(1);
+    builder.check(f);
+}
+
+/// Receives one message from an unbounded channel by polling `try_recv` (fewer steps
+/// than `recv`'s waker registration, which other models cover); a sender that never
+/// sends leaves loom spinning, which it reports.
+fn spin_recv<T>(rx: &mut mpsc::UnboundedReceiver<T>) -> Option<T> {
+    loop {
+        match rx.try_recv() {
+            Ok(v) => return Some(v),
+            Err(TryRecvError::Disconnected) => return None,
+            Err(TryRecvError::Empty) => thread::yield_now(),
+        }
+    }
 }
 
 /// A value that counts its drops.
@@ -74,6 +95,63 @@ fn mpsc_unbounded_send_and_drop_racing_recv() {
         assert_eq!(block_on(rx.recv()), Some(1));
         assert_eq!(block_on(rx.recv()), None);
         sender.join().unwrap();
+    });
+}
+
+/// The unbounded list's blocks (2 slots each under loom): one producer sends 7 messages
+/// while the receiver takes them, so blocks fill, `block_tail` moves past them, the
+/// receiver recycles them (touching every slot, so loom checks it saw every write) and the
+/// producer reuses a recycled one. Every message arrives once, in order; the rest drop once.
+#[test]
+fn mpsc_unbounded_blocks_recycled() {
+    model_1(|| {
+        let drops = Arc::new(AtomicUsize::new(0));
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let d = drops.clone();
+        let sender = thread::spawn(move || {
+            for i in 0..7 {
+                tx.send(Tracked(i, d.clone())).unwrap();
+            }
+        });
+        for i in 0..6 {
+            let got = spin_recv(&mut rx).expect("a message");
+            assert_eq!(got.0, i, "in order");
+        }
+        sender.join().unwrap();
+        assert_eq!(drops.load(SeqCst), 6);
+        drop(rx);
+        assert_eq!(drops.load(SeqCst), 7, "the message left was dropped once");
+    });
+}
+
+/// Two producers race into the unbounded list's second block (one may grow the chain while
+/// the other moves `block_tail`, or still walk the block `block_tail` leaves): every
+/// message arrives exactly once, each producer's in order. (Kept to 3 messages: with 5,
+/// one preemption already takes minutes.)
+#[test]
+fn mpsc_unbounded_two_producers_cross_blocks() {
+    model(|| {
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let tx2 = tx.clone();
+        let a = thread::spawn(move || {
+            for i in 0..2u8 {
+                tx.send((0u8, i)).unwrap();
+            }
+        });
+        let b = thread::spawn(move || {
+            for i in 0..1u8 {
+                tx2.send((1u8, i)).unwrap();
+            }
+        });
+        let mut next = [0u8; 2];
+        for _ in 0..3 {
+            let (p, i) = spin_recv(&mut rx).expect("a message");
+            assert_eq!(i, next[p as usize], "producer {p}'s messages in order");
+            next[p as usize] += 1;
+        }
+        assert_eq!(spin_recv(&mut rx), None);
+        a.join().unwrap();
+        b.join().unwrap();
     });
 }
 

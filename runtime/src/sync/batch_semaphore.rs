@@ -1,4 +1,5 @@
-//! The fair counting semaphore under `Semaphore`, `Mutex` and `RwLock`.
+//! The fair counting semaphore under `Semaphore`, `Mutex`, `RwLock` and the bounded `mpsc`
+//! channel's capacity (one implementation for all of them).
 //!
 //! One atomic word holds `available << 2 | WAITERS | CLOSED`; a mutex guards the FIFO of
 //! waiters ([`WaitList`]). The uncontended paths touch only the word: an acquire that finds
@@ -28,7 +29,7 @@ use std::task::{Context, Poll, Waker};
 use shim::sync::atomic::{AtomicUsize, Ordering::AcqRel, Ordering::Acquire};
 use shim::sync::Mutex;
 
-use super::wait_list::{WaitList, WakeList, NIL};
+use super::wait_list::{WaitList, WakeList};
 
 const CLOSED: usize = 1;
 const WAITERS: usize = 2;
@@ -41,6 +42,7 @@ pub(crate) const MAX_PERMITS: usize = usize::MAX >> 3;
 pub(crate) struct Closed;
 
 /// Why a `try_acquire` failed.
+#[derive(Debug, PartialEq, Eq)]
 pub(crate) enum TryAcquire {
     Closed,
     NoPermits,
@@ -95,6 +97,7 @@ impl Sem {
     }
 
     /// Takes `n` permits if they are there, without waiting.
+    #[inline]
     pub(crate) fn try_acquire(&self, n: usize) -> Result<(), TryAcquire> {
         let mut cur = self.permits.load(Acquire);
         loop {
@@ -120,19 +123,17 @@ impl Sem {
         AcquireFut {
             sem: self,
             needed: n,
-            slot: NIL,
+            key: None,
             done: false,
         }
     }
 
     /// Gives back (or adds) `n` permits: to the waiters first, in order, then to the word.
+    #[inline]
     pub(crate) fn release(&self, n: usize) {
         if n == 0 {
             return;
         }
-        // Checked before any permit moves: a panic under the lock, after some waiters
-        // were granted, would drop their wakers unwoken.
-        check_add(0, n);
         let mut cur = self.permits.load(Acquire);
         while cur & WAITERS == 0 {
             check_add(cur, n);
@@ -145,6 +146,15 @@ impl Sem {
                 Err(now) => cur = now,
             }
         }
+        self.release_to_waiters(n);
+    }
+
+    /// `release` when someone waits: under the lock.
+    #[cold]
+    fn release_to_waiters(&self, n: usize) {
+        // Checked before any permit moves: a panic under the lock, after some waiters
+        // were granted, would drop their wakers unwoken.
+        check_add(0, n);
         let mut wakes = WakeList::new();
         {
             let mut list = self.waiters.lock();
@@ -158,14 +168,13 @@ impl Sem {
     fn release_locked(&self, mut n: usize, list: &mut WaitList<Need>, wakes: &mut WakeList) {
         while n > 0 {
             let Some(head) = list.front() else { break };
-            let slot = list.get_mut(head);
-            let take = slot.state.remaining.min(n);
-            slot.state.remaining -= take;
+            let need = &mut list.node(head).data;
+            let take = need.remaining.min(n);
+            need.remaining -= take;
             n -= take;
-            if slot.state.remaining == 0 {
-                slot.state.status = Status::Granted;
-                wakes.push(slot.waker.take());
-                list.unlink(head);
+            if need.remaining == 0 {
+                need.status = Status::Granted;
+                list.unlink_and_wake(head, wakes);
             }
         }
         let empty = list.is_empty();
@@ -217,12 +226,11 @@ impl Sem {
             let mut list = self.waiters.lock();
             let mut back = 0;
             while let Some(head) = list.front() {
-                let slot = list.get_mut(head);
-                back += slot.state.needed - slot.state.remaining;
-                slot.state.remaining = slot.state.needed;
-                slot.state.status = Status::Closed;
-                wakes.push(slot.waker.take());
-                list.unlink(head);
+                let need = &mut list.node(head).data;
+                back += need.needed - need.remaining;
+                need.remaining = need.needed;
+                need.status = Status::Closed;
+                list.unlink_and_wake(head, &mut wakes);
             }
             let mut cur = self.permits.load(Acquire);
             loop {
@@ -239,13 +247,36 @@ impl Sem {
         wakes.wake_all();
     }
 
-    /// The first poll of an acquire: the fast path, else queue (or succeed) under the lock.
-    fn poll_first(&self, n: usize, waker: &Waker, slot: &mut u32) -> Poll<Result<(), Closed>> {
-        match self.try_acquire(n) {
-            Ok(()) => return Poll::Ready(Ok(())),
-            Err(TryAcquire::Closed) => return Poll::Ready(Err(Closed)),
-            Err(TryAcquire::NoPermits) => {}
+    /// Polls an acquisition of `n` permits; `key` is its node in the queue once queued
+    /// (`None` before the first poll and after completion). The first poll takes the
+    /// permits with one CAS when they are there (no lock); otherwise it queues under the
+    /// lock, taking what there is on account. A queued waiter that is dropped must call
+    /// [`Sem::cancel`] with its key. Spends no coop budget (the caller's future does).
+    #[inline]
+    pub(crate) fn poll_acquire(
+        &self,
+        cx: &mut Context<'_>,
+        n: usize,
+        key: &mut Option<usize>,
+    ) -> Poll<Result<(), Closed>> {
+        match *key {
+            None => match self.try_acquire(n) {
+                Ok(()) => Poll::Ready(Ok(())),
+                Err(TryAcquire::Closed) => Poll::Ready(Err(Closed)),
+                Err(TryAcquire::NoPermits) => self.poll_enqueue(n, cx.waker(), key),
+            },
+            Some(k) => self.poll_queued(k, cx.waker(), key),
         }
+    }
+
+    /// The slow first poll: queue (or succeed) under the lock.
+    #[cold]
+    fn poll_enqueue(
+        &self,
+        n: usize,
+        waker: &Waker,
+        key: &mut Option<usize>,
+    ) -> Poll<Result<(), Closed>> {
         let mut list = self.waiters.lock();
         let mut cur = self.permits.load(Acquire);
         loop {
@@ -270,7 +301,7 @@ impl Sem {
                         remaining: n - granted,
                         status: Status::Queued,
                     };
-                    *slot = list.push_back(need, Some(waker.clone()));
+                    *key = Some(list.push_back(need, Some(waker.clone())));
                     return Poll::Pending;
                 }
                 Err(now) => cur = now,
@@ -278,36 +309,45 @@ impl Sem {
         }
     }
 
-    /// A later poll of a queued acquire.
-    fn poll_queued(&self, idx: u32, waker: &Waker) -> Poll<Result<(), Closed>> {
-        let (out, old) = {
-            let mut list = self.waiters.lock();
-            match list.get(idx).state.status {
-                Status::Queued => (Poll::Pending, list.set_waker(idx, waker)),
-                Status::Granted => (Poll::Ready(Ok(())), list.free(idx)),
-                Status::Closed => (Poll::Ready(Err(Closed)), list.free(idx)),
+    /// A later poll of a queued acquire; frees its node (clearing `key`) once it is done.
+    fn poll_queued(
+        &self,
+        k: usize,
+        waker: &Waker,
+        key: &mut Option<usize>,
+    ) -> Poll<Result<(), Closed>> {
+        let mut list = self.waiters.lock();
+        let out = match list.get(k).data.status {
+            Status::Queued => {
+                let old = list.set_waker(k, waker);
+                drop(list);
+                drop(old);
+                return Poll::Pending;
             }
+            Status::Granted => Poll::Ready(Ok(())),
+            Status::Closed => Poll::Ready(Err(Closed)),
         };
-        drop(old);
+        let node = list.remove(k);
+        drop(list);
+        drop(node);
+        *key = None;
         out
     }
 
-    /// A queued acquire's future is dropped: give back what it was granted.
-    fn cancel(&self, idx: u32) {
+    /// A queued acquire's future is dropped: give back what it was granted (to the next
+    /// waiters first), so nothing is lost.
+    pub(crate) fn cancel(&self, k: usize) {
         let mut wakes = WakeList::new();
-        let old = {
-            let mut list = self.waiters.lock();
-            let need = &list.get(idx).state;
-            let give = match need.status {
-                Status::Queued => need.needed - need.remaining,
-                Status::Granted => need.needed,
-                Status::Closed => 0,
-            };
-            let old = list.free(idx);
-            self.release_locked(give, &mut list, &mut wakes);
-            old
+        let mut list = self.waiters.lock();
+        let node = list.remove(k);
+        let give = match node.data.status {
+            Status::Queued => node.data.needed - node.data.remaining,
+            Status::Granted => node.data.needed,
+            Status::Closed => 0,
         };
-        drop(old);
+        self.release_locked(give, &mut list, &mut wakes);
+        drop(list);
+        drop(node);
         wakes.wake_all();
     }
 }
@@ -319,20 +359,28 @@ fn assert_permits(n: usize) {
     );
 }
 
+/// Panics unless `n` more permits fit beside the `cur` word's (one compare when inlined).
+#[inline]
 fn check_add(cur: usize, n: usize) {
     let have = cur >> SHIFT;
-    assert!(
-        n <= MAX_PERMITS && have + n <= MAX_PERMITS,
-        "adding {n} permits to {have} would exceed MAX_PERMITS ({MAX_PERMITS})"
-    );
+    // `have <= MAX_PERMITS` always, so the subtraction cannot wrap.
+    if n > MAX_PERMITS - have {
+        too_many_permits(have, n);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn too_many_permits(have: usize, n: usize) -> ! {
+    panic!("adding {n} permits to {have} would exceed MAX_PERMITS ({MAX_PERMITS})")
 }
 
 /// The future of [`Sem::acquire`]. Dropping it gives back whatever it was granted.
 pub(crate) struct AcquireFut<'a> {
     sem: &'a Sem,
     needed: usize,
-    /// Our slot in the queue, or NIL while not queued.
-    slot: u32,
+    /// Our node in the queue while queued.
+    key: Option<usize>,
     done: bool,
 }
 
@@ -343,24 +391,17 @@ impl Future for AcquireFut<'_> {
         let this = &mut *self;
         assert!(!this.done, "acquire future polled after completion");
         std::task::ready!(super::poll_budget(cx));
-        let out = if this.slot == NIL {
-            this.sem.poll_first(this.needed, cx.waker(), &mut this.slot)
-        } else {
-            this.sem.poll_queued(this.slot, cx.waker())
-        };
-        if out.is_ready() {
-            this.slot = NIL;
-            this.done = true;
-            super::spend_budget(cx);
-        }
-        out
+        let out = std::task::ready!(this.sem.poll_acquire(cx, this.needed, &mut this.key));
+        this.done = true;
+        super::spend_budget(cx);
+        Poll::Ready(out)
     }
 }
 
 impl Drop for AcquireFut<'_> {
     fn drop(&mut self) {
-        if self.slot != NIL {
-            self.sem.cancel(self.slot);
+        if let Some(k) = self.key.take() {
+            self.sem.cancel(k);
         }
     }
 }

@@ -31,7 +31,8 @@ use shim::sync::atomic::{
 };
 use shim::sync::{Arc, Mutex, RwLock};
 
-use crate::sync::waiters::{notify_all, poll_budget, spend_budget, WaitList, Waiter, WakeList};
+use crate::sync::wait_list::{notify_all, WaitList, Waiter, WakeList};
+use crate::sync::{poll_budget, spend_budget};
 
 pub mod error;
 
@@ -402,15 +403,7 @@ impl<T: Clone> Receiver<T> {
         }
         let mut old = None;
         if let Some((cx, key)) = register {
-            match *key {
-                Some(k) => {
-                    old = tail.waiters.set_waker(k, cx.waker());
-                    if !tail.waiters.is_linked(k) {
-                        tail.waiters.link_back(k);
-                    }
-                }
-                None => *key = Some(tail.waiters.push_back(cx.waker().clone(), ())),
-            }
+            old = tail.waiters.register(key, cx.waker());
         }
         drop(tail);
         drop(old);

@@ -27,7 +27,6 @@ pub mod oneshot;
 mod rwlock;
 mod semaphore;
 mod wait_list;
-mod waiters;
 pub mod watch;
 
 pub use barrier::{Barrier, BarrierWaitResult};
@@ -47,7 +46,9 @@ pub use semaphore::{
 use std::task::{Context, Poll};
 
 /// Ready when the task has cooperative budget left (spending none); otherwise wakes the
-/// task and returns `Pending`, so a wait that would complete yields first.
+/// task and returns `Pending`, so a wait that would complete yields first. Every wait in
+/// this module calls it before completing, then [`spend_budget`].
+#[inline]
 fn poll_budget(cx: &mut Context<'_>) -> Poll<()> {
     if crate::coop::has_budget_remaining() {
         Poll::Ready(())
@@ -58,6 +59,7 @@ fn poll_budget(cx: &mut Context<'_>) -> Poll<()> {
 }
 
 /// Spends one unit of budget for a wait that completed (after `poll_budget` said Ready).
+#[inline]
 fn spend_budget(cx: &mut Context<'_>) {
     let _ = crate::coop::poll_proceed(cx);
 }

@@ -29,7 +29,7 @@ use std::task::{Context, Poll, Waker};
 use shim::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use shim::sync::Mutex;
 
-use super::wait_list::{WaitList, WakeList, NIL};
+use super::wait_list::{WaitList, WakeList};
 
 const EMPTY: usize = 0;
 const WAITING: usize = 1;
@@ -100,8 +100,8 @@ pub struct OwnedNotified {
 struct Waiter {
     /// `notify_waiters` calls seen when created.
     calls: usize,
-    /// Our queue slot once queued, else NIL.
-    slot: u32,
+    /// Our queue node once queued.
+    slot: Option<usize>,
     done: bool,
 }
 
@@ -184,7 +184,7 @@ impl Notify {
     fn waiter(&self) -> Waiter {
         Waiter {
             calls: self.state.load(SeqCst) / CALL,
-            slot: NIL,
+            slot: None,
             done: false,
         }
     }
@@ -256,9 +256,8 @@ impl Notify {
             Strategy::Lifo => list.back(),
         }
         .expect("WAITING with an empty queue");
-        let slot = list.get_mut(idx);
-        slot.state = Got::One(strategy);
-        let waker = slot.waker.take();
+        list.node(idx).data = Got::One(strategy);
+        let waker = list.take_waker(idx);
         list.unlink(idx);
         if list.is_empty() {
             self.set_empty_locked();
@@ -305,10 +304,8 @@ impl Notify {
                 return;
             }
             while let Some(idx) = list.front() {
-                let slot = list.get_mut(idx);
-                slot.state = Got::All;
-                wakes.push(slot.waker.take());
-                list.unlink(idx);
+                list.node(idx).data = Got::All;
+                list.unlink_and_wake(idx, &mut wakes);
             }
             // Under the lock, WAITING: nobody else changes the word now.
             self.state.store((cur & !STATE) + CALL, SeqCst);
@@ -374,7 +371,7 @@ impl Waiter {
         if self.done {
             return true;
         }
-        if self.slot == NIL {
+        let Some(slot) = self.slot else {
             let mut cur = n.state.load(SeqCst);
             loop {
                 if cur / CALL != self.calls {
@@ -416,19 +413,21 @@ impl Waiter {
                     Err(now) => cur = now,
                 }
             }
-            self.slot = list.push_back(Got::Nothing, waker.cloned());
+            self.slot = Some(list.push_back(Got::Nothing, waker.cloned()));
             return false;
-        }
+        };
         let old = {
             let mut list = n.waiters.lock();
-            if list.get(self.slot).state == Got::Nothing {
+            if list.get(slot).data == Got::Nothing {
                 match waker {
-                    Some(w) => list.set_waker(self.slot, w),
+                    Some(w) => list.set_waker(slot, w),
                     None => None,
                 }
             } else {
-                let old = list.free(self.slot);
-                self.slot = NIL;
+                // The node's data is `Copy`: only its waker must leave the lock to drop.
+                let old = list.take_waker(slot);
+                list.remove(slot);
+                self.slot = None;
                 self.done = true;
                 old
             }
@@ -453,14 +452,13 @@ impl Waiter {
 
     /// The future is dropped: leave the queue, passing on a single notification we got.
     fn cancel(&mut self, n: &Notify) {
-        if self.slot == NIL {
+        let Some(slot) = self.slot.take() else {
             return;
-        }
+        };
         let (old, forward) = {
             let mut list = n.waiters.lock();
-            let got = list.get(self.slot).state;
-            let old = list.free(self.slot);
-            self.slot = NIL;
+            let old = list.remove(slot);
+            let got = old.data;
             let forward = match got {
                 Got::Nothing => {
                     if list.is_empty() {

@@ -1,183 +1,349 @@
-//! The waiter queue shared by the semaphore (and so `Mutex`/`RwLock`) and `Notify`.
+//! The one waiter queue of `runtime::sync`: every primitive that makes a task wait (the
+//! semaphore under `Semaphore`/`Mutex`/`RwLock` and the bounded `mpsc` capacity, `Notify`,
+//! `watch`, `broadcast`, `mpsc`'s `closed`) parks its waiters here.
 //!
-//! A FIFO of waiters kept in a slab: a `Vec` of slots, linked into a doubly linked list by
-//! `u32` indices, plus a free list threaded through the unused slots. A waiting future
-//! holds only its slot's index. The slab grows to the largest number of simultaneous
-//! waiters and is reused afterwards, so a wait allocates nothing in the steady state, and
-//! there is no `unsafe` here (an intrusive list of pinned nodes would need it for no gain
-//! in the uncontended case, which never queues).
+//! A FIFO of waiter nodes kept in a slab: a `Vec` of slots, linked into a doubly linked list
+//! by indices (the *keys*), plus a free list threaded through the unused slots. A waiting
+//! future holds only its key. The slab grows to the largest number of simultaneous waiters
+//! and is reused afterwards, so after warm-up a wait allocates nothing, and the list has no
+//! `unsafe` (an intrusive list of pinned nodes would need it for no gain in the
+//! uncontended case, which never queues).
 //!
-//! Invariants (the list lives behind its primitive's mutex, so they hold between locks):
+//! Invariants (the list lives behind its owner's mutex, so they hold between locks):
 //! - A slot is in exactly one of three places: linked in the queue, allocated but unlinked
 //!   (its waiter was served and has not looked yet), or on the free list.
-//! - Only the future that allocated a slot frees it ([`WaitList::free`]); a notifier only
-//!   unlinks. So an index held by a future always names that future's slot (no ABA).
-//! - Wakers taken out of slots are returned to the caller, who wakes or drops them after
-//!   releasing the lock ([`WakeList`]).
+//! - Only the future that allocated a node frees it ([`WaitList::remove`]); a notifier only
+//!   unlinks. So a key held by a future always names that future's node (no ABA); a key
+//!   used after its node was freed panics.
+//! - `head` and `tail` are `NIL` together, exactly when nothing is linked.
+//! - Wakers leave the list only by value ([`WaitList::set_waker`]'s old waker,
+//!   [`WaitList::take_waker`], [`WaitList::remove`]'s node, [`WaitList::take_all`]), so a
+//!   caller wakes or drops them after releasing the lock ([`WakeList`]).
+//!
+//! Also here: [`Waiter`] and [`notify_all`], the "wake me when something changes" wait that
+//! `watch`, `broadcast` and `mpsc` build their `changed`/`closed` futures on.
 
-use std::task::Waker;
+use std::mem::MaybeUninit;
+use std::task::{Context, Poll, Waker};
 
-/// "No slot".
-pub(crate) const NIL: u32 = u32::MAX;
+use shim::sync::Mutex;
 
-/// One waiter: its waker, the primitive's per-waiter state, and its links.
-pub(crate) struct Slot<S> {
-    pub(crate) waker: Option<Waker>,
-    pub(crate) state: S,
-    prev: u32,
-    next: u32,
+/// "No node".
+const NIL: usize = usize::MAX;
+
+/// One waiter: its waker, the owner's per-waiter state, and its links.
+pub(crate) struct Node<D> {
+    waker: Option<Waker>,
+    prev: usize,
+    next: usize,
     linked: bool,
+    /// What the owner of the list keeps per waiter.
+    pub(crate) data: D,
+}
+
+enum Slot<D> {
+    Used(Node<D>),
+    /// On the free list; the next free slot.
+    Free(usize),
 }
 
 /// The queue of waiters (see the module doc).
-pub(crate) struct WaitList<S> {
-    slots: Vec<Slot<S>>,
-    head: u32,
-    tail: u32,
-    free: u32,
+pub(crate) struct WaitList<D> {
+    slots: Vec<Slot<D>>,
+    free: usize,
+    head: usize,
+    tail: usize,
 }
 
-impl<S> WaitList<S> {
-    pub(crate) const fn new() -> Self {
+impl<D> WaitList<D> {
+    pub(crate) const fn new() -> WaitList<D> {
         WaitList {
             slots: Vec::new(),
+            free: NIL,
             head: NIL,
             tail: NIL,
-            free: NIL,
         }
     }
 
+    /// True when no node is linked.
     pub(crate) fn is_empty(&self) -> bool {
         self.head == NIL
     }
 
-    pub(crate) fn front(&self) -> Option<u32> {
+    /// The first (oldest) linked node's key.
+    pub(crate) fn front(&self) -> Option<usize> {
         (self.head != NIL).then_some(self.head)
     }
 
-    pub(crate) fn back(&self) -> Option<u32> {
+    /// The last (newest) linked node's key.
+    pub(crate) fn back(&self) -> Option<usize> {
         (self.tail != NIL).then_some(self.tail)
     }
 
-    pub(crate) fn get(&self, idx: u32) -> &Slot<S> {
-        &self.slots[idx as usize]
-    }
-
-    pub(crate) fn get_mut(&mut self, idx: u32) -> &mut Slot<S> {
-        &mut self.slots[idx as usize]
-    }
-
-    /// Allocates a slot and links it at the back of the queue; returns its index.
-    pub(crate) fn push_back(&mut self, state: S, waker: Option<Waker>) -> u32 {
-        let slot = Slot {
+    /// Allocates a node holding `data` and `waker` and links it at the back. Returns its key.
+    pub(crate) fn push_back(&mut self, data: D, waker: Option<Waker>) -> usize {
+        let node = Node {
             waker,
-            state,
-            prev: self.tail,
+            prev: NIL,
             next: NIL,
-            linked: true,
+            linked: false,
+            data,
         };
-        let idx = if self.free != NIL {
-            let idx = self.free;
-            self.free = self.slots[idx as usize].next;
-            let old = std::mem::replace(&mut self.slots[idx as usize], slot);
-            debug_assert!(old.waker.is_none(), "a free slot holds no waker");
-            idx
+        let key = if self.free != NIL {
+            let key = self.free;
+            match std::mem::replace(&mut self.slots[key], Slot::Used(node)) {
+                Slot::Free(next) => self.free = next,
+                Slot::Used(_) => unreachable!("the free list points at a used slot"),
+            }
+            key
         } else {
-            assert!(self.slots.len() < NIL as usize, "too many waiters");
-            self.slots.push(slot);
-            (self.slots.len() - 1) as u32
+            assert!(self.slots.len() < NIL, "too many waiters");
+            self.slots.push(Slot::Used(node));
+            self.slots.len() - 1
         };
-        if self.tail == NIL {
-            self.head = idx;
-        } else {
-            self.slots[self.tail as usize].next = idx;
-        }
-        self.tail = idx;
-        idx
+        self.link_back(key);
+        key
     }
 
-    /// Unlinks slot `idx` from the queue (it stays allocated to its waiter).
-    pub(crate) fn unlink(&mut self, idx: u32) {
-        let (prev, next) = {
-            let s = &mut self.slots[idx as usize];
-            debug_assert!(s.linked);
-            s.linked = false;
-            (
-                std::mem::replace(&mut s.prev, NIL),
-                std::mem::replace(&mut s.next, NIL),
-            )
-        };
+    /// The node named by `key`. Panics if `key` is not in use.
+    pub(crate) fn node(&mut self, key: usize) -> &mut Node<D> {
+        match &mut self.slots[key] {
+            Slot::Used(n) => n,
+            Slot::Free(_) => panic!("wait list key {key} is not in use"),
+        }
+    }
+
+    /// The node named by `key`, shared. Panics if `key` is not in use.
+    pub(crate) fn get(&self, key: usize) -> &Node<D> {
+        match &self.slots[key] {
+            Slot::Used(n) => n,
+            Slot::Free(_) => panic!("wait list key {key} is not in use"),
+        }
+    }
+
+    /// Links an unlinked node at the back (a waiter that waits again).
+    pub(crate) fn link_back(&mut self, key: usize) {
+        let tail = self.tail;
+        let n = self.node(key);
+        debug_assert!(!n.linked, "wait list node linked twice");
+        n.linked = true;
+        n.prev = tail;
+        n.next = NIL;
+        if tail == NIL {
+            self.head = key;
+        } else {
+            self.node(tail).next = key;
+        }
+        self.tail = key;
+    }
+
+    /// Unlinks a node (if linked); it stays allocated to its waiter.
+    pub(crate) fn unlink(&mut self, key: usize) {
+        let n = self.node(key);
+        if !n.linked {
+            return;
+        }
+        n.linked = false;
+        let (prev, next) = (n.prev, n.next);
+        n.prev = NIL;
+        n.next = NIL;
         if prev == NIL {
             self.head = next;
         } else {
-            self.slots[prev as usize].next = next;
+            self.node(prev).next = next;
         }
         if next == NIL {
             self.tail = prev;
         } else {
-            self.slots[next as usize].prev = prev;
+            self.node(next).prev = prev;
         }
     }
 
-    /// Frees slot `idx` (unlinking it if it is still queued). Returns its waker, which the
-    /// caller drops after releasing the lock.
-    pub(crate) fn free(&mut self, idx: u32) -> Option<Waker> {
-        if self.slots[idx as usize].linked {
-            self.unlink(idx);
-        }
-        let s = &mut self.slots[idx as usize];
-        s.next = self.free;
-        self.free = idx;
-        s.waker.take()
+    /// Unlinks `key` and moves its waker into `wakers` (a waiter served under the lock).
+    #[inline]
+    pub(crate) fn unlink_and_wake(&mut self, key: usize, wakers: &mut WakeList) {
+        self.unlink(key);
+        wakers.push(self.take_waker(key));
     }
 
-    /// Sets slot `idx`'s waker to `waker` unless it already wakes the same task; returns
-    /// the replaced waker (to be dropped after the lock).
-    pub(crate) fn set_waker(&mut self, idx: u32, waker: &Waker) -> Option<Waker> {
-        let s = &mut self.slots[idx as usize];
-        match &s.waker {
+    /// Unlinks and frees a node, returning it (drop it, and so its waker, after releasing
+    /// the lock).
+    pub(crate) fn remove(&mut self, key: usize) -> Node<D> {
+        self.unlink(key);
+        match std::mem::replace(&mut self.slots[key], Slot::Free(self.free)) {
+            Slot::Used(n) => {
+                self.free = key;
+                n
+            }
+            Slot::Free(_) => panic!("wait list key {key} removed twice"),
+        }
+    }
+
+    pub(crate) fn is_linked(&self, key: usize) -> bool {
+        self.get(key).linked
+    }
+
+    /// Stores `waker` in the node unless it already wakes the same task; returns the
+    /// replaced waker (drop it after releasing the lock).
+    pub(crate) fn set_waker(&mut self, key: usize, waker: &Waker) -> Option<Waker> {
+        let n = self.node(key);
+        match &n.waker {
             Some(w) if w.will_wake(waker) => None,
-            _ => s.waker.replace(waker.clone()),
+            _ => n.waker.replace(waker.clone()),
+        }
+    }
+
+    pub(crate) fn take_waker(&mut self, key: usize) -> Option<Waker> {
+        self.node(key).waker.take()
+    }
+
+    /// Unlinks every node, moving their wakers into `wakers`.
+    pub(crate) fn take_all(&mut self, wakers: &mut WakeList) {
+        while let Some(key) = self.front() {
+            self.unlink_and_wake(key, wakers);
         }
     }
 }
 
-/// Wakers collected under a lock, woken after it is released. Holds a few inline and
-/// spills into a `Vec` only beyond that.
+impl<D: Default> WaitList<D> {
+    /// Queues the waiter whose key is in `key` with `waker`: a new node (with default data)
+    /// if it has none, else its node with the waker refreshed and linked again if a
+    /// notifier unlinked it. Returns the replaced waker (drop it after the lock).
+    pub(crate) fn register(&mut self, key: &mut Option<usize>, waker: &Waker) -> Option<Waker> {
+        match *key {
+            Some(k) => {
+                let old = self.set_waker(k, waker);
+                if !self.is_linked(k) {
+                    self.link_back(k);
+                }
+                old
+            }
+            None => {
+                *key = Some(self.push_back(D::default(), Some(waker.clone())));
+                None
+            }
+        }
+    }
+}
+
+impl<D> Default for WaitList<D> {
+    fn default() -> Self {
+        WaitList::new()
+    }
+}
+
+/// Wakers collected under a lock, woken (and dropped) once it is released. Up to 32 need
+/// no allocation, and creating or dropping an empty one touches none of the 32 (they are
+/// uninitialised until pushed: this sits on every contended release's path).
 pub(crate) struct WakeList {
-    inline: [Option<Waker>; 8],
+    /// `inline[..len]` are initialised.
+    inline: [MaybeUninit<Waker>; 32],
     len: usize,
     spill: Vec<Waker>,
 }
 
 impl WakeList {
-    pub(crate) const fn new() -> Self {
+    #[inline]
+    pub(crate) fn new() -> WakeList {
         WakeList {
-            inline: [None, None, None, None, None, None, None, None],
+            inline: [const { MaybeUninit::uninit() }; 32],
             len: 0,
             spill: Vec::new(),
         }
     }
 
+    /// Keeps `waker` (if any) for [`WakeList::wake_all`].
+    #[inline]
     pub(crate) fn push(&mut self, waker: Option<Waker>) {
         let Some(waker) = waker else { return };
         if self.len < self.inline.len() {
-            self.inline[self.len] = Some(waker);
+            self.inline[self.len].write(waker);
             self.len += 1;
         } else {
             self.spill.push(waker);
         }
     }
 
-    /// Wakes every waker (call with no lock held).
+    /// Wakes every collected waker, in the order they were pushed. Call with no lock held.
+    #[inline]
     pub(crate) fn wake_all(mut self) {
-        for w in self.inline[..self.len].iter_mut() {
-            if let Some(w) = w.take() {
-                w.wake();
-            }
+        // Zeroed first, so `Drop` skips them (a panicking wake leaks the rest, no more).
+        let len = std::mem::take(&mut self.len);
+        for w in &self.inline[..len] {
+            // SAFETY: `inline[..len]` were initialised by `push`; each is read once, and
+            // `len` is 0 now, so `Drop` will not read them again.
+            unsafe { w.assume_init_read() }.wake();
         }
         for w in self.spill.drain(..) {
             w.wake();
         }
+    }
+}
+
+impl Drop for WakeList {
+    fn drop(&mut self) {
+        for w in &mut self.inline[..self.len] {
+            // SAFETY: `inline[..len]` are initialised and not read elsewhere (`wake_all`
+            // zeroes `len` before reading them).
+            unsafe { w.assume_init_drop() };
+        }
+    }
+}
+
+/// Wakes (outside the lock) every waiter linked on `list`.
+pub(crate) fn notify_all(list: &Mutex<WaitList<()>>) {
+    let mut wakers = WakeList::new();
+    list.lock().take_all(&mut wakers);
+    wakers.wake_all();
+}
+
+/// A future's place on a [`WaitList`] of "wake me when something changes" waiters
+/// (notified all at once by [`notify_all`]). Dropping it takes the node back.
+pub(crate) struct Waiter<'a> {
+    list: &'a Mutex<WaitList<()>>,
+    key: Option<usize>,
+}
+
+impl<'a> Waiter<'a> {
+    pub(crate) fn new(list: &'a Mutex<WaitList<()>>) -> Waiter<'a> {
+        Waiter { list, key: None }
+    }
+
+    /// Ready once `ready()` holds; otherwise (re)links this waiter with the task's waker.
+    /// `ready` is checked again under the list's lock, so a notifier that changes the state
+    /// and then calls [`notify_all`] cannot slip between the check and the registration.
+    pub(crate) fn poll_until(
+        &mut self,
+        cx: &mut Context<'_>,
+        ready: impl Fn() -> bool,
+    ) -> Poll<()> {
+        if ready() {
+            self.forget();
+            return Poll::Ready(());
+        }
+        let mut list = self.list.lock();
+        if ready() {
+            let node = self.key.take().map(|k| list.remove(k));
+            drop(list);
+            drop(node);
+            return Poll::Ready(());
+        }
+        let old = list.register(&mut self.key, cx.waker());
+        drop(list);
+        drop(old);
+        Poll::Pending
+    }
+
+    fn forget(&mut self) {
+        if let Some(k) = self.key.take() {
+            let node = self.list.lock().remove(k);
+            drop(node);
+        }
+    }
+}
+
+impl Drop for Waiter<'_> {
+    fn drop(&mut self) {
+        self.forget();
     }
 }

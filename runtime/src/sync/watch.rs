@@ -12,7 +12,7 @@
 //! - A change is published by bumping the version (Release) and then waking every receiver
 //!   on the list (the lock of the list, woken after it is released). A waiting receiver
 //!   checks the version again under that same lock before it sleeps, so no change is missed
-//!   (`waiters::Waiter`). Closing (the last sender's drop) works the same way.
+//!   (`wait_list::Waiter`). Closing (the last sender's drop) works the same way.
 //! - Receivers wait for `receiver_count` reaching 0 in `Sender::closed()` the same way.
 //!
 //! Every wait that completes ready spends one unit of the task's cooperative budget.
@@ -27,7 +27,8 @@ use shim::sync::atomic::{
 };
 use shim::sync::{Arc, Mutex, RwLock, RwLockReadGuard};
 
-use crate::sync::waiters::{notify_all, poll_budget, spend_budget, WaitList, Waiter};
+use crate::sync::wait_list::{notify_all, WaitList, Waiter};
+use crate::sync::{poll_budget, spend_budget};
 
 const CLOSED: usize = 1;
 const STEP: usize = 2;

@@ -13,7 +13,7 @@ use super::chan::Chan;
 use super::error::{SendError, TryRecvError, TrySendError};
 use super::permit::{OwnedPermit, Permit, PermitIterator};
 use super::semaphore::{Bounded, TryAcquireError, MAX_PERMITS};
-use crate::sync::waiters::{poll_budget, spend_budget};
+use crate::sync::{poll_budget, spend_budget};
 
 pub(super) type BChan<T> = Chan<T, Bounded>;
 
@@ -97,17 +97,8 @@ impl Future for Acquire<'_> {
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), ()>> {
         std::task::ready!(poll_budget(cx));
         let this = &mut *self;
-        if this.key.is_none() {
-            // Fast path: one CAS, no lock, when there is room and nobody waits ahead.
-            match this.sem.try_acquire(this.n) {
-                Ok(()) => {
-                    spend_budget(cx);
-                    return Poll::Ready(Ok(()));
-                }
-                Err(TryAcquireError::Closed) => return Poll::Ready(Err(())),
-                Err(TryAcquireError::NoPermits) => {}
-            }
-        }
+        // The first poll takes the permits with one CAS, no lock, when there is room and
+        // nobody waits ahead; otherwise it queues.
         let out = std::task::ready!(this.sem.poll_acquire(cx, this.n, &mut this.key));
         spend_budget(cx);
         Poll::Ready(out)

@@ -28,7 +28,8 @@ use super::list::List;
 use super::ring::Ring;
 use super::semaphore::{Bounded, Unbounded};
 use crate::sync::atomic_waker::AtomicWaker;
-use crate::sync::waiters::{notify_all, poll_budget, spend_budget, WaitList, Waiter};
+use crate::sync::wait_list::{notify_all, WaitList, Waiter};
+use crate::sync::{poll_budget, spend_budget};
 
 /// What one look at the queue found.
 pub(crate) enum Pop<T> {

@@ -1,89 +1,282 @@
-//! The unbounded channel's queue: an intrusive-free linked list of nodes, many producers and
-//! one consumer (after Vyukov's MPSC queue).
+//! The unbounded channel's queue: a linked list of blocks of `BLOCK` slots, many producers
+//! and one consumer, whose blocks are recycled, so the steady state allocates nothing.
 //!
-//! `tail` points at the newest node; producers append with one `swap` on it and then link
-//! the previous tail's `next` to their node (Release). The consumer owns `head`, a stub node
-//! whose `next` is the oldest message: it follows `next` (Acquire), takes the value, frees the
-//! old stub and makes the message's node the new stub. Between a producer's swap and its link
-//! the list looks cut; the consumer reads that as [`Pop::Busy`] (`tail != head`).
+//! Message `i` (counted from 0) lives in slot `i % BLOCK` of the block whose `start` is
+//! `i - i % BLOCK`. The blocks form one chain, oldest first.
 //!
-//! One allocation per message (the unbounded channel gives no backpressure, so it has no
-//! fixed ring to reuse). Every message is dropped once: by the consumer, or by `Drop`, which
-//! walks the list from the stub.
+//! - Send: claim an index with one `fetch_add` on `tail_pos`, find its block by walking
+//!   `next` from `block_tail` (appending a block when the chain ends there), write the slot,
+//!   then set the slot's bit in the block's `ready` word (Release).
+//! - `block_tail` (where producers start walking) moves past a block only once every slot
+//!   of that block is written, so no producer ever needs a block behind it. The producer
+//!   that moves it marks the old block `RELEASED`, recording `tail_pos` as it stood just
+//!   after the move (`observed_tail`): producers whose index is below that may still be
+//!   walking through the block; those above it started from the new `block_tail`.
+//! - Receive (the one consumer owns `head` and `index`): move `head` along `next` to the
+//!   block of `index`; if the slot's `ready` bit is set (Acquire), take the value. A claimed
+//!   slot not yet written is [`Pop::Busy`]; nothing claimed is [`Pop::Empty`].
+//! - Recycle: a block the consumer has left behind is reusable once it is `RELEASED` and the
+//!   consumer has taken every message below its `observed_tail` (so every producer that
+//!   could be walking through it has written its slot and left). The consumer resets it
+//!   and appends it at the end of the chain (a few tries, as the chain may grow meanwhile;
+//!   else it frees it). A producer that grew the chain in vain appends its block further on.
+//!
+//! Ordering: `tail_pos`'s `fetch_add`, the `block_tail` move and the `observed_tail` read are
+//! SeqCst, so a producer whose claim is above `observed_tail` sees the new `block_tail` (the
+//! pair is a store-buffering pattern; Release/Acquire would not order it). A block is
+//! published (appended) with a Release CAS after its `start` is set; walkers read `next` with
+//! Acquire. The consumer touches every slot through `with_mut` before reusing or freeing a
+//! block, so loom checks that it sees every producer's write.
+//!
+//! Every message is dropped once: by the consumer, or by `Drop`, which walks the chain.
 
+use std::mem::MaybeUninit;
 use std::ptr;
 
 use crossbeam_utils::CachePadded;
 use shim::cell::UnsafeCell;
 use shim::sync::atomic::{
-    AtomicPtr,
-    Ordering::{AcqRel, Acquire, Relaxed, Release},
+    AtomicPtr, AtomicUsize,
+    Ordering::{AcqRel, Acquire, Relaxed, Release, SeqCst},
 };
 
 use super::chan::{Pop, Queue};
 
-struct Node<T> {
-    next: AtomicPtr<Node<T>>,
-    value: UnsafeCell<Option<T>>,
+/// Slots per block. Small under loom so that a model crosses blocks and recycles them.
+#[cfg(not(loom))]
+const BLOCK: usize = if usize::BITS >= 64 { 32 } else { 16 };
+#[cfg(loom)]
+const BLOCK: usize = 2;
+
+/// In `ready`: every producer is done with the block (`block_tail` moved past it).
+const RELEASED: usize = 1 << BLOCK;
+/// `ready` with every slot written.
+const ALL_READY: usize = RELEASED - 1;
+/// How many times the consumer tries to append a recycled block before freeing it.
+const RECYCLE_TRIES: usize = 3;
+
+struct Block<T> {
+    /// The index of slot 0. Set while the block is private (new, or being recycled),
+    /// before it is published by the Release CAS that links it.
+    start: AtomicUsize,
+    next: AtomicPtr<Block<T>>,
+    /// Bit `i`: slot `i` is written. `RELEASED`: see the module doc.
+    ready: AtomicUsize,
+    /// `tail_pos` just after `block_tail` moved past this block (valid once `RELEASED`).
+    observed_tail: UnsafeCell<usize>,
+    slots: [UnsafeCell<MaybeUninit<T>>; BLOCK],
 }
 
-impl<T> Node<T> {
-    fn alloc(value: Option<T>) -> *mut Node<T> {
-        Box::into_raw(Box::new(Node {
+impl<T> Block<T> {
+    fn alloc(start: usize) -> *mut Block<T> {
+        Box::into_raw(Box::new(Block {
+            start: AtomicUsize::new(start),
             next: AtomicPtr::new(ptr::null_mut()),
-            value: UnsafeCell::new(value),
+            ready: AtomicUsize::new(0),
+            observed_tail: UnsafeCell::new(0),
+            slots: std::array::from_fn(|_| UnsafeCell::new(MaybeUninit::uninit())),
         }))
+    }
+
+    fn start(&self) -> usize {
+        // Relaxed: `start` was set before the block was published, and every reader reached
+        // it through an Acquire load of the pointer that published it.
+        self.start.load(Relaxed)
     }
 }
 
 pub(crate) struct List<T> {
-    tail: CachePadded<AtomicPtr<Node<T>>>,
-    /// The stub (consumer only).
-    head: CachePadded<UnsafeCell<*mut Node<T>>>,
+    /// The next index to claim (producers).
+    tail_pos: CachePadded<AtomicUsize>,
+    /// The block producers start walking from.
+    block_tail: CachePadded<AtomicPtr<Block<T>>>,
+    /// The consumer's state.
+    rx: CachePadded<UnsafeCell<Rx<T>>>,
+}
+
+struct Rx<T> {
+    /// The block of `index`, or the block before it if that one is not linked yet.
+    head: *mut Block<T>,
+    /// The next message's index.
+    index: usize,
+    /// The oldest block not yet recycled (all blocks from here to `head` are behind).
+    free_head: *mut Block<T>,
 }
 
 impl<T> List<T> {
     pub(crate) fn new() -> List<T> {
-        let stub = Node::alloc(None);
+        let first = Block::alloc(0);
         List {
-            tail: CachePadded::new(AtomicPtr::new(stub)),
-            head: CachePadded::new(UnsafeCell::new(stub)),
+            tail_pos: CachePadded::new(AtomicUsize::new(0)),
+            block_tail: CachePadded::new(AtomicPtr::new(first)),
+            rx: CachePadded::new(UnsafeCell::new(Rx {
+                head: first,
+                index: 0,
+                free_head: first,
+            })),
+        }
+    }
+
+    /// The block holding index `start` (a block start), appending blocks as needed. Moves
+    /// `block_tail` past blocks it walks through that are fully written.
+    fn find_block(&self, start: usize, offset: usize) -> *mut Block<T> {
+        // SeqCst: see the module doc (the load after our claim, against a move's CAS and
+        // `tail_pos` read).
+        let mut cur = self.block_tail.load(SeqCst);
+        // SAFETY (for every dereference below): a block reachable from `block_tail` is not
+        // recycled while we walk: our claim is not written yet, so the consumer has not
+        // passed it, and a block is recycled only when every claim below its
+        // `observed_tail` (which includes ours, see the module doc) has been consumed.
+        let first = unsafe { &*cur }.start();
+        debug_assert!(first <= start, "block_tail moved past an unwritten slot");
+        // Only a producer well past the tail block tries to move `block_tail` (most
+        // producers find their block at the tail and do no bookkeeping).
+        let mut try_move = (start - first) / BLOCK > offset;
+        loop {
+            let block = unsafe { &*cur };
+            if block.start() == start {
+                return cur;
+            }
+            let mut next = block.next.load(Acquire);
+            if next.is_null() {
+                next = self.grow(block);
+            }
+            try_move &= block.ready.load(Acquire) & ALL_READY == ALL_READY;
+            if try_move {
+                match self.block_tail.compare_exchange(cur, next, SeqCst, SeqCst) {
+                    Ok(_) => {
+                        let observed = self.tail_pos.load(SeqCst);
+                        // SAFETY: only the producer whose CAS moved `block_tail` past this
+                        // block writes `observed_tail`, before it sets RELEASED (Release);
+                        // the consumer reads it after seeing RELEASED (Acquire).
+                        block.observed_tail.with_mut(|o| unsafe { *o = observed });
+                        block.ready.fetch_or(RELEASED, Release);
+                    }
+                    Err(_) => try_move = false,
+                }
+            }
+            cur = next;
+        }
+    }
+
+    /// Appends a new block after `block` (whose `next` was null); returns `block`'s next,
+    /// ours or the one that won the race (ours then goes further down the chain).
+    #[cold]
+    fn grow(&self, block: &Block<T>) -> *mut Block<T> {
+        let new = Block::alloc(block.start() + BLOCK);
+        match block
+            .next
+            .compare_exchange(ptr::null_mut(), new, AcqRel, Acquire)
+        {
+            Ok(_) => new,
+            Err(winner) => {
+                // SAFETY: `new` is ours (unpublished); `winner` is ahead of our claim, so
+                // not recycled while we hold it (see `find_block`).
+                unsafe { self.append(winner, new, usize::MAX) };
+                winner
+            }
+        }
+    }
+
+    /// Links the private block `new` at the end of the chain, starting the search at
+    /// `cur`; gives up after `tries` lost races and frees it. Returns whether it was linked.
+    ///
+    /// # Safety
+    /// `new` is private to the caller; `cur` is not recycled meanwhile.
+    unsafe fn append(&self, mut cur: *mut Block<T>, new: *mut Block<T>, tries: usize) -> bool {
+        for _ in 0..tries {
+            // SAFETY: as the caller promises; every later `cur` is further down the chain.
+            let block = unsafe { &*cur };
+            // SAFETY: `new` is private until the CAS publishes it (Release).
+            unsafe { &*new }.start.store(block.start() + BLOCK, Relaxed);
+            match block
+                .next
+                .compare_exchange(ptr::null_mut(), new, AcqRel, Acquire)
+            {
+                Ok(_) => return true,
+                Err(next) => cur = next,
+            }
+        }
+        // SAFETY: never published; allocated by `Block::alloc`; its slots hold no value.
+        drop(unsafe { Box::from_raw(new) });
+        false
+    }
+
+    /// Recycles the blocks behind `rx.head` that no producer can still be walking through.
+    ///
+    /// # Safety
+    /// Called by the one consumer.
+    unsafe fn reclaim(&self, rx: &mut Rx<T>) {
+        while rx.free_head != rx.head {
+            // SAFETY: blocks behind `head` are only touched by the consumer and by
+            // producers that, per `RELEASED`/`observed_tail`, are done once we pass here.
+            let block = unsafe { &*rx.free_head };
+            let ready = block.ready.load(Acquire);
+            if ready & RELEASED == 0 {
+                return;
+            }
+            // SAFETY: written before RELEASED, which we saw with Acquire.
+            let observed = block.observed_tail.with(|o| unsafe { *o });
+            if observed > rx.index {
+                return;
+            }
+            // Not null: `head` is further down.
+            let next = block.next.load(Acquire);
+            // Every value here was taken; touching each slot lets loom check that every
+            // producer's write happened before this reuse.
+            for slot in &block.slots {
+                slot.with_mut(|_| ());
+            }
+            block.observed_tail.with_mut(|_| ());
+            block.ready.store(0, Relaxed);
+            block.next.store(ptr::null_mut(), Relaxed);
+            let old = std::mem::replace(&mut rx.free_head, next);
+            // SAFETY: `old` is now private to us (see above); `block_tail` is at or ahead
+            // of `head`, never recycled concurrently (only we recycle).
+            unsafe { self.append(self.block_tail.load(Acquire), old, RECYCLE_TRIES) };
         }
     }
 }
 
 impl<T> Queue<T> for List<T> {
     fn push(&self, value: T) {
-        let node = Node::alloc(Some(value));
-        // AcqRel: Acquire so the previous tail's initialisation is visible before we link it;
-        // Release so the next producer sees ours.
-        let prev = self.tail.swap(node, AcqRel);
-        // SAFETY: `prev` stays allocated until the consumer moves past it, which needs its
-        // `next`, which only we set.
-        unsafe { (*prev).next.store(node, Release) };
+        let index = self.tail_pos.fetch_add(1, SeqCst);
+        let offset = index % BLOCK;
+        let block = self.find_block(index - offset, offset);
+        // SAFETY: the slot is ours alone (we claimed its index) and its block stays
+        // allocated until we set its ready bit (see `find_block`).
+        unsafe {
+            (*block).slots[offset].with_mut(|s| (*s).write(value));
+            (*block).ready.fetch_or(1 << offset, Release);
+        }
     }
 
     unsafe fn pop(&self) -> Pop<T> {
-        // SAFETY: the caller is the one consumer, the owner of `head`.
-        let head = self.head.with(|h| unsafe { *h });
-        // SAFETY: the stub is live (freed only here, by the consumer).
-        let next = unsafe { (*head).next.load(Acquire) };
-        if next.is_null() {
-            return if self.tail.load(Acquire) == head {
-                Pop::Empty
-            } else {
-                Pop::Busy
-            };
-        }
-        // SAFETY: `next` was published with Release by its producer, which never touches
-        // its value again; we own it now, and the old stub is ours to free (no producer
-        // holds it: its `next` is set).
-        unsafe {
-            let value = (*next).value.with_mut(|v| (*v).take());
-            self.head.with_mut(|h| *h = next);
-            drop(Box::from_raw(head));
-            Pop::Value(value.expect("a linked node holds a message"))
-        }
+        // SAFETY: the caller is the one consumer, the owner of `rx`.
+        self.rx.with_mut(|rx| unsafe {
+            let rx = &mut *rx;
+            let offset = rx.index % BLOCK;
+            let start = rx.index - offset;
+            // SAFETY: `head` and the blocks after it are not recycled (only we recycle,
+            // and only blocks behind `head`).
+            while (*rx.head).start() != start {
+                let next = (*rx.head).next.load(Acquire);
+                if next.is_null() {
+                    return self.not_ready(rx.index);
+                }
+                rx.head = next;
+                self.reclaim(rx);
+            }
+            let block = &*rx.head;
+            if block.ready.load(Acquire) & (1 << offset) == 0 {
+                return self.not_ready(rx.index);
+            }
+            // SAFETY: the bit says the slot was written (Acquire pairs with the producer's
+            // Release); each index is read once.
+            let value = block.slots[offset].with_mut(|s| (*s).assume_init_read());
+            rx.index += 1;
+            Pop::Value(value)
+        })
     }
 
     unsafe fn len(&self) -> usize {
@@ -92,15 +285,34 @@ impl<T> Queue<T> for List<T> {
     }
 }
 
+impl<T> List<T> {
+    fn not_ready(&self, index: usize) -> Pop<T> {
+        if self.tail_pos.load(SeqCst) > index {
+            Pop::Busy
+        } else {
+            Pop::Empty
+        }
+    }
+}
+
 impl<T> Drop for List<T> {
     fn drop(&mut self) {
-        // SAFETY: `&mut self`: no producer is mid-push; every node is linked from the stub.
-        let mut node = self.head.with(|h| unsafe { *h });
-        while !node.is_null() {
-            // SAFETY: each node was allocated by `Node::alloc` and is freed once, here.
-            let boxed = unsafe { Box::from_raw(node) };
-            node = boxed.next.load(Relaxed);
-        }
+        // SAFETY: `&mut self`: no producer is mid-push and every block is on the chain from
+        // `free_head`; the values left are the written slots at or after `index`.
+        self.rx.with_mut(|rx| unsafe {
+            let rx = &mut *rx;
+            let mut cur = rx.free_head;
+            while !cur.is_null() {
+                let block = Box::from_raw(cur);
+                let ready = block.ready.load(Relaxed);
+                for (i, slot) in block.slots.iter().enumerate() {
+                    if ready & (1 << i) != 0 && block.start() + i >= rx.index {
+                        slot.with_mut(|s| (*s).assume_init_drop());
+                    }
+                }
+                cur = block.next.load(Relaxed);
+            }
+        })
     }
 }
 
@@ -108,3 +320,107 @@ impl<T> Drop for List<T> {
 unsafe impl<T: Send> Send for List<T> {}
 // SAFETY: access to the cells is serialised as the module doc says.
 unsafe impl<T: Send> Sync for List<T> {}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    use super::{List, BLOCK};
+    use crate::sync::mpsc::chan::{Pop, Queue};
+
+    fn pop<T>(list: &List<T>) -> Option<T> {
+        loop {
+            // SAFETY: each test has one consumer, this thread.
+            match unsafe { list.pop() } {
+                Pop::Value(v) => return Some(v),
+                Pop::Empty => return None,
+                Pop::Busy => std::thread::yield_now(),
+            }
+        }
+    }
+
+    /// Counts its drops.
+    struct Counted(Arc<AtomicUsize>);
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn fifo_across_many_blocks_with_recycling() {
+        let list = List::new();
+        let mut next_out = 0;
+        let mut next_in = 0;
+        // Uneven bursts cross block boundaries at every offset and reuse blocks.
+        for burst in 1..(4 * BLOCK) {
+            for _ in 0..burst {
+                list.push(next_in);
+                next_in += 1;
+            }
+            for _ in 0..(burst / 2 + 1) {
+                assert_eq!(pop(&list), Some(next_out));
+                next_out += 1;
+            }
+        }
+        while let Some(v) = pop(&list) {
+            assert_eq!(v, next_out);
+            next_out += 1;
+        }
+        assert_eq!(next_out, next_in, "every message came out once, in order");
+    }
+
+    #[test]
+    fn drop_drops_each_remaining_message_once() {
+        let drops = Arc::new(AtomicUsize::new(0));
+        let list = List::new();
+        for _ in 0..(3 * BLOCK + 5) {
+            list.push(Counted(drops.clone()));
+        }
+        for _ in 0..(BLOCK + 3) {
+            drop(pop(&list).expect("a message"));
+        }
+        assert_eq!(drops.load(Ordering::SeqCst), BLOCK + 3);
+        drop(list);
+        assert_eq!(drops.load(Ordering::SeqCst), 3 * BLOCK + 5);
+    }
+
+    #[test]
+    fn producers_race_one_consumer() {
+        const PRODUCERS: usize = 4;
+        const EACH: usize = 20_000;
+        let list = Arc::new(List::new());
+        let handles: Vec<_> = (0..PRODUCERS)
+            .map(|p| {
+                let list = list.clone();
+                std::thread::spawn(move || {
+                    for i in 0..EACH {
+                        list.push((p, i));
+                    }
+                })
+            })
+            .collect();
+        let mut next = [0; PRODUCERS];
+        let mut got = 0;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while got < PRODUCERS * EACH {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "only {got} messages arrived"
+            );
+            match pop(&list) {
+                Some((p, i)) => {
+                    assert_eq!(i, next[p], "producer {p}'s messages in order");
+                    next[p] += 1;
+                    got += 1;
+                }
+                None => std::thread::yield_now(),
+            }
+        }
+        for h in handles {
+            h.join().unwrap();
+        }
+        assert_eq!(pop(&list), None);
+    }
+}

@@ -3,9 +3,10 @@
 //! - [`channel`]: bounded. Room for `buffer` messages; [`Sender::send`] waits while the
 //!   channel is full (backpressure). The queue is a ring of slots allocated once with a
 //!   sequence stamp per slot (`ring`), so the bounded path allocates nothing per message;
-//!   capacity is a FIFO semaphore of permits (`semaphore`) whose fast path is one CAS.
-//! - [`unbounded_channel`]: sending never waits; the queue is a linked list of nodes
-//!   (`list`), one allocation per message.
+//!   capacity is the crate's FIFO semaphore of permits (`semaphore`, over
+//!   `sync::batch_semaphore`) whose fast path is one CAS.
+//! - [`unbounded_channel`]: sending never waits; the queue is a linked list of blocks of
+//!   slots (`list`), recycled, so the steady state allocates nothing per message.
 //!
 //! Both flavors share `chan`: the receiver's waker, the sender counts and the closing
 //! protocol. Guarantees (see each file's doc for the invariants that give them):

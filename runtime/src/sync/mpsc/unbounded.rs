@@ -1,6 +1,6 @@
 //! The unbounded channel's handles: [`UnboundedSender`], [`UnboundedReceiver`],
-//! [`WeakUnboundedSender`]. Sending never waits; the queue is `list` (one node per
-//! message) and `semaphore::Unbounded` counts what is queued.
+//! [`WeakUnboundedSender`]. Sending never waits; the queue is `list` (recycled blocks
+//! of slots, no allocation per message in the steady state) and `semaphore::Unbounded` counts what is queued.
 
 use std::fmt;
 use std::task::{Context, Poll};
