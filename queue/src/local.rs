@@ -14,13 +14,22 @@
 //!
 //! - push (owner): write slot `tail`, Release-store `tail + 1`. Full (`tail - steal ==
 //!   CAPACITY`): if no steal is in flight, claim the front half with one CAS on `head` and
-//!   move it plus the new item to the inject queue in one batch (one lock); if a thief is
-//!   mid-steal the ring cannot be halved, so the item alone goes to the inject queue.
+//!   move it plus the new item to the inject queue in one batch (one lock-free CAS onto its
+//!   stack, no lock); if a thief is mid-steal the ring cannot be halved, so the item alone
+//!   goes to the inject queue.
 //! - pop (owner): CAS `real` one forward (and `steal` with it when they were equal).
 //! - steal (thief): one CAS moves `real` forward by half the items (rounded up), keeping
 //!   `steal`, which claims `[steal, real)`; copy the claimed items into the thief's own
 //!   ring; a second CAS sets `steal = real`, handing the slots back to the owner. Only one
 //!   steal per ring at a time: a thief that sees `steal != real` gives up.
+//!
+//! Progress (the contract `Steal::steal_into` keeps, and the loom suite asserts): a steal
+//! returns nothing only if the ring was empty at some point during the call, another steal
+//! was in progress on it, or `dst` had no room. So a claim CAS that lost only to the owner's
+//! pop is retried, the commit CAS is retried until it lands (only the owner's pops can move
+//! `head` under a claim), and no steal leaves the ring mid-steal once it returns: after
+//! the thieves are done, a fresh steal of a ring holding `n` items takes `ceil(n / 2)` and
+//! the owner can fill every slot again before it overflows.
 //!
 //! Orderings, in brief (each site says why): slot contents travel owner -> thief through
 //! the owner's Release store of `tail` and the thief's Acquire load of it; slot reuse
@@ -31,7 +40,8 @@
 //! its `head` (`tail - real > CAPACITY`): its claim CAS would fail, so it reloads `head`.
 //!
 //! No lock and no allocation after construction on the ring itself; only the overflow path
-//! takes the inject queue's lock, once per `CAPACITY / 2 + 1` items.
+//! touches the inject queue (one CAS onto its lock-free stack, no lock), once per
+//! `CAPACITY / 2 + 1` items.
 //!
 //! Indices wrap at `u32::MAX`; a thief's CAS could only be fooled by ABA after 2^32 pops
 //! between its load and its CAS, which we accept (as tokio and Go do).
@@ -84,6 +94,18 @@ unsafe impl<T: Send> Send for Inner<T> {}
 // head/tail protocol (see the module doc and the `SAFETY` notes at each access), and items
 // only ever move between threads by value, so `T: Send` suffices (no `&T` is shared).
 unsafe impl<T: Send> Sync for Inner<T> {}
+
+impl<T> Drop for Inner<T> {
+    /// The last `Arc` frees the buffer. `Local::drop` already moved the items out, so only
+    /// memory goes; touching each slot mutably first lets loom check that every thief's
+    /// read of a slot happens-before the free (a plain `Box` drop is invisible to it).
+    /// Outside loom the closures are empty and the loop compiles to nothing.
+    fn drop(&mut self) {
+        for slot in self.buffer.iter() {
+            slot.with_mut(|_| ());
+        }
+    }
+}
 
 /// The owner's handle: push and pop. `!Clone`; `Send` when `T: Send`.
 pub struct Local<T: Link> {
@@ -216,7 +238,7 @@ impl<T: Link> Local<T> {
     /// Pushes `item` at the back.
     ///
     /// If the ring is full, moves half the ring (`CAPACITY / 2` oldest items) plus `item`
-    /// to `inject` in ONE `push_batch` (one lock) and returns how many items went to
+    /// to `inject` in ONE `push_batch` (one CAS, no lock) and returns how many items went to
     /// `inject`; returns 0 on the normal path. If a thief is mid-steal the ring cannot be
     /// halved, and `item` alone goes to `inject` (returns 1). Never grows and never loses
     /// an item: if `inject` is closed the overflowed items are dropped (their `Drop` runs)
@@ -402,6 +424,12 @@ impl<T: Link> Steal<T> {
     ///
     /// Returns `None` without stealing when `dst` is more than half full, when this queue
     /// is empty, when another thief is mid-steal on it, or when `dst` is this very queue.
+    ///
+    /// Progress: those are the only reasons. A steal returns `None` only if this queue was
+    /// empty at some point during the call, another steal was in progress on it, or `dst`
+    /// had no room; racing the owner's pops alone never makes it give up (it retries), and
+    /// it never returns leaving the queue mid-steal. With no rival thief, a steal of a queue
+    /// holding `n` items takes `ceil(n / 2)`: one returned, the rest pushed to `dst`.
     pub fn steal_into(&self, dst: &mut Local<T>) -> Option<T> {
         if Arc::ptr_eq(&self.inner, &dst.inner) {
             return None;

@@ -136,6 +136,17 @@ pub mod error {
 
 use error::{RecvError, TryRecvError};
 
+impl<T> Drop for Inner<T> {
+    /// The last `Arc` frees the value slot and both waker slots. Touching each mutably
+    /// first lets loom check that the other side's accesses happen-before the free (a
+    /// plain drop of the allocation is invisible to it); outside loom this is nothing.
+    fn drop(&mut self) {
+        self.value.with_mut(|_| ());
+        self.rx_waker.with_mut(|_| ());
+        self.tx_waker.with_mut(|_| ());
+    }
+}
+
 impl<T> Inner<T> {
     /// Takes the value out of the slot.
     ///
