@@ -172,6 +172,13 @@ MANUAL = [
         }""",
      "",
      "the last searcher to park does not re-check the queues"),
+    ("plant:no-notify-local-wake", "runtime/src/scheduler/multi_thread/worker.rs",
+     """    // After the core's borrow ended: notifying may run arbitrary wake-up code.
+    if notify {
+        handle.notify_parked();
+    }""",
+     """    let _ = notify;""",
+     "a task woken on a worker where it can be stolen wakes no sibling"),
     ("plant:no-notify-local-spawn", "runtime/src/scheduler/multi_thread/worker.rs",
      """    if notify {
         handle.notify_parked();
