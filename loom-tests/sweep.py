@@ -166,12 +166,17 @@ MANUAL = [
         }""",
      "",
      "a worker leaving park with several tasks of its own wakes no sibling"),
-    ("plant:no-recheck-last-searcher-parks", "runtime/src/scheduler/multi_thread/worker.rs",
-     """        if is_last_searcher {
+    ("plant:no-recheck-on-park", "runtime/src/scheduler/multi_thread/worker.rs",
+     """        if must_recheck {
             handle.notify_if_work_pending();
         }""",
      "",
-     "the last searcher to park does not re-check the queues"),
+     "a worker parking with no searcher left does not re-check the queues"),
+    ("plant:recheck-last-searcher-only", "runtime/src/scheduler/multi_thread/idle.rs",
+     "num_searching(prev) == usize::from(is_searching)",
+     "is_searching && num_searching(prev) == 1",
+     "only the last searcher re-checks on park (a non-searcher parking while none "
+     "searches does not)"),
     ("plant:no-notify-local-wake", "runtime/src/scheduler/multi_thread/worker.rs",
      """    // After the core's borrow ended: notifying may run arbitrary wake-up code.
     if notify {
@@ -390,7 +395,8 @@ def build(tree, suite):
 
 
 def list_tests(exe):
-    p = subprocess.run([exe, "--list"], capture_output=True, text=True, env=env())
+    p = subprocess.run([exe, "--list", "--include-ignored"], capture_output=True, text=True,
+                       env=env())
     tests = [l.split(": test")[0] for l in p.stdout.splitlines() if l.endswith(": test")]
     # One-worker scheduler models first: they are the quick ones.
     return sorted(tests, key=lambda t: ("two_workers" in t, t))
@@ -424,7 +430,8 @@ def run_variant(tree, v, timeout, only_tests):
                     continue
                 ran += 1
                 try:
-                    p = subprocess.run([exe, "--exact", t, "--test-threads=1"], env=env(),
+                    p = subprocess.run([exe, "--exact", t, "--test-threads=1",
+                                        "--include-ignored"], env=env(),
                                        capture_output=True, text=True, timeout=timeout)
                 except subprocess.TimeoutExpired:
                     timed_out.append(t)

@@ -11,7 +11,10 @@
 use loom::thread;
 use loom_tests::Item;
 use queue::Inject;
-use shim::sync::atomic::{AtomicBool, AtomicUsize, Ordering::{Acquire, Relaxed, Release}};
+use shim::sync::atomic::{
+    AtomicBool, AtomicUsize,
+    Ordering::{Acquire, Relaxed, Release},
+};
 use shim::sync::Arc;
 
 /// The bound used when LOOM_MAX_PREEMPTIONS is unset: the suites here are sized for it
@@ -193,7 +196,9 @@ fn close_vs_push() {
         let refused = pusher.join().unwrap();
         assert!(q.is_closed());
         // A push ordered after the close (here by the joins) is refused, item handed back.
-        let late = q.push(Item::new(3)).expect_err("a push after close() was accepted");
+        let late = q
+            .push(Item::new(3))
+            .expect_err("a push after close() was accepted");
         assert_eq!(late.id(), 3);
         // Closing is final: once a push is refused, later pushes are refused too.
         assert!(

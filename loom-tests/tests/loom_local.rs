@@ -76,11 +76,17 @@ fn assert_exactly_once(got: &[usize], n: usize) {
 /// fills all `CAPACITY` slots with no overflow, and the next push overflows by half.
 fn assert_quiescent(steal: &Steal<Item>, q: &mut Local<Item>, got: &mut Vec<usize>) {
     let n = q.len();
-    assert_eq!(steal.len(), n, "owner and thief disagree on the length of an idle ring");
+    assert_eq!(
+        steal.len(),
+        n,
+        "owner and thief disagree on the length of an idle ring"
+    );
     if n > 0 {
         let (_, mut fresh) = local::<Item>();
         let first = steal.steal_into(&mut fresh).unwrap_or_else(|| {
-            panic!("a lone steal of an idle ring holding {n} items returned nothing (left mid-steal?)")
+            panic!(
+                "a lone steal of an idle ring holding {n} items returned nothing (left mid-steal?)"
+            )
         });
         got.push(first.id());
         assert_eq!(
@@ -94,8 +100,15 @@ fn assert_quiescent(steal: &Steal<Item>, q: &mut Local<Item>, got: &mut Vec<usiz
     // Empty now: every slot must be usable again (a stuck steal range would eat some).
     let spare = Inject::new();
     for _ in 0..CAPACITY {
-        assert!(q.has_room(), "an empty idle ring has fewer than CAPACITY free slots");
-        assert_eq!(q.push_back(Item::new(0), &spare), 0, "overflow before the ring was full");
+        assert!(
+            q.has_room(),
+            "an empty idle ring has fewer than CAPACITY free slots"
+        );
+        assert_eq!(
+            q.push_back(Item::new(0), &spare),
+            0,
+            "overflow before the ring was full"
+        );
     }
     assert!(!q.has_room());
     assert_eq!(
