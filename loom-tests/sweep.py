@@ -334,10 +334,12 @@ def sync_scratch(scratch):
                        check=True)
     tree = os.path.join(scratch, "tree")
     shutil.rmtree(tree, ignore_errors=True)
+    shutil.rmtree(tree + ".orig", ignore_errors=True)
     # copy2 keeps mtimes, so cargo rebuilds only what a variant touches.
     shutil.copytree(ROOT, tree, symlinks=True, copy_function=shutil.copy2,
                     ignore=lambda d, names: [n for n in names if d == ROOT and n in
                                              ("target", ".git")])
+    shutil.copytree(tree, tree + ".orig", symlinks=True, copy_function=shutil.copy2)
     return tree
 
 
@@ -357,7 +359,9 @@ def apply(tree, v):
 
 
 def restore(tree, v):
-    shutil.copyfile(os.path.join(ROOT, v["file"]), os.path.join(tree, v["file"]))
+    # From the pristine copy taken at the start (the tree may be edited meanwhile, and the
+    # variants' offsets were computed from the start's content).
+    shutil.copyfile(os.path.join(tree + ".orig", v["file"]), os.path.join(tree, v["file"]))
 
 
 def env():
@@ -394,10 +398,16 @@ def build(tree, suite):
     return exe, None
 
 
-def list_tests(exe):
-    p = subprocess.run([exe, "--list", "--include-ignored"], capture_output=True, text=True,
-                       env=env())
+def list_tests(exe, only_tests, ignored):
+    args = [exe, "--list"] + (["--include-ignored"] if ignored else [])
+    p = subprocess.run(args, capture_output=True, text=True, env=env())
     tests = [l.split(": test")[0] for l in p.stdout.splitlines() if l.endswith(": test")]
+    if only_tests:
+        # In the order the filters were given (put the likely catcher first).
+        picked = []
+        for f in only_tests:
+            picked += [t for t in tests if f in t and t not in picked]
+        return picked
     # One-worker scheduler models first: they are the quick ones.
     return sorted(tests, key=lambda t: ("two_workers" in t, t))
 
@@ -425,13 +435,12 @@ def run_variant(tree, v, timeout, only_tests):
             if exe is None:
                 return "build-err", suite, "", (err or "").strip().splitlines()[-1:] or [""]
             timed_out = []
-            for t in list_tests(exe):
-                if only_tests and not any(s in t for s in only_tests):
-                    continue
+            # Ignored (slow) models run only when named with --tests.
+            for t in list_tests(exe, only_tests, ignored=bool(only_tests)):
                 ran += 1
                 try:
-                    p = subprocess.run([exe, "--exact", t, "--test-threads=1",
-                                        "--include-ignored"], env=env(),
+                    p = subprocess.run([exe, "--exact", t, "--test-threads=1"] +
+                                       (["--include-ignored"] if only_tests else []), env=env(),
                                        capture_output=True, text=True, timeout=timeout)
                 except subprocess.TimeoutExpired:
                     timed_out.append(t)
@@ -443,6 +452,25 @@ def run_variant(tree, v, timeout, only_tests):
         return ("SURVIVES" if ran else "no-tests"), ",".join(suites_for(v["file"])), "", ""
     finally:
         restore(tree, v)
+
+
+def print_table(variants, files):
+    latest = {}
+    for path in files:
+        for line in open(path):
+            rec = json.loads(line)
+            latest[rec["id"]] = rec
+    print("| operation (file:line, fn) | variant | result | catching test | loom's message |")
+    print("|---|---|---|---|---|")
+    for v in variants:
+        r = latest.get(v["id"])
+        where = f"`{v['file']}:{v['line']}` `{v['fn']}`"
+        if r is None:
+            print(f"| {where} | {v['what']} | not run | | |")
+            continue
+        msg = r["message"].replace("|", "\\|")
+        test = f"{r['suite']}::{r['test']}" if r["test"] else r["suite"]
+        print(f"| {where} | {v['what']} | {r['status']} | {test} | {msg} |")
 
 
 def main():
@@ -458,9 +486,15 @@ def main():
                     help="run only tests whose name contains this (repeatable)")
     ap.add_argument("--timeout", type=int, default=180, help="seconds per test")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--table", metavar="JSONL", action="append",
+                    help="print the Markdown table of these results (latest per variant, "
+                         "in sweep order, 'not run' for the rest) and exit")
     a = ap.parse_args()
 
     variants = manual_variants() + auto_variants()
+    if a.table:
+        print_table(variants, a.table)
+        return
     if a.only:
         variants = [v for v in variants if any(s in v["id"] for s in a.only)]
     variants = [v for v in variants if not any(s in v["id"] for s in a.skip)]

@@ -365,8 +365,9 @@ fn two_thieves_vs_overflow() {
 
 /// A steal racing only the owner's pop of a ring holding several items: the ring is never
 /// empty and no other thief runs, so the steal must get some (a claim CAS that lost to the
-/// pop is retried, not given up), and afterwards the ring is not left mid-steal (a commit
-/// CAS that lost to the pop is retried too).
+/// pop is retried, not given up), and so must the pop (a pop CAS that lost to the claim is
+/// retried too); afterwards the ring is not left mid-steal (a commit CAS that lost to the
+/// pop is retried).
 #[test]
 fn steal_racing_pop_gets_some() {
     model(|| {
@@ -386,10 +387,12 @@ fn steal_racing_pop_gets_some() {
             drain(&mut mine, &mut got);
             got
         });
-        let mut got = Vec::new();
-        if let Some(item) = q.pop() {
-            got.push(item.id());
-        }
+        // The thief takes at most ceil(3/2) = 2, so the ring is never empty for the owner
+        // either: its pop must not give up when the thief's claim raced it.
+        let mut got = vec![q
+            .pop()
+            .expect("the owner's pop racing one steal of a 3-item ring got nothing")
+            .id()];
         got.extend(thief.join().unwrap());
         assert_quiescent(&steal, &mut q, &mut got);
         assert!(inject.is_empty());

@@ -35,9 +35,11 @@
 //! the owner's Release store of `tail` and the thief's Acquire load of it; slot reuse
 //! travels thief -> owner through the thief's Release commit CAS and the owner's Acquire
 //! load of `head` before it writes a slot. The owner's pop/overflow CASes are Release so a
-//! thief that Acquire-loads `head` sees a `tail` no older than that `real`. The owner reads
-//! its own `tail` Relaxed (it is the only writer). A thief can still see a `tail` newer than
-//! its `head` (`tail - real > CAPACITY`): its claim CAS would fail, so it reloads `head`.
+//! thief that Acquire-loads `head` sees a `tail` no older than that `real`: the thief's
+//! first head load and its claim CAS's failure are Relaxed guesses, and only when the pair
+//! it read is inconsistent (`tail - real > CAPACITY`: a head newer than the tail, or a tail
+//! newer than the head) does it Acquire-reload `head`. The owner reads its own `tail`
+//! Relaxed (it is the only writer).
 //!
 //! No lock and no allocation after construction on the ring itself; only the overflow path
 //! touches the inject queue (one CAS onto its lock-free stack, no lock), once per
@@ -192,11 +194,13 @@ impl<T> Inner<T> {
 
     /// Items available to a thief, `tail - real`.
     fn len(&self) -> usize {
-        // Acquire: pairs with the Release of whichever head update we read (owner pop or
-        // overflow, thief commit), all of which come after the owner's tail store that made
-        // `real <= tail`; so the tail load below sees at least that store and the difference
-        // does not wrap.
-        let (_, real) = unpack(self.head.load(Acquire));
+        // Relaxed: the count is a hint (spin and park re-checks), no slot is read on its
+        // strength, and it never reports empty a ring whose push happened-before this call
+        // (coherence gives us that tail or a later one, and `real` can only have passed it
+        // by taking the item). A head newer than the tail we read makes the difference wrap:
+        // the clamp below turns that into "not empty", at worst one spurious wake-up. (Found
+        // by the weakening sweep: no model can tell Acquire here from Relaxed.)
+        let (_, real) = unpack(self.head.load(Relaxed));
         // Relaxed: only a count is computed; coherence after the Acquire above is enough.
         let tail = self.tail.load(Relaxed);
         // The tail may be newer than the head we read (the owner pushed on after a pop or
@@ -443,12 +447,12 @@ impl<T: Link> Steal<T> {
         }
 
         // Claim: move `real` forward by n, keeping `steal`.
-        // Acquire: pairs with the Release of the head update we read (owner pop or
-        // overflow, thief commit), which the owner's tail store of at least `real` precedes,
-        // so the tail we load next is at least `real` and `tail - real` cannot wrap. Safety
-        // rests on the claim CAS (a stale head fails it); this ordering buys progress: with
-        // a stale tail below `real` we would spin in the reload branch until it caught up.
-        let mut head = self.inner.head.load(Acquire);
+        // Relaxed: a starting guess. Safety rests on the claim CAS (a stale head fails it)
+        // and on the tail Acquire below (slot contents); a head newer than the tail we load
+        // next (`tail - real` wraps) sends us to the reload branch, whose Acquire bounds
+        // the wait. (The weakening sweep found no model that tells Acquire here from
+        // Relaxed: it only saved that one reload.)
+        let mut head = self.inner.head.load(Relaxed);
         let (first, n) = loop {
             let (steal, real) = unpack(head);
             if steal != real {
@@ -460,9 +464,14 @@ impl<T: Link> Steal<T> {
             let tail = self.inner.tail.load(Acquire);
             let avail = tail.wrapping_sub(real);
             if avail as usize > CAPACITY {
-                // Our `head` is older than this tail: the owner pushed on after seeing a
-                // newer head (a pop, overflow or steal). The claim CAS would fail; reload.
-                // Acquire: as for the first load (the new value is at least as recent).
+                // Our `head` is newer than this tail (or the tail is from after a newer head
+                // than ours): the claim CAS would fail or our count be wrong; reload both.
+                // Acquire: pairs with the Release of the head update we read (owner pop or
+                // overflow, thief commit), which the owner's tail store of at least that
+                // `real` precedes, so the tail we load next is at least `real`: this branch
+                // is taken once per head. This is the one head load of the claim loop that
+                // must acquire: with it Relaxed too, a thief can spin on a stale tail
+                // (loom: "Model exceeded maximum number of branches" in push_pop_vs_thief).
                 head = self.inner.head.load(Acquire);
                 continue;
             }
@@ -473,12 +482,15 @@ impl<T: Link> Steal<T> {
             // Success Relaxed: the slots we will read were published by the tail Acquire
             // above, and while `steal` stays at `real` the owner cannot overwrite them; we
             // publish nothing here (other thieves that see this value give up without
-            // reading tail). Failure Acquire: we loop on the fresh head, as for the first load.
+            // reading tail). Failure Relaxed: a failed CAS returns the latest head, which
+            // we loop on as on the first (Relaxed) load, the reload branch acquiring when
+            // it must. (Found by the weakening sweep: no model can tell Acquire here from
+            // Relaxed.)
             match self.inner.head.compare_exchange_weak(
                 head,
                 pack(steal, real.wrapping_add(n)),
                 Relaxed,
-                Acquire,
+                Relaxed,
             ) {
                 Ok(_) => break (real, n),
                 Err(actual) => head = actual,
