@@ -276,12 +276,17 @@ impl State {
 
     /// The JoinHandle is dropped right after spawn, before anything happened: one CAS.
     pub(crate) fn drop_join_handle_fast(&self) -> bool {
-        // Relaxed on failure: we fall back to the slow path, which synchronizes.
+        // Relaxed: in INITIAL the JoinHandle has registered no waker and read no output, so
+        // its thread touched none of the task's cells: it has nothing to publish (Release)
+        // to whoever frees the task, and takes nothing (Acquire) from anyone; and the CAS
+        // cannot drop the last reference (INITIAL counts the run's too). On failure we fall
+        // back to the slow path, which synchronizes. (The weakening sweep found no model
+        // that tells AcqRel, Acquire or Release here from Relaxed.)
         self.val
             .compare_exchange(
                 INITIAL,
                 (INITIAL - REF_ONE) & !JOIN_INTEREST,
-                AcqRel,
+                Relaxed,
                 Relaxed,
             )
             .is_ok()
