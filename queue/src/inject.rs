@@ -25,7 +25,7 @@ use core::ptr::NonNull;
 use crossbeam_utils::CachePadded;
 use shim::sync::atomic::{
     AtomicBool, AtomicUsize,
-    Ordering::{Acquire, Relaxed, Release},
+    Ordering::{AcqRel, Acquire, Relaxed, Release},
 };
 use shim::sync::Mutex;
 
@@ -270,13 +270,11 @@ impl<T: Link> Inject<T> {
     /// Closes the queue: later pushes are refused, pops still drain what is left.
     /// Returns true if this call closed it (false if it already was closed).
     pub fn close(&self) -> bool {
-        // Relaxed: RMWs on the head word are totally ordered, so a push's CAS either comes
-        // before this one (accepted, and drained by the pops) or after it, where it reads
-        // CLOSED and is refused; this RMW publishes nothing and its result is only the bit.
-        // A caller that orders a push after `close()` returned by its own synchronization
-        // gets the refusal by coherence. (The weakening sweep found no model that tells
-        // AcqRel, Acquire or Release here from Relaxed: none can exist.)
-        let was = self.stack.head.fetch_or(CLOSED, Relaxed);
+        // AcqRel: a push that lost the race to this RMW sees CLOSED and is refused. (The
+        // weakening sweep: Acquire and Release each survive the queue suites, but Relaxed
+        // fails loom_scheduler's current_thread_shutdown_while_waking, "Arc leaked": the
+        // runtime's shutdown orders through this RMW, so it stays AcqRel.)
+        let was = self.stack.head.fetch_or(CLOSED, AcqRel);
         // Release: pairs with `is_closed`'s Acquire.
         self.closed.store(true, Release);
         was & CLOSED == 0

@@ -445,8 +445,14 @@ pub(crate) unsafe fn wake_by_val(ptr: NonNull<Header>) {
     // SAFETY: caller holds a reference.
     let header = unsafe { ptr.as_ref() };
     match header.state.transition_to_notified_by_val() {
-        // SAFETY: our reference became the notified one.
-        ToNotified::Submit => unsafe { (header.vtable.schedule)(ptr) },
+        ToNotified::Submit => {
+            // SAFETY: the CAS took a notified reference for the queue and left ours, which
+            // keeps the cell (and the scheduler handle `schedule` reads in it) alive until
+            // the push returned: the task may run and complete on another thread at once.
+            unsafe { (header.vtable.schedule)(ptr) };
+            // SAFETY: ours, given up now.
+            unsafe { drop_reference(ptr) };
+        }
         ToNotified::DoNothing => {}
         // SAFETY: ours was the last reference.
         ToNotified::Dealloc => unsafe { (header.vtable.dealloc)(ptr) },

@@ -224,8 +224,11 @@ impl State {
         })
     }
 
-    /// `wake` by value: the waker's own reference becomes the `Notified` when the task is
-    /// idle; otherwise it is dropped in the same CAS.
+    /// `wake` by value: when the task is idle, a new reference is taken for the `Notified`
+    /// and the waker keeps its own until the schedule returned (the caller then drops it):
+    /// the scheduler handle the schedule reads lives in the task, which another thread may
+    /// run and free as soon as it is queued. Otherwise the waker's reference is dropped in
+    /// the same CAS.
     pub(crate) fn transition_to_notified_by_val(&self) -> ToNotified {
         self.update(|s| {
             if s.is_running() {
@@ -239,7 +242,8 @@ impl State {
                     (Some(next), ToNotified::DoNothing)
                 }
             } else {
-                (Some(s.0 | NOTIFIED), ToNotified::Submit)
+                Self::check_ref_overflow(s);
+                (Some((s.0 | NOTIFIED) + REF_ONE), ToNotified::Submit)
             }
         })
     }
