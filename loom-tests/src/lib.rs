@@ -28,6 +28,9 @@ mod item {
 
     impl Drop for Node {
         fn drop(&mut self) {
+            // The free of the node, made visible to loom: the link's last accesses (by the
+            // queues, on other threads) must happen-before it.
+            self.next.with_mut(|_| ());
             if let Some(drops) = &self.drops {
                 // Relaxed: the suites read the count after joining every thread.
                 drops.fetch_add(1, Relaxed);

@@ -1,6 +1,6 @@
 //! loom suites for the `Inject` queue: concurrent push / pop / push_batch / pop_n, FIFO
 //! order while pushes (onto the lock-free stack) race consumers (moving it to the list),
-//! and close racing pushes. Each checks that every item comes out exactly once (or comes back
+//! and close racing pushes (a push that saw the close, or came after it, is refused). Each checks that every item comes out exactly once (or comes back
 //! refused), that batches keep their order, and that the lock-free length agrees with the
 //! contents once the threads are joined; loom checks the item links for data races.
 //! Preemption bound: `LOOM_MAX_PREEMPTIONS` (read by `loom::model::Builder::new`), 3 when
@@ -11,7 +11,10 @@
 use loom::thread;
 use loom_tests::Item;
 use queue::Inject;
-use shim::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use shim::sync::atomic::{
+    AtomicBool, AtomicUsize,
+    Ordering::{Acquire, Relaxed, Release},
+};
 use shim::sync::Arc;
 
 /// The bound used when LOOM_MAX_PREEMPTIONS is unset: the suites here are sized for it
@@ -192,6 +195,11 @@ fn close_vs_push() {
         closer.join().unwrap();
         let refused = pusher.join().unwrap();
         assert!(q.is_closed());
+        // A push ordered after the close (here by the joins) is refused, item handed back.
+        let late = q
+            .push(Item::new(3))
+            .expect_err("a push after close() was accepted");
+        assert_eq!(late.id(), 3);
         // Closing is final: once a push is refused, later pushes are refused too.
         assert!(
             refused.is_empty() || refused.ends_with(&[1, 2]),
@@ -211,5 +219,38 @@ fn close_vs_push() {
         got.sort_unstable();
         got.dedup();
         assert_eq!(got.len() + left, 3);
+    });
+}
+
+/// The CLOSED bit is honoured by a push racing the close, not only by one ordered after it
+/// by a join: the closer announces the close (after `close()` returned) through a flag, and
+/// a pusher that saw the flag before pushing must be refused, one item or a batch. With no
+/// lock on the push path, the CLOSED bit in the stack's head word is the only thing that
+/// can refuse it.
+#[test]
+fn push_seeing_close_is_refused() {
+    model(|| {
+        let q = Arc::new(Inject::<Item>::new());
+        let announced = Arc::new(AtomicBool::new(false));
+        let closer = {
+            let (q, announced) = (q.clone(), announced.clone());
+            thread::spawn(move || {
+                assert!(q.close());
+                announced.store(true, Release);
+            })
+        };
+        let mut accepted = 0;
+        for id in 0..2 {
+            let seen = announced.load(Acquire);
+            let ok = if id == 0 {
+                q.push(Item::new(id)).is_ok()
+            } else {
+                q.push_batch([Item::new(id), Item::new(id + 1)]).is_ok()
+            };
+            assert!(!(seen && ok), "push {id} accepted after close() returned");
+            accepted += usize::from(ok) * (id + 1);
+        }
+        closer.join().unwrap();
+        assert_eq!(q.pop_n(usize::MAX).count(), accepted);
     });
 }

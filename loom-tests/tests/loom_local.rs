@@ -4,6 +4,14 @@
 //! Every suite checks the core invariant: an item pushed is popped, stolen or moved to the
 //! inject queue exactly once -- counted across the owner, the thieves and the inject queue
 //! after all threads are joined -- and loom checks every slot access for data races.
+//!
+//! They also check progress, not only safety (see the contract in queue's `local.rs`):
+//! `assert_quiescent` runs after every concurrent phase, with all threads joined and the
+//! owner idle, and asserts that the ring is not left mid-steal: a fresh steal of the items
+//! left takes `ceil(n / 2)`, and the owner can then fill all `CAPACITY` slots without
+//! overflowing (and the next push overflows by half, as it should). `steal_racing_pop_gets_some`
+//! asserts that a steal racing only the owner's pop of a ring holding several items gets
+//! some, and `fresh_steal_takes_half_rounded_up` the amount a lone steal takes.
 //! Preemption bound: `LOOM_MAX_PREEMPTIONS` (read by `loom::model::Builder::new`), 3 when
 //! unset.
 
@@ -62,6 +70,58 @@ fn assert_exactly_once(got: &[usize], n: usize) {
     );
 }
 
+/// Progress after the concurrent phase (every other thread joined, the owner idle): moves
+/// every item left in `q` into `got`, asserting on the way that the ring is not mid-steal.
+/// A fresh steal of the `n` items left takes exactly `ceil(n / 2)`; then, emptied, the owner
+/// fills all `CAPACITY` slots with no overflow, and the next push overflows by half.
+fn assert_quiescent(steal: &Steal<Item>, q: &mut Local<Item>, got: &mut Vec<usize>) {
+    let n = q.len();
+    assert_eq!(
+        steal.len(),
+        n,
+        "owner and thief disagree on the length of an idle ring"
+    );
+    if n > 0 {
+        let (_, mut fresh) = local::<Item>();
+        let first = steal.steal_into(&mut fresh).unwrap_or_else(|| {
+            panic!(
+                "a lone steal of an idle ring holding {n} items returned nothing (left mid-steal?)"
+            )
+        });
+        got.push(first.id());
+        assert_eq!(
+            1 + fresh.len(),
+            n.div_ceil(2),
+            "a lone steal of {n} items must take ceil(n/2)"
+        );
+        drain(&mut fresh, got);
+    }
+    drain(q, got);
+    // Empty now: every slot must be usable again (a stuck steal range would eat some).
+    let spare = Inject::new();
+    for _ in 0..CAPACITY {
+        assert!(
+            q.has_room(),
+            "an empty idle ring has fewer than CAPACITY free slots"
+        );
+        assert_eq!(
+            q.push_back(Item::new(0), &spare),
+            0,
+            "overflow before the ring was full"
+        );
+    }
+    assert!(!q.has_room());
+    assert_eq!(
+        q.push_back(Item::new(0), &spare),
+        CAPACITY / 2 + 1,
+        "a full idle ring must overflow by half"
+    );
+    assert_eq!(spare.pop_n(usize::MAX).count(), CAPACITY / 2 + 1);
+    let mut rest = Vec::new();
+    drain(q, &mut rest);
+    assert_eq!(rest.len(), CAPACITY / 2);
+}
+
 /// A thief with its own ring: steals `times` times from `victim`, popping what it gets.
 fn spawn_thief(victim: Steal<Item>, times: usize) -> thread::JoinHandle<Vec<usize>> {
     thread::spawn(move || {
@@ -82,7 +142,7 @@ fn push_pop_vs_thief() {
     model(|| {
         let (steal, mut q) = local::<Item>();
         let inject = Inject::new();
-        let thief = spawn_thief(steal, 2);
+        let thief = spawn_thief(steal.clone(), 2);
         let mut got = Vec::new();
         let mut id = 0;
         for _ in 0..2 {
@@ -95,7 +155,7 @@ fn push_pop_vs_thief() {
             }
         }
         got.extend(thief.join().unwrap());
-        drain(&mut q, &mut got);
+        assert_quiescent(&steal, &mut q, &mut got);
         assert!(inject.is_empty());
         assert_exactly_once(&got, id);
     });
@@ -107,7 +167,7 @@ fn overflow_vs_thief() {
         const N: usize = CAPACITY + 2;
         let (steal, mut q) = local::<Item>();
         let inject = Inject::new();
-        let thief = spawn_thief(steal, 1);
+        let thief = spawn_thief(steal.clone(), 1);
         let mut moved = 0;
         for id in 0..N {
             moved += q.push_back(Item::new(id), &inject);
@@ -116,7 +176,7 @@ fn overflow_vs_thief() {
         // What push_back reported moved is exactly what the inject queue holds.
         assert_eq!(inject.len(), moved);
         got.extend(inject.pop_n(usize::MAX).map(|i| i.id()));
-        drain(&mut q, &mut got);
+        assert_quiescent(&steal, &mut q, &mut got);
         assert_exactly_once(&got, N);
     });
 }
@@ -130,14 +190,14 @@ fn two_thieves_and_owner_pop() {
             q.push_back(Item::new(id), &inject);
         }
         let a = spawn_thief(steal.clone(), 1);
-        let b = spawn_thief(steal, 1);
+        let b = spawn_thief(steal.clone(), 1);
         let mut got = Vec::new();
         if let Some(item) = q.pop() {
             got.push(item.id());
         }
         got.extend(a.join().unwrap());
         got.extend(b.join().unwrap());
-        drain(&mut q, &mut got);
+        assert_quiescent(&steal, &mut q, &mut got);
         assert!(inject.is_empty());
         assert_exactly_once(&got, CAPACITY);
     });
@@ -152,10 +212,11 @@ fn steal_vs_pop_nearly_empty() {
             for id in 0..n {
                 q.push_back(Item::new(id), &inject);
             }
-            let thief = spawn_thief(steal, 1);
+            let thief = spawn_thief(steal.clone(), 1);
             let mut got = Vec::new();
             drain(&mut q, &mut got);
             got.extend(thief.join().unwrap());
+            assert_quiescent(&steal, &mut q, &mut got);
             assert_exactly_once(&got, n);
         });
     }
@@ -172,20 +233,21 @@ fn thief_robbed_while_it_refills() {
             q.push_back(Item::new(id), &inject);
         }
         let (a_steal, mut a_ring) = local::<Item>();
+        let victim = steal.clone();
         let a = thread::spawn(move || {
             let mut got = Vec::new();
-            if let Some(item) = steal.steal_into(&mut a_ring) {
+            if let Some(item) = victim.steal_into(&mut a_ring) {
                 got.push(item.id());
             }
             (got, a_ring)
         });
-        let b = spawn_thief(a_steal, 1);
+        let b = spawn_thief(a_steal.clone(), 1);
         let mut got = Vec::new();
         let (a_got, mut a_ring) = a.join().unwrap();
         got.extend(a_got);
         got.extend(b.join().unwrap());
-        drain(&mut a_ring, &mut got);
-        drain(&mut q, &mut got);
+        assert_quiescent(&a_steal, &mut a_ring, &mut got);
+        assert_quiescent(&steal, &mut q, &mut got);
         assert_exactly_once(&got, CAPACITY);
     });
 }
@@ -202,7 +264,7 @@ fn refill_after_being_robbed() {
             a.push_back(Item::new(id), &inject);
             q.push_back(Item::new(CAPACITY + id), &inject);
         }
-        let b = spawn_thief(a_steal, 1);
+        let b = spawn_thief(a_steal.clone(), 1);
         let mut got = Vec::new();
         for _ in 0..2 {
             if let Some(item) = a.pop() {
@@ -213,8 +275,8 @@ fn refill_after_being_robbed() {
             got.push(item.id());
         }
         got.extend(b.join().unwrap());
-        drain(&mut a, &mut got);
-        drain(&mut q, &mut got);
+        assert_quiescent(&a_steal, &mut a, &mut got);
+        assert_quiescent(&q_steal, &mut q, &mut got);
         assert_exactly_once(&got, 2 * CAPACITY);
     });
 }
@@ -227,7 +289,7 @@ fn wrap_around_vs_thief() {
         for id in 0..3 {
             q.push_back(Item::new(id), &inject);
         }
-        let thief = spawn_thief(steal, 1);
+        let thief = spawn_thief(steal.clone(), 1);
         let mut got = Vec::new();
         if let Some(item) = q.pop() {
             got.push(item.id());
@@ -237,7 +299,7 @@ fn wrap_around_vs_thief() {
         }
         got.extend(thief.join().unwrap());
         got.extend(inject.pop_n(usize::MAX).map(|i| i.id()));
-        drain(&mut q, &mut got);
+        assert_quiescent(&steal, &mut q, &mut got);
         assert_exactly_once(&got, 5);
     });
 }
@@ -255,7 +317,7 @@ fn overflow_vs_thief_vs_close() {
             let inject = inject.clone();
             thread::spawn(move || assert!(inject.close()))
         };
-        let thief = spawn_thief(steal, 1);
+        let thief = spawn_thief(steal.clone(), 1);
         let mut moved = 0;
         for id in 0..N {
             moved += q.push_back(Item::counted(id, &drops), &inject);
@@ -265,7 +327,7 @@ fn overflow_vs_thief_vs_close() {
         let from_inject: Vec<usize> = inject.pop_n(usize::MAX).map(|i| i.id()).collect();
         assert_eq!(from_inject.len(), moved);
         got.extend(from_inject);
-        drain(&mut q, &mut got);
+        assert_quiescent(&steal, &mut q, &mut got);
         // Every item was either seen (and dropped once counted) or refused and dropped by
         // push_back: a whole overflow batch, or the one item pushed alone mid-steal.
         assert_eq!(drops.load(Relaxed), N);
@@ -287,7 +349,7 @@ fn two_thieves_vs_overflow() {
         let (steal, mut q) = local::<Item>();
         let inject = Inject::new();
         let a = spawn_thief(steal.clone(), 1);
-        let b = spawn_thief(steal, 1);
+        let b = spawn_thief(steal.clone(), 1);
         let mut moved = 0;
         for id in 0..N {
             moved += q.push_back(Item::new(id), &inject);
@@ -296,7 +358,62 @@ fn two_thieves_vs_overflow() {
         got.extend(b.join().unwrap());
         assert_eq!(inject.len(), moved);
         got.extend(inject.pop_n(usize::MAX).map(|i| i.id()));
-        drain(&mut q, &mut got);
+        assert_quiescent(&steal, &mut q, &mut got);
         assert_exactly_once(&got, N);
+    });
+}
+
+/// A steal racing only the owner's pop of a ring holding several items: the ring is never
+/// empty and no other thief runs, so the steal must get some (a claim CAS that lost to the
+/// pop is retried, not given up), and so must the pop (a pop CAS that lost to the claim is
+/// retried too); afterwards the ring is not left mid-steal (a commit CAS that lost to the
+/// pop is retried).
+#[test]
+fn steal_racing_pop_gets_some() {
+    model(|| {
+        const N: usize = 3;
+        let (steal, mut q) = local::<Item>();
+        let inject = Inject::new();
+        for id in 0..N {
+            q.push_back(Item::new(id), &inject);
+        }
+        let victim = steal.clone();
+        let thief = thread::spawn(move || {
+            let (_, mut mine) = local::<Item>();
+            let first = victim
+                .steal_into(&mut mine)
+                .expect("a steal racing only the owner's pop of a 3-item ring got nothing");
+            let mut got = vec![first.id()];
+            drain(&mut mine, &mut got);
+            got
+        });
+        // The thief takes at most ceil(3/2) = 2, so the ring is never empty for the owner
+        // either: its pop must not give up when the thief's claim raced it.
+        let mut got = vec![q
+            .pop()
+            .expect("the owner's pop racing one steal of a 3-item ring got nothing")
+            .id()];
+        got.extend(thief.join().unwrap());
+        assert_quiescent(&steal, &mut q, &mut got);
+        assert!(inject.is_empty());
+        assert_exactly_once(&got, N);
+    });
+}
+
+/// A lone steal (no race) of a ring holding `n` items takes `ceil(n / 2)`, for every `n`
+/// up to `CAPACITY`: a ring holding one task is stolen by an idle sibling.
+#[test]
+fn fresh_steal_takes_half_rounded_up() {
+    model(|| {
+        for n in 1..=CAPACITY {
+            let (steal, mut q) = local::<Item>();
+            let inject = Inject::new();
+            for id in 0..n {
+                q.push_back(Item::new(id), &inject);
+            }
+            let mut got = Vec::new();
+            assert_quiescent(&steal, &mut q, &mut got);
+            assert_exactly_once(&got, n);
+        }
     });
 }

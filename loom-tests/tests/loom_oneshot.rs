@@ -1,6 +1,7 @@
 //! loom suites for `runtime::sync::oneshot`, the shipping code through the shim: a send
 //! racing the receiver's poll, waker replacement, close and drop; a sender dropped unsent;
-//! the sender's `closed()` racing the receiver's drop. Each asserts that the receiver ends
+//! the sender's `closed()` racing the receiver's drop; `try_recv` racing the send (no
+//! join between them). Each asserts that the receiver ends
 //! with the right outcome (a lost wake-up leaves `block_on` blocked forever, which loom
 //! reports as a deadlock), and that the value is dropped exactly once; loom checks the
 //! value and waker cells for data races.
@@ -126,5 +127,46 @@ fn sender_closed_racing_receiver_drop() {
         assert!(tx.is_closed());
         assert_eq!(tx.send(3), Err(3));
         receiver.join().unwrap();
+    });
+}
+
+/// `try_recv` racing the send (no join in between to order them): the receiver polls
+/// without blocking until the value is there. Each attempt sees either nothing yet
+/// (`Empty`) or the whole value; a state load that does not acquire the sender's write of
+/// the value is a data race on the value slot, which loom reports. The spin yields, so
+/// loom runs the sender; a value that never shows up is a livelock loom reports too.
+#[test]
+fn try_recv_racing_send() {
+    model(|| {
+        let (tx, mut rx) = oneshot::channel();
+        let sender = thread::spawn(move || tx.send(Box::new(7u8)).unwrap());
+        let v = loop {
+            match rx.try_recv() {
+                Ok(v) => break v,
+                Err(TryRecvError::Empty) => thread::yield_now(),
+                Err(TryRecvError::Closed) => panic!("closed although the sender sends"),
+            }
+        };
+        assert_eq!(*v, 7);
+        assert_eq!(rx.try_recv(), Err(TryRecvError::Closed));
+        sender.join().unwrap();
+    });
+}
+
+/// `try_recv` racing a sender dropped unsent: `Empty` until the drop, then `Closed`,
+/// never a value.
+#[test]
+fn try_recv_racing_unsent_drop() {
+    model(|| {
+        let (tx, mut rx) = oneshot::channel::<u8>();
+        let sender = thread::spawn(move || drop(tx));
+        loop {
+            match rx.try_recv() {
+                Ok(v) => panic!("received {v} from a sender that sent nothing"),
+                Err(TryRecvError::Empty) => thread::yield_now(),
+                Err(TryRecvError::Closed) => break,
+            }
+        }
+        sender.join().unwrap();
     });
 }

@@ -713,6 +713,57 @@ fn last_reference_frees_once() {
     });
 }
 
+/// A by-value wake that ends up holding the last reference: the task completes (woken by
+/// reference from main) while B still holds a waker it then wakes by value, after the
+/// JoinHandle and every other waker are gone. That wake must free the cell (loom reports
+/// the scheduler `Arc` inside the cell as leaked otherwise), and the explicit count below
+/// says so even without loom's leak check: only the test's own handle is left on the
+/// scheduler once every thread is done.
+#[test]
+fn wake_by_val_holding_last_reference_frees() {
+    model(|| {
+        let sched = Sched::new();
+        let in_poll = Arc::new(AtomicBool::new(false));
+        let fut_drops = counter();
+        let slot = slot();
+        let fut = {
+            let (in_poll, slot) = (in_poll.clone(), slot.clone());
+            let track = Track(fut_drops.clone());
+            let mut first = true;
+            poll_fn(move |cx| {
+                let _track = &track;
+                let _g = InPoll::enter(&in_poll);
+                if first {
+                    first = false;
+                    *slot.lock() = Some(cx.waker().clone());
+                    return Poll::Pending;
+                }
+                Poll::Ready(())
+            })
+        };
+        let join = sched.spawn(fut);
+        assert!(sched.tick());
+        let w1 = take(&slot);
+        let w2 = w1.clone();
+        drop(join);
+
+        let b = thread::spawn(move || w1.wake());
+        w2.wake_by_ref();
+        drop(w2);
+        sched.run_all();
+        b.join().unwrap();
+        sched.run_all();
+
+        sched.teardown();
+        assert_eq!(fut_drops.load(Relaxed), 1);
+        assert_eq!(
+            Arc::strong_count(&sched.0),
+            1,
+            "a task cell still holds the scheduler: it was never freed"
+        );
+    });
+}
+
 // ---------------------------------------------------------------------------------------
 // Shutdown.
 

@@ -270,7 +270,10 @@ impl<T: Link> Inject<T> {
     /// Closes the queue: later pushes are refused, pops still drain what is left.
     /// Returns true if this call closed it (false if it already was closed).
     pub fn close(&self) -> bool {
-        // AcqRel: a push that lost the race to this RMW sees CLOSED and is refused.
+        // AcqRel: a push that lost the race to this RMW sees CLOSED and is refused. (The
+        // weakening sweep: Acquire and Release each survive the queue suites, but Relaxed
+        // fails loom_scheduler's current_thread_shutdown_while_waking, "Arc leaked": the
+        // runtime's shutdown orders through this RMW, so it stays AcqRel.)
         let was = self.stack.head.fetch_or(CLOSED, AcqRel);
         // Release: pairs with `is_closed`'s Acquire.
         self.closed.store(true, Release);

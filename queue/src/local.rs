@@ -14,24 +14,36 @@
 //!
 //! - push (owner): write slot `tail`, Release-store `tail + 1`. Full (`tail - steal ==
 //!   CAPACITY`): if no steal is in flight, claim the front half with one CAS on `head` and
-//!   move it plus the new item to the inject queue in one batch (one lock); if a thief is
-//!   mid-steal the ring cannot be halved, so the item alone goes to the inject queue.
+//!   move it plus the new item to the inject queue in one batch (one lock-free CAS onto its
+//!   stack, no lock); if a thief is mid-steal the ring cannot be halved, so the item alone
+//!   goes to the inject queue.
 //! - pop (owner): CAS `real` one forward (and `steal` with it when they were equal).
 //! - steal (thief): one CAS moves `real` forward by half the items (rounded up), keeping
 //!   `steal`, which claims `[steal, real)`; copy the claimed items into the thief's own
 //!   ring; a second CAS sets `steal = real`, handing the slots back to the owner. Only one
 //!   steal per ring at a time: a thief that sees `steal != real` gives up.
 //!
+//! Progress (the contract `Steal::steal_into` keeps, and the loom suite asserts): a steal
+//! returns nothing only if the ring was empty at some point during the call, another steal
+//! was in progress on it, or `dst` had no room. So a claim CAS that lost only to the owner's
+//! pop is retried, the commit CAS is retried until it lands (only the owner's pops can move
+//! `head` under a claim), and no steal leaves the ring mid-steal once it returns: after
+//! the thieves are done, a fresh steal of a ring holding `n` items takes `ceil(n / 2)` and
+//! the owner can fill every slot again before it overflows.
+//!
 //! Orderings, in brief (each site says why): slot contents travel owner -> thief through
 //! the owner's Release store of `tail` and the thief's Acquire load of it; slot reuse
 //! travels thief -> owner through the thief's Release commit CAS and the owner's Acquire
 //! load of `head` before it writes a slot. The owner's pop/overflow CASes are Release so a
-//! thief that Acquire-loads `head` sees a `tail` no older than that `real`. The owner reads
-//! its own `tail` Relaxed (it is the only writer). A thief can still see a `tail` newer than
-//! its `head` (`tail - real > CAPACITY`): its claim CAS would fail, so it reloads `head`.
+//! thief that Acquire-loads `head` sees a `tail` no older than that `real`: the thief's
+//! first head load and its claim CAS's failure are Relaxed guesses, and only when the pair
+//! it read is inconsistent (`tail - real > CAPACITY`: a head newer than the tail, or a tail
+//! newer than the head) does it Acquire-reload `head`. The owner reads its own `tail`
+//! Relaxed (it is the only writer).
 //!
 //! No lock and no allocation after construction on the ring itself; only the overflow path
-//! takes the inject queue's lock, once per `CAPACITY / 2 + 1` items.
+//! touches the inject queue (one CAS onto its lock-free stack, no lock), once per
+//! `CAPACITY / 2 + 1` items.
 //!
 //! Indices wrap at `u32::MAX`; a thief's CAS could only be fooled by ABA after 2^32 pops
 //! between its load and its CAS, which we accept (as tokio and Go do).
@@ -84,6 +96,18 @@ unsafe impl<T: Send> Send for Inner<T> {}
 // head/tail protocol (see the module doc and the `SAFETY` notes at each access), and items
 // only ever move between threads by value, so `T: Send` suffices (no `&T` is shared).
 unsafe impl<T: Send> Sync for Inner<T> {}
+
+impl<T> Drop for Inner<T> {
+    /// The last `Arc` frees the buffer. `Local::drop` already moved the items out, so only
+    /// memory goes; touching each slot mutably first lets loom check that every thief's
+    /// read of a slot happens-before the free (a plain `Box` drop is invisible to it).
+    /// Outside loom the closures are empty and the loop compiles to nothing.
+    fn drop(&mut self) {
+        for slot in self.buffer.iter() {
+            slot.with_mut(|_| ());
+        }
+    }
+}
 
 /// The owner's handle: push and pop. `!Clone`; `Send` when `T: Send`.
 pub struct Local<T: Link> {
@@ -170,11 +194,13 @@ impl<T> Inner<T> {
 
     /// Items available to a thief, `tail - real`.
     fn len(&self) -> usize {
-        // Acquire: pairs with the Release of whichever head update we read (owner pop or
-        // overflow, thief commit), all of which come after the owner's tail store that made
-        // `real <= tail`; so the tail load below sees at least that store and the difference
-        // does not wrap.
-        let (_, real) = unpack(self.head.load(Acquire));
+        // Relaxed: the count is a hint (spin and park re-checks), no slot is read on its
+        // strength, and it never reports empty a ring whose push happened-before this call
+        // (coherence gives us that tail or a later one, and `real` can only have passed it
+        // by taking the item). A head newer than the tail we read makes the difference wrap:
+        // the clamp below turns that into "not empty", at worst one spurious wake-up. (Found
+        // by the weakening sweep: no model can tell Acquire here from Relaxed.)
+        let (_, real) = unpack(self.head.load(Relaxed));
         // Relaxed: only a count is computed; coherence after the Acquire above is enough.
         let tail = self.tail.load(Relaxed);
         // The tail may be newer than the head we read (the owner pushed on after a pop or
@@ -216,7 +242,7 @@ impl<T: Link> Local<T> {
     /// Pushes `item` at the back.
     ///
     /// If the ring is full, moves half the ring (`CAPACITY / 2` oldest items) plus `item`
-    /// to `inject` in ONE `push_batch` (one lock) and returns how many items went to
+    /// to `inject` in ONE `push_batch` (one CAS, no lock) and returns how many items went to
     /// `inject`; returns 0 on the normal path. If a thief is mid-steal the ring cannot be
     /// halved, and `item` alone goes to `inject` (returns 1). Never grows and never loses
     /// an item: if `inject` is closed the overflowed items are dropped (their `Drop` runs)
@@ -402,6 +428,12 @@ impl<T: Link> Steal<T> {
     ///
     /// Returns `None` without stealing when `dst` is more than half full, when this queue
     /// is empty, when another thief is mid-steal on it, or when `dst` is this very queue.
+    ///
+    /// Progress: those are the only reasons. A steal returns `None` only if this queue was
+    /// empty at some point during the call, another steal was in progress on it, or `dst`
+    /// had no room; racing the owner's pops alone never makes it give up (it retries), and
+    /// it never returns leaving the queue mid-steal. With no rival thief, a steal of a queue
+    /// holding `n` items takes `ceil(n / 2)`: one returned, the rest pushed to `dst`.
     pub fn steal_into(&self, dst: &mut Local<T>) -> Option<T> {
         if Arc::ptr_eq(&self.inner, &dst.inner) {
             return None;
@@ -415,12 +447,12 @@ impl<T: Link> Steal<T> {
         }
 
         // Claim: move `real` forward by n, keeping `steal`.
-        // Acquire: pairs with the Release of the head update we read (owner pop or
-        // overflow, thief commit), which the owner's tail store of at least `real` precedes,
-        // so the tail we load next is at least `real` and `tail - real` cannot wrap. Safety
-        // rests on the claim CAS (a stale head fails it); this ordering buys progress: with
-        // a stale tail below `real` we would spin in the reload branch until it caught up.
-        let mut head = self.inner.head.load(Acquire);
+        // Relaxed: a starting guess. Safety rests on the claim CAS (a stale head fails it)
+        // and on the tail Acquire below (slot contents); a head newer than the tail we load
+        // next (`tail - real` wraps) sends us to the reload branch, whose Acquire bounds
+        // the wait. (The weakening sweep found no model that tells Acquire here from
+        // Relaxed: it only saved that one reload.)
+        let mut head = self.inner.head.load(Relaxed);
         let (first, n) = loop {
             let (steal, real) = unpack(head);
             if steal != real {
@@ -432,9 +464,14 @@ impl<T: Link> Steal<T> {
             let tail = self.inner.tail.load(Acquire);
             let avail = tail.wrapping_sub(real);
             if avail as usize > CAPACITY {
-                // Our `head` is older than this tail: the owner pushed on after seeing a
-                // newer head (a pop, overflow or steal). The claim CAS would fail; reload.
-                // Acquire: as for the first load (the new value is at least as recent).
+                // Our `head` is newer than this tail (or the tail is from after a newer head
+                // than ours): the claim CAS would fail or our count be wrong; reload both.
+                // Acquire: pairs with the Release of the head update we read (owner pop or
+                // overflow, thief commit), which the owner's tail store of at least that
+                // `real` precedes, so the tail we load next is at least `real`: this branch
+                // is taken once per head. This is the one head load of the claim loop that
+                // must acquire: with it Relaxed too, a thief can spin on a stale tail
+                // (loom: "Model exceeded maximum number of branches" in push_pop_vs_thief).
                 head = self.inner.head.load(Acquire);
                 continue;
             }
@@ -445,12 +482,15 @@ impl<T: Link> Steal<T> {
             // Success Relaxed: the slots we will read were published by the tail Acquire
             // above, and while `steal` stays at `real` the owner cannot overwrite them; we
             // publish nothing here (other thieves that see this value give up without
-            // reading tail). Failure Acquire: we loop on the fresh head, as for the first load.
+            // reading tail). Failure Relaxed: a failed CAS returns the latest head, which
+            // we loop on as on the first (Relaxed) load, the reload branch acquiring when
+            // it must. (Found by the weakening sweep: no model can tell Acquire here from
+            // Relaxed.)
             match self.inner.head.compare_exchange_weak(
                 head,
                 pack(steal, real.wrapping_add(n)),
                 Relaxed,
-                Acquire,
+                Relaxed,
             ) {
                 Ok(_) => break (real, n),
                 Err(actual) => head = actual,

@@ -298,10 +298,31 @@ unsafe fn bound_scheduler<T: Future, S, R>(cell: &Cell<T, S>, f: impl FnOnce(&S)
 /// # Safety
 /// No reference to the task remains.
 pub(crate) unsafe fn dealloc<T: Future, S>(ptr: NonNull<Header>) {
+    // SAFETY: no reference remains (caller), so the cell is live and ours alone.
+    observe_exclusive(unsafe { cell::<T, S>(ptr) });
     // SAFETY: it was allocated as a `Box<Cell<T, S>>` and nobody else can reach it.
     let cell = unsafe { Box::from_raw(ptr.cast::<Cell<T, S>>().as_ptr()) };
     // A future or output whose drop panics must not unwind into the freeing thread.
     let _ = panic::catch_unwind(AssertUnwindSafe(move || drop(cell)));
+}
+
+/// Touches every `UnsafeCell` of the cell mutably, as the free about to happen does.
+///
+/// `Box::from_raw` + drop is invisible to loom, so without this a freeing thread that did
+/// not acquire the other holders' last writes (a last reference decrement weakened to
+/// Release) would pass every model. Each `with_mut` is a write access loom checks against
+/// every earlier access from other threads: they must happen-before the free. Outside
+/// loom these closures are empty and compile to nothing.
+///
+/// Called only by `dealloc`, with no reference to the task left (nobody else accesses the
+/// cells); the closures touch nothing, so the call itself is safe.
+fn observe_exclusive<T: Future, S>(cell: &Cell<T, S>) {
+    cell.header.queue_next.with_mut(|_| ());
+    cell.core.scheduler.with_mut(|_| ());
+    cell.core.stage.with_mut(|_| ());
+    cell.trailer.waker.with_mut(|_| ());
+    cell.trailer.owned_prev.with_mut(|_| ());
+    cell.trailer.owned_next.with_mut(|_| ());
 }
 
 /// JoinHandle poll: moves the output to `dst` when complete, else installs `waker`.
@@ -451,8 +472,14 @@ pub(crate) unsafe fn wake_by_val(ptr: NonNull<Header>) {
     // SAFETY: caller holds a reference.
     let header = unsafe { ptr.as_ref() };
     match header.state.transition_to_notified_by_val() {
-        // SAFETY: our reference became the notified one.
-        ToNotified::Submit => unsafe { (header.vtable.schedule)(ptr) },
+        ToNotified::Submit => {
+            // SAFETY: the CAS took a notified reference for the queue and left ours, which
+            // keeps the cell (and the scheduler handle `schedule` reads in it) alive until
+            // the push returned: the task may run and complete on another thread at once.
+            unsafe { (header.vtable.schedule)(ptr) };
+            // SAFETY: ours, given up now.
+            unsafe { drop_reference(ptr) };
+        }
         ToNotified::DoNothing => {}
         // SAFETY: ours was the last reference.
         ToNotified::Dealloc => unsafe { (header.vtable.dealloc)(ptr) },

@@ -224,8 +224,11 @@ impl State {
         })
     }
 
-    /// `wake` by value: the waker's own reference becomes the `Notified` when the task is
-    /// idle; otherwise it is dropped in the same CAS.
+    /// `wake` by value: when the task is idle, a new reference is taken for the `Notified`
+    /// and the waker keeps its own until the schedule returned (the caller then drops it):
+    /// the scheduler handle the schedule reads lives in the task, which another thread may
+    /// run and free as soon as it is queued. Otherwise the waker's reference is dropped in
+    /// the same CAS.
     pub(crate) fn transition_to_notified_by_val(&self) -> ToNotified {
         self.update(|s| {
             if s.is_running() {
@@ -239,7 +242,8 @@ impl State {
                     (Some(next), ToNotified::DoNothing)
                 }
             } else {
-                (Some(s.0 | NOTIFIED), ToNotified::Submit)
+                Self::check_ref_overflow(s);
+                (Some((s.0 | NOTIFIED) + REF_ONE), ToNotified::Submit)
             }
         })
     }
@@ -276,12 +280,17 @@ impl State {
 
     /// The JoinHandle is dropped right after spawn, before anything happened: one CAS.
     pub(crate) fn drop_join_handle_fast(&self) -> bool {
-        // Relaxed on failure: we fall back to the slow path, which synchronizes.
+        // Relaxed: in INITIAL the JoinHandle has registered no waker and read no output, so
+        // its thread touched none of the task's cells: it has nothing to publish (Release)
+        // to whoever frees the task, and takes nothing (Acquire) from anyone; and the CAS
+        // cannot drop the last reference (INITIAL counts the run's too). On failure we fall
+        // back to the slow path, which synchronizes. (The weakening sweep found no model
+        // that tells AcqRel, Acquire or Release here from Relaxed.)
         self.val
             .compare_exchange(
                 INITIAL,
                 (INITIAL - REF_ONE) & !JOIN_INTEREST,
-                AcqRel,
+                Relaxed,
                 Relaxed,
             )
             .is_ok()

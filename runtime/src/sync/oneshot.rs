@@ -136,6 +136,17 @@ pub mod error {
 
 use error::{RecvError, TryRecvError};
 
+impl<T> Drop for Inner<T> {
+    /// The last `Arc` frees the value slot and both waker slots. Touching each mutably
+    /// first lets loom check that the other side's accesses happen-before the free (a
+    /// plain drop of the allocation is invisible to it); outside loom this is nothing.
+    fn drop(&mut self) {
+        self.value.with_mut(|_| ());
+        self.rx_waker.with_mut(|_| ());
+        self.tx_waker.with_mut(|_| ());
+    }
+}
+
 impl<T> Inner<T> {
     /// Takes the value out of the slot.
     ///
@@ -173,9 +184,13 @@ impl<T> Inner<T> {
             if same {
                 return state;
             }
-            // Take the slot back before writing it. AcqRel: Acquire as above; Release keeps
-            // our earlier accesses of the slot before the other side's later ones.
-            state = self.state.fetch_and(!bit, AcqRel);
+            // Take the slot back before writing it. Acquire: as above. No Release: our only
+            // earlier access of the slot since the bit was set is the read just above, which
+            // may run concurrently with the other side's reads; the slot write that follows
+            // is published by the Release of the `fetch_or` that sets the bit again, and
+            // when this RMW shows `done` we leave the slot alone. (The weakening sweep found
+            // no model that tells AcqRel here from Acquire.)
+            state = self.state.fetch_and(!bit, Acquire);
             if state & done != 0 {
                 // Too late: the other side saw the bit and may be reading the slot. Put the
                 // bit back (so the waker is still accounted for) and leave the slot alone.
@@ -255,7 +270,10 @@ impl<T> Sender<T> {
     /// True once the receiver was dropped or closed: a send would fail.
     pub fn is_closed(&self) -> bool {
         let inner = self.inner.as_ref().expect("a live sender");
-        inner.state.load(Acquire) & CLOSED != 0
+        // Relaxed: a snapshot; the sender reads nothing the receiver wrote on the strength of
+        // it (`send` decides with its own RMW). (The weakening sweep found no model that
+        // tells Acquire here from Relaxed.)
+        inner.state.load(Relaxed) & CLOSED != 0
     }
 
     /// Ready once the receiver is dropped or closed. Only the last waker registered is kept.
@@ -291,8 +309,11 @@ impl<T> Receiver<T> {
     /// before can still be received.
     pub fn close(&mut self) {
         if let Some(inner) = &self.inner {
-            // AcqRel: Acquire makes the sender's waker visible if TX_WAKER is set.
-            let state = inner.state.fetch_or(CLOSED, AcqRel);
+            // Acquire: makes the sender's waker visible if TX_WAKER is set. No Release: the
+            // close publishes nothing; a sender that sees CLOSED only takes its own value
+            // back, and our waker reaches it through `register`'s Release. (The weakening
+            // sweep found no model that tells AcqRel here from Acquire.)
+            let state = inner.state.fetch_or(CLOSED, Acquire);
             if state & (TX_WAKER | COMPLETE | CLOSED) == TX_WAKER {
                 // SAFETY: our RMW saw TX_WAKER set.
                 unsafe { inner.wake(&inner.tx_waker) };

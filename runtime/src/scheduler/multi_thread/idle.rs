@@ -10,7 +10,8 @@
 //!   (`worker_to_notify`); the woken worker starts out searching, so a burst of pushes
 //!   wakes one worker, which wakes the next when it finds work: a smooth ramp-up.
 //! - No lost wake-up: the notifier's check is a SeqCst RMW that pairs with the SeqCst RMW
-//!   of the last searcher leaving; a last searcher that parks re-checks every queue
+//!   of the last searcher leaving; a worker that parks leaving no searcher behind (the
+//!   last searcher, or a non-searcher while nobody searches) re-checks every queue
 //!   (`Handle::notify_if_work_pending`), so work pushed while it stopped looking is seen
 //!   either by that re-check or by the notifier.
 
@@ -87,13 +88,21 @@ impl Idle {
         num_searching(prev) == 1
     }
 
-    /// The worker parks. True when it was the last searcher (it must re-check the queues).
+    /// The worker parks. True when no searcher is left after it (it was the last one, or
+    /// it was not searching and nobody is): it must then re-check the queues.
+    ///
+    /// Not only the last searcher: a worker that could not search (another was) and parks
+    /// counted as unparked until this RMW, so a notifier that ran just before it saw
+    /// "nobody parked" and woke no one, relying on the unparked workers; a searcher
+    /// that found work meanwhile handed off to nobody for the same reason. This worker is
+    /// then the only one that can still see that work (loom:
+    /// `local_spawn_wakes_sibling_two_workers`).
     pub(crate) fn transition_worker_to_parked(&self, worker: usize, is_searching: bool) -> bool {
         let mut sleepers = self.sleepers.lock();
         let dec = UNPARKED_ONE + usize::from(is_searching);
         let prev = self.state.fetch_sub(dec, SeqCst);
         sleepers.push(worker);
-        is_searching && num_searching(prev) == 1
+        num_searching(prev) == usize::from(is_searching)
     }
 
     /// A parked worker woke by itself (events, or work in its own queue): remove it from
@@ -143,12 +152,14 @@ mod tests {
         let idle = Idle::new(2);
         // Everyone awake: nobody to wake.
         assert_eq!(idle.worker_to_notify(), None);
-        assert!(!idle.transition_worker_to_parked(1, false));
+        // Nobody searches: the parker must re-check the queues.
+        assert!(idle.transition_worker_to_parked(1, false));
         assert_eq!(idle.counts(), (0, 1));
         // Worker 1 sleeps, nobody searches: wake it, as a searcher.
         assert_eq!(idle.worker_to_notify(), Some(1));
         assert_eq!(idle.counts(), (1, 2));
-        // Someone searches now: the next push wakes nobody.
+        // Someone searches now: the next push wakes nobody, and a non-searcher parking
+        // leaves the re-check to that searcher.
         assert!(!idle.transition_worker_to_parked(0, false));
         assert_eq!(idle.worker_to_notify(), None);
         assert!(idle.transition_worker_from_searching());

@@ -224,7 +224,8 @@ impl Handle {
         }
     }
 
-    /// Called by the last searcher as it parks: if work arrived meanwhile, wake someone.
+    /// Called by a worker parking with no searcher left behind it: if work arrived
+    /// meanwhile, wake someone.
     fn notify_if_work_pending(&self) {
         let pending = self.shared.remotes.iter().any(|r| !r.steal.is_empty())
             || self.shared.has_global_work();

@@ -643,12 +643,13 @@ impl Core {
         if self.has_tasks() {
             return false;
         }
-        let is_last_searcher = handle
+        // No searcher left behind us: nobody else would see work pushed meanwhile.
+        let must_recheck = handle
             .shared
             .idle
             .transition_worker_to_parked(self.index, self.is_searching);
         self.is_searching = false;
-        if is_last_searcher {
+        if must_recheck {
             handle.notify_if_work_pending();
         }
         true

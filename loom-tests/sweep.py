@@ -1,0 +1,585 @@
+#!/usr/bin/env python3
+"""The weakening sweep: does every atomic operation's ordering (and every CAS retry and
+flag test) matter to some loom model?
+
+For each atomic operation in the shipping code that goes through the shim (queue/,
+task/, runtime/src/{park.rs,scheduler,sync/oneshot.rs}), this script makes the
+one-step-weaker variant -- SeqCst -> AcqRel (RMW) / Acquire (load, CAS failure) /
+Release (store), AcqRel -> Acquire and -> Release, Acquire/Release -> Relaxed -- plus the
+hand-written variants in `MANUAL` (a retried CAS that gives up, a flag test removed,
+and the planted bugs of issue 18), applies it to a SCRATCH COPY of the tree (never the
+tree itself: a copy under --scratch, default /tmp/loom-sweep), builds the relevant loom suite
+there and runs its tests one at a time (each with a timeout) until one fails.
+
+Each variant ends as one of:
+  caught     a loom test failed; the table names it and loom's message
+  SURVIVES   every test of the suite(s) passed: a model is missing (or the ordering
+             is stronger than needed)
+  timeout    a test ran past --timeout without failing (inconclusive)
+  build-err  the variant does not compile (should not happen; a bug in this script)
+
+Usage (from anywhere; the tree is this script's repository):
+  loom-tests/sweep.py --list                     # the variants, no build
+  loom-tests/sweep.py                            # run them all (hours at full size)
+  loom-tests/sweep.py --only local.rs            # variants whose id contains a string
+  loom-tests/sweep.py --only plant: --timeout 300
+Results: one line per variant on stdout (a Markdown table row), and appended as JSON to
+--out (default <scratch>/results.jsonl). Environment: LOOM_MAX_PREEMPTIONS (default 2).
+The build uses its own target dir, target/sweep (seeded from target/loom; see
+SWEEP_TARGET for why it must not share target/loom).
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# Which loom suites exercise which file (in the order they are tried).
+SUITES = [
+    ("queue/src/local.rs", ["loom_local", "loom_scheduler"]),
+    # The schedulers consume both queues too; their suite is slow, so it runs last.
+    ("queue/src/inject.rs", ["loom_inject", "loom_local", "loom_scheduler"]),
+    ("task/src/", ["loom_task"]),
+    ("runtime/src/sync/oneshot.rs", ["loom_oneshot"]),
+    ("runtime/src/park.rs", ["loom_scheduler"]),
+    ("runtime/src/scheduler/", ["loom_scheduler"]),
+]
+
+FILES = [
+    "queue/src/local.rs",
+    "queue/src/inject.rs",
+    "task/src/state.rs",
+    "task/src/core.rs",
+    "task/src/lib.rs",
+    "task/src/list.rs",
+    "task/src/harness.rs",
+    "task/src/join.rs",
+    "task/src/waker.rs",
+    "runtime/src/sync/oneshot.rs",
+    "runtime/src/park.rs",
+    "runtime/src/scheduler/multi_thread/idle.rs",
+    "runtime/src/scheduler/multi_thread/worker.rs",
+    "runtime/src/scheduler/multi_thread/mod.rs",
+    "runtime/src/scheduler/current_thread.rs",
+]
+
+# Hand-written variants: (id, file, old, new, what). `old` must occur exactly once.
+MANUAL = [
+    # --- issue 18 class 1: progress of a steal (queue/src/local.rs) ---
+    ("plant:steal-half-rounded-down", "queue/src/local.rs",
+     "let n = avail - avail / 2;", "let n = avail / 2;",
+     "steal takes n/2 rounded down"),
+    ("plant:steal-commit-gives-up", "queue/src/local.rs",
+     """                Ok(_) => break,
+                Err(actual) => head = actual,
+            }
+        }
+
+        if n > 1 {""",
+     """                Ok(_) => break,
+                Err(_) => break,
+            }
+        }
+
+        if n > 1 {""",
+     "the steal's commit CAS gives up when the owner popped meanwhile"),
+    ("plant:steal-claim-not-retried", "queue/src/local.rs",
+     """                Ok(_) => break (real, n),
+                Err(actual) => head = actual,""",
+     """                Ok(_) => break (real, n),
+                Err(_) => return None,""",
+     "the steal's claim CAS is not retried when the owner's pop raced it"),
+    ("cas:pop-gives-up", "queue/src/local.rs",
+     """                Ok(_) => break real,
+                Err(actual) => head = actual,""",
+     """                Ok(_) => break real,
+                Err(_) => return None,""",
+     "the owner's pop gives up when a thief's claim raced it"),
+    ("flag:push-ignores-mid-steal", "queue/src/local.rs",
+     "            if steal != real {\n                // A thief is copying",
+     "            if false && steal != real {\n                // A thief is copying",
+     "push_back on a full ring ignores a thief mid-steal"),
+    ("flag:steal-ignores-mid-steal", "queue/src/local.rs",
+     "            if steal != real {\n                // Another thief",
+     "            if false && steal != real {\n                // Another thief",
+     "a thief ignores another thief mid-steal"),
+    ("flag:steal-dst-room-unchecked", "queue/src/local.rs",
+     "if dst_tail.wrapping_sub(dst_steal) as usize > CAPACITY / 2 {",
+     "if false && dst_tail.wrapping_sub(dst_steal) as usize > CAPACITY / 2 {",
+     "a steal does not check dst's room"),
+    # --- inject ---
+    ("plant:inject-push-ignores-closed", "queue/src/inject.rs",
+     "            if cur & CLOSED != 0 {\n                self.stack.len",
+     "            if false && cur & CLOSED != 0 {\n                self.stack.len",
+     "a push ignores the CLOSED bit"),
+    ("cas:inject-push-gives-up", "queue/src/inject.rs",
+     """                Ok(_) => return Ok(()),
+                Err(now) => cur = now,""",
+     """                Ok(_) => return Ok(()),
+                Err(_) => return Err(()),""",
+     "a push's CAS gives up (refused) when another push raced it"),
+    # --- task ---
+    ("plant:ref-dec-release-only", "task/src/state.rs",
+     "let prev = Snapshot(self.val.fetch_sub(REF_ONE, AcqRel));",
+     "let prev = Snapshot(self.val.fetch_sub(REF_ONE, shim::sync::atomic::Ordering::Release));",
+     "the last reference decrement is Release only (the freeing thread acquires nothing)"),
+    ("plant:terminal-release-only", "task/src/state.rs",
+     "let prev = Snapshot(self.val.fetch_sub(count * REF_ONE, AcqRel));",
+     "let prev = Snapshot(self.val.fetch_sub(count * REF_ONE, shim::sync::atomic::Ordering::Release));",
+     "the completing run's terminal decrement is Release only"),
+    ("plant:wake-by-val-leaks", "task/src/harness.rs",
+     "        ToNotified::Dealloc => unsafe { (header.vtable.dealloc)(ptr) },",
+     "        ToNotified::Dealloc => {}",
+     "a by-value wake holding the last reference leaks the task"),
+    # --- oneshot ---
+    ("plant:try-recv-relaxed", "runtime/src/sync/oneshot.rs",
+     """        // Acquire: pairs with the sender's Release of COMPLETE (the value).
+        let state = inner.state.load(Acquire);""",
+     """        // Acquire: pairs with the sender's Release of COMPLETE (the value).
+        let state = inner.state.load(Relaxed);""",
+     "try_recv loads the state Relaxed"),
+    ("cas:oneshot-complete-gives-up", "runtime/src/sync/oneshot.rs",
+     """                Ok(_) => break,
+                Err(now) => state = now,""",
+     """                Ok(_) => break,
+                Err(_) => return false,""",
+     "the sender's complete CAS gives up when the receiver raced it"),
+    ("flag:oneshot-register-too-late-ignored", "runtime/src/sync/oneshot.rs",
+     "            if state & done != 0 {\n                // Too late",
+     "            if false && state & done != 0 {\n                // Too late",
+     "a waker replacement ignores that the event already happened"),
+    # --- scheduler: skipped wake-ups (issue 18 class 3) ---
+    ("plant:no-searcher-handoff", "runtime/src/scheduler/multi_thread/worker.rs",
+     """        if handle.shared.idle.transition_worker_from_searching() {
+            handle.notify_parked();
+        }""",
+     """        if handle.shared.idle.transition_worker_from_searching() {}""",
+     "the last searcher to find work wakes no one"),
+    ("plant:no-notify-others-on-park-exit", "runtime/src/scheduler/multi_thread/worker.rs",
+     """        if core.should_notify_others() {
+            self.handle.notify_parked();
+        }""",
+     "",
+     "a worker leaving park with several tasks of its own wakes no sibling"),
+    ("plant:no-recheck-on-park", "runtime/src/scheduler/multi_thread/worker.rs",
+     """        if must_recheck {
+            handle.notify_if_work_pending();
+        }""",
+     "",
+     "a worker parking with no searcher left does not re-check the queues"),
+    ("plant:recheck-last-searcher-only", "runtime/src/scheduler/multi_thread/idle.rs",
+     "num_searching(prev) == usize::from(is_searching)",
+     "is_searching && num_searching(prev) == 1",
+     "only the last searcher re-checks on park (a non-searcher parking while none "
+     "searches does not)"),
+    ("plant:no-notify-local-wake", "runtime/src/scheduler/multi_thread/worker.rs",
+     """    // After the core's borrow ended: notifying may run arbitrary wake-up code.
+    if notify {
+        handle.notify_parked();
+    }""",
+     """    let _ = notify;""",
+     "a task woken on a worker where it can be stolen wakes no sibling"),
+    ("plant:no-notify-local-spawn", "runtime/src/scheduler/multi_thread/worker.rs",
+     """    if notify {
+        handle.notify_parked();
+    }
+    Ok(join)""",
+     """    let _ = notify;
+    Ok(join)""",
+     "a task spawned on a worker where it can be stolen wakes no sibling"),
+]
+
+ORD = r"(?:(?:shim::sync::atomic::|std::sync::atomic::)?Ordering::)?(Relaxed|Acquire|Release|AcqRel|SeqCst)\b"
+CALL = re.compile(
+    r"\.(load|store|swap|fetch_add|fetch_sub|fetch_and|fetch_or|fetch_xor|fetch_max|"
+    r"fetch_min|compare_exchange_weak|compare_exchange)\s*\(")
+Q = "shim::sync::atomic::Ordering::"
+
+
+def weaker(order, role):
+    """One-step-weaker orderings that are legal for `role` (load/store/rmw/fail)."""
+    if order == "SeqCst":
+        return {"load": ["Acquire"], "fail": ["Acquire"], "store": ["Release"],
+                "rmw": ["AcqRel"]}[role]
+    if order == "AcqRel":
+        return ["Acquire", "Release"]
+    if order in ("Acquire", "Release"):
+        return ["Relaxed"]
+    return []
+
+
+def matching_paren(src, open_idx):
+    depth = 0
+    for i in range(open_idx, len(src)):
+        if src[i] == "(":
+            depth += 1
+        elif src[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+    raise ValueError("unbalanced")
+
+
+def strip_comments_mask(src):
+    """Indices inside // comments (so orderings named in comments are ignored)."""
+    mask = bytearray(len(src))
+    for m in re.finditer(r"//[^\n]*", src):
+        for i in range(m.start(), m.end()):
+            mask[i] = 1
+    return mask
+
+
+# Auto variants deliberately not run, with the reason (shown by --list).
+NOT_SHIPPING = {
+    "runtime/src/scheduler/multi_thread/idle.rs:counts": "#[cfg(test)] helper",
+}
+
+
+def auto_variants():
+    out = []
+    for rel in FILES:
+        path = os.path.join(ROOT, rel)
+        if not os.path.exists(path):
+            continue
+        src = open(path).read()
+        # Unit tests at the end of a file are not shipping code.
+        end = len(src)
+        m = re.search(r"\n#\[cfg\((all\()?test", src)
+        if m:
+            end = m.start()
+        mask = strip_comments_mask(src)
+        for call in CALL.finditer(src, 0, end):
+            if mask[call.start()]:
+                continue
+            op = call.group(1)
+            lparen = call.end() - 1
+            rparen = matching_paren(src, lparen)
+            args = src[lparen:rparen]
+            # A std atomic (not through the shim) is a documented exception.
+            line_start = src.rfind("\n", 0, call.start()) + 1
+            prefix = src[max(0, call.start() - 200):call.start()]
+            if "std::sync::atomic" in args or re.search(r"\bNEXT$", prefix.strip()):
+                continue
+            ords = [o for o in re.finditer(ORD, args) if not mask[lparen + o.start()]]
+            if not ords:
+                continue
+            for k, o in enumerate(ords):
+                if op == "load":
+                    role = "load"
+                elif op == "store":
+                    role = "store"
+                elif op.startswith("compare_exchange"):
+                    role = "rmw" if k == 0 else "fail"
+                else:
+                    role = "rmw"
+                order = o.group(1)
+                for w in weaker(order, role):
+                    a, b = lparen + o.start(), lparen + o.end()
+                    lineno = src.count("\n", 0, a) + 1
+                    fn = enclosing_fn(src, call.start())
+                    if f"{rel}:{fn}" in NOT_SHIPPING:
+                        continue
+                    label = f"{op}" + (" success" if role == "rmw" and op.startswith("compare") else
+                                       " failure" if role == "fail" else "")
+                    vid = f"{rel}:{lineno}:{op}:{order}->{w}" + (f"#{k}" if len(ords) > 1 else "")
+                    out.append({
+                        "id": vid, "file": rel, "line": lineno, "fn": fn,
+                        "what": f"{label} {order} -> {w}",
+                        "apply": ("span", a, b, Q + w),
+                    })
+    return out
+
+
+def enclosing_fn(src, idx):
+    fns = list(re.finditer(r"\bfn\s+(\w+)", src[:idx]))
+    return fns[-1].group(1) if fns else "?"
+
+
+def manual_variants():
+    out = []
+    for vid, rel, old, new, what in MANUAL:
+        path = os.path.join(ROOT, rel)
+        src = open(path).read()
+        n = src.count(old)
+        lineno = src.count("\n", 0, src.find(old)) + 1 if n else 0
+        out.append({
+            "id": vid, "file": rel, "line": lineno,
+            "fn": enclosing_fn(src, src.find(old)) if n else "?",
+            "what": what, "apply": ("replace", old, new, n),
+        })
+    return out
+
+
+def suites_for(rel):
+    for prefix, suites in SUITES:
+        if rel.startswith(prefix):
+            return suites
+    return []
+
+
+# The sweep's own target dir. NOT the tree's target/loom: cargo names a path crate's
+# artifacts by its path relative to the workspace, so a scratch copy's planted build would
+# overwrite the tree's own artifacts there. Seeded from target/loom (registry deps).
+SWEEP_TARGET = os.path.join(ROOT, "target", "sweep")
+
+
+def sync_scratch(scratch):
+    if not os.path.exists(SWEEP_TARGET) and os.path.exists(os.path.join(ROOT, "target", "loom")):
+        subprocess.run(["cp", "-a", os.path.join(ROOT, "target", "loom"), SWEEP_TARGET],
+                       check=True)
+    tree = os.path.join(scratch, "tree")
+    shutil.rmtree(tree, ignore_errors=True)
+    shutil.rmtree(tree + ".orig", ignore_errors=True)
+    # copy2 keeps mtimes, so cargo rebuilds only what a variant touches.
+    shutil.copytree(ROOT, tree, symlinks=True, copy_function=shutil.copy2,
+                    ignore=lambda d, names: [n for n in names if d == ROOT and n in
+                                             ("target", ".git")])
+    shutil.copytree(tree, tree + ".orig", symlinks=True, copy_function=shutil.copy2)
+    return tree
+
+
+def apply(tree, v):
+    path = os.path.join(tree, v["file"])
+    src = open(path).read()
+    kind = v["apply"][0]
+    if kind == "span":
+        _, a, b, new = v["apply"]
+        src = src[:a] + new + src[b:]
+    else:
+        _, old, new, n = v["apply"]
+        if n != 1:
+            raise ValueError(f"{v['id']}: pattern found {n} times")
+        src = src.replace(old, new)
+    open(path, "w").write(src)
+
+
+def restore(tree, v):
+    # From the pristine copy taken at the start (the tree may be edited meanwhile, and the
+    # variants' offsets were computed from the start's content).
+    shutil.copyfile(os.path.join(tree + ".orig", v["file"]), os.path.join(tree, v["file"]))
+
+
+def env():
+    e = dict(os.environ)
+    e.update({
+        "RUSTFLAGS": "--cfg loom",
+        "CARGO_PROFILE_RELEASE_LTO": "false",
+        "CARGO_PROFILE_RELEASE_CODEGEN_UNITS": "16",
+        "CARGO_PROFILE_RELEASE_DEBUG": "0",
+        "CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS": "true",
+        "CARGO_TARGET_DIR": SWEEP_TARGET,
+        "CARGO_TERM_COLOR": "never",
+        "RUST_BACKTRACE": "0",
+    })
+    e.setdefault("LOOM_MAX_PREEMPTIONS", "2")
+    return e
+
+
+def build(tree, suite):
+    p = subprocess.run(
+        ["cargo", "test", "-p", "loom-tests", "--release", "--test", suite, "--no-run",
+         "--message-format=json"], cwd=tree, env=env(), capture_output=True, text=True)
+    if p.returncode != 0:
+        return None, p.stderr[-2000:]
+    exe = None
+    for line in p.stdout.splitlines():
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            continue
+        if msg.get("reason") == "compiler-artifact" and msg.get("executable") and \
+                msg["target"]["name"] == suite:
+            exe = msg["executable"]
+    return exe, None
+
+
+def list_tests(exe, only_tests, ignored):
+    args = [exe, "--list"] + (["--include-ignored"] if ignored else [])
+    p = subprocess.run(args, capture_output=True, text=True, env=env())
+    tests = [l.split(": test")[0] for l in p.stdout.splitlines() if l.endswith(": test")]
+    if only_tests:
+        # In the order the filters were given (put the likely catcher first).
+        picked = []
+        for f in only_tests:
+            picked += [t for t in tests if f in t and t not in picked]
+        return picked
+    # One-worker scheduler models first: they are the quick ones.
+    return sorted(tests, key=lambda t: ("two_workers" in t, t))
+
+
+def first_message(out):
+    lines = out.splitlines()
+    for i, l in enumerate(lines):
+        if "panicked at" in l:
+            msg = []
+            for x in lines[i + 1:i + 6]:
+                if not x.strip() or x.startswith(("stack backtrace", "note:")) or \
+                        re.match(r"\s*\d+: ", x):
+                    break
+                msg.append(x.strip())
+            return " ".join(msg)[:300]
+    return (lines[-1] if lines else "")[:300]
+
+
+def run_variant(tree, v, timeout, only_tests):
+    apply(tree, v)
+    try:
+        ran = 0
+        for suite in suites_for(v["file"]):
+            exe, err = build(tree, suite)
+            if exe is None:
+                return "build-err", suite, "", (err or "").strip().splitlines()[-1:] or [""]
+            timed_out = []
+            # Ignored (slow) models run only when named with --tests.
+            for t in list_tests(exe, only_tests, ignored=bool(only_tests)):
+                ran += 1
+                try:
+                    p = subprocess.run([exe, "--exact", t, "--test-threads=1"] +
+                                       (["--include-ignored"] if only_tests else []), env=env(),
+                                       capture_output=True, text=True, timeout=timeout)
+                except subprocess.TimeoutExpired:
+                    timed_out.append(t)
+                    continue
+                if p.returncode != 0:
+                    return "caught", suite, t, first_message(p.stdout + p.stderr)
+            if timed_out:
+                return "timeout", suite, ",".join(timed_out), ""
+        return ("SURVIVES" if ran else "no-tests"), ",".join(suites_for(v["file"])), "", ""
+    finally:
+        restore(tree, v)
+
+
+# How each variant that survived a run was resolved, keyed by (file, fn, variant text).
+RESOLVED = {
+    ("queue/src/local.rs", "pop", "the owner's pop gives up when a thief's claim raced it"):
+        "model added: loom_local::steal_racing_pop_gets_some (the owner's pop must get one)",
+    ("queue/src/local.rs", "len", "load Acquire -> Relaxed"):
+        "weakened to Relaxed in the code (a hint; argued at the site)",
+    ("queue/src/local.rs", "steal_into", "load Acquire -> Relaxed#first"):
+        "weakened to Relaxed in the code (a guess the claim CAS validates)",
+    ("queue/src/local.rs", "steal_into", "load Acquire -> Relaxed#reload"):
+        "caught once the two above are Relaxed: loom_local::push_pop_vs_thief, Model "
+        "exceeded maximum number of branches (a thief spinning on a stale tail); kept Acquire",
+    ("queue/src/local.rs", "steal_into", "compare_exchange_weak failure Acquire -> Relaxed"):
+        "weakened to Relaxed in the code (loops as on the first load)",
+    ("queue/src/inject.rs", "close", "fetch_or AcqRel -> Acquire"):
+        "KEPT AcqRel: survives the queue suites, not run on loom_scheduler; Relaxed fails "
+        "loom_scheduler::current_thread_shutdown_while_waking (Arc leaked)",
+    ("queue/src/inject.rs", "close", "fetch_or AcqRel -> Release"):
+        "KEPT AcqRel: as above",
+    ("task/src/state.rs", "drop_join_handle_fast", "compare_exchange success AcqRel -> Acquire"):
+        "weakened to Relaxed in the code (in INITIAL the handle touched no cell)",
+    ("task/src/state.rs", "drop_join_handle_fast", "compare_exchange success AcqRel -> Release"):
+        "weakened to Relaxed in the code (as above)",
+    ("runtime/src/sync/oneshot.rs", "register", "fetch_and AcqRel -> Acquire"):
+        "weakened to Acquire in the code (the slot write is published by the next fetch_or)",
+    ("runtime/src/sync/oneshot.rs", "close", "fetch_or AcqRel -> Acquire"):
+        "weakened to Acquire in the code (a close publishes nothing)",
+    ("runtime/src/sync/oneshot.rs", "is_closed", "load Acquire -> Relaxed"):
+        "weakened to Relaxed in the code (a snapshot; nothing read on its strength)",
+    ("task/src/state.rs", "update", "compare_exchange_weak success AcqRel -> Release"):
+        "KEPT, no model: the Acquire matters only when the CAS succeeds on a value another "
+        "thread's RMW restored (ABA through refcount/flag RMWs), which no model reaches",
+    ("task/src/list.rs", "is_closed", "load Acquire -> Relaxed"):
+        "KEPT, not resolved: read by the schedulers; loom_scheduler not run on it",
+    ("task/src/list.rs", "close_and_shutdown_all", "store Release -> Relaxed"):
+        "KEPT, not resolved: as above",
+    ("queue/src/inject.rs", "close", "store Release -> Relaxed"):
+        "KEPT, not resolved: `closed` is read by the schedulers (Handle::is_closed); "
+        "loom_scheduler not run on it",
+    ("queue/src/inject.rs", "is_closed", "load Acquire -> Relaxed"):
+        "KEPT, not resolved: as above",
+}
+
+
+def print_table(variants, files):
+    """The results as recorded (line numbers of the code they ran on), then the current
+    variants no result covers, as 'not run'."""
+    latest = {}
+    for path in files:
+        for line in open(path):
+            rec = json.loads(line)
+            latest[rec["id"]] = rec
+    print("| operation (file:line, fn) | variant | result | catching test, loom's message |")
+    print("|---|---|---|---|")
+    seen = set()
+    steal_loads = 0
+    for r in latest.values():
+        what = r["what"]
+        key = (r["file"], r["fn"], what)
+        if key == ("queue/src/local.rs", "steal_into", "load Acquire -> Relaxed") and \
+                r["status"] == "SURVIVES":
+            steal_loads += 1
+            key = (r["file"], r["fn"], what + ("#first" if steal_loads == 1 else "#reload"))
+        seen.add((r["file"], r["fn"], what))
+        status = r["status"]
+        detail = f"{r['suite']}::{r['test']}: {r['message']}" if r["test"] else r["suite"]
+        if status == "SURVIVES" and key in RESOLVED:
+            status, detail = "survived", RESOLVED[key]
+        detail = detail.replace("|", "\\|")
+        print(f"| `{r['file']}:{r['line']}` `{r['fn']}` | {what} | {status} | {detail} |")
+    for v in variants:
+        if (v["file"], v["fn"], v["what"]) not in seen:
+            note = ""
+            if "SeqCst ->" in v["what"]:
+                note = ("loom-blind: loom models SeqCst accesses as AcqRel "
+                        "(tokio-rs/loom#180), so this variant is the same model")
+            elif v["id"] == "plant:no-notify-others-on-park-exit":
+                note = "unreachable under loom (only the driver queues onto a parked worker)"
+            print(f"| `{v['file']}:{v['line']}` `{v['fn']}` | {v['what']} | not run | {note} |")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--scratch", default="/tmp/loom-sweep")
+    ap.add_argument("--out")
+    ap.add_argument("--only", action="append", default=[],
+                    help="run variants whose id contains this (repeatable)")
+    ap.add_argument("--skip", action="append", default=[],
+                    help="skip variants whose id contains this (repeatable)")
+    ap.add_argument("--tests", action="append", default=[],
+                    help="run only tests whose name contains this (repeatable)")
+    ap.add_argument("--timeout", type=int, default=180, help="seconds per test")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("--table", metavar="JSONL", action="append",
+                    help="print the Markdown table of these results (latest per variant, "
+                         "in sweep order, 'not run' for the rest) and exit")
+    a = ap.parse_args()
+
+    variants = manual_variants() + auto_variants()
+    if a.table:
+        print_table(variants, a.table)
+        return
+    if a.only:
+        variants = [v for v in variants if any(s in v["id"] for s in a.only)]
+    variants = [v for v in variants if not any(s in v["id"] for s in a.skip)]
+    if a.list:
+        for v in variants:
+            print(f"{v['id']}\t{v['fn']}\t{v['what']}\t{','.join(suites_for(v['file']))}")
+        print(f"{len(variants)} variants", file=sys.stderr)
+        return
+    os.makedirs(a.scratch, exist_ok=True)
+    out = a.out or os.path.join(a.scratch, "results.jsonl")
+    tree = sync_scratch(a.scratch)
+    for v in variants:
+        t0 = time.time()
+        status, suite, test, msg = run_variant(tree, v, a.timeout, a.tests)
+        rec = {"id": v["id"], "file": v["file"], "line": v["line"], "fn": v["fn"],
+               "what": v["what"], "status": status, "suite": suite, "test": test,
+               "message": msg, "secs": round(time.time() - t0),
+               "bound": env()["LOOM_MAX_PREEMPTIONS"]}
+        with open(out, "a") as f:
+            f.write(json.dumps(rec) + "\n")
+        print(f"| `{v['file']}:{v['line']}` {v['fn']} | {v['what']} | {status} | "
+              f"{suite} {test} | {msg} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
