@@ -35,11 +35,13 @@ pub mod sync;
 pub mod task;
 #[cfg(not(loom))]
 pub mod time;
+mod unhandled;
 mod util;
 
 pub use crate::builder::Builder;
 pub use crate::handle::{EnterGuard, Handle, RuntimeFlavor, TryCurrentError};
-pub use crate::metrics::{RuntimeMetrics, WorkerMetrics};
+pub use crate::metrics::{RuntimeMetrics, Stall, WorkerMetrics};
 pub use crate::runtime::Runtime;
 pub use crate::task::spawn;
+pub use crate::unhandled::UnhandledPanic;
 pub use runtime_macros::{main, test};

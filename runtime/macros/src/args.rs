@@ -54,12 +54,15 @@ pub(crate) struct Config {
     pub(crate) worker_threads: Option<LitInt>,
     /// Path of the crate that provides `Builder`; `::runtime` unless `crate = ".."`.
     pub(crate) crate_path: syn::Path,
+    /// `unhandled_panic = "ignore" | "shutdown_runtime"`: the `UnhandledPanic` variant.
+    pub(crate) unhandled_panic: Option<Ident>,
 }
 
 const FLAVOR: &str = "flavor";
 const WORKER_THREADS: &str = "worker_threads";
 const CRATE: &str = "crate";
-const KNOWN_KEYS: &str = "`flavor`, `worker_threads`, `crate`";
+const UNHANDLED_PANIC: &str = "unhandled_panic";
+const KNOWN_KEYS: &str = "`flavor`, `worker_threads`, `unhandled_panic`, `crate`";
 
 /// One `key = value` pair, as written.
 struct RawArg {
@@ -87,7 +90,7 @@ impl Parse for RawArg {
 }
 
 fn is_known_key(name: &str) -> bool {
-    matches!(name, FLAVOR | WORKER_THREADS | CRATE)
+    matches!(name, FLAVOR | WORKER_THREADS | UNHANDLED_PANIC | CRATE)
 }
 
 fn unknown_key_message(name: &str) -> String {
@@ -102,6 +105,7 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
         flavor: kind.default_flavor(),
         worker_threads: None,
         crate_path: syn::parse_quote!(::runtime),
+        unhandled_panic: None,
     };
     let raw = match Punctuated::<RawArg, Token![,]>::parse_terminated.parse2(args) {
         Ok(raw) => raw,
@@ -113,6 +117,7 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
     let mut flavor_key: Option<Ident> = None;
     let mut threads_key: Option<Ident> = None;
     let mut crate_key: Option<Ident> = None;
+    let mut panic_key: Option<Ident> = None;
 
     for RawArg { key, value } in raw {
         let name = key.unraw().to_string();
@@ -120,6 +125,7 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
             FLAVOR => &mut flavor_key,
             WORKER_THREADS => &mut threads_key,
             CRATE => &mut crate_key,
+            UNHANDLED_PANIC => &mut panic_key,
             _ => {
                 errors.push(syn::Error::new(key.span(), unknown_key_message(&name)));
                 continue;
@@ -134,6 +140,9 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
         let result = match name.as_str() {
             FLAVOR => parse_flavor(&value).map(|f| config.flavor = f),
             WORKER_THREADS => parse_worker_threads(&value).map(|n| config.worker_threads = Some(n)),
+            UNHANDLED_PANIC => {
+                parse_unhandled_panic(&value).map(|v| config.unhandled_panic = Some(v))
+            }
             _ => parse_crate_path(&value).map(|p| config.crate_path = p),
         };
         if let Err(e) = result {
@@ -202,6 +211,24 @@ fn parse_flavor(value: &Expr) -> syn::Result<Flavor> {
         _ => Err(syn::Error::new_spanned(
             value,
             format!("`flavor` expects a string literal: {VALID}"),
+        )),
+    }
+}
+
+fn parse_unhandled_panic(value: &Expr) -> syn::Result<Ident> {
+    const VALID: &str = "expected \"ignore\" or \"shutdown_runtime\"";
+    match literal(value) {
+        Some(Lit::Str(s)) => match s.value().as_str() {
+            "ignore" => Ok(Ident::new("Ignore", s.span())),
+            "shutdown_runtime" => Ok(Ident::new("ShutdownRuntime", s.span())),
+            other => Err(syn::Error::new(
+                s.span(),
+                format!("unknown unhandled_panic behavior \"{other}\"; {VALID}"),
+            )),
+        },
+        _ => Err(syn::Error::new_spanned(
+            value,
+            format!("`unhandled_panic` expects a string literal: {VALID}"),
         )),
     }
 }

@@ -213,6 +213,10 @@ fn generate(kind: Kind, config: &Config, func: Function) -> TokenStream {
         .worker_threads
         .as_ref()
         .map(|lit| quote!(.worker_threads(#lit)));
+    let unhandled = config
+        .unhandled_panic
+        .as_ref()
+        .map(|v| quote!(.unhandled_panic(#krate::UnhandledPanic::#v)));
 
     // Tests: block on a `Pin<&mut dyn Future>` so every test with the same output
     // type shares one instantiation of `block_on` (compile time of big suites).
@@ -243,6 +247,7 @@ fn generate(kind: Kind, config: &Config, func: Function) -> TokenStream {
             let #rt = #krate::Builder::#new()
                 .enable_all()
                 #threads
+                #unhandled
                 .build()
                 .expect("failed to build the runtime");
             #block_on

@@ -35,6 +35,7 @@ pub(crate) struct Handle {
     pub(crate) shared: Shared,
     pub(crate) driver: Arc<Driver>,
     pub(crate) blocking: blocking::Spawner,
+    pub(crate) unhandled_panic: crate::unhandled::Policy,
 }
 
 pub(crate) struct Shared {
@@ -79,6 +80,7 @@ pub(crate) fn create(
     event_interval: u32,
     driver: Arc<Driver>,
     blocking: blocking::Spawner,
+    unhandled_panic: crate::unhandled::Policy,
 ) -> (Arc<Handle>, CurrentThread) {
     let park = Parker::new(driver.clone());
     let handle = Arc::new(Handle {
@@ -93,6 +95,7 @@ pub(crate) fn create(
         },
         driver,
         blocking,
+        unhandled_panic,
     });
     let core = Box::new(Core {
         tasks: VecDeque::with_capacity(64),

@@ -69,6 +69,26 @@ impl Handle {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
+        if let Some(state) = self.unhandled_panic() {
+            let future = crate::unhandled::ShutdownOnPanic::new(future, state.clone());
+            return self.spawn_inner(future);
+        }
+        self.spawn_inner(future)
+    }
+
+    /// The runtime's unhandled-panic policy (`None`: `UnhandledPanic::Ignore`).
+    pub(crate) fn unhandled_panic(&self) -> &crate::unhandled::Policy {
+        match self {
+            Handle::MultiThread(h) => &h.unhandled_panic,
+            Handle::CurrentThread(h) => &h.unhandled_panic,
+        }
+    }
+
+    fn spawn_inner<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
         match self {
             Handle::MultiThread(h) => multi_thread::Handle::spawn(h, future),
             Handle::CurrentThread(h) => current_thread::Handle::spawn(h, future),

@@ -14,6 +14,10 @@
 //! Notify wakes a parked worker only when nobody is searching (idle.rs).
 
 mod idle;
+#[cfg_attr(loom, allow(dead_code))]
+mod monitor;
+mod spin;
+mod stall;
 mod worker;
 
 use std::future::Future;
@@ -24,11 +28,13 @@ use shim::sync::{Arc, Mutex};
 use task::{JoinHandle, OwnedTasks};
 
 use self::idle::Idle;
+use self::monitor::Monitor;
+use self::stall::WorkerShared;
 use self::worker::Core;
 pub(crate) use self::worker::{current_index, Context};
 use crate::blocking;
 use crate::driver::Driver;
-use crate::metrics::{self, RuntimeMetrics};
+use crate::metrics::{self, RuntimeMetrics, StallCallback};
 use crate::park::{Parker, Unparker};
 use crate::scheduler::{self, RunTask};
 
@@ -52,15 +58,22 @@ pub(crate) struct Handle {
     pub(crate) block_on_yield_every: u32,
     pub(crate) driver: Arc<Driver>,
     pub(crate) blocking: blocking::Spawner,
+    /// The monitor thread's state (monitor.rs).
+    monitor: Monitor,
+    pub(crate) unhandled_panic: crate::unhandled::Policy,
 }
 
 pub(crate) struct Shared {
     remotes: Box<[Remote]>,
+    /// Each worker's LIFO slot and poll stamp, one padded line each (stall.rs).
+    workers: Box<[CachePadded<WorkerShared>]>,
     /// Padded: written by every remote push and global-queue pop; the read-mostly
     /// neighbours (the owned list's id and shards, `remotes`) must not share its line.
     pub(crate) inject: CachePadded<Inject<RunTask>>,
     /// Padded: written by searching/parking transitions.
     idle: CachePadded<Idle>,
+    /// The one pre-park spinner's token (spin.rs); padded, taken once per idle episode.
+    spinner: CachePadded<spin::SpinToken>,
     pub(crate) owned: OwnedTasks<scheduler::Handle>,
     // Boxed: the cores travel as `Box<Core>` through the worker loop; no reallocation here.
     #[allow(clippy::vec_box)]
@@ -86,10 +99,12 @@ pub(crate) fn create(
     config: Config,
     driver: Arc<Driver>,
     blocking: blocking::Spawner,
+    on_stall: Option<(std::time::Duration, StallCallback)>,
+    unhandled_panic: crate::unhandled::Policy,
 ) -> (Arc<Handle>, Vec<Launch>) {
     // Read once: `available_parallelism` reads cgroup files.
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let spin_rounds = worker::spin_rounds(num_workers, cpus);
+    let spin_rounds = spin::spin_rounds(num_workers, cpus);
     let mut remotes = Vec::with_capacity(num_workers);
     let mut cores = Vec::with_capacity(num_workers);
     for index in 0..num_workers {
@@ -113,14 +128,20 @@ pub(crate) fn create(
         },
         shared: Shared {
             remotes: remotes.into_boxed_slice(),
+            workers: (0..num_workers)
+                .map(|_| CachePadded::new(WorkerShared::new()))
+                .collect(),
             inject: CachePadded::new(Inject::new()),
             idle: CachePadded::new(Idle::new(num_workers)),
+            spinner: CachePadded::new(spin::SpinToken::default()),
             owned: OwnedTasks::new(num_workers),
             shutdown_cores: Mutex::new(Vec::with_capacity(num_workers)),
             metrics: metrics::slots(num_workers),
         },
         driver,
         blocking,
+        monitor: Monitor::new(num_workers, on_stall),
+        unhandled_panic,
     });
     let launch = cores
         .into_iter()
@@ -137,6 +158,12 @@ impl Launch {
     pub(crate) fn run(self) {
         worker::run(self.handle, self.core);
     }
+}
+
+/// Runs the monitor (monitor.rs) on the calling thread until shutdown.
+#[cfg(not(loom))]
+pub(crate) fn run_monitor(handle: Arc<Handle>) {
+    monitor::run(&handle);
 }
 
 impl Handle {
@@ -198,14 +225,21 @@ impl Handle {
     /// Called by the last searcher as it parks: if work arrived meanwhile, wake someone.
     fn notify_if_work_pending(&self) {
         let pending = self.shared.remotes.iter().any(|r| !r.steal.is_empty())
-            || !self.shared.inject.is_empty();
+            || !self.shared.inject.is_empty()
+            || self.stuck_lifo_pending();
         if pending {
             self.notify_parked();
         }
     }
 
+    /// True when a stuck worker's LIFO slot holds a task a searcher may take.
+    fn stuck_lifo_pending(&self) -> bool {
+        self.shared.workers.iter().any(|w| w.has_stealable_lifo())
+    }
+
     /// Begins shutdown: closes the global queue and wakes every worker. Idempotent.
     pub(crate) fn close(&self) {
+        self.monitor.close();
         if self.shared.inject.close() {
             for remote in self.shared.remotes.iter() {
                 remote.unpark.unpark();
@@ -222,7 +256,18 @@ impl Handle {
             num_workers: self.shared.remotes.len(),
             live_tasks: metrics::live_tasks(&self.shared.metrics),
             global_queue_depth: self.shared.inject.len(),
-            workers: self.shared.metrics.iter().map(|s| s.read()).collect(),
+            workers: self
+                .shared
+                .metrics
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    let mut m = s.read();
+                    let seq = self.shared.workers[i].poll_seq();
+                    self.monitor.published[i].fill(seq, self.monitor.base, &mut m);
+                    m
+                })
+                .collect(),
         }
     }
 
