@@ -587,6 +587,7 @@ impl Core {
             }
         }
         token.release();
+        self.spin.spun(found.is_some());
         if found.is_some() {
             self.spin.end_idle();
         }
