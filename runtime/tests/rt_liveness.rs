@@ -232,6 +232,30 @@ fn a_stalled_poll_is_reported_and_visible_in_metrics() {
     assert!(stall_rx.try_recv().is_err());
 }
 
+/// A panicking `on_stall` callback does not end the monitor: a later stuck worker's task
+/// is still rescued.
+#[test]
+fn a_panicking_stall_callback_leaves_the_rescue_working() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .on_stall(Duration::from_millis(1), |_| panic!("callback went boom"))
+        .build()
+        .unwrap();
+    for _ in 0..2 {
+        let out = rt.block_on(async {
+            runtime::spawn(async {
+                let (tx, rx) = mpsc::channel();
+                drop(runtime::spawn(async move { tx.send(()).unwrap() }));
+                rx.recv_timeout(PATIENCE)
+                    .map_err(|_| "the child stayed behind its blocked parent")
+            })
+            .await
+            .unwrap()
+        });
+        assert_eq!(out, Ok(()));
+    }
+}
+
 #[test]
 fn shutdown_runtime_policy_makes_block_on_panic_on_both_flavors() {
     for mut b in [Builder::new_multi_thread(), Builder::new_current_thread()] {

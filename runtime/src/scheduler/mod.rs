@@ -69,11 +69,23 @@ impl Handle {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        if let Some(state) = self.unhandled_panic() {
-            let future = crate::unhandled::ShutdownOnPanic::new(future, state.clone());
-            return self.spawn_inner(future);
+        if self.unhandled_panic().is_some() {
+            return self.spawn_shutdown_on_panic(future);
         }
         self.spawn_inner(future)
+    }
+
+    /// `spawn` under `UnhandledPanic::ShutdownRuntime`: out of line, so the common path
+    /// stays as small as it was.
+    #[cold]
+    #[inline(never)]
+    fn spawn_shutdown_on_panic<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let state = self.unhandled_panic().clone().expect("checked by spawn");
+        self.spawn_inner(crate::unhandled::ShutdownOnPanic::new(future, state))
     }
 
     /// The runtime's unhandled-panic policy (`None`: `UnhandledPanic::Ignore`).
@@ -84,6 +96,7 @@ impl Handle {
         }
     }
 
+    #[inline(always)]
     fn spawn_inner<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,

@@ -65,8 +65,9 @@ pub(crate) struct Handle {
 
 pub(crate) struct Shared {
     remotes: Box<[Remote]>,
-    /// Each worker's LIFO slot and poll stamp, one padded line each (stall.rs).
-    workers: Box<[CachePadded<WorkerShared>]>,
+    /// Each worker's LIFO slot and poll stamp, one padded line each (stall.rs); each
+    /// worker's core holds its own too (no indexing on its hot path).
+    workers: Box<[std::sync::Arc<CachePadded<WorkerShared>>]>,
     /// Padded: written by every remote push and global-queue pop; the read-mostly
     /// neighbours (the owned list's id and shards, `remotes`) must not share its line.
     pub(crate) inject: CachePadded<Inject<RunTask>>,
@@ -107,14 +108,24 @@ pub(crate) fn create(
     let spin_rounds = spin::spin_rounds(num_workers, cpus);
     let mut remotes = Vec::with_capacity(num_workers);
     let mut cores = Vec::with_capacity(num_workers);
-    for index in 0..num_workers {
+    let workers: Vec<_> = (0..num_workers)
+        .map(|_| std::sync::Arc::new(CachePadded::new(WorkerShared::new())))
+        .collect();
+    for (index, me) in workers.iter().enumerate() {
         let (steal, local) = queue::local();
         let park = Parker::new(driver.clone());
         remotes.push(Remote {
             steal,
             unpark: park.unparker(),
         });
-        cores.push(Core::new(index, local, park, &config, spin_rounds));
+        cores.push(Core::new(
+            index,
+            local,
+            park,
+            &config,
+            spin_rounds,
+            me.clone(),
+        ));
     }
     let handle = Arc::new(Handle {
         // With a worker per CPU or more, a spinning `block_on` thread takes a CPU from
@@ -128,9 +139,7 @@ pub(crate) fn create(
         },
         shared: Shared {
             remotes: remotes.into_boxed_slice(),
-            workers: (0..num_workers)
-                .map(|_| CachePadded::new(WorkerShared::new()))
-                .collect(),
+            workers: workers.into_boxed_slice(),
             inject: CachePadded::new(Inject::new()),
             idle: CachePadded::new(Idle::new(num_workers)),
             spinner: CachePadded::new(spin::SpinToken::default()),

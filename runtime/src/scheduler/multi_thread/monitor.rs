@@ -199,7 +199,10 @@ fn tick(handle: &Handle, seen: &mut [Seen], last_driver_polls: &mut u64) -> bool
         if let Some((threshold, callback)) = &mon.on_stall {
             if elapsed >= *threshold && !s.reported {
                 s.reported = true;
-                callback(&Stall { worker: i, elapsed });
+                let stall = Stall { worker: i, elapsed };
+                // A panicking callback must not end the monitor (the rescue of stuck
+                // workers depends on it); the panic hook has printed its message already.
+                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| callback(&stall)));
             }
         }
         if !worker.lifo.is_empty() || !shared.remotes[i].steal.is_empty() {

@@ -30,6 +30,7 @@ use shim::sync::Arc;
 use task::JoinHandle;
 
 use super::spin::{SpinPolicy, SPIN_PAUSES};
+use super::stall::WorkerShared;
 use super::{Config, Handle};
 use crate::context;
 use crate::coop;
@@ -37,6 +38,7 @@ use crate::metrics::Stats;
 use crate::park::Parker;
 use crate::scheduler::{self, RunTask};
 use crate::util::FastRand;
+use crossbeam_utils::CachePadded;
 
 /// Polls of LIFO-slot tasks in a row before the ring gets a turn (when it holds tasks).
 const MAX_LIFO_POLLS: u32 = 3;
@@ -86,6 +88,8 @@ pub(crate) struct Core {
     spin_rounds: u32,
     /// Recent idle episodes: whether a spin pays (spin.rs).
     spin: SpinPolicy,
+    /// This worker's LIFO slot and poll stamp (`Shared::workers[index]`).
+    me: std::sync::Arc<CachePadded<WorkerShared>>,
     stats: Stats,
 }
 
@@ -106,6 +110,7 @@ impl Core {
         park: Parker,
         config: &Config,
         spin_rounds: u32,
+        me: std::sync::Arc<CachePadded<WorkerShared>>,
     ) -> Box<Core> {
         Box::new(Core {
             index,
@@ -127,6 +132,7 @@ impl Core {
             disable_lifo: config.disable_lifo_slot,
             spin_rounds,
             spin: SpinPolicy::default(),
+            me,
             stats: Stats::new(),
         })
     }
@@ -359,7 +365,7 @@ impl Context {
                 }
             }
         }
-        if core.should_notify_others(&self.handle) {
+        if core.should_notify_others() {
             self.handle.notify_parked();
         }
         core
@@ -420,7 +426,7 @@ impl Core {
         } else {
             // A LIFO push alone wakes nobody (only a displaced task, now in the ring,
             // does); the monitor wakes a sibling if this worker then gets stuck.
-            match handle.shared.workers[self.index].lifo.push(task) {
+            match self.me.lifo.push(task) {
                 Some(prev) => {
                     self.push_back(prev, handle);
                     true
@@ -464,9 +470,9 @@ impl Core {
             if let Some(task) = self.next_global_batch(handle) {
                 return Some(task);
             }
-            return self.next_local_task(handle);
+            return self.next_local_task();
         }
-        if let Some(task) = self.next_local_task(handle) {
+        if let Some(task) = self.next_local_task() {
             return Some(task);
         }
         self.next_global_batch(handle)
@@ -495,11 +501,8 @@ impl Core {
         self.tune_window = Some((now, polls));
     }
 
-    fn next_local_task(&mut self, handle: &Handle) -> Option<RunTask> {
-        handle.shared.workers[self.index]
-            .lifo
-            .take()
-            .or_else(|| self.run_queue.pop())
+    fn next_local_task(&mut self) -> Option<RunTask> {
+        self.me.lifo.take().or_else(|| self.run_queue.pop())
     }
 
     /// Takes a fair share of the global queue into the ring and returns the first task.
@@ -622,24 +625,19 @@ impl Core {
         self.defer = defer;
     }
 
-    fn has_tasks(&self, handle: &Handle) -> bool {
-        !handle.shared.workers[self.index].lifo.is_empty()
-            || !self.run_queue.is_empty()
-            || !self.defer.is_empty()
+    fn has_tasks(&self) -> bool {
+        !self.me.lifo.is_empty() || !self.run_queue.is_empty() || !self.defer.is_empty()
     }
 
-    fn should_notify_others(&self, handle: &Handle) -> bool {
+    fn should_notify_others(&self) -> bool {
         // A searcher will notify when it finds work; otherwise, more than one runnable
         // task here means a sibling could take some.
-        !self.is_searching
-            && usize::from(!handle.shared.workers[self.index].lifo.is_empty())
-                + self.run_queue.len()
-                > 1
+        !self.is_searching && usize::from(!self.me.lifo.is_empty()) + self.run_queue.len() > 1
     }
 
     /// False when there is still work here; otherwise registers as parked.
     fn transition_to_parked(&mut self, handle: &Handle) -> bool {
-        if self.has_tasks(handle) {
+        if self.has_tasks() {
             return false;
         }
         let is_last_searcher = handle
@@ -655,7 +653,7 @@ impl Core {
 
     /// After a wake-up: true when the worker should run again.
     fn transition_from_parked(&mut self, handle: &Handle) -> bool {
-        if self.has_tasks(handle) {
+        if self.has_tasks() {
             // Woken with work of its own (e.g. the driver dispatched here): unpark as a
             // non-searcher unless someone already counted us as a notified searcher.
             self.is_searching = !handle.shared.idle.unpark_worker_by_id(self.index);
