@@ -92,7 +92,9 @@ fn main() {
     let mut blocker = std::net::TcpStream::connect(addr).expect("connect");
     blocker.write_all(b"B").expect("write");
     let mut b = [0u8; 1];
-    blocker.read_exact(&mut b).expect("the blocked handler answers at last");
+    blocker
+        .read_exact(&mut b)
+        .expect("the blocked handler answers at last");
     let worst = pingers
         .into_iter()
         .map(|p| p.join().expect("pinger"))

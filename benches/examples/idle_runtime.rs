@@ -25,7 +25,9 @@ fn main() {
                 drop(conn);
             }
         }));
-        drop(runtime::spawn(runtime::time::sleep(Duration::from_secs(3600))));
+        drop(runtime::spawn(runtime::time::sleep(Duration::from_secs(
+            3600,
+        ))));
         println!("idle pid {}", std::process::id());
         runtime::time::sleep(Duration::from_secs(secs)).await;
     });

@@ -12,7 +12,8 @@
 //! Adapters: [`ours`] (this workspace's `runtime`), [`tokio_rt`], [`smol`] (async-executor's
 //! `Executor` and `StaticExecutor` on N plain threads) and [`floor`] (a single-threaded
 //! executor with no synchronization beyond what `Waker` demands). The workloads are in
-//! [`workloads`], the criterion glue and the metrics print in [`harness`].
+//! [`workloads`], the criterion glue and the metrics print in [`harness`]. [`io_echo`] is
+//! the I/O-traits pair (tokio's traits vs futures-io on one socket type, `io_traits.rs`).
 
 #![deny(unsafe_op_in_unsafe_fn)]
 
@@ -26,10 +27,14 @@ use futures::task::AtomicWaker;
 use shim::sync::atomic::{AtomicUsize, Ordering};
 use shim::sync::Arc;
 
+pub mod chan;
 pub mod floor;
 pub mod harness;
+pub mod io_echo;
+pub mod join_set;
 pub mod ours;
 pub mod smol;
+pub mod sync_locks;
 pub mod tokio_rt;
 pub mod workloads;
 

@@ -121,6 +121,7 @@ fn metrics_table_shows_spawned_and_completed_per_iteration() {
         live_tasks: 0,
         global_queue_depth: 0,
         workers: vec![worker(30, 20), worker(10, 20)],
+        ..Default::default()
     };
     let table = benches::harness::format_metrics("g", 10, &m);
     let lines: Vec<&str> = table.lines().collect();

@@ -1,5 +1,8 @@
 //! Examples for `runtime`; see the `examples/` folder of this crate:
-//! `hello`, `many_tasks`, and (with the I/O driver) `echo`, `http_server`, `hyper_server`.
+//! `hello`, `many_tasks`, and (with the I/O driver) `echo`, `chat`, `http_server`,
+//! `hyper_server`.
 
+#[cfg(not(loom))]
+pub mod chat;
 #[cfg(not(loom))]
 pub mod http;

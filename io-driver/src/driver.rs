@@ -1,34 +1,60 @@
 //! `Driver` (owned by whichever worker parks) and `Handle` (shared by everyone).
 //!
-//! `park` runs in four steps: (1) under the wheel mutex, compute the timeout as the earlier
-//! of the caller's and the wheel's next expiration, and publish the wheel time it will sleep
-//! until (`sleep_until`, see `timer.rs`); (2) `epoll_wait` via mio, retrying EINTR with the
+//! Timers live in several wheels ("shards", each behind its own mutex): a thread inserts
+//! into, and usually removes from, the shard it was given (round robin, on its first timer
+//! of this driver; see `timer.rs`), so the workers' timer operations do not contend with
+//! each other, and the driver's firing of one shard holds up only that shard's users.
+//!
+//! `park` runs in four steps: (1) holding every shard's mutex, compute the timeout as the
+//! earlier of the caller's and the wheels' next expiration, and publish the wheel time it
+//! will sleep until (`sleep_until`, see `timer.rs`); (2) `epoll_wait` via mio, retrying EINTR with the
 //! remaining time; (3) bump the dispatch tick and apply each event to its slab entry
-//! (generation-checked), collecting the wakers to wake; (4) advance the wheel to now,
-//! collecting the fired timers' wakers. Only then, with no lock held, are the wakers woken.
+//! (generation-checked), collecting the wakers to wake, and wakes them; (4) advance every
+//! wheel to now in bounded batches (`FIRE_BATCH` entries per hold of a shard's mutex,
+//! taking the shards in turn), waking each batch's fired timers after the mutex is
+//! released. No waker is ever woken with a lock held.
 //! The wake list is a Vec owned by the driver and reused, so steady-state dispatch does not
 //! allocate.
+//!
+//! Paused clock (`clock.rs`): in step (2) a paused driver that would wait polls with a zero
+//! timeout instead and, if no event at all arrived (no I/O, no unpark), moves the clock by
+//! the wait it computed in (1) (to the next wheel expiration, or the caller's timeout);
+//! step (4) then fires what became due. The jump never passes a pending deadline: the
+//! wheels' next expiration is at or before every entry's.
 //!
 //! `Handle::unpark` writes the mio waker's eventfd: the event stays pending in epoll until
 //! the next `epoll_wait`, so an unpark that races ahead of `park` still makes it return.
 
 use std::fmt;
 use std::io;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::Waker;
 use std::time::{Duration, Instant};
 
 use mio::event::Source;
 use mio::{Events, Interest, Poll, Registry, Token};
-use parking_lot::Mutex;
+use parking_lot::{Mutex, MutexGuard};
 
+use crate::clock::Clock;
 use crate::readiness::{Ready, TICK_MASK};
 use crate::registration::Registration;
 use crate::slab::{token_for, Slab, WAKER_TOKEN};
 use crate::wheel::Wheel;
 
 const EVENTS_CAPACITY: usize = 1024;
+/// Timer entries handled (fired, or moved down a level) per hold of a shard's mutex.
+const FIRE_BATCH: usize = 64;
+/// Most timer shards a driver has.
+const MAX_SHARDS: usize = 32;
+/// Fewest: a runtime's workers plus a `block_on` thread should each get their own.
+const MIN_SHARDS: usize = 4;
+
+/// One timer wheel and its mutex, on cache lines of its own.
+#[repr(align(128))]
+pub(crate) struct Shard {
+    pub(crate) wheel: Mutex<Wheel>,
+}
 /// `sleep_until` while the driver is not blocked in `epoll_wait`: no deadline is earlier.
 const NOT_SLEEPING: u64 = 0;
 
@@ -46,10 +72,15 @@ pub struct Handle {
     registry: Registry,
     waker: mio::Waker,
     pub(crate) slab: Slab,
-    pub(crate) wheel: Mutex<Wheel>,
+    /// The timer wheels (`MIN_SHARDS` to `MAX_SHARDS`, one per CPU).
+    pub(crate) shards: Box<[Shard]>,
+    /// The next shard to give a thread (round robin, modulo the shard count).
+    pub(crate) next_shard: AtomicUsize,
     /// Wheel ms the parked driver sleeps until (u64::MAX: no limit); 0 when not parked.
     pub(crate) sleep_until: AtomicU64,
     pub(crate) start: Instant,
+    /// Real or paused time (see `clock.rs`); every reading of "now" in this crate.
+    pub(crate) clock: Clock,
 }
 
 impl Driver {
@@ -62,9 +93,15 @@ impl Driver {
             registry,
             waker,
             slab: Slab::new(),
-            wheel: Mutex::new(Wheel::new()),
+            shards: (0..shard_count())
+                .map(|_| Shard {
+                    wheel: Mutex::new(Wheel::new()),
+                })
+                .collect(),
+            next_shard: AtomicUsize::new(0),
             sleep_until: AtomicU64::new(NOT_SLEEPING),
             start: Instant::now(),
+            clock: Clock::new(),
         });
         Ok(Driver {
             poll,
@@ -82,10 +119,26 @@ impl Driver {
 
     /// Block until I/O readiness, the next timer deadline, [`Handle::unpark`] or `timeout`
     /// (None: no limit but the timers'), then dispatch readiness and fire expired timers.
+    ///
+    /// Paused clock (see [`Handle::pause`]): when the wait would be longer than zero and
+    /// nothing inhibits auto-advance, the driver only polls for events; if there were none
+    /// (no I/O, no unpark: every task is idle), it moves the clock forward by the wait (to
+    /// the next timer, or the caller's timeout if earlier) instead of sleeping, and fires
+    /// what became due. With no timer and no timeout it sleeps for real, as it must.
     pub fn park(&mut self, timeout: Option<Duration>) {
-        let now = Instant::now();
+        let now = self.handle.now();
         let timeout = self.arm(now, timeout);
-        self.poll_events(now, timeout);
+        match timeout {
+            Some(wait) if !wait.is_zero() && self.handle.clock.can_auto_advance() => {
+                self.poll_events(Some(Duration::ZERO));
+                if self.events.is_empty() {
+                    // Only fails when unpaused meanwhile (then time runs by itself) or on
+                    // an overflow of the clock (a wait of ~Duration::MAX: nothing to reach).
+                    let _ = self.handle.clock.advance(wait);
+                }
+            }
+            _ => self.poll_events(timeout),
+        }
         // Relaxed: see `Handle::must_rearm`; a stale non-zero value read by an inserter only
         // costs one spurious unpark.
         self.handle
@@ -101,8 +154,9 @@ impl Driver {
                     .dispatch(token, ready, self.tick, &mut self.wake_list);
             }
         }
-        self.fire_timers();
+        // I/O wakers first, then the timers batch by batch (each batch woken at once).
         self.wake_all();
+        self.fire_timers();
     }
 
     /// Shut down: every resource's polls fail from now on, every pending timer reports
@@ -111,12 +165,12 @@ impl Driver {
         if !self.handle.slab.shutdown(&mut self.wake_list) {
             return;
         }
-        let list = &mut self.wake_list;
-        self.handle
-            .wheel
-            .lock()
-            .shutdown(|_, waker| list.extend(waker));
-        self.wake_all();
+        let handle = self.handle.clone();
+        for shard in handle.shards.iter() {
+            let list = &mut self.wake_list;
+            shard.wheel.lock().shutdown(|_, waker| list.extend(waker));
+            self.wake_all();
+        }
     }
 
     /// Test hook: dispatch one synthetic event exactly as `park` would (new tick, then wake).
@@ -129,11 +183,21 @@ impl Driver {
         self.wake_all();
     }
 
-    /// Compute the poll timeout and publish `sleep_until`, both under the wheel mutex.
+    /// Compute the poll timeout and publish `sleep_until`, both while holding every
+    /// shard's mutex (so an insert into any shard either is seen here or sees the new
+    /// `sleep_until`; see `Handle::must_rearm`).
     fn arm(&self, now: Instant, timeout: Option<Duration>) -> Option<Duration> {
         let handle = &*self.handle;
-        let wheel = handle.wheel.lock();
-        let timer = wheel.next_expiration().map(|ms| {
+        let mut guards: [Option<MutexGuard<'_, Wheel>>; MAX_SHARDS] = [const { None }; MAX_SHARDS];
+        let mut next: Option<u64> = None;
+        for (guard, shard) in guards.iter_mut().zip(handle.shards.iter()) {
+            let wheel = guard.insert(shard.wheel.lock());
+            next = match (next, wheel.next_expiration()) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+        }
+        let timer = next.map(|ms| {
             handle
                 .instant_at(ms)
                 .map_or(Duration::MAX, |at| at.saturating_duration_since(now))
@@ -147,14 +211,15 @@ impl Driver {
             Some(d) if d.is_zero() => NOT_SLEEPING,
             Some(d) => now.checked_add(d).map_or(u64::MAX, |at| handle.ms_ceil(at)),
         };
-        // Relaxed: written under the wheel mutex, read under it (see `Handle::must_rearm`).
+        // Relaxed: written under the shard mutexes, read under one (`Handle::must_rearm`).
         handle.sleep_until.store(until, Ordering::Relaxed);
-        drop(wheel);
+        drop(guards);
         timeout
     }
 
-    fn poll_events(&mut self, now: Instant, timeout: Option<Duration>) {
-        let deadline = timeout.and_then(|t| now.checked_add(t));
+    /// `epoll_wait` for at most `timeout` of real time (EINTR retried with what is left).
+    fn poll_events(&mut self, timeout: Option<Duration>) {
+        let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
         let mut timeout = timeout;
         loop {
             match self.poll.poll(&mut self.events, timeout) {
@@ -171,13 +236,30 @@ impl Driver {
         }
     }
 
+    /// Advances every wheel to now in batches of at most `FIRE_BATCH` entries, the shards
+    /// in turn, waking each batch's wakers with the mutex released: the first timers due
+    /// run while the rest are still being fired, and nobody waits for a wheel's mutex
+    /// behind a whole cascade.
     fn fire_timers(&mut self) {
-        let now = self.handle.ms_floor(Instant::now());
-        let list = &mut self.wake_list;
-        self.handle
-            .wheel
-            .lock()
-            .advance(now, |_, _, waker| list.extend(waker));
+        let handle = self.handle.clone();
+        let now = handle.ms_floor(handle.now());
+        let mut busy: u64 = (1u64 << handle.shards.len()) - 1;
+        while busy != 0 {
+            for (i, shard) in handle.shards.iter().enumerate() {
+                if busy & (1 << i) == 0 {
+                    continue;
+                }
+                let list = &mut self.wake_list;
+                let done = shard
+                    .wheel
+                    .lock()
+                    .advance_batch(now, FIRE_BATCH, |_, _, waker| list.extend(waker));
+                self.wake_all();
+                if done {
+                    busy &= !(1 << i);
+                }
+            }
+        }
     }
 
     fn wake_all(&mut self) {
@@ -192,6 +274,13 @@ impl Drop for Driver {
     fn drop(&mut self) {
         self.shutdown();
     }
+}
+
+/// The shard count for a new driver: one per CPU, within `MIN_SHARDS..=MAX_SHARDS`.
+fn shard_count() -> usize {
+    std::thread::available_parallelism()
+        .map_or(MIN_SHARDS, |n| n.get())
+        .clamp(MIN_SHARDS, MAX_SHARDS)
 }
 
 impl fmt::Debug for Driver {
@@ -224,6 +313,55 @@ impl Handle {
         self.registry
             .register(source, token_for(index, gen), interest)?;
         Ok(registration)
+    }
+
+    /// The driver's clock: `Instant::now()`, unless time was paused (see [`Handle::pause`]).
+    pub fn now(&self) -> Instant {
+        self.clock.now()
+    }
+
+    /// Freezes the clock at its current reading (rounded up to the wheel's millisecond).
+    /// From then on it moves only through
+    /// [`Handle::advance`] and the auto-advance of [`Driver::park`]. Callers must make sure
+    /// a single thread parks in this driver while paused (the current-thread flavor).
+    ///
+    /// # Errors
+    /// When the clock is already paused.
+    pub fn pause(&self) -> Result<(), &'static str> {
+        self.clock.pause(self.start)
+    }
+
+    /// Lets a paused clock run again at real speed, from the time it shows.
+    ///
+    /// # Errors
+    /// When the clock is not paused.
+    pub fn resume(&self) -> Result<(), &'static str> {
+        self.clock.resume()
+    }
+
+    /// Moves a paused clock forward by `by`. Timers that became due fire on the driver's
+    /// next park (`park(Some(Duration::ZERO))` to fire them without sleeping).
+    ///
+    /// # Errors
+    /// When the clock is not paused, or `by` overflows it.
+    pub fn advance(&self, by: Duration) -> Result<(), &'static str> {
+        self.clock.advance(by)
+    }
+
+    /// Whether the clock is paused.
+    pub fn is_paused(&self) -> bool {
+        self.clock.is_paused()
+    }
+
+    /// Forbids auto-advance until the matching [`Handle::allow_auto_advance`] (work the
+    /// driver cannot see, like a blocking task, is still running). Counted.
+    pub fn inhibit_auto_advance(&self) {
+        self.clock.inhibit_auto_advance();
+    }
+
+    /// Undoes one [`Handle::inhibit_auto_advance`].
+    pub fn allow_auto_advance(&self) {
+        self.clock.allow_auto_advance();
     }
 
     /// Whether [`Driver::shutdown`] ran.

@@ -14,7 +14,13 @@
 //!   between a `WouldBlock` and the clear is never lost.
 //! - [`Timer`] is an entry in a 6-level x 64-slot wheel at 1 ms resolution ([`wheel`]):
 //!   O(1) insert, reset and cancel, cascading on advance, never firing early. A timer
-//!   polled while the driver sleeps past its deadline unparks it to re-arm.
+//!   polled while the driver sleeps past its deadline unparks it to re-arm. The driver
+//!   keeps one wheel per CPU (at least 4), each behind its own mutex; a thread inserts
+//!   into its own, so workers do not contend for timers, and the driver fires the wheels
+//!   in bounded batches, waking each batch with no lock held.
+//! - Time is read from the driver's clock ([`Handle::now`]): real time, or a paused clock
+//!   ([`Handle::pause`], [`Handle::advance`]) that a parking driver moves to the next timer
+//!   when nothing else happens (auto-advance), so tests that sleep for hours finish at once.
 //! - [`Driver::shutdown`] fails every resource's polls and fires every timer with
 //!   [`TimerShutdown`].
 //!
@@ -25,6 +31,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
+mod clock;
 mod driver;
 mod readiness;
 mod registration;

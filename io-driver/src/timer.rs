@@ -1,21 +1,31 @@
-//! The `Timer` handle: a deadline backed by one entry of the driver's timer wheel.
+//! The `Timer` handle: a deadline backed by one entry of one of the driver's timer wheels.
 //!
-//! A timer touches the wheel lazily: creating one takes no lock, and a first poll that finds
+//! A timer touches a wheel lazily: creating one takes no lock, and a first poll that finds
 //! the deadline already passed completes without ever inserting. Otherwise the first poll
-//! inserts an entry (with the task's waker) and later polls refresh the waker; `reset` moves
-//! the entry, `Drop` removes it, each O(1) under the wheel mutex. Wakers displaced or removed
-//! under the mutex are dropped after it is released.
+//! inserts an entry (with the task's waker) and later polls refresh the waker; the poll that
+//! completes frees the entry (so dropping a completed timer takes no lock); `reset` moves
+//! the entry, `Drop` of a pending timer removes it, each O(1) under the wheel's mutex.
+//! Wakers displaced or removed under a mutex are dropped after it is released.
+//!
+//! Shards: the driver has several wheels, each behind its own mutex. The first insert picks
+//! the inserting thread's shard (each thread is given one per driver, round robin, and
+//! keeps it in a thread-local), and the timer stays in that wheel until it completes or is
+//! dropped; a `reset` moves it within its wheel. So a runtime's workers, each with its own
+//! shard, never contend for a wheel with each other; only with the driver firing theirs.
 //!
 //! Clock: wheel time is whole milliseconds since the handle's `start`; a deadline is rounded
-//! UP to the millisecond and the driver advances the wheel to `now` rounded DOWN, so an entry
-//! only fires once `Instant::now() >= deadline`.
+//! UP to the millisecond and the driver advances the wheels to `now` rounded DOWN, so an
+//! entry only fires once `Handle::now() >= deadline` (the driver's clock: real time, or
+//! the paused clock of `clock.rs`).
 //!
-//! Re-arming a sleeping driver: `Driver::park` publishes, under the wheel mutex, the wheel
-//! time it will sleep until (`sleep_until`; 0 while not parked). Whoever inserts or moves an
-//! entry reads it under the same mutex and, if the new deadline is earlier, unparks the driver
-//! so it recomputes its timeout. The mutex makes the two checks exclusive: either the driver
-//! computed its timeout after the insert (and saw it), or the inserter sees `sleep_until`.
+//! Re-arming a sleeping driver: `Driver::park` publishes, holding every shard's mutex, the
+//! wheel time it will sleep until (`sleep_until`; 0 while not parked). Whoever inserts or
+//! moves an entry reads it under its shard's mutex and, if the new deadline is earlier,
+//! unparks the driver so it recomputes its timeout. The mutexes make the two checks
+//! exclusive: either the driver computed its timeout after the insert (and saw it), or the
+//! inserter sees `sleep_until`.
 
+use std::cell::Cell;
 use std::fmt;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -23,7 +33,12 @@ use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use crate::driver::Handle;
-use crate::wheel::{EntryState, Key};
+use crate::wheel::{EntryState, Key, Wheel};
+
+std::thread_local! {
+    /// This thread's shard: (the driver handle's address, the shard it gave this thread).
+    static SHARD: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
+}
 
 /// Error returned by [`Timer::poll_elapsed`] when the driver shut down before the deadline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -44,6 +59,7 @@ impl Handle {
             handle: self.clone(),
             deadline,
             when: self.ms_ceil(deadline),
+            shard: 0,
             key: None,
             elapsed: false,
         }
@@ -78,16 +94,38 @@ impl Handle {
         when < self.sleep_until.load(Ordering::Relaxed)
     }
 
-    /// Allocated timer entries in the wheel (test/diagnostic hook).
+    /// The shard this thread inserts into (given on its first timer of this driver).
+    fn thread_shard(&self) -> usize {
+        let me = self as *const Handle as usize;
+        let n = self.shards.len();
+        let pick = || self.next_shard.fetch_add(1, Ordering::Relaxed) % n;
+        SHARD
+            .try_with(|cell| match cell.get() {
+                // Modulo: a new driver may reuse a dropped one's address.
+                (owner, shard) if owner == me => shard % n,
+                _ => {
+                    let shard = pick();
+                    cell.set((me, shard));
+                    shard
+                }
+            })
+            .unwrap_or_else(|_| pick())
+    }
+
+    fn wheel(&self, shard: usize) -> parking_lot::MutexGuard<'_, Wheel> {
+        self.shards[shard].wheel.lock()
+    }
+
+    /// Allocated timer entries in the wheels (test/diagnostic hook).
     #[doc(hidden)]
     pub fn timer_entries(&self) -> usize {
-        self.wheel.lock().len()
+        self.shards.iter().map(|s| s.wheel.lock().len()).sum()
     }
 
     /// Timer entries still waiting to fire (test/diagnostic hook).
     #[doc(hidden)]
     pub fn pending_timers(&self) -> usize {
-        self.wheel.lock().pending()
+        self.shards.iter().map(|s| s.wheel.lock().pending()).sum()
     }
 }
 
@@ -97,6 +135,8 @@ pub struct Timer {
     deadline: Instant,
     /// `deadline` in wheel milliseconds (rounded up).
     when: u64,
+    /// The shard of `key` (meaningless while `key` is None).
+    shard: usize,
     key: Option<Key>,
     /// Completed with `Ok` (cached so repeated polls need no lock).
     elapsed: bool,
@@ -110,7 +150,7 @@ impl Timer {
 
     /// Whether the deadline has passed (the timer has fired or would fire when polled).
     pub fn is_elapsed(&self) -> bool {
-        self.elapsed || Instant::now() >= self.deadline
+        self.elapsed || self.handle.now() >= self.deadline
     }
 
     /// Move the deadline (earlier or later; re-arms a timer that already fired). O(1).
@@ -119,7 +159,7 @@ impl Timer {
         self.when = self.handle.ms_ceil(deadline);
         self.elapsed = false;
         let Some(key) = self.key else { return };
-        let mut wheel = self.handle.wheel.lock();
+        let mut wheel = self.handle.wheel(self.shard);
         wheel.reset(key, self.when);
         let rearm = wheel.state(key) == EntryState::Pending && self.handle.must_rearm(self.when);
         drop(wheel);
@@ -134,8 +174,7 @@ impl Timer {
         if self.elapsed {
             return Poll::Ready(Ok(()));
         }
-        let now = Instant::now();
-        let reached = now >= self.deadline;
+        let reached = self.handle.now() >= self.deadline;
         if self.key.is_none() && reached && !self.handle.is_shutdown() {
             // Already due: complete without touching the wheel.
             self.elapsed = true;
@@ -143,7 +182,10 @@ impl Timer {
         }
         let mut rearm = false;
         let garbage: Option<Waker>;
-        let mut wheel = self.handle.wheel.lock();
+        if self.key.is_none() {
+            self.shard = self.handle.thread_shard();
+        }
+        let mut wheel = self.handle.wheel(self.shard);
         let res = match self.key {
             None => {
                 if wheel.is_shutdown() {
@@ -156,18 +198,23 @@ impl Timer {
                     Poll::Pending
                 }
             }
+            // Done: the entry is freed at once (so `Drop` takes no lock); a `reset` after
+            // this inserts a new one.
             Some(key) => match wheel.state(key) {
                 EntryState::Fired => {
-                    garbage = None;
+                    garbage = wheel.remove(key);
+                    self.key = None;
                     Poll::Ready(Ok(()))
                 }
                 EntryState::Shutdown => {
-                    garbage = None;
+                    garbage = wheel.remove(key);
+                    self.key = None;
                     Poll::Ready(Err(TimerShutdown))
                 }
                 EntryState::Pending if reached => {
-                    // Due but the driver has not advanced yet (it may be busy): fire here.
-                    garbage = wheel.fire(key);
+                    // Due but the driver has not advanced yet (it may be busy): done here.
+                    garbage = wheel.remove(key);
+                    self.key = None;
                     Poll::Ready(Ok(()))
                 }
                 EntryState::Pending => {
@@ -191,7 +238,7 @@ impl Timer {
 impl Drop for Timer {
     fn drop(&mut self) {
         if let Some(key) = self.key.take() {
-            let waker = self.handle.wheel.lock().remove(key);
+            let waker = self.handle.wheel(self.shard).remove(key);
             drop(waker);
         }
     }

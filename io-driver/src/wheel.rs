@@ -11,6 +11,15 @@
 //! - visiting a level-`k` slot at its start time re-inserts ("cascades") its entries, each
 //!   landing on a strictly lower level (or firing, if its `when` is that very millisecond).
 //!
+//! Advancing can be done in bounded steps (`advance_batch`), so that a caller holding the
+//! wheel behind a lock can release it (and wake what fired) between steps: a list is then
+//! consumed in place, one entry at a time from its head, and stays linked (its occupancy
+//! bit set) until empty; `in_progress` names it, and `elapsed` stays at its time until it
+//! is done. Meanwhile inserts, resets and removes work as usual: relative to that `elapsed`
+//! no new entry can land in the list being consumed (a level-`k` slot whose time equals
+//! `elapsed` agrees with `elapsed` on block `k`, so such a `when` goes to a lower level),
+//! and a removed entry just leaves it.
+//!
 //! Entries further away than 64^6 ms (block 6 or higher differs) wait on an overflow list
 //! that is re-examined at the start of the earliest such entry's 2^36 ms epoch; entries whose
 //! `when <= elapsed` wait on an expired list that fires on the next `advance`. An entry only
@@ -75,6 +84,8 @@ pub struct Wheel {
     occupied: [u64; LEVELS],
     /// Lower bound of the `when`s on the overflow list (u64::MAX when it is empty).
     overflow_min: u64,
+    /// A list `advance_batch` stopped in the middle of, due at `elapsed`.
+    in_progress: Option<usize>,
     shutdown: bool,
 }
 
@@ -96,6 +107,7 @@ impl Wheel {
             heads: [NIL; LISTS],
             occupied: [0; LEVELS],
             overflow_min: u64::MAX,
+            in_progress: None,
             shutdown: false,
         }
     }
@@ -231,6 +243,11 @@ impl Wheel {
     }
 
     fn next_list(&self) -> Option<(u64, usize)> {
+        if let Some(list) = self.in_progress {
+            if self.heads[list] != NIL {
+                return Some((self.elapsed, list));
+            }
+        }
         if self.heads[EXPIRED] != NIL {
             return Some((self.elapsed, EXPIRED));
         }
@@ -254,25 +271,93 @@ impl Wheel {
     /// Advance to `now` (ms), calling `fire(key, when, waker)` for every entry with
     /// `when <= now`, in deadline order. Time never moves backwards.
     pub fn advance(&mut self, now: u64, mut fire: impl FnMut(Key, u64, Option<Waker>)) {
+        while !self.advance_batch(now, usize::MAX, &mut fire) {}
+    }
+
+    /// Like [`advance`](Self::advance), but handles at most `max` entries (each fired or
+    /// moved to a lower level counts one): true when the wheel reached `now`, false when it
+    /// stopped early; call it again (with the same or a later `now`) to go on. Between two
+    /// calls the wheel may be used as usual. Entries never fire before `now >= when`.
+    pub fn advance_batch(
+        &mut self,
+        now: u64,
+        max: usize,
+        mut fire: impl FnMut(Key, u64, Option<Waker>),
+    ) -> bool {
+        let mut budget = max.max(1);
         while let Some((time, list)) = self.next_list() {
             if time > now {
                 break;
             }
             self.elapsed = time;
-            self.process(list, &mut fire);
+            if list == OVERFLOW {
+                // Re-examined whole (its entries may go back to it): rare, and bounded by
+                // the entries more than 2^36 ms away.
+                self.in_progress = None;
+                budget = budget.saturating_sub(self.process(list, &mut fire));
+            } else if !self.consume(list, &mut budget, &mut fire) {
+                self.in_progress = Some(list);
+                return false;
+            }
+            self.in_progress = None;
+            if budget == 0 {
+                // Done only if nothing else is due.
+                return self.next_list().is_none_or(|(time, _)| time > now) && self.finish(now);
+            }
         }
+        self.finish(now)
+    }
+
+    fn finish(&mut self, now: u64) -> bool {
         self.elapsed = self.elapsed.max(now);
+        true
+    }
+
+    /// Takes entries off the head of list `list` (due at `elapsed`; a slot is never
+    /// refilled while consumed, see the module docs, and what joins the expired list is
+    /// due as well) until it is empty (true) or `budget` is spent (false): fires
+    /// those due, moves the others to a lower level.
+    fn consume(
+        &mut self,
+        list: usize,
+        budget: &mut usize,
+        fire: &mut impl FnMut(Key, u64, Option<Waker>),
+    ) -> bool {
+        loop {
+            let idx = self.heads[list];
+            if idx == NIL {
+                return true;
+            }
+            if *budget == 0 {
+                return false;
+            }
+            *budget -= 1;
+            self.unlink(idx);
+            let node = &mut self.nodes[idx as usize];
+            if node.when <= self.elapsed {
+                node.state = NodeState::Live(EntryState::Fired);
+                let (when, waker) = (node.when, node.waker.take());
+                self.pending -= 1;
+                fire(Key(idx), when, waker);
+            } else {
+                self.link(idx);
+                debug_assert_ne!(self.nodes[idx as usize].list as usize, list);
+            }
+        }
     }
 
     /// Detach list `list` and fire or re-insert each of its entries relative to `elapsed`.
-    fn process(&mut self, list: usize, fire: &mut impl FnMut(Key, u64, Option<Waker>)) {
+    /// Returns how many entries it handled.
+    fn process(&mut self, list: usize, fire: &mut impl FnMut(Key, u64, Option<Waker>)) -> usize {
         let mut idx = std::mem::replace(&mut self.heads[list], NIL);
         if list < EXPIRED {
             self.occupied[list / SLOTS] &= !(1 << (list % SLOTS));
         } else if list == OVERFLOW {
             self.overflow_min = u64::MAX;
         }
+        let mut handled = 0;
         while idx != NIL {
+            handled += 1;
             let node = &mut self.nodes[idx as usize];
             let next = node.next;
             node.prev = NIL;
@@ -288,12 +373,14 @@ impl Wheel {
             }
             idx = next;
         }
+        handled
     }
 
     /// Fire every pending entry as shut down (`fire(key, waker)`); later inserts are born
     /// shut down.
     pub fn shutdown(&mut self, mut fire: impl FnMut(Key, Option<Waker>)) {
         self.shutdown = true;
+        self.in_progress = None;
         for idx in 0..self.nodes.len() as u32 {
             if self.nodes[idx as usize].state == NodeState::Live(EntryState::Pending) {
                 self.unlink(idx);

@@ -266,3 +266,44 @@ fn concurrent_sleepers_never_hang_or_wake_early() {
     }
     assert_eq!(handle.timer_entries(), 0);
 }
+
+/// Timers inserted by many threads (every shard, several threads per shard) and then
+/// polled, reset and dropped on another thread stay in the wheel they were inserted into:
+/// each completes once, none early, and the wheels end empty.
+#[test]
+fn timers_moved_between_threads_complete_in_their_own_shard() {
+    let driver = Driver::new().unwrap();
+    let handle = driver.handle().clone();
+    let _dt = DriverThread::spawn_with(driver, None);
+    let (tx, rx) = std::sync::mpsc::channel();
+    for t in 0..40u64 {
+        let handle = handle.clone();
+        let tx = tx.clone();
+        std::thread::spawn(move || {
+            let soon = Instant::now() + Duration::from_millis(5 + t % 7);
+            let mut fires = handle.timer(soon);
+            let mut dropped = handle.timer(Instant::now() + Duration::from_secs(3600));
+            let mut moved = handle.timer(Instant::now() + Duration::from_secs(3600));
+            for timer in [&mut fires, &mut dropped, &mut moved] {
+                assert!(timer.poll_elapsed(&mut noop_cx()).is_pending());
+            }
+            tx.send((fires, dropped, moved)).unwrap();
+        });
+    }
+    drop(tx);
+    let mut pending = Vec::new();
+    for _ in 0..40 {
+        let (fires, dropped, mut moved) =
+            rx.recv_timeout(common::EVENTUALLY).expect("a timer thread");
+        drop(dropped);
+        moved.reset(Instant::now() + Duration::from_millis(3));
+        pending.push(fires);
+        pending.push(moved);
+    }
+    for mut timer in pending {
+        let deadline = timer.deadline();
+        futures::executor::block_on(std::future::poll_fn(|cx| timer.poll_elapsed(cx))).unwrap();
+        assert!(Instant::now() >= deadline);
+    }
+    assert_eq!(handle.timer_entries(), 0);
+}

@@ -286,3 +286,110 @@ fn matches_a_reference_model() {
         }
     }
 }
+
+/// `advance_batch` with tiny budgets, with inserts, removes and resets between the batches
+/// (what the driver allows by releasing the wheel lock): when it reports done, exactly the
+/// entries due by `now` have fired, each once, none early.
+#[test]
+fn batched_advance_with_operations_between_batches_matches_a_model() {
+    for seed in 1..=20u64 {
+        let mut rng = Rng::new(seed * 0x51_7cc1_b727);
+        let mut wheel = Wheel::new();
+        let mut model: BTreeMap<Key, u64> = BTreeMap::new(); // pending entries
+        let mut fired_keys: Vec<Key> = Vec::new();
+        let mut now = 0u64;
+        let random_op = |rng: &mut Rng,
+                         wheel: &mut Wheel,
+                         model: &mut BTreeMap<Key, u64>,
+                         fired_keys: &mut Vec<Key>,
+                         now: u64| match rng.below(4) {
+            0 | 1 => {
+                let bits = 6 * (1 + rng.below(3));
+                let when = now.saturating_sub(3) + rng.below(1 << bits);
+                model.insert(wheel.insert(when, None), when);
+            }
+            2 if !model.is_empty() => {
+                let k = *model
+                    .keys()
+                    .nth(rng.below(model.len() as u64) as usize)
+                    .unwrap();
+                if rng.below(2) == 0 {
+                    model.remove(&k);
+                    wheel.remove(k);
+                } else {
+                    let when = now + rng.below(10_000);
+                    model.insert(k, when);
+                    wheel.reset(k, when);
+                }
+            }
+            3 if !fired_keys.is_empty() => {
+                let k = fired_keys.swap_remove(rng.below(fired_keys.len() as u64) as usize);
+                wheel.remove(k);
+            }
+            _ => {}
+        };
+        for _ in 0..300 {
+            for _ in 0..20 {
+                random_op(&mut rng, &mut wheel, &mut model, &mut fired_keys, now);
+            }
+            let bits = 3 * (1 + rng.below(5));
+            now += rng.below(1 << bits);
+            let mut fired = Vec::new();
+            let mut calls = 0;
+            loop {
+                calls += 1;
+                assert!(calls < 1_000_000, "advance_batch never finishes");
+                let max = 1 + rng.below(5) as usize;
+                let done = wheel.advance_batch(now, max, |k, w, _| fired.push((k, w)));
+                for (k, w) in fired.drain(..) {
+                    assert!(w <= now, "fired early: {w} > {now}");
+                    assert_eq!(model.remove(&k), Some(w), "seed {seed}: unknown or twice");
+                    fired_keys.push(k);
+                }
+                if done {
+                    break;
+                }
+                random_op(&mut rng, &mut wheel, &mut model, &mut fired_keys, now);
+            }
+            assert!(
+                model.values().all(|&w| w > now),
+                "seed {seed}: an entry due by {now} was not fired"
+            );
+            assert_eq!(wheel.pending(), model.len());
+            assert_eq!(wheel.len(), model.len() + fired_keys.len());
+            if let Some(min) = model.values().min() {
+                assert!(wheel.next_expiration().unwrap() <= *min);
+            }
+        }
+    }
+}
+
+/// A big cascade is handled in bounded steps: 10,000 entries in one level-1 slot take many
+/// `advance_batch` calls of 64, and all of them fire at their millisecond.
+#[test]
+fn a_big_cascade_is_split_into_bounded_batches() {
+    let mut wheel = Wheel::new();
+    for i in 0..10_000u64 {
+        wheel.insert(64 + i % 64, None);
+    }
+    let mut calls = 0;
+    let mut fired = 0;
+    for now in 64..128 {
+        loop {
+            calls += 1;
+            let mut n = 0;
+            let done = wheel.advance_batch(now, 64, |_, w, _| {
+                assert_eq!(w, now);
+                n += 1;
+            });
+            assert!(n <= 64);
+            fired += n;
+            if done {
+                break;
+            }
+        }
+    }
+    assert_eq!(fired, 10_000);
+    assert!(calls >= 2 * 10_000 / 64, "{calls} calls");
+    assert_eq!(wheel.pending(), 0);
+}

@@ -5,8 +5,15 @@
 //! panic capture and cancellation as any task. Its scheduler pushes it onto the pool's
 //! FIFO; an idle pool thread takes it, or a new thread is started while fewer than
 //! `max_threads` exist (so the queue grows only once the bound is reached). Idle threads
-//! exit after `keep_alive`. Shutdown cancels every task not yet started and waits (with
-//! an optional timeout) for the running ones; it never waits forever when given a timeout.
+//! exit after `keep_alive`.
+//!
+//! Shutdown is defined, not raced: every closure spawned before shutdown began runs to
+//! completion, whether a pool thread had already picked it up or it was still queued;
+//! shutdown closes the pool's owned list first, so a closure spawned after that is
+//! cancelled without running. Pool threads drain the queue before they exit; shutdown waits
+//! for them (at most the timeout, if given: then the rest runs on in the background), and
+//! never for the thread calling it when that is one of the pool's own (a runtime dropped
+//! from its own `spawn_blocking`).
 
 use std::collections::VecDeque;
 use std::future::Future;
@@ -26,6 +33,12 @@ pub(crate) struct Config {
     pub(crate) keep_alive: Duration,
     pub(crate) thread_name: std::sync::Arc<dyn Fn() -> String + Send + Sync>,
     pub(crate) stack_size: Option<usize>,
+    /// `on_thread_start` / `on_thread_stop` run on each pool thread.
+    pub(crate) hooks: crate::hooks::Hooks,
+    /// The runtime's timer driver: a blocking task holds off paused time's auto-advance
+    /// while it runs (see `time::clock`).
+    #[cfg(not(loom))]
+    pub(crate) clock: Option<std::sync::Arc<io_driver::Handle>>,
 }
 
 /// Cheap handle to the pool.
@@ -90,6 +103,12 @@ impl<F: FnOnce() -> R, R> Future for BlockingTask<F> {
 }
 
 impl Spawner {
+    /// Pool threads alive, those of them idle, and tasks queued (for `RuntimeMetrics`).
+    pub(crate) fn counts(&self) -> (usize, usize, usize) {
+        let state = self.inner.state.lock();
+        (state.num_threads, state.num_idle, state.queue.len())
+    }
+
     pub(crate) fn new(config: Config) -> Spawner {
         Spawner {
             inner: Arc::new(Inner {
@@ -119,6 +138,14 @@ impl Spawner {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
+        #[cfg(not(loom))]
+        let f = {
+            let guard = crate::time::AutoAdvanceGuard::new(self.inner.config.clock.as_ref());
+            move || {
+                let _guard = guard;
+                f()
+            }
+        };
         let sched = BlockingSchedule(self.inner.clone());
         let (join, notified) = self
             .inner
@@ -130,32 +157,29 @@ impl Spawner {
         join
     }
 
-    /// Stops the pool: queued tasks are cancelled; waits for running ones at most
-    /// `timeout` (None: as long as they take).
+    /// Stops the pool: refuses new tasks, lets the pool threads run every queued one, and
+    /// waits for them at most `timeout` (None: as long as they take). The calling thread is
+    /// not waited for when it is one of the pool's.
     pub(crate) fn shutdown(&self, timeout: Option<Duration>) {
+        // First: a task spawned from here on is cancelled at once (spawn_bound on a closed
+        // list), so every task that made it into the list is queued and will run.
+        self.inner.owned.close();
         let mut state = self.inner.state.lock();
         if !state.shutdown {
             state.shutdown = true;
             self.inner.condvar.notify_all();
         }
-        let queued: Vec<_> = state.queue.drain(..).collect();
-        drop(state);
-        drop(queued);
-        self.inner.owned.close_and_shutdown_all(0);
-        // Release the runtime handle: the handle may own this pool, so keeping it would
-        // form a cycle.
-        self.inner.runtime.lock().take();
-        let mut state = self.inner.state.lock();
+        let own = usize::from(crate::context::is_blocking_pool(self.pool_id()));
         match timeout {
             None => {
-                while state.num_threads > 0 {
+                while state.num_threads > own {
                     self.inner.exited.wait(&mut state);
                 }
             }
             #[cfg(not(loom))]
             Some(timeout) => {
                 let deadline = std::time::Instant::now() + timeout;
-                while state.num_threads > 0 {
+                while state.num_threads > own {
                     let now = std::time::Instant::now();
                     if now >= deadline {
                         break;
@@ -165,23 +189,30 @@ impl Spawner {
             }
             #[cfg(loom)]
             Some(_) => {
-                while state.num_threads > 0 {
+                while state.num_threads > own {
                     self.inner.exited.wait(&mut state);
                 }
             }
         }
+        drop(state);
+        // Release the runtime handle: the handle may own this pool, so keeping it would
+        // form a cycle. (Threads still running hold their own clone until they exit.)
+        let runtime = self.inner.runtime.lock().take();
+        drop(runtime);
+    }
+
+    /// This pool's identity, as the threads' context records it.
+    fn pool_id(&self) -> *const () {
+        Arc::as_ptr(&self.inner).cast()
     }
 }
 
 impl Inner {
     fn push(me: &Arc<Inner>, task: Notified<BlockingSchedule>) {
+        // Also after shutdown began: the task was spawned before (it is in the closed list),
+        // so it runs; a thread is woken or started for it as usual, and drains the queue
+        // before it exits.
         let mut state = me.state.lock();
-        if state.shutdown {
-            // Cancelled through the owned list; drop the queue reference.
-            drop(state);
-            drop(task);
-            return;
-        }
         state.queue.push_back(task);
         if state.num_idle > 0 {
             state.num_idle -= 1;
@@ -206,12 +237,17 @@ impl Inner {
         let name = (me.config.thread_name)();
         let stack_size = me.config.stack_size;
         let me = me.clone();
-        shim::thread::spawn_named(name, stack_size, move || Inner::run(me)).map(drop)
+        shim::thread::spawn_named(name, stack_size, move || {
+            let _thread = me.config.hooks.enter_thread();
+            Inner::run(me.clone())
+        })
+        .map(drop)
     }
 
     fn run(me: Arc<Inner>) {
         // Lent to each task run here (they hold their own clone too: bound at spawn).
         let sched = BlockingSchedule(me.clone());
+        crate::context::set_blocking_pool(Arc::as_ptr(&me).cast());
         let runtime = me.runtime.lock().clone();
         let _enter = runtime.map(crate::context::enter);
         let mut state = me.state.lock();
@@ -252,7 +288,8 @@ impl Inner {
             }
         }
         state.num_threads -= 1;
-        if state.shutdown && state.num_threads == 0 {
+        if state.shutdown {
+            // The shutdown may wait for all threads, or for all but its own.
             me.exited.notify_all();
         }
     }

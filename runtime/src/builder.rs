@@ -33,6 +33,10 @@ pub struct Builder {
     keep_alive: Duration,
     on_stall: Option<(Duration, crate::metrics::StallCallback)>,
     unhandled_panic: UnhandledPanic,
+    rng_seed: Option<crate::rand::RngSeed>,
+    hooks: crate::hooks::Hooks,
+    name: Option<String>,
+    start_paused: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,12 +65,16 @@ impl Builder {
             global_queue_interval: None,
             event_interval: 61,
             disable_lifo_slot: false,
+            start_paused: false,
             enable_io: false,
             enable_time: false,
             max_blocking_threads: 512,
             keep_alive: Duration::from_secs(10),
             on_stall: None,
             unhandled_panic: UnhandledPanic::Ignore,
+            rng_seed: None,
+            hooks: crate::hooks::Hooks::default(),
+            name: None,
         }
     }
 
@@ -149,6 +157,34 @@ impl Builder {
     /// Enables the timer driver (`time::sleep` and friends).
     pub fn enable_time(&mut self) -> &mut Self {
         self.enable_time = true;
+        self
+    }
+
+    /// Starts the runtime's clock paused, as if [`time::pause`](crate::time::pause) were
+    /// called first thing: time then moves only when every task is idle (to the next
+    /// timer) or through [`time::advance`](crate::time::advance). Current-thread runtimes
+    /// only, with the timer driver enabled.
+    ///
+    /// ```
+    /// use runtime::time::{sleep, Duration, Instant};
+    ///
+    /// let rt = runtime::Builder::new_current_thread()
+    ///     .enable_time()
+    ///     .start_paused(true)
+    ///     .build()
+    ///     .unwrap();
+    /// rt.block_on(async {
+    ///     let start = Instant::now();
+    ///     sleep(Duration::from_secs(3600)).await; // returns at once in real time
+    ///     assert!(start.elapsed() >= Duration::from_secs(3600));
+    /// });
+    /// ```
+    ///
+    /// # Panics
+    /// `build` panics when this is set on a multi-thread builder or without
+    /// `enable_time()`.
+    pub fn start_paused(&mut self, start_paused: bool) -> &mut Self {
+        self.start_paused = start_paused;
         self
     }
 
@@ -235,14 +271,181 @@ impl Builder {
         self
     }
 
+    /// Seeds the random choices the runtime makes for its tasks (`select!`'s branch
+    /// order), so that a test on a current-thread runtime makes the same choices every run.
+    ///
+    /// ```
+    /// let rt = runtime::Builder::new_current_thread()
+    ///     .rng_seed(runtime::RngSeed::from_bytes(b"42"))
+    ///     .build()
+    ///     .unwrap();
+    /// # drop(rt);
+    /// ```
+    pub fn rng_seed(&mut self, seed: crate::rand::RngSeed) -> &mut Self {
+        self.rng_seed = Some(seed);
+        self
+    }
+
+    /// Calls `f` first thing on every thread the runtime starts: its worker threads and
+    /// its blocking-pool threads (a current-thread runtime starts only the latter).
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    ///
+    /// let started = Arc::new(AtomicUsize::new(0));
+    /// let s = started.clone();
+    /// let rt = runtime::Builder::new_multi_thread()
+    ///     .worker_threads(2)
+    ///     .on_thread_start(move || {
+    ///         s.fetch_add(1, Ordering::SeqCst);
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// drop(rt); // joins the workers
+    /// assert_eq!(started.load(Ordering::SeqCst), 2);
+    /// ```
+    pub fn on_thread_start<F>(&mut self, f: F) -> &mut Self
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.hooks.thread_start = Some(std::sync::Arc::new(f));
+        self
+    }
+
+    /// Calls `f` last thing on every thread the runtime started, as it exits (workers at
+    /// shutdown, blocking-pool threads at shutdown or after their keep-alive).
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    ///
+    /// let stopped = Arc::new(AtomicUsize::new(0));
+    /// let s = stopped.clone();
+    /// let rt = runtime::Builder::new_multi_thread()
+    ///     .worker_threads(3)
+    ///     .on_thread_stop(move || {
+    ///         s.fetch_add(1, Ordering::SeqCst);
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// drop(rt);
+    /// assert_eq!(stopped.load(Ordering::SeqCst), 3);
+    /// ```
+    pub fn on_thread_stop<F>(&mut self, f: F) -> &mut Self
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.hooks.thread_stop = Some(std::sync::Arc::new(f));
+        self
+    }
+
+    /// Calls `f` on a worker (or the current-thread runtime's `block_on` thread) right
+    /// before it blocks for lack of work.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    ///
+    /// let parks = Arc::new(AtomicUsize::new(0));
+    /// let p = parks.clone();
+    /// let rt = runtime::Builder::new_current_thread()
+    ///     .enable_time()
+    ///     .on_thread_park(move || {
+    ///         p.fetch_add(1, Ordering::SeqCst);
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// rt.block_on(async { runtime::time::sleep(std::time::Duration::from_millis(5)).await });
+    /// assert!(parks.load(Ordering::SeqCst) >= 1);
+    /// ```
+    pub fn on_thread_park<F>(&mut self, f: F) -> &mut Self
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.hooks.thread_park = Some(std::sync::Arc::new(f));
+        self
+    }
+
+    /// Calls `f` on a worker (or the current-thread runtime's `block_on` thread) right
+    /// after it wakes up from a park.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    ///
+    /// let unparks = Arc::new(AtomicUsize::new(0));
+    /// let u = unparks.clone();
+    /// let rt = runtime::Builder::new_current_thread()
+    ///     .enable_time()
+    ///     .on_thread_unpark(move || {
+    ///         u.fetch_add(1, Ordering::SeqCst);
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// rt.block_on(async { runtime::time::sleep(std::time::Duration::from_millis(5)).await });
+    /// assert!(unparks.load(Ordering::SeqCst) >= 1);
+    /// ```
+    pub fn on_thread_unpark<F>(&mut self, f: F) -> &mut Self
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.hooks.thread_unpark = Some(std::sync::Arc::new(f));
+        self
+    }
+
+    /// Names the runtime (see [`Handle::name`](crate::Handle::name)); the threads keep
+    /// their own names ([`thread_name`](Self::thread_name)).
+    ///
+    /// ```
+    /// let rt = runtime::Builder::new_current_thread().name("ingest").build().unwrap();
+    /// assert_eq!(rt.handle().name(), Some("ingest"));
+    /// ```
+    pub fn name(&mut self, name: impl Into<String>) -> &mut Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    #[track_caller]
+    fn pause_clock(&self, driver: &Driver) {
+        assert!(
+            self.kind == Kind::CurrentThread,
+            "`Builder::start_paused(true)` requires the current-thread runtime \
+             (`Builder::new_current_thread()`): time cannot be paused with several workers"
+        );
+        #[cfg(not(loom))]
+        {
+            let Some(time) = driver.time_handle_opt() else {
+                panic!(
+                    "`Builder::start_paused(true)` needs the timer driver: call \
+                     `Builder::enable_time()` or `Builder::enable_all()`"
+                );
+            };
+            crate::time::note_paused();
+            time.pause().expect("a new clock is running");
+        }
+        #[cfg(loom)]
+        let _ = driver;
+    }
+
     /// Builds the runtime (starting its worker threads).
     pub fn build(&mut self) -> io::Result<Runtime> {
+        let seeds = self
+            .rng_seed
+            .as_ref()
+            .map(|s| Arc::new(crate::rand::SeedGenerator::new(s)));
         let driver = Arc::new(Driver::new(self.enable_io, self.enable_time)?);
+        if self.start_paused {
+            self.pause_clock(&driver);
+        }
         let blocking = blocking::Spawner::new(blocking::Config {
             max_threads: self.max_blocking_threads,
             keep_alive: self.keep_alive,
             thread_name: self.thread_name.clone(),
             stack_size: self.thread_stack_size,
+            hooks: self.hooks.clone(),
+            #[cfg(not(loom))]
+            clock: driver.time_handle_opt().cloned(),
         });
         match self.kind {
             Kind::CurrentThread => {
@@ -252,6 +455,8 @@ impl Builder {
                     driver,
                     blocking.clone(),
                     unhandled::policy(self.unhandled_panic),
+                    self.hooks.clone(),
+                    self.name.clone(),
                 );
                 let handle = scheduler::Handle::CurrentThread(handle);
                 blocking.set_runtime(handle.clone());
@@ -260,7 +465,8 @@ impl Builder {
                     Flavor::CurrentThread(ct),
                     Vec::new(),
                     Arc::new(Latch::new()),
-                ))
+                )
+                .with_seeds(seeds))
             }
             Kind::MultiThread => {
                 let n = self.worker_threads.unwrap_or_else(default_worker_threads);
@@ -268,6 +474,8 @@ impl Builder {
                     global_queue_interval: self.global_queue_interval,
                     event_interval: self.event_interval,
                     disable_lifo_slot: self.disable_lifo_slot,
+                    hooks: self.hooks.clone(),
+                    name: self.name.clone(),
                 };
                 let (handle, launch) = multi_thread::create(
                     n,
@@ -281,23 +489,33 @@ impl Builder {
                 blocking.set_runtime(sched.clone());
                 let exited = Arc::new(Latch::new());
                 let mut threads = Vec::with_capacity(n + 1);
-                let mut bodies: Vec<Box<dyn FnOnce() + Send>> = Vec::with_capacity(n + 1);
+                // Each thread's body, and whether it is a worker: the user's thread hooks and
+                // the RNG seeds are for the workers, not for the runtime's own monitor.
+                let mut bodies: Vec<(bool, Box<dyn FnOnce() + Send>)> = Vec::with_capacity(n + 1);
                 for worker in launch {
-                    bodies.push(Box::new(move || worker.run()));
+                    bodies.push((true, Box::new(move || worker.run())));
                 }
                 // The monitor (multi_thread/monitor.rs): rescues work from stuck workers,
                 // keeps the driver attended. Not under loom (no clock in the models).
                 #[cfg(not(loom))]
                 {
                     let handle = handle.clone();
-                    bodies.push(Box::new(move || multi_thread::run_monitor(handle)));
+                    bodies.push((false, Box::new(move || multi_thread::run_monitor(handle))));
                 }
-                for body in bodies {
+                for (is_worker, body) in bodies {
                     let name = (self.thread_name)();
                     let latch = ExitSignal(exited.clone());
+                    let worker_seeds = seeds.clone();
+                    let hooks = self.hooks.clone();
                     let body = move || {
                         let _latch = latch;
-                        body();
+                        if is_worker {
+                            let _thread = hooks.enter_thread();
+                            let _seed = crate::rand::enter(worker_seeds.as_deref());
+                            body();
+                        } else {
+                            body();
+                        }
                     };
                     match shim::thread::spawn_named(name, self.thread_stack_size, body) {
                         Ok(t) => threads.push(t),
@@ -310,14 +528,38 @@ impl Builder {
                         }
                     }
                 }
-                Ok(Runtime::from_parts(
-                    sched,
-                    Flavor::MultiThread(handle),
-                    threads,
-                    exited,
-                ))
+                Ok(
+                    Runtime::from_parts(sched, Flavor::MultiThread(handle), threads, exited)
+                        .with_seeds(seeds),
+                )
             }
         }
+    }
+}
+
+impl Builder {
+    /// Builds a [`LocalRuntime`](crate::LocalRuntime): a current-thread runtime that also
+    /// runs `!Send` tasks (`spawn_local` works anywhere on it) and cannot leave its thread.
+    ///
+    /// ```
+    /// let rt = runtime::Builder::new_current_thread()
+    ///     .build_local(runtime::LocalOptions::default())
+    ///     .unwrap();
+    /// assert_eq!(rt.block_on(async { 3 }), 3);
+    /// ```
+    ///
+    /// # Panics
+    /// On a multi-thread builder: a local runtime is a current-thread one (use
+    /// `Builder::new_current_thread()`).
+    #[track_caller]
+    pub fn build_local(&mut self, options: crate::LocalOptions) -> io::Result<crate::LocalRuntime> {
+        let _ = options;
+        assert!(
+            self.kind == Kind::CurrentThread,
+            "`build_local` needs a current-thread builder: use \
+             `Builder::new_current_thread().build_local(..)`"
+        );
+        Ok(crate::LocalRuntime::from_runtime(self.build()?))
     }
 }
 

@@ -3,12 +3,21 @@
 //!
 //! - `handle`: set while a thread is inside a runtime (a worker, or `block_on`), so
 //!   `spawn`, `Handle::current` and the I/O types find their runtime. Entering is scoped by
-//!   an `EnterGuard` that restores the previous value.
+//!   an `EnterGuard` that restores the previous value. `depth` counts the guards alive on
+//!   the thread; each remembers its own, so a guard dropped out of order (not the last one
+//!   entered) is caught and refused with a panic instead of leaving the wrong runtime
+//!   current.
 //! - `in_runtime`: true on worker threads and inside `block_on`; `block_on` refuses to nest.
 //! - `scheduler`: a scoped pointer to the running scheduler's per-thread context, so a
 //!   task waking another task on the same worker pushes to that worker's local queue
 //!   without any synchronization.
 //! - `budget`: the cooperative budget of the task being polled (coop.rs).
+//! - `blocking_pool`: on a blocking-pool thread, which pool it belongs to (so a runtime
+//!   dropped from its own pool does not wait for the thread doing the drop).
+//!
+//! Every accessor tolerates a thread whose thread-locals are being destroyed (a runtime
+//! kept in a `thread_local!` is dropped then): entering is then a no-op, and the code
+//! runs without a context rather than aborting the process.
 
 use std::cell::{Cell, RefCell};
 
@@ -17,8 +26,11 @@ use crate::scheduler;
 
 pub(crate) struct Context {
     handle: RefCell<Option<scheduler::Handle>>,
+    /// How many `EnterGuard`s are alive on this thread.
+    depth: Cell<usize>,
     in_runtime: Cell<bool>,
     scheduler: Cell<*const ()>,
+    blocking_pool: Cell<*const ()>,
     pub(crate) budget: Cell<Budget>,
 }
 
@@ -26,8 +38,10 @@ impl Context {
     const fn new() -> Context {
         Context {
             handle: RefCell::new(None),
+            depth: Cell::new(0),
             in_runtime: Cell::new(false),
             scheduler: Cell::new(std::ptr::null()),
+            blocking_pool: Cell::new(std::ptr::null()),
             budget: Cell::new(Budget::unconstrained()),
         }
     }
@@ -70,38 +84,83 @@ pub(crate) fn with_handle<R>(f: impl FnOnce(Option<&scheduler::Handle>) -> R) ->
 /// Restores the previous handle when dropped.
 pub(crate) struct EnterGuard {
     prev: Option<scheduler::Handle>,
+    /// This guard's place in the thread's stack of guards (1 = outermost); 0 when nothing
+    /// was entered (the thread's context was already destroyed).
+    depth: usize,
     _not_send: std::marker::PhantomData<*const ()>,
 }
 
-/// Makes `handle` the thread's current runtime until the guard drops.
+/// Makes `handle` the thread's current runtime until the guard drops. On a thread whose
+/// thread-locals are being destroyed nothing is entered.
 pub(crate) fn enter(handle: scheduler::Handle) -> EnterGuard {
-    let prev = with(|cx| {
-        cx.expect("runtime context used while its thread is exiting")
-            .handle
-            .replace(Some(handle))
+    let entered = with(|cx| {
+        cx.map(|cx| {
+            let depth = cx.depth.get() + 1;
+            cx.depth.set(depth);
+            (cx.handle.replace(Some(handle)), depth)
+        })
     });
+    let (prev, depth) = entered.unwrap_or((None, 0));
     EnterGuard {
         prev,
+        depth,
         _not_send: std::marker::PhantomData,
     }
 }
 
 impl Drop for EnterGuard {
     fn drop(&mut self) {
+        if self.depth == 0 {
+            return;
+        }
         let prev = self.prev.take();
-        with(|cx| {
-            if let Some(cx) = cx {
-                *cx.handle.borrow_mut() = prev;
+        let in_order = with(|cx| {
+            let Some(cx) = cx else { return true };
+            if cx.depth.get() != self.depth {
+                return false;
             }
+            cx.depth.set(self.depth - 1);
+            // Swapped out first: the old handle may be a runtime's last, and dropping it
+            // must not find the cell borrowed.
+            let _current = cx.handle.replace(prev);
+            true
         });
+        if !in_order && !std::thread::panicking() {
+            panic!(
+                "`EnterGuard` values dropped out of order: the guards returned by \
+                 `Handle::enter()` (and `Runtime::enter()`) must be dropped in the reverse \
+                 order of their creation, the last one entered first"
+            );
+        }
     }
+}
+
+/// True when this thread is inside a runtime (a worker, or `block_on`), where blocking
+/// would stall asynchronous tasks.
+pub(crate) fn in_runtime() -> bool {
+    with(|cx| cx.is_some_and(|cx| cx.in_runtime.get()))
+}
+
+/// Marks this thread as a thread of the blocking pool `pool` (an address identifying it)
+/// for the rest of its life.
+pub(crate) fn set_blocking_pool(pool: *const ()) {
+    with(|cx| {
+        if let Some(cx) = cx {
+            cx.blocking_pool.set(pool);
+        }
+    });
+}
+
+/// True when this thread is a thread of the blocking pool `pool`.
+pub(crate) fn is_blocking_pool(pool: *const ()) -> bool {
+    with(|cx| cx.is_some_and(|cx| cx.blocking_pool.get() == pool))
 }
 
 /// Panics with `msg` when this thread is inside a runtime (a worker, or `block_on`): for
 /// the synchronous APIs that would block it.
 #[track_caller]
 pub(crate) fn assert_not_in_runtime(msg: &str) {
-    if with(|cx| cx.is_some_and(|cx| cx.in_runtime.get())) {
+    if in_runtime() {
         panic!("{msg}");
     }
 }
@@ -142,6 +201,7 @@ impl Drop for RuntimeGuard {
 }
 
 /// Sets the scheduler context for the duration of `f` (restored afterwards, even on unwind).
+/// On a thread whose thread-locals are being destroyed `f` runs without one.
 pub(crate) fn set_scheduler<R>(sched: &scheduler::Context, f: impl FnOnce() -> R) -> R {
     struct Reset(*const ());
     impl Drop for Reset {
@@ -155,11 +215,12 @@ pub(crate) fn set_scheduler<R>(sched: &scheduler::Context, f: impl FnOnce() -> R
         }
     }
     let prev = with(|cx| {
-        cx.expect("runtime context used while its thread is exiting")
-            .scheduler
-            .replace(sched as *const scheduler::Context as *const ())
+        cx.map(|cx| {
+            cx.scheduler
+                .replace(sched as *const scheduler::Context as *const ())
+        })
     });
-    let _reset = Reset(prev);
+    let _reset = prev.map(Reset);
     f()
 }
 

@@ -33,7 +33,8 @@ pub(crate) fn budget<R>(f: impl FnOnce() -> R) -> R {
     with_budget(Budget::initial(), f)
 }
 
-fn with_budget<R>(b: Budget, f: impl FnOnce() -> R) -> R {
+/// Runs `f` with budget `b`, restoring the previous one afterwards (even on unwind).
+pub(crate) fn with_budget<R>(b: Budget, f: impl FnOnce() -> R) -> R {
     struct Reset(Option<Budget>);
     impl Drop for Reset {
         fn drop(&mut self) {

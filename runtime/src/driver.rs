@@ -168,6 +168,17 @@ impl Driver {
     }
 }
 
+#[cfg(not(loom))]
+impl Driver {
+    /// The timer driver's handle, if time is enabled.
+    pub(crate) fn time_handle_opt(&self) -> Option<&Arc<io_driver::Handle>> {
+        match (&self.inner, self.enable_time) {
+            (Some(inner), true) => Some(&inner.handle),
+            _ => None,
+        }
+    }
+}
+
 impl Locked<'_> {
     pub(crate) fn park(&mut self, timeout: Option<Duration>) {
         #[cfg(not(loom))]
@@ -185,7 +196,7 @@ impl Locked<'_> {
 /// The current runtime's driver, or a panic naming `what` and where it must be called from.
 #[cfg(not(loom))]
 #[track_caller]
-fn current_driver(what: &str) -> Arc<Driver> {
+pub(crate) fn current_driver(what: &str) -> Arc<Driver> {
     match crate::context::with_handle(|h| h.map(|h| h.driver().clone())) {
         Some(driver) => driver,
         None => panic!(
@@ -217,4 +228,19 @@ pub(crate) fn current_time() -> Arc<io_driver::Handle> {
     current_driver("a `runtime::time` function")
         .time_handle()
         .clone()
+}
+
+/// The current runtime's clock (paused or real), or the real time outside a runtime or on
+/// one without a timer driver.
+#[cfg(not(loom))]
+pub(crate) fn clock_now() -> std::time::Instant {
+    if !crate::time::any_paused() {
+        return std::time::Instant::now();
+    }
+    if let Some(now) = crate::context::with_handle(|h| {
+        h.and_then(|h| h.driver().time_handle_opt().map(|t| t.now()))
+    }) {
+        return now;
+    }
+    std::time::Instant::now()
 }

@@ -27,6 +27,16 @@ pub enum RuntimeFlavor {
     MultiThread,
 }
 
+/// A runtime's id ([`Handle::id`]), unique in the process (tokio's `runtime::Id`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Id(std::num::NonZeroU64);
+
+impl fmt::Display for Id {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
 /// Returned by [`Handle::try_current`] outside a runtime.
 #[derive(Debug)]
 pub struct TryCurrentError(());
@@ -104,7 +114,20 @@ impl Handle {
     }
 
     /// Makes this runtime current on this thread (for `spawn`, sockets, timers) until the
-    /// guard drops.
+    /// guard drops; the runtime current before is current again after.
+    ///
+    /// ```
+    /// let rt = runtime::Builder::new_current_thread().build().unwrap();
+    /// let guard = rt.handle().enter();
+    /// let task = runtime::spawn(async { 1 }); // onto `rt`
+    /// drop(guard);
+    /// assert_eq!(rt.block_on(task).unwrap(), 1);
+    /// ```
+    ///
+    /// # Panics
+    /// Guards must be dropped in the reverse order of their creation: dropping one while a
+    /// guard entered after it is still alive panics (it would leave the wrong runtime
+    /// current).
     pub fn enter(&self) -> EnterGuard<'_> {
         EnterGuard {
             _guard: context::enter(self.inner.clone()),
@@ -115,6 +138,31 @@ impl Handle {
     /// A snapshot of the runtime's counters.
     pub fn metrics(&self) -> RuntimeMetrics {
         self.inner.metrics()
+    }
+
+    /// The runtime's id: unique among the runtimes of this process, the same for every
+    /// handle of one runtime.
+    ///
+    /// ```
+    /// let a = runtime::Builder::new_current_thread().build().unwrap();
+    /// let b = runtime::Builder::new_current_thread().build().unwrap();
+    /// assert_eq!(a.handle().id(), a.handle().clone().id());
+    /// assert_ne!(a.handle().id(), b.handle().id());
+    /// ```
+    pub fn id(&self) -> Id {
+        Id(std::num::NonZeroU64::new(self.inner.id()).expect("owned-list ids are nonzero"))
+    }
+
+    /// The name given by [`Builder::name`](crate::Builder::name), if any.
+    ///
+    /// ```
+    /// let rt = runtime::Builder::new_multi_thread().name("api").build().unwrap();
+    /// assert_eq!(rt.handle().name(), Some("api"));
+    /// let rt = runtime::Builder::new_current_thread().build().unwrap();
+    /// assert_eq!(rt.handle().name(), None);
+    /// ```
+    pub fn name(&self) -> Option<&str> {
+        self.inner.name()
     }
 
     /// The scheduler flavor.

@@ -1,4 +1,31 @@
-//! hyper 1.x on this runtime: I/O, executor and timer adapters (feature `hyper`).
+//! hyper 1.x on this runtime: executor and timer (and an I/O adapter for futures-io
+//! streams), feature `hyper`.
+//!
+//! **Why this module stays now that hyper-util works on our streams.** Our sockets
+//! implement tokio's `AsyncRead`/`AsyncWrite`, so hyper-util's `TokioIo` is the I/O
+//! adapter to use on them (it reads into hyper's uninitialized buffer with no zero-fill,
+//! which `HyperIo` cannot do through futures-io). What hyper-util cannot supply is the
+//! executor and the timer: its `TokioExecutor` calls `tokio::spawn` and its `TokioTimer`
+//! uses tokio's timer, and both panic without a tokio runtime. So a server on this runtime
+//! hands hyper [`HyperExecutor`] and [`HyperTimer`] (the one edit beyond the rename when
+//! porting, see `ports/src/bin/hyper_auto.rs`):
+//!
+//! ```no_run
+//! use hyper_util::rt::TokioIo;
+//! use hyper_util::server::conn::auto::Builder;
+//! use runtime::hyper_compat::{HyperExecutor, HyperTimer};
+//! # async fn serve(stream: runtime::net::TcpStream) {
+//! # let svc = hyper::service::service_fn(|_req| async {
+//! #     Ok::<_, std::convert::Infallible>(hyper::Response::new(String::from("hi")))
+//! # });
+//! let mut builder = Builder::new(HyperExecutor);
+//! builder.http1().timer(HyperTimer);
+//! let _ = builder.serve_connection(TokioIo::new(stream), svc).await;
+//! # }
+//! ```
+//!
+//! [`HyperIo`] remains for streams that speak only futures-io (third-party types); on
+//! this runtime's own types prefer `TokioIo`.
 //!
 //! - [`HyperIo`] wraps any `futures::io` stream (our `net::TcpStream`, a split half, ...)
 //!   and implements hyper's `rt::Read` / `rt::Write`. hyper reads into uninitialized memory
@@ -10,6 +37,8 @@
 //! - [`HyperExecutor`] spawns hyper's background futures with [`crate::spawn`].
 //! - [`HyperTimer`] hands out [`crate::time::Sleep`]s boxed as `rt::Sleep`, and resets one
 //!   in place (no new allocation) when hyper moves a deadline.
+//!
+//! With `HyperIo` (any futures-io stream) and hyper's own http1 builder:
 //!
 //! ```no_run
 //! use runtime::hyper_compat::{HyperIo, HyperTimer};
@@ -153,13 +182,13 @@ impl rt::Timer for HyperTimer {
     }
 
     fn sleep_until(&self, deadline: Instant) -> Pin<Box<dyn rt::Sleep>> {
-        Box::pin(HyperSleep(crate::time::sleep_until(deadline)))
+        Box::pin(HyperSleep(crate::time::sleep_until(deadline.into())))
     }
 
     fn reset(&self, sleep: &mut Pin<Box<dyn rt::Sleep>>, new_deadline: Instant) {
         match sleep.as_mut().downcast_mut_pin::<HyperSleep>() {
             // `HyperSleep` is `Unpin`, so unpinning it is free.
-            Some(ours) => ours.get_mut().0.reset(new_deadline),
+            Some(ours) => ours.get_mut().0.reset(new_deadline.into()),
             None => *sleep = self.sleep_until(new_deadline),
         }
     }

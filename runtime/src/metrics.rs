@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use crossbeam_utils::CachePadded;
 
 /// A point-in-time view of a runtime.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct RuntimeMetrics {
     /// Worker threads (1 for the current-thread flavor).
     pub num_workers: usize,
@@ -25,6 +25,129 @@ pub struct RuntimeMetrics {
     pub global_queue_depth: usize,
     /// One entry per worker.
     pub workers: Vec<WorkerMetrics>,
+    /// Blocking-pool threads alive (idle ones included).
+    pub blocking_threads: usize,
+    /// Blocking-pool threads waiting for work.
+    pub idle_blocking_threads: usize,
+    /// Blocking tasks queued, not yet picked up by a pool thread.
+    pub blocking_queue_depth: usize,
+}
+
+/// tokio's metrics methods (`tokio::runtime::RuntimeMetrics`), read from this snapshot.
+/// A `worker` index is `0..num_workers()`.
+///
+/// ```
+/// let rt = runtime::Builder::new_multi_thread().worker_threads(2).build().unwrap();
+/// rt.block_on(async { runtime::spawn(async {}).await.unwrap() });
+/// let m = rt.metrics();
+/// assert_eq!(m.num_workers(), 2);
+/// let polls: u64 = (0..m.num_workers()).map(|w| m.worker_poll_count(w)).sum();
+/// assert!(polls <= m.spawned_tasks_count() * 2 + 2);
+/// ```
+impl RuntimeMetrics {
+    /// Worker threads (1 for the current-thread flavor).
+    pub fn num_workers(&self) -> usize {
+        self.num_workers
+    }
+
+    /// Tasks spawned and not yet complete (see the `live_tasks` field for when it is
+    /// exact).
+    pub fn num_alive_tasks(&self) -> usize {
+        self.live_tasks
+    }
+
+    /// Tasks waiting in the global (inject) queue.
+    pub fn global_queue_depth(&self) -> usize {
+        self.global_queue_depth
+    }
+
+    /// Blocking-pool threads alive (idle ones included).
+    pub fn num_blocking_threads(&self) -> usize {
+        self.blocking_threads
+    }
+
+    /// Blocking-pool threads waiting for work.
+    pub fn num_idle_blocking_threads(&self) -> usize {
+        self.idle_blocking_threads
+    }
+
+    /// Blocking tasks queued, not yet picked up by a pool thread.
+    pub fn blocking_queue_depth(&self) -> usize {
+        self.blocking_queue_depth
+    }
+
+    /// Tasks spawned since the runtime started (counted by the worker that first ran
+    /// them, see `WorkerMetrics::spawned`).
+    pub fn spawned_tasks_count(&self) -> u64 {
+        self.workers.iter().map(|w| w.spawned).sum()
+    }
+
+    #[track_caller]
+    fn worker(&self, worker: usize) -> &WorkerMetrics {
+        match self.workers.get(worker) {
+            Some(w) => w,
+            None => panic!(
+                "worker index {worker} out of range: the runtime has {} worker(s); pass an \
+                 index in 0..num_workers()",
+                self.workers.len()
+            ),
+        }
+    }
+
+    /// Times worker `worker` parked.
+    #[track_caller]
+    pub fn worker_park_count(&self, worker: usize) -> u64 {
+        self.worker(worker).parks
+    }
+
+    /// Parks plus unparks of worker `worker`: odd while it is parked.
+    #[track_caller]
+    pub fn worker_park_unpark_count(&self, worker: usize) -> u64 {
+        let w = self.worker(worker);
+        w.parks + w.unparks
+    }
+
+    /// Unparks of worker `worker` after which it found nothing to do.
+    #[track_caller]
+    pub fn worker_noop_count(&self, worker: usize) -> u64 {
+        self.worker(worker).noop_unparks
+    }
+
+    /// Tasks worker `worker` stole from its siblings.
+    #[track_caller]
+    pub fn worker_steal_count(&self, worker: usize) -> u64 {
+        self.worker(worker).stolen_tasks
+    }
+
+    /// Steal operations (each takes one or more tasks) of worker `worker`.
+    #[track_caller]
+    pub fn worker_steal_operations(&self, worker: usize) -> u64 {
+        self.worker(worker).steals
+    }
+
+    /// Task polls by worker `worker`.
+    #[track_caller]
+    pub fn worker_poll_count(&self, worker: usize) -> u64 {
+        self.worker(worker).polls
+    }
+
+    /// Time worker `worker` spent not parked.
+    #[track_caller]
+    pub fn worker_total_busy_duration(&self, worker: usize) -> Duration {
+        self.worker(worker).busy
+    }
+
+    /// Tasks worker `worker` scheduled onto its own queue.
+    #[track_caller]
+    pub fn worker_local_schedule_count(&self, worker: usize) -> u64 {
+        self.worker(worker).local_schedules
+    }
+
+    /// Times worker `worker`'s local queue overflowed into the global queue.
+    #[track_caller]
+    pub fn worker_overflow_count(&self, worker: usize) -> u64 {
+        self.worker(worker).overflows
+    }
 }
 
 /// Counters of one worker since the runtime started (as of its last publication).

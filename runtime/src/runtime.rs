@@ -29,6 +29,8 @@ pub struct Runtime {
     threads: Vec<shim::thread::JoinHandle<()>>,
     exited: Arc<Latch>,
     is_shut_down: bool,
+    /// `Builder::rng_seed`'s generator: seeds each `block_on` thread (rand.rs).
+    seeds: Option<Arc<crate::rand::SeedGenerator>>,
 }
 
 pub(crate) enum Flavor {
@@ -94,7 +96,13 @@ impl Runtime {
             threads,
             exited,
             is_shut_down: false,
+            seeds: None,
         }
+    }
+
+    pub(crate) fn with_seeds(mut self, seeds: Option<Arc<crate::rand::SeedGenerator>>) -> Runtime {
+        self.seeds = seeds;
+        self
     }
 
     /// A multi-thread runtime with every driver enabled (what `#[runtime::main]` builds).
@@ -113,6 +121,7 @@ impl Runtime {
         let _rt = context::enter_runtime();
         let _enter = context::enter(self.handle.inner.clone());
         let future = crate::unhandled::BlockOnGuard::new(&self.handle.inner, future);
+        let _seed = crate::rand::enter(self.seeds.as_deref());
         match (&self.flavor, &self.handle.inner) {
             (Flavor::CurrentThread(ct), scheduler::Handle::CurrentThread(h)) => {
                 ct.block_on(h, future)
@@ -154,13 +163,51 @@ impl Runtime {
         self.handle.metrics()
     }
 
-    /// Shuts down, waiting at most `timeout` for workers and blocking tasks to finish.
-    /// Threads still busy after that are left to finish on their own.
+    /// Shuts down, waiting at most `timeout` for the worker threads and the blocking pool.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let rt = runtime::Runtime::new().unwrap();
+    /// let done = rt.spawn_blocking(|| std::thread::sleep(Duration::from_millis(10)));
+    /// drop(done);
+    /// // Returns once the closure ran, or after 10 s at most.
+    /// rt.shutdown_timeout(Duration::from_secs(10));
+    /// ```
+    ///
+    /// What happens to the work, in order:
+    /// - Tasks (`spawn`) run until their current poll returns, then are cancelled: each
+    ///   live future is dropped exactly once, on a runtime thread, inside the runtime's
+    ///   context (`Handle::current()` works in its `Drop`).
+    /// - Blocking closures (`spawn_blocking`) are never cancelled once spawned: every
+    ///   closure spawned before this call runs to completion, whether a pool thread had
+    ///   picked it up or it was still queued. One spawned after this call began is
+    ///   cancelled without running (its `JoinHandle` resolves to a cancelled `JoinError`).
+    /// - The wait: this call returns once every worker and pool thread has exited, or when
+    ///   `timeout` has passed, whichever comes first. Threads still busy then (a task stuck
+    ///   in a poll, blocking closures still running or still queued) are detached and
+    ///   finish in the background; nothing is cancelled because the timeout expired.
+    ///
+    /// # Panics
+    /// Inside a runtime (a task, or `block_on`) with a non-zero `timeout`: waiting there
+    /// would block a thread that drives asynchronous tasks. The runtime is shut down in the
+    /// background before the panic. Use [`shutdown_background`](Self::shutdown_background)
+    /// there.
     pub fn shutdown_timeout(mut self, timeout: Duration) {
         self.shutdown(Some(timeout));
     }
 
-    /// Shuts down without waiting for threads to finish.
+    /// Shuts down without waiting for any thread to finish: `shutdown_timeout` with a zero
+    /// timeout. This is how to drop a runtime from asynchronous context (a task, or
+    /// `block_on`), where dropping it panics.
+    ///
+    /// ```
+    /// let outer = runtime::Builder::new_current_thread().build().unwrap();
+    /// outer.block_on(async {
+    ///     let inner = runtime::Runtime::new().unwrap();
+    ///     inner.shutdown_background(); // `drop(inner)` here would panic
+    /// });
+    /// ```
     pub fn shutdown_background(self) {
         self.shutdown_timeout(Duration::ZERO);
     }
@@ -170,6 +217,19 @@ impl Runtime {
             return;
         }
         self.is_shut_down = true;
+        // Waiting on a thread that drives asynchronous tasks could deadlock (on a worker of
+        // this very runtime it waits for itself): refuse, but only after shutting down in
+        // the background, so the runtime still stops.
+        let refused = timeout != Some(Duration::ZERO) && context::in_runtime();
+        let timeout = if refused {
+            Some(Duration::ZERO)
+        } else {
+            timeout
+        };
+        // Futures dropped on this thread (a current-thread runtime's tasks, queued ones)
+        // see this runtime as the current one. (A no-op while the thread's thread-locals
+        // are being destroyed: a runtime kept in a `thread_local!`.)
+        let enter = context::enter(self.handle.inner.clone());
         let start = std::time::Instant::now();
         match (&self.flavor, &self.handle.inner) {
             (Flavor::CurrentThread(ct), scheduler::Handle::CurrentThread(h)) => ct.shutdown(h),
@@ -189,6 +249,17 @@ impl Runtime {
         }
         let left = timeout.map(|t| t.saturating_sub(start.elapsed()));
         self.handle.inner.blocking().shutdown(left);
+        drop(enter);
+        if refused && !std::thread::panicking() {
+            panic!(
+                "Cannot drop a runtime in a context where blocking is not allowed: this \
+                 thread is driving asynchronous tasks (it is inside a task or `block_on`), \
+                 and waiting here for the runtime's threads could deadlock. The runtime was \
+                 shut down in the background instead; to do that without this panic, call \
+                 `Runtime::shutdown_background()`, or drop the runtime outside asynchronous \
+                 context (a plain thread, or `spawn_blocking`)"
+            );
+        }
     }
 }
 

@@ -9,6 +9,16 @@ impl FastRand {
         FastRand(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
     }
 
+    /// A generator resuming from `state` (a value `state()` returned).
+    pub(crate) fn from_state(state: u64) -> FastRand {
+        FastRand(if state == 0 { 1 } else { state })
+    }
+
+    /// The generator's state, to resume it later with `from_state`.
+    pub(crate) fn state(&self) -> u64 {
+        self.0
+    }
+
     pub(crate) fn next(&mut self) -> u64 {
         let mut x = self.0;
         x ^= x >> 12;

@@ -127,10 +127,10 @@ fn half_close_peer_reads_eof_and_still_answers() {
                 assert_eq!(got, b"question");
                 // Our read side saw EOF, our write side still works.
                 server.write_all(b"answer").await.unwrap();
-                server.shutdown(Shutdown::Write).unwrap();
+                server.shutdown_std(Shutdown::Write).unwrap();
             });
             client.write_all(b"question").await.unwrap();
-            client.shutdown(Shutdown::Write).unwrap();
+            client.shutdown_std(Shutdown::Write).unwrap();
             let mut back = Vec::new();
             timeout(GENEROUS, client.read_to_end(&mut back))
                 .await

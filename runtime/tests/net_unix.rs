@@ -105,7 +105,7 @@ async fn pair_half_close_and_owned_halves() {
         .unwrap();
     assert_eq!(got, b"to b");
     b.write_all(b"to a").await.unwrap();
-    b.shutdown(Shutdown::Both).unwrap();
+    b.shutdown_std(Shutdown::Both).unwrap();
     let mut back = Vec::new();
     timeout(GENEROUS, ar.read_to_end(&mut back))
         .await

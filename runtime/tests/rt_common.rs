@@ -119,14 +119,16 @@ macro_rules! rt_tests {
             #[test]
             fn panic_becomes_join_error_and_runtime_lives_on() {
                 let rt = rt();
-                let err = rt
-                    .block_on(rt.spawn(async {
-                        panic!("boom");
-                    }))
-                    .unwrap_err();
+                let h = rt.spawn(async {
+                    panic!("boom");
+                });
+                let id = h.id();
+                let err = rt.block_on(h).unwrap_err();
                 assert!(err.is_panic());
                 assert!(!err.is_cancelled());
-                assert_eq!(err.to_string(), "task panicked with message \"boom\"");
+                assert_eq!(err.id(), id);
+                assert_eq!(err.to_string(), format!("task {id} panicked with message \"boom\""));
+                assert_eq!(format!("{err:?}"), format!("JoinError::Panic(Id({id}), \"boom\", ...)"));
                 let payload = err.into_panic();
                 assert_eq!(payload.downcast_ref::<&str>(), Some(&"boom"));
                 // The worker survived: more tasks run.

@@ -333,3 +333,46 @@ async fn the_test_macro_takes_the_ignore_policy() {
         .unwrap_err();
     assert!(err.is_panic());
 }
+
+// Both sides' macro arguments together (the merge of `start_paused` and `unhandled_panic`):
+// the paused clock skips the hour at once, then the panic policy ends the test.
+#[runtime::test(
+    flavor = "current_thread",
+    start_paused = true,
+    unhandled_panic = "shutdown_runtime"
+)]
+#[should_panic(expected = "paused boom")]
+async fn the_test_macro_takes_start_paused_and_the_panic_policy() {
+    runtime::time::sleep(Duration::from_secs(3600)).await;
+    drop(runtime::spawn(async { panic!("paused boom") }));
+    std::future::pending::<()>().await
+}
+
+#[runtime::test(flavor = "local", unhandled_panic = "shutdown_runtime")]
+#[should_panic(expected = "local flavor boom")]
+async fn the_local_flavor_takes_the_panic_policy() {
+    drop(runtime::spawn(async { panic!("local flavor boom") }));
+    std::future::pending::<()>().await
+}
+
+// The thread hooks run on the workers only, not on the runtime's monitor thread.
+#[test]
+fn thread_hooks_skip_the_monitor_thread() {
+    let started = Arc::new(AtomicUsize::new(0));
+    let stopped = Arc::new(AtomicUsize::new(0));
+    let (s, t) = (started.clone(), stopped.clone());
+    let rt = Builder::new_multi_thread()
+        .worker_threads(3)
+        .on_thread_start(move || {
+            s.fetch_add(1, SeqCst);
+        })
+        .on_thread_stop(move || {
+            t.fetch_add(1, SeqCst);
+        })
+        .build()
+        .unwrap();
+    assert_eq!(rt.block_on(rt.spawn(async { 7 })).unwrap(), 7);
+    drop(rt);
+    assert_eq!(started.load(SeqCst), 3);
+    assert_eq!(stopped.load(SeqCst), 3);
+}

@@ -259,3 +259,23 @@ fn polling_after_completion_panics() {
     assert_eq!(poll(&mut rx, &waker), Poll::Ready(Ok(1)));
     let _ = poll(&mut rx, &waker);
 }
+
+#[test]
+fn is_empty_and_is_terminated_follow_the_value() {
+    let (tx, mut rx) = oneshot::channel();
+    assert!(rx.is_empty() && !rx.is_terminated());
+    tx.send(1).unwrap();
+    assert!(!rx.is_empty() && !rx.is_terminated());
+    assert_eq!(rx.try_recv(), Ok(1));
+    assert!(rx.is_empty() && rx.is_terminated());
+
+    let (tx, mut rx) = oneshot::channel::<u8>();
+    drop(tx);
+    assert!(
+        rx.is_empty(),
+        "a sender dropped unsent leaves the receiver empty"
+    );
+    assert!(!rx.is_terminated());
+    assert!(futures::executor::block_on(&mut rx).is_err());
+    assert!(rx.is_terminated());
+}

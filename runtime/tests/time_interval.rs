@@ -128,3 +128,80 @@ fn zero_period_panics() {
     let _g = rt.enter();
     let _ = interval(Duration::ZERO);
 }
+
+fn paused() -> Runtime {
+    Builder::new_current_thread()
+        .enable_time()
+        .start_paused(true)
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn reset_after_and_reset_at_never_tick_early_on_both_flavors() {
+    for rt in runtimes() {
+        rt.block_on(async {
+            let mut iv = interval(Duration::from_secs(3600));
+            iv.tick().await;
+            let before = Instant::now();
+            iv.reset_after(Duration::from_millis(5));
+            let t = timeout(Duration::from_secs(60), iv.tick()).await.unwrap();
+            assert!(t >= before + Duration::from_millis(5));
+            assert!(Instant::now() >= t);
+            let at = Instant::now() + Duration::from_millis(3);
+            iv.reset_at(at);
+            assert_eq!(
+                timeout(Duration::from_secs(60), iv.tick()).await.unwrap(),
+                at
+            );
+            assert!(Instant::now() >= at);
+            assert_eq!(iv.period(), Duration::from_secs(3600));
+        });
+    }
+}
+
+#[test]
+fn reset_family_lands_exactly_under_paused_time() {
+    paused().block_on(async {
+        let period = Duration::from_secs(60);
+        let start = Instant::now();
+        let mut iv = interval(period);
+        assert_eq!(iv.tick().await, start);
+        assert_eq!(iv.tick().await, start + period);
+        iv.reset_after(Duration::from_secs(7));
+        assert_eq!(iv.tick().await, start + period + Duration::from_secs(7));
+        let at = Instant::now() + Duration::from_secs(1000);
+        iv.reset_at(at);
+        assert_eq!(iv.tick().await, at);
+        iv.reset_immediately();
+        assert_eq!(iv.tick().await, at);
+        iv.reset();
+        assert_eq!(iv.tick().await, at + period);
+        // The schedule continues from the reset tick.
+        assert_eq!(iv.tick().await, at + period * 2);
+    });
+}
+
+#[test]
+fn interval_at_and_poll_tick_under_paused_time() {
+    paused().block_on(async {
+        let start = Instant::now() + Duration::from_secs(30);
+        let mut iv = interval_at(start, Duration::from_secs(5));
+        let mut got = Vec::new();
+        while got.len() < 3 {
+            got.push(std::future::poll_fn(|cx| iv.poll_tick(cx)).await);
+        }
+        let want: Vec<Instant> = (0..3).map(|k| start + Duration::from_secs(5 * k)).collect();
+        assert_eq!(got, want);
+        assert_eq!(Instant::now(), start + Duration::from_secs(10));
+    });
+}
+
+#[test]
+fn default_missed_tick_behavior_is_burst() {
+    paused().block_on(async {
+        let iv = interval(Duration::from_secs(1));
+        assert_eq!(iv.missed_tick_behavior(), MissedTickBehavior::Burst);
+        assert_eq!(MissedTickBehavior::default(), MissedTickBehavior::Burst);
+    });
+}

@@ -199,3 +199,61 @@ async fn sleep_with_the_test_macro_multi_thread() {
     h.await.unwrap();
     assert!(start.elapsed() >= Duration::from_millis(10));
 }
+
+#[test]
+fn sub_millisecond_sleeps_never_complete_before_their_deadline() {
+    for rt in [current(), multi(2)] {
+        rt.block_on(async {
+            for i in 0..200u64 {
+                // 0..1 ms, in a scattered order, with odd nanoseconds.
+                let d = Duration::from_nanos((i * 7919) % 1_000_000 + i % 7);
+                let s = sleep(d);
+                let deadline = s.deadline();
+                s.await;
+                assert!(
+                    std::time::Instant::now() >= deadline.into_std(),
+                    "a {d:?} sleep completed before its deadline"
+                );
+            }
+        });
+    }
+}
+
+#[test]
+fn sub_millisecond_sleeps_are_rounded_up_under_paused_time() {
+    let rt = Builder::new_current_thread()
+        .enable_time()
+        .start_paused(true)
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        for d in [1, 999, 1_000, 999_999, 1_000_001].map(Duration::from_nanos) {
+            let start = Instant::now();
+            sleep(d).await;
+            let slept = start.elapsed();
+            // Never early; at most one wheel tick (1 ms) late on the paused clock.
+            assert!(slept >= d, "{d:?}: {slept:?}");
+            assert!(slept <= d + Duration::from_millis(1), "{d:?}: {slept:?}");
+        }
+    });
+}
+
+#[test]
+fn pinned_sleep_reset_deadline_and_is_elapsed_on_both_flavors() {
+    for rt in [current(), multi(2)] {
+        rt.block_on(async {
+            let mut s = Box::pin(sleep(Duration::from_secs(3600)));
+            assert!(!s.is_elapsed());
+            // Polled once, so the entry is in the wheel, then moved (tokio's pinned API).
+            assert!(poll_fn(|cx| Poll::Ready(s.as_mut().poll(cx).is_pending())).await);
+            let target = Instant::now() + Duration::from_millis(5);
+            s.as_mut().reset(target);
+            assert_eq!(s.deadline(), target);
+            timeout(GENEROUS, s.as_mut())
+                .await
+                .expect("reset sleep never fired");
+            assert!(s.is_elapsed());
+            assert!(Instant::now() >= target);
+        });
+    }
+}

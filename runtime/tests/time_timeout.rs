@@ -123,3 +123,52 @@ async fn timeout_deadline_is_reported() {
     assert!(t.deadline() >= before + Duration::from_millis(30));
     assert_eq!(t.await, Ok(()));
 }
+
+#[test]
+fn get_ref_get_mut_and_into_inner_on_both_flavors() {
+    for rt in runtimes() {
+        rt.block_on(async {
+            let drops = Arc::new(AtomicUsize::new(0));
+            let mut t = timeout(Duration::from_secs(3600), Never(drops.clone()));
+            assert_eq!(Arc::strong_count(&t.get_ref().0), 2);
+            *t.get_mut() = Never(drops.clone());
+            assert_eq!(drops.load(SeqCst), 1, "the replaced future was dropped");
+            let inner = t.into_inner();
+            // The timer is gone, the future is handed back undropped.
+            assert_eq!(drops.load(SeqCst), 1);
+            drop(inner);
+            assert_eq!(drops.load(SeqCst), 2);
+        });
+    }
+}
+
+#[test]
+fn timeout_at_a_past_deadline_elapses_a_pending_future_on_both_flavors() {
+    for rt in runtimes() {
+        rt.block_on(async {
+            let past = Instant::now();
+            let res = timeout_at(past, std::future::pending::<()>()).await;
+            assert_eq!(res.unwrap_err().to_string(), "deadline has elapsed");
+        });
+    }
+}
+
+#[test]
+fn timeout_fires_exactly_at_its_deadline_under_paused_time() {
+    let rt = Builder::new_current_thread()
+        .enable_time()
+        .start_paused(true)
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let start = Instant::now();
+        let deadline = start + Duration::from_secs(90);
+        let res = timeout_at(deadline, sleep(Duration::from_secs(91))).await;
+        assert!(res.is_err());
+        assert_eq!(Instant::now(), deadline);
+        // The inner future finishing first wins, even a long one.
+        let res = timeout(Duration::from_secs(3600), sleep(Duration::from_secs(3599))).await;
+        assert_eq!(res, Ok(()));
+        assert_eq!(Instant::now(), deadline + Duration::from_secs(3599));
+    });
+}

@@ -9,6 +9,7 @@
 //! The API is the intersection the two backends can honour:
 //! - `cell::UnsafeCell` exposes only `with`/`with_mut` (loom tracks every access);
 //! - `sync::Mutex::lock` returns a guard directly (no poisoning, as in parking_lot);
+//! - `sync::RwLock::{read, write}` likewise (parking_lot's, or loom's behind a wrapper);
 //! - `sync::Condvar::wait` takes `&mut guard`; `wait_for` (a timed wait) exists only
 //!   outside loom, where timeouts have a meaning.
 

@@ -48,6 +48,25 @@ pub mod sync {
         }
     }
 
+    /// loom's reader-writer lock with parking_lot-style `read()`/`write()` (no poisoning).
+    pub struct RwLock<T>(loom::sync::RwLock<T>);
+
+    pub use loom::sync::{RwLockReadGuard, RwLockWriteGuard};
+
+    impl<T> RwLock<T> {
+        pub fn new(value: T) -> Self {
+            RwLock(loom::sync::RwLock::new(value))
+        }
+
+        pub fn read(&self) -> RwLockReadGuard<'_, T> {
+            self.0.read().unwrap_or_else(|e| e.into_inner())
+        }
+
+        pub fn write(&self) -> RwLockWriteGuard<'_, T> {
+            self.0.write().unwrap_or_else(|e| e.into_inner())
+        }
+    }
+
     /// loom's condition variable; no timed wait under the model.
     #[derive(Debug, Default)]
     pub struct Condvar(loom::sync::Condvar);

@@ -10,6 +10,7 @@ pub mod sync {
     }
 
     pub use parking_lot::{Mutex, MutexGuard};
+    pub use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
     /// A condition variable paired with [`Mutex`].
     #[derive(Default, Debug)]

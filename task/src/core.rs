@@ -5,7 +5,7 @@
 //!   queue or a waker touches.
 //! - `Core`: the scheduler handle (set when the task binds, see below) and the stage
 //!   (future, then output, then consumed).
-//! - `Trailer` (cold): the join waker and the owned-list links.
+//! - `Trailer` (cold): the task id, the join waker and the owned-list links.
 //!
 //! Type-erased code holds a `NonNull<Header>`; the vtable (one static per `<T, S>`) knows
 //! how to reach `Core<T, S>` and the `Trailer` from it. Access rules:
@@ -61,6 +61,8 @@ unsafe impl Sync for Header {}
 
 /// The cold part of a task; last in the allocation.
 pub(crate) struct Trailer {
+    /// The task's id (id.rs): written at allocation, immutable after.
+    pub(crate) id: crate::id::Id,
     pub(crate) owned_prev: UnsafeCell<Option<NonNull<Header>>>,
     pub(crate) owned_next: UnsafeCell<Option<NonNull<Header>>>,
     pub(crate) waker: UnsafeCell<Option<Waker>>,
@@ -123,6 +125,7 @@ impl<T: Future, S: Schedule> Cell<T, S> {
                 stage: UnsafeCell::new(Stage::Running(future)),
             },
             trailer: Trailer {
+                id: crate::id::next(),
                 owned_prev: UnsafeCell::new(None),
                 owned_next: UnsafeCell::new(None),
                 waker: UnsafeCell::new(None),

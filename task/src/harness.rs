@@ -70,8 +70,10 @@ pub(crate) unsafe fn poll<T: Future, S: Schedule>(
     // without an increment stays valid; ManuallyDrop keeps its drop from decrementing.
     let waker = ManuallyDrop::new(unsafe { crate::waker::borrowed(ptr) });
     let mut cx = Context::from_waker(&waker);
+    let current = crate::id::enter(ptr);
     // SAFETY: RUNNING is ours.
     let ready = unsafe { poll_future(cell, &mut cx) };
+    drop(current);
     if ready {
         // SAFETY: RUNNING is ours and we hold the run's reference.
         unsafe { complete::<T, S>(ptr) };
@@ -128,11 +130,28 @@ pub(crate) unsafe fn poll<T: Future, S: Schedule>(
 
 /// Polls the future once; on `Ready` (or a panic) stores the result. True when done.
 ///
+/// A future whose poll panics is dropped during the unwind, before it is caught (as tokio
+/// does): its `Drop` sees `std::thread::panicking()`, which guards and poisoning rely on.
+/// (A drop that panics too then aborts the process, as any panic during an unwind does.)
+///
 /// # Safety
 /// The caller holds RUNNING.
 unsafe fn poll_future<T: Future, S>(cell: &Cell<T, S>, cx: &mut Context<'_>) -> bool {
+    /// Drops the future if the poll unwinds; forgotten when it returns.
+    struct DropOnUnwind<'a, T: Future, S>(&'a Cell<T, S>);
+    impl<T: Future, S> Drop for DropOnUnwind<'_, T, S> {
+        fn drop(&mut self) {
+            // SAFETY: RUNNING is ours (the caller's), and the poll's borrow of the stage
+            // ended with the unwind out of it.
+            self.0
+                .core
+                .stage
+                .with_mut(|stage| unsafe { *stage = Stage::Consumed });
+        }
+    }
     let res = panic::catch_unwind(AssertUnwindSafe(|| {
-        cell.core.stage.with_mut(|stage| {
+        let guard = DropOnUnwind(cell);
+        let res = cell.core.stage.with_mut(|stage| {
             // SAFETY: RUNNING gives us the stage; the future never moves out of the cell.
             let stage = unsafe { &mut *stage };
             let Stage::Running(fut) = stage else {
@@ -141,18 +160,21 @@ unsafe fn poll_future<T: Future, S>(cell: &Cell<T, S>, cx: &mut Context<'_>) -> 
             // SAFETY: the future is pinned in the heap cell until dropped in place.
             let fut = unsafe { std::pin::Pin::new_unchecked(fut) };
             fut.poll(cx)
-        })
+        });
+        mem::forget(guard);
+        res
     }));
     let output = match res {
         Ok(Poll::Pending) => return false,
         Ok(Poll::Ready(out)) => Ok(out),
-        Err(payload) => Err(JoinError::panic(payload)),
+        Err(payload) => Err(JoinError::panic(cell.trailer.id, payload)),
     };
-    // Drop the future first (it may panic too), then store the result.
+    // Drop the future first (it may panic too; after a panicking poll it is gone
+    // already), then store the result.
     // SAFETY: RUNNING is ours.
     let dropped = unsafe { drop_stage(cell) };
     let output = match (output, dropped) {
-        (Ok(_), Err(payload)) => Err(JoinError::panic(payload)),
+        (Ok(_), Err(payload)) => Err(JoinError::panic(cell.trailer.id, payload)),
         (output, _) => output,
     };
     // SAFETY: RUNNING is ours; the stage is `Consumed`, nothing is overwritten but a unit.
@@ -180,10 +202,15 @@ unsafe fn drop_stage<T: Future, S>(cell: &Cell<T, S>) -> std::thread::Result<()>
 /// # Safety
 /// The caller holds RUNNING.
 unsafe fn cancel_future<T: Future, S>(cell: &Cell<T, S>) {
+    // The future's destructor sees its own task as current (`task::id()`).
+    let current = crate::id::enter(NonNull::from(&cell.header));
     // SAFETY: RUNNING is ours.
-    let err = match unsafe { drop_stage(cell) } {
-        Ok(()) => JoinError::cancelled(),
-        Err(payload) => JoinError::panic(payload),
+    let dropped = unsafe { drop_stage(cell) };
+    drop(current);
+    let id = cell.trailer.id;
+    let err = match dropped {
+        Ok(()) => JoinError::cancelled(id),
+        Err(payload) => JoinError::panic(id, payload),
     };
     // SAFETY: RUNNING is ours.
     cell.core

@@ -15,12 +15,15 @@ use std::task::{Context, Poll};
 
 use crate::core::Header;
 use crate::harness;
+use crate::id::Id;
 
 /// An owned permission to await a spawned task's output.
 ///
 /// Awaiting it yields `Ok(output)`, or a [`JoinError`] when the task panicked or was
 /// cancelled (aborted, or its runtime shut down). Dropping it detaches the task.
-#[must_use = "dropping a JoinHandle detaches the task; await it or call `abort()`"]
+///
+/// Like tokio's, it is not `#[must_use]`: a detached `spawn(...)` is the common case
+/// (tokio #2762), and a `#![deny(warnings)]` crate ported from tokio must still build.
 pub struct JoinHandle<T> {
     raw: NonNull<Header>,
     _p: PhantomData<T>,
@@ -61,7 +64,14 @@ impl<T> JoinHandle<T> {
         self.header().state.load().is_complete()
     }
 
+    /// The task's id (see [`Id`]).
+    pub fn id(&self) -> Id {
+        // SAFETY: the handle's reference keeps the task live.
+        unsafe { Header::trailer(self.raw) }.id
+    }
+
     /// A handle that can abort the task but not await it.
+    #[must_use = "abort handles do nothing unless `.abort` is called"]
     pub fn abort_handle(&self) -> AbortHandle {
         self.header().state.ref_inc();
         AbortHandle { raw: self.raw }
@@ -125,6 +135,12 @@ impl AbortHandle {
         // SAFETY: we hold a reference.
         unsafe { self.raw.as_ref() }.state.load().is_complete()
     }
+
+    /// The task's id (see [`Id`]).
+    pub fn id(&self) -> Id {
+        // SAFETY: we hold a reference.
+        unsafe { Header::trailer(self.raw) }.id
+    }
 }
 
 impl Clone for AbortHandle {
@@ -153,6 +169,7 @@ impl fmt::Debug for AbortHandle {
 /// Why a task produced no output.
 pub struct JoinError {
     repr: Repr,
+    id: Id,
 }
 
 enum Repr {
@@ -166,16 +183,23 @@ enum Repr {
 unsafe impl Sync for JoinError {}
 
 impl JoinError {
-    pub(crate) fn cancelled() -> JoinError {
+    pub(crate) fn cancelled(id: Id) -> JoinError {
         JoinError {
             repr: Repr::Cancelled,
+            id,
         }
     }
 
-    pub(crate) fn panic(payload: Box<dyn Any + Send + 'static>) -> JoinError {
+    pub(crate) fn panic(id: Id, payload: Box<dyn Any + Send + 'static>) -> JoinError {
         JoinError {
             repr: Repr::Panic(payload),
+            id,
         }
+    }
+
+    /// The id of the task that produced no output.
+    pub fn id(&self) -> Id {
+        self.id
     }
 
     /// True when the task was cancelled (aborted or shut down with its runtime).
@@ -218,9 +242,11 @@ impl JoinError {
 impl fmt::Display for JoinError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (&self.repr, self.panic_message()) {
-            (Repr::Cancelled, _) => write!(f, "task was cancelled"),
-            (Repr::Panic(_), Some(msg)) => write!(f, "task panicked with message {msg:?}"),
-            (Repr::Panic(_), None) => write!(f, "task panicked"),
+            (Repr::Cancelled, _) => write!(f, "task {} was cancelled", self.id),
+            (Repr::Panic(_), Some(msg)) => {
+                write!(f, "task {} panicked with message {msg:?}", self.id)
+            }
+            (Repr::Panic(_), None) => write!(f, "task {} panicked", self.id),
         }
     }
 }
@@ -228,9 +254,11 @@ impl fmt::Display for JoinError {
 impl fmt::Debug for JoinError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (&self.repr, self.panic_message()) {
-            (Repr::Cancelled, _) => write!(f, "JoinError::Cancelled"),
-            (Repr::Panic(_), Some(msg)) => write!(f, "JoinError::Panic({msg:?})"),
-            (Repr::Panic(_), None) => write!(f, "JoinError::Panic(..)"),
+            (Repr::Cancelled, _) => write!(f, "JoinError::Cancelled({:?})", self.id),
+            (Repr::Panic(_), Some(msg)) => {
+                write!(f, "JoinError::Panic({:?}, {msg:?}, ...)", self.id)
+            }
+            (Repr::Panic(_), None) => write!(f, "JoinError::Panic({:?}, ...)", self.id),
         }
     }
 }

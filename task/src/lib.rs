@@ -23,6 +23,7 @@
 
 mod core;
 mod harness;
+mod id;
 mod join;
 mod list;
 mod state;
@@ -34,6 +35,7 @@ use std::mem::ManuallyDrop;
 use std::ptr::NonNull;
 
 pub use crate::core::Header;
+pub use crate::id::{current as current_id, Id};
 pub use crate::join::{AbortHandle, JoinError, JoinHandle};
 pub use crate::list::OwnedTasks;
 
@@ -68,7 +70,9 @@ pub struct Task<S: 'static> {
 }
 
 // SAFETY: a task reference only reaches thread-safe state (atomics, or data behind the
-// RUNNING/shard-lock protocols); futures are required to be Send at spawn.
+// RUNNING/shard-lock protocols); futures are required to be Send at spawn, except those
+// of `OwnedTasks::spawn_local`, whose contract keeps every access to the future (poll,
+// cancel, dropping an unbound `Notified`) on the owner thread.
 unsafe impl<S> Send for Task<S> {}
 // SAFETY: as above.
 unsafe impl<S> Sync for Task<S> {}

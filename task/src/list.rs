@@ -112,6 +112,12 @@ impl<S: Schedule> OwnedTasks<S> {
         }
     }
 
+    /// This list's id: unique in the process (nonzero), fixed for the list's life. A
+    /// runtime's id (`runtime::Id`) is its list's.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
     /// The number of shards.
     pub fn shard_count(&self) -> usize {
         self.shards.len()
@@ -139,6 +145,43 @@ impl<S: Schedule> OwnedTasks<S> {
         T::Output: Send + 'static,
     {
         self.spawn_with_owner(future, REMOTE)
+    }
+
+    /// As [`spawn`](Self::spawn), for a future that is not `Send` (a `LocalSet`'s task).
+    ///
+    /// # Safety
+    /// The caller confines the task to the thread calling this (its *owner*): the owner
+    /// alone polls every `Notified` of it (`Notified::run`), closes the list
+    /// (`close_and_shutdown_all`, which drops idle futures in place), and drops any unbound
+    /// `Notified` of it (which cancels the future). Other threads may hold, wake, schedule
+    /// and drop wakers, `AbortHandle`s and *bound* `Notified`s: those only touch the state
+    /// word and queue links, and the last reference, wherever it drops, frees a task whose
+    /// future is gone (the list's reference outlives the future: it is given up only at
+    /// completion or by the owner's shutdown) and whose output was dropped by the owner
+    /// (at completion, with no `JoinHandle`) or is held by the `JoinHandle`, which is
+    /// `Send` only when the output is.
+    pub unsafe fn spawn_local<T>(&self, future: T) -> (JoinHandle<T::Output>, Option<Notified<S>>)
+    where
+        T: Future + 'static,
+        T::Output: 'static,
+    {
+        let ptr = Cell::<T, S>::allocate(future, None, UNBOUND);
+        // SAFETY: a new task holds three references: the list's (forgotten below: it rides
+        // with the `Notified`, see `spawn_with_owner`), the run queue's and the JoinHandle's.
+        let (task, notified, join) = unsafe {
+            (
+                Task::<S>::from_raw(ptr),
+                Notified::<S>::from_raw(ptr),
+                JoinHandle::<T::Output>::from_raw(ptr),
+            )
+        };
+        mem::forget(task);
+        if self.is_closed() {
+            // On the owner thread (caller): cancelling the unbound task drops its future here.
+            drop(notified);
+            return (join, None);
+        }
+        (join, Some(notified))
     }
 
     fn spawn_with_owner<T>(
@@ -248,9 +291,20 @@ impl<S: Schedule> OwnedTasks<S> {
         self.shards.iter().all(|s| s.lock().len == 0)
     }
 
-    /// True once `close_and_shutdown_all` started.
+    /// True once `close` or `close_and_shutdown_all` started.
     pub fn is_closed(&self) -> bool {
         self.closed.load(Ordering::Acquire)
+    }
+
+    /// Closes every shard: from now on nothing is spawned into or bound to the list (a
+    /// spawn's task is cancelled at once, a bind is refused), while the tasks already in
+    /// it stay, to complete or to be cancelled by a later `close_and_shutdown_all`.
+    /// Idempotent.
+    pub fn close(&self) {
+        self.closed.store(true, Ordering::Release);
+        for shard in self.shards.iter() {
+            shard.lock().closed = true;
+        }
     }
 
     /// Closes every shard (no task binds afterwards), then cancels every bound task,
@@ -258,10 +312,7 @@ impl<S: Schedule> OwnedTasks<S> {
     /// dropped exactly once: here if idle, or by its poller after the current poll.
     /// Returns how many tasks were cancelled here.
     pub fn close_and_shutdown_all(&self, start: usize) -> usize {
-        self.closed.store(true, Ordering::Release);
-        for shard in self.shards.iter() {
-            shard.lock().closed = true;
-        }
+        self.close();
         let n = self.shards.len();
         let mut cancelled = 0;
         for i in 0..n {

@@ -188,6 +188,72 @@ fn panic_becomes_join_error() {
 }
 
 #[test]
+fn ids_are_unique_and_name_the_task_in_join_errors() {
+    let s = Sched::new();
+    let mut seen = std::collections::HashSet::new();
+    for _ in 0..3000 {
+        let h = s.spawn(async {});
+        assert!(seen.insert(h.id()), "duplicate task id {:?}", h.id());
+        assert_eq!(h.abort_handle().id(), h.id());
+    }
+    // From another thread (its own block of ids).
+    let other = std::thread::spawn(move || {
+        let s = Sched::new();
+        (0..3000)
+            .map(|_| s.spawn(async {}).id())
+            .collect::<Vec<_>>()
+    })
+    .join()
+    .unwrap();
+    for id in other {
+        assert!(seen.insert(id), "duplicate task id {id:?} across threads");
+    }
+    s.run();
+
+    // The current task's id is visible while it is polled, and only then.
+    assert_eq!(task::current_id(), None);
+    let mut h = s.spawn(async { task::current_id() });
+    let id = h.id();
+    s.run();
+    match poll_once(&mut h) {
+        Poll::Ready(r) => assert_eq!(r.unwrap(), Some(id)),
+        Poll::Pending => panic!("not finished"),
+    }
+
+    let mut h = s.spawn(async {
+        panic!("boom");
+    });
+    let id = h.id();
+    s.run();
+    let err: JoinError = match poll_once(&mut h) {
+        Poll::Ready(r) => r.unwrap_err(),
+        Poll::Pending => panic!("not finished"),
+    };
+    assert_eq!(err.id(), id);
+    assert_eq!(
+        err.to_string(),
+        format!("task {id} panicked with message \"boom\"")
+    );
+    assert_eq!(
+        format!("{err:?}"),
+        format!("JoinError::Panic(Id({}), \"boom\", ...)", id.as_u64())
+    );
+
+    let mut h = s.spawn(std::future::pending::<()>());
+    let id = h.id();
+    s.run();
+    h.abort();
+    s.run();
+    let err: JoinError = match poll_once(&mut h) {
+        Poll::Ready(r) => r.unwrap_err(),
+        Poll::Pending => panic!("not finished"),
+    };
+    assert!(err.is_cancelled());
+    assert_eq!(err.to_string(), format!("task {id} was cancelled"));
+    assert_eq!(format!("{err:?}"), format!("JoinError::Cancelled({id:?})"));
+}
+
+#[test]
 fn abort_idle_task_drops_future_once() {
     let s = Sched::new();
     let drops = Arc::new(AtomicUsize::new(0));

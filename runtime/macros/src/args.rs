@@ -1,5 +1,11 @@
 //! Parsing and validation of the attribute arguments:
-//! `#[runtime::main(flavor = "..", worker_threads = N, crate = "path")]`.
+//! `#[runtime::main(flavor = "..", worker_threads = N, start_paused = bool,
+//! unhandled_panic = "..", crate = "path")]`,
+//! where the flavor is `"multi_thread"`, `"current_thread"` or `"local"` (a `LocalRuntime`).
+//!
+//! These are tokio's arguments, so a `#[tokio::main(..)]` ports by renaming the path.
+//! `start_paused = true` starts the runtime's clock paused (`Builder::start_paused`); like
+//! tokio, it is only allowed on the current-thread flavor.
 //!
 //! The arguments are read in two passes. The first is purely syntactic: a comma
 //! separated list of `key = value` pairs, where a key is any identifier (keywords
@@ -45,6 +51,8 @@ impl Kind {
 pub(crate) enum Flavor {
     MultiThread,
     CurrentThread,
+    /// A `LocalRuntime` (`build_local`): current-thread, and `spawn_local` works.
+    Local,
 }
 
 /// The validated arguments.
@@ -56,13 +64,16 @@ pub(crate) struct Config {
     pub(crate) crate_path: syn::Path,
     /// `unhandled_panic = "ignore" | "shutdown_runtime"`: the `UnhandledPanic` variant.
     pub(crate) unhandled_panic: Option<Ident>,
+    /// `start_paused = true|false`: the literal as written.
+    pub(crate) start_paused: Option<syn::LitBool>,
 }
 
 const FLAVOR: &str = "flavor";
 const WORKER_THREADS: &str = "worker_threads";
 const CRATE: &str = "crate";
 const UNHANDLED_PANIC: &str = "unhandled_panic";
-const KNOWN_KEYS: &str = "`flavor`, `worker_threads`, `unhandled_panic`, `crate`";
+const START_PAUSED: &str = "start_paused";
+const KNOWN_KEYS: &str = "`flavor`, `worker_threads`, `start_paused`, `unhandled_panic`, `crate`";
 
 /// One `key = value` pair, as written.
 struct RawArg {
@@ -90,7 +101,10 @@ impl Parse for RawArg {
 }
 
 fn is_known_key(name: &str) -> bool {
-    matches!(name, FLAVOR | WORKER_THREADS | UNHANDLED_PANIC | CRATE)
+    matches!(
+        name,
+        FLAVOR | WORKER_THREADS | CRATE | START_PAUSED | UNHANDLED_PANIC
+    )
 }
 
 fn unknown_key_message(name: &str) -> String {
@@ -106,6 +120,7 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
         worker_threads: None,
         crate_path: syn::parse_quote!(::runtime),
         unhandled_panic: None,
+        start_paused: None,
     };
     let raw = match Punctuated::<RawArg, Token![,]>::parse_terminated.parse2(args) {
         Ok(raw) => raw,
@@ -118,6 +133,7 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
     let mut threads_key: Option<Ident> = None;
     let mut crate_key: Option<Ident> = None;
     let mut panic_key: Option<Ident> = None;
+    let mut paused_key: Option<Ident> = None;
 
     for RawArg { key, value } in raw {
         let name = key.unraw().to_string();
@@ -126,6 +142,7 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
             WORKER_THREADS => &mut threads_key,
             CRATE => &mut crate_key,
             UNHANDLED_PANIC => &mut panic_key,
+            START_PAUSED => &mut paused_key,
             _ => {
                 errors.push(syn::Error::new(key.span(), unknown_key_message(&name)));
                 continue;
@@ -143,6 +160,7 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
             UNHANDLED_PANIC => {
                 parse_unhandled_panic(&value).map(|v| config.unhandled_panic = Some(v))
             }
+            START_PAUSED => parse_start_paused(&value).map(|b| config.start_paused = Some(b)),
             _ => parse_crate_path(&value).map(|p| config.crate_path = p),
         };
         if let Err(e) = result {
@@ -152,7 +170,7 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
 
     // Checked last so that the order of the arguments does not matter.
     if let Some(key) = &threads_key {
-        if config.flavor == Flavor::CurrentThread {
+        if config.flavor != Flavor::MultiThread {
             let hint = if flavor_key.is_none() {
                 format!(
                     " (the default flavor of `{}` is \"current_thread\")",
@@ -163,6 +181,18 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
             };
             let msg =
                 format!("`worker_threads` is only allowed with `flavor = \"multi_thread\"`{hint}");
+            errors.push(syn::Error::new(key.span(), msg));
+        }
+    }
+
+    if let (Some(key), Some(paused)) = (&paused_key, &config.start_paused) {
+        if paused.value && config.flavor == Flavor::MultiThread {
+            let msg = format!(
+                "`start_paused = true` requires the current-thread runtime: add \
+                 `flavor = \"current_thread\"` to `{}` (time cannot be paused with several \
+                 workers)",
+                kind.attr_name()
+            );
             errors.push(syn::Error::new(key.span(), msg));
         }
     }
@@ -198,11 +228,12 @@ fn literal(value: &Expr) -> Option<&Lit> {
 }
 
 fn parse_flavor(value: &Expr) -> syn::Result<Flavor> {
-    const VALID: &str = "expected \"multi_thread\" or \"current_thread\"";
+    const VALID: &str = "expected \"multi_thread\", \"current_thread\" or \"local\"";
     match literal(value) {
         Some(Lit::Str(s)) => match s.value().as_str() {
             "multi_thread" => Ok(Flavor::MultiThread),
             "current_thread" => Ok(Flavor::CurrentThread),
+            "local" => Ok(Flavor::Local),
             other => Err(syn::Error::new(
                 s.span(),
                 format!("unknown flavor \"{other}\"; {VALID}"),
@@ -248,6 +279,16 @@ fn parse_worker_threads(value: &Expr) -> syn::Result<LitInt> {
         Ok(_) => Ok(int.clone()),
         // Does not fit a usize.
         Err(e) => Err(syn::Error::new(int.span(), format!("{EXPECTED}: {e}"))),
+    }
+}
+
+fn parse_start_paused(value: &Expr) -> syn::Result<syn::LitBool> {
+    match literal(value) {
+        Some(Lit::Bool(b)) => Ok(b.clone()),
+        _ => Err(syn::Error::new_spanned(
+            value,
+            "`start_paused` expects a boolean literal, e.g. `start_paused = true`",
+        )),
     }
 }
 

@@ -205,7 +205,11 @@ fn generate(kind: Kind, config: &Config, func: Function) -> TokenStream {
     let krate = &config.crate_path;
     let new = match config.flavor {
         Flavor::MultiThread => quote!(new_multi_thread),
-        Flavor::CurrentThread => quote!(new_current_thread),
+        Flavor::CurrentThread | Flavor::Local => quote!(new_current_thread),
+    };
+    let build = match config.flavor {
+        Flavor::Local => quote!(build_local(#krate::LocalOptions::default())),
+        _ => quote!(build()),
     };
     // The user's literal itself (suffix and span included), so tools that read the
     // source text behind a span see what they expect.
@@ -217,6 +221,10 @@ fn generate(kind: Kind, config: &Config, func: Function) -> TokenStream {
         .unhandled_panic
         .as_ref()
         .map(|v| quote!(.unhandled_panic(#krate::UnhandledPanic::#v)));
+    let paused = config
+        .start_paused
+        .as_ref()
+        .map(|lit| quote!(.start_paused(#lit)));
 
     // Tests: block on a `Pin<&mut dyn Future>` so every test with the same output
     // type shares one instantiation of `block_on` (compile time of big suites).
@@ -247,8 +255,9 @@ fn generate(kind: Kind, config: &Config, func: Function) -> TokenStream {
             let #rt = #krate::Builder::#new()
                 .enable_all()
                 #threads
+                #paused
                 #unhandled
-                .build()
+                .#build
                 .expect("failed to build the runtime");
             #block_on
         }

@@ -12,6 +12,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 mod args;
+mod clean_pattern;
 mod expand;
 
 use args::Kind;
@@ -48,6 +49,8 @@ use proc_macro::TokenStream;
 /// - `unhandled_panic = "ignore"` (default) or `unhandled_panic = "shutdown_runtime"`:
 ///   `Builder::unhandled_panic`; with `"shutdown_runtime"` a panicking spawned task
 ///   shuts the runtime down and the function panics (a test fails);
+/// - `start_paused = true|false`: start the runtime's clock paused
+///   (`Builder::start_paused`, see `runtime::time::pause`), only with `"current_thread"`;
 /// - `crate = "path"`: where `Builder` lives, `::runtime` by default; for
 ///   re-exports or a renamed dependency. The path resolves where it is written.
 ///
@@ -67,6 +70,11 @@ pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// #[runtime::test(flavor = "multi_thread", worker_threads = 2)]
 /// async fn on_two_workers() {}
+///
+/// #[runtime::test(start_paused = true)]
+/// async fn an_hour_in_no_time() {
+///     runtime::time::sleep(std::time::Duration::from_secs(3600)).await;
+/// }
 /// ```
 ///
 /// Do not add `#[test]` yourself: it is an error, the function would be
@@ -74,4 +82,13 @@ pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn test(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::expand(Kind::Test, args.into(), item.into()).into()
+}
+
+/// `runtime::select!`'s helper: the branch pattern with `mut` and `ref` removed (from
+/// bindings and reference patterns), so it can test a value through a reference without
+/// moving out of it. Not for direct use.
+#[doc(hidden)]
+#[proc_macro]
+pub fn select_priv_clean_pattern(input: TokenStream) -> TokenStream {
+    clean_pattern::expand(input.into()).into()
 }

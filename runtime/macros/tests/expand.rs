@@ -39,6 +39,31 @@ fn main_honours_current_thread_flavor() {
     assert_eq!(rec.calls, ["new_current_thread", "enable_all", "build"]);
 }
 
+#[runtime_macros::main(crate = "mock", flavor = "local")]
+async fn local_main() -> Recorded {
+    mock::current()
+}
+
+#[test]
+fn main_honours_local_flavor() {
+    let rec = local_main();
+    assert_eq!(rec.flavor, Flavor::Local);
+    assert_eq!(
+        rec.calls,
+        ["new_current_thread", "enable_all", "build_local"]
+    );
+}
+
+#[runtime_macros::test(crate = "mock", flavor = "local")]
+async fn test_honours_local_flavor() {
+    let rec = mock::current();
+    assert_eq!(rec.flavor, Flavor::Local);
+    assert_eq!(
+        rec.calls,
+        ["new_current_thread", "enable_all", "build_local"]
+    );
+}
+
 #[runtime_macros::main(worker_threads = 3, crate = "mock")]
 async fn three_workers_main() -> Recorded {
     mock::current()
@@ -319,4 +344,38 @@ mod nested_tests {
     async fn in_a_module() {
         assert_eq!(super::mock::current().flavor, super::Flavor::CurrentThread);
     }
+}
+
+#[runtime_macros::test(crate = "mock", start_paused = true)]
+async fn test_start_paused_reaches_the_builder() {
+    let rec = mock::current();
+    assert_eq!(rec.flavor, Flavor::CurrentThread);
+    assert_eq!(
+        rec.calls,
+        [
+            "new_current_thread",
+            "enable_all",
+            "start_paused(true)",
+            "build"
+        ]
+    );
+}
+
+#[runtime_macros::main(crate = "mock", flavor = "current_thread", start_paused = false)]
+async fn unpaused_main() -> Recorded {
+    mock::current()
+}
+
+#[test]
+fn main_passes_start_paused_false_through() {
+    let rec = unpaused_main();
+    assert_eq!(
+        rec.calls,
+        [
+            "new_current_thread",
+            "enable_all",
+            "start_paused(false)",
+            "build"
+        ]
+    );
 }

@@ -121,7 +121,7 @@ impl<S: Source> IoSource<S> {
 
     /// Waits for readiness in `dir` and runs `f`, which returns a byte count; a count short
     /// of `want` clears the readiness observed (the kernel buffer is empty/full).
-    fn poll_transfer(
+    pub(crate) fn poll_transfer(
         &self,
         cx: &mut Context<'_>,
         dir: Direction,

@@ -1,4 +1,4 @@
-//! Asynchronous networking: TCP, UDP and (on unix) Unix domain stream sockets.
+//! Asynchronous networking: TCP, UDP and (on unix) Unix domain stream and datagram sockets.
 //!
 //! Every socket owns a non-blocking mio socket registered with the runtime's I/O driver
 //! (`io_source.rs`): an operation spends one unit of the task's cooperative budget, waits
@@ -8,6 +8,10 @@
 //! runtime shuts down is woken with an error. Sockets must be created inside a runtime
 //! built with `Builder::enable_io()` (`#[runtime::main]` enables it); elsewhere they panic
 //! with a message saying so.
+//!
+//! Streams (and their halves) implement both I/O trait families, tokio's and futures-io
+//! (see [`crate::io`] for the choice): this example uses futures-io's extension traits,
+//! the one in [`crate::io`] tokio's.
 //!
 //! ```
 //! use futures::io::{AsyncReadExt, AsyncWriteExt};
@@ -31,7 +35,7 @@
 //! ```
 
 mod addr;
-mod io_source;
+pub(crate) mod io_source;
 mod split;
 mod stream_io;
 pub mod tcp;
@@ -42,7 +46,7 @@ mod udp;
 pub mod unix;
 
 pub use addr::ToSocketAddrs;
-pub use tcp::{TcpListener, TcpStream};
+pub use tcp::{TcpListener, TcpSocket, TcpStream};
 pub use udp::UdpSocket;
 #[cfg(unix)]
-pub use unix::{UnixListener, UnixStream};
+pub use unix::{UnixDatagram, UnixListener, UnixStream};

@@ -1,5 +1,8 @@
 //! Read and write halves of a stream socket, generated for `TcpStream` and `UnixStream`.
 //!
+//! Each half speaks both trait families: tokio's `AsyncRead`/`AsyncWrite` (where
+//! `poll_shutdown` is futures-io's `poll_close`) and futures-io's.
+//!
 //! A stream's read side and write side wait on different directions of the same
 //! registration (one waker each), so a read half and a write half can be driven by two
 //! tasks at once with no lock. The borrowed halves (`split`) hold `&Stream`; the owned
@@ -8,8 +11,9 @@
 //! `OwnedWriteHalf` does the same unless it was `forget`-ed (tokio's behaviour).
 //!
 //! The macro expects the stream type to have inherent `poll_read`, `poll_read_vectored`,
-//! `poll_write`, `poll_write_vectored`, `shutdown`, `local_addr`, `peer_addr`,
-//! `readable`, `writable`, `try_read` and `try_write`, with the same signatures for both.
+//! `poll_read_buf`, `poll_write`, `poll_write_vectored`, `shutdown_std`, `local_addr`,
+//! `peer_addr`, `readable`, `writable`, `ready`, `try_read` and `try_write`, with the same
+//! signatures for both.
 
 macro_rules! stream_halves {
     ($stream:ident, $addr:ty, $name:literal) => {
@@ -104,6 +108,13 @@ macro_rules! stream_halves {
             pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
                 self.0.try_read(buf)
             }
+            /// Waits for any of `interest` (see the stream's `ready`).
+            pub async fn ready(
+                &self,
+                interest: crate::io::Interest,
+            ) -> io::Result<crate::io::Ready> {
+                self.0.ready(interest).await
+            }
         }
 
         impl WriteHalf<'_> {
@@ -122,6 +133,13 @@ macro_rules! stream_halves {
             /// Writes without waiting (see the stream's `try_write`).
             pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
                 self.0.try_write(buf)
+            }
+            /// Waits for any of `interest` (see the stream's `ready`).
+            pub async fn ready(
+                &self,
+                interest: crate::io::Interest,
+            ) -> io::Result<crate::io::Ready> {
+                self.0.ready(interest).await
             }
         }
 
@@ -145,6 +163,13 @@ macro_rules! stream_halves {
             /// Reads without waiting (see the stream's `try_read`).
             pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
                 self.inner.try_read(buf)
+            }
+            /// Waits for any of `interest` (see the stream's `ready`).
+            pub async fn ready(
+                &self,
+                interest: crate::io::Interest,
+            ) -> io::Result<crate::io::Ready> {
+                self.inner.ready(interest).await
             }
         }
 
@@ -173,13 +198,20 @@ macro_rules! stream_halves {
             pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
                 self.inner.try_write(buf)
             }
+            /// Waits for any of `interest` (see the stream's `ready`).
+            pub async fn ready(
+                &self,
+                interest: crate::io::Interest,
+            ) -> io::Result<crate::io::Ready> {
+                self.inner.ready(interest).await
+            }
         }
 
         impl Drop for OwnedWriteHalf {
             fn drop(&mut self) {
                 if self.shutdown_on_drop {
                     // The peer may already be gone (ENOTCONN): nothing left to tell it.
-                    let _ = self.inner.shutdown(Shutdown::Write);
+                    let _ = self.inner.shutdown_std(Shutdown::Write);
                 }
             }
         }
@@ -202,6 +234,85 @@ macro_rules! stream_halves {
         impl AsRef<$stream> for OwnedWriteHalf {
             fn as_ref(&self) -> &$stream {
                 &self.inner
+            }
+        }
+
+        impl tokio::io::AsyncRead for ReadHalf<'_> {
+            fn poll_read(
+                self: Pin<&mut Self>,
+                cx: &mut Context<'_>,
+                buf: &mut tokio::io::ReadBuf<'_>,
+            ) -> Poll<io::Result<()>> {
+                self.0.poll_read_buf(cx, buf)
+            }
+        }
+
+        impl tokio::io::AsyncRead for OwnedReadHalf {
+            fn poll_read(
+                self: Pin<&mut Self>,
+                cx: &mut Context<'_>,
+                buf: &mut tokio::io::ReadBuf<'_>,
+            ) -> Poll<io::Result<()>> {
+                self.inner.poll_read_buf(cx, buf)
+            }
+        }
+
+        impl tokio::io::AsyncWrite for WriteHalf<'_> {
+            fn poll_write(
+                self: Pin<&mut Self>,
+                cx: &mut Context<'_>,
+                buf: &[u8],
+            ) -> Poll<io::Result<usize>> {
+                self.0.poll_write(cx, buf)
+            }
+            fn poll_write_vectored(
+                self: Pin<&mut Self>,
+                cx: &mut Context<'_>,
+                bufs: &[IoSlice<'_>],
+            ) -> Poll<io::Result<usize>> {
+                self.0.poll_write_vectored(cx, bufs)
+            }
+            fn is_write_vectored(&self) -> bool {
+                true
+            }
+            fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+                Poll::Ready(Ok(()))
+            }
+            fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+                Poll::Ready(self.0.shutdown_std(Shutdown::Write))
+            }
+        }
+
+        impl tokio::io::AsyncWrite for OwnedWriteHalf {
+            fn poll_write(
+                self: Pin<&mut Self>,
+                cx: &mut Context<'_>,
+                buf: &[u8],
+            ) -> Poll<io::Result<usize>> {
+                self.inner.poll_write(cx, buf)
+            }
+            fn poll_write_vectored(
+                self: Pin<&mut Self>,
+                cx: &mut Context<'_>,
+                bufs: &[IoSlice<'_>],
+            ) -> Poll<io::Result<usize>> {
+                self.inner.poll_write_vectored(cx, bufs)
+            }
+            fn is_write_vectored(&self) -> bool {
+                true
+            }
+            fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+                Poll::Ready(Ok(()))
+            }
+            fn poll_shutdown(
+                mut self: Pin<&mut Self>,
+                _: &mut Context<'_>,
+            ) -> Poll<io::Result<()>> {
+                let res = self.inner.shutdown_std(Shutdown::Write);
+                if res.is_ok() {
+                    self.shutdown_on_drop = false;
+                }
+                Poll::Ready(res)
             }
         }
 
@@ -258,7 +369,7 @@ macro_rules! stream_halves {
                 Poll::Ready(Ok(()))
             }
             fn poll_close(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-                Poll::Ready(self.0.shutdown(Shutdown::Write))
+                Poll::Ready(self.0.shutdown_std(Shutdown::Write))
             }
         }
 
@@ -281,7 +392,7 @@ macro_rules! stream_halves {
                 Poll::Ready(Ok(()))
             }
             fn poll_close(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-                let res = self.inner.shutdown(Shutdown::Write);
+                let res = self.inner.shutdown_std(Shutdown::Write);
                 if res.is_ok() {
                     self.shutdown_on_drop = false;
                 }

@@ -1,8 +1,73 @@
-//! `poll_read`/`poll_write`, readiness, `try_*` and futures-io methods shared by `TcpStream` and `UnixStream`.
+//! `poll_read`/`poll_write`, readiness, `try_*` and both I/O trait families (tokio's and
+//! futures-io) shared by `TcpStream` and `UnixStream`.
 //!
 //! Both streams are an `IoSource` over a mio stream socket; these methods only forward to
 //! it, so one macro writes them for both (as `split::stream_halves!` does for the halves).
 //! Each read or write spends coop budget and clears only the readiness it saw.
+//!
+//! tokio's `AsyncRead` hands us a `ReadBuf` whose tail may be uninitialized.
+//! [`poll_read_buf`] reads into that tail with `read(2)` on the raw descriptor (no
+//! zero-filling, no intermediate buffer), then marks the bytes the kernel wrote as
+//! initialized and filled: the part that was already initialized stays so (`ReadBuf`
+//! tracks the larger of the two), and nothing past `n` is claimed. The readiness
+//! handling is `IoSource::poll_transfer`'s, the same as for the futures-io path, so a
+//! short read clears readiness in both.
+
+use std::io;
+use std::mem::MaybeUninit;
+use std::task::{ready, Context, Poll};
+
+use io_driver::Direction;
+use mio::event::Source;
+use tokio::io::ReadBuf;
+
+use crate::net::io_source::IoSource;
+
+/// Reads from `io` into the unfilled part of `buf` (waiting for readiness, spending one unit
+/// of coop budget), advancing `buf.filled()` by the bytes read; none means EOF.
+pub(crate) fn poll_read_buf<S>(
+    io: &IoSource<S>,
+    cx: &mut Context<'_>,
+    buf: &mut ReadBuf<'_>,
+) -> Poll<io::Result<()>>
+where
+    S: Source + std::os::fd::AsRawFd,
+{
+    if buf.remaining() == 0 {
+        // Nothing to read into: a zero-length read would tell nothing (and tokio's
+        // contract lets us return at once).
+        return Poll::Ready(Ok(()));
+    }
+    // SAFETY: we only hand this memory to read(2), which writes to it and never reads it,
+    // and below claim as initialized exactly the bytes it reported writing.
+    let unfilled: &mut [MaybeUninit<u8>] = unsafe { buf.unfilled_mut() };
+    let (ptr, len) = (unfilled.as_mut_ptr(), unfilled.len());
+    let n = ready!(io.poll_transfer(cx, Direction::Read, len, |s| {
+        read_uninit(s.as_raw_fd(), ptr, len)
+    }))?;
+    // SAFETY: read(2) initialized the first `n` bytes of the unfilled part.
+    unsafe { buf.assume_init(n) };
+    buf.advance(n);
+    Poll::Ready(Ok(()))
+}
+
+/// One `read(2)` of at most `len` bytes into `ptr`, retried on `EINTR`.
+fn read_uninit(fd: std::os::fd::RawFd, ptr: *mut MaybeUninit<u8>, len: usize) -> io::Result<usize> {
+    // read(2) of more than isize::MAX is unspecified; clamp as std does.
+    let len = len.min(isize::MAX as usize);
+    loop {
+        // SAFETY: `ptr..ptr+len` is the writable unfilled part of a live `ReadBuf`
+        // (borrowed mutably by our caller for the whole call) and `fd` is an open socket.
+        let ret = unsafe { libc::read(fd, ptr.cast::<libc::c_void>(), len) };
+        if ret >= 0 {
+            return Ok(ret as usize);
+        }
+        let err = io::Error::last_os_error();
+        if err.kind() != io::ErrorKind::Interrupted {
+            return Err(err);
+        }
+    }
+}
 
 macro_rules! stream_io {
     ($stream:ident) => {
@@ -45,8 +110,7 @@ macro_rules! stream_io {
             }
 
             /// Waits until the stream may be readable (readiness can be spurious: follow with
-            /// [`Self::try_read`] and loop on `WouldBlock`). Only one task at a time may wait
-            /// for readability of one stream.
+            /// [`Self::try_read`] and loop on `WouldBlock`). Several tasks may wait at once.
             pub async fn readable(&self) -> ::std::io::Result<()> {
                 ::std::future::poll_fn(|cx| self.poll_read_ready(cx)).await
             }
@@ -63,6 +127,46 @@ macro_rules! stream_io {
             /// Waits until the stream may be writable (see [`Self::readable`]).
             pub async fn writable(&self) -> ::std::io::Result<()> {
                 ::std::future::poll_fn(|cx| self.poll_write_ready(cx)).await
+            }
+
+            /// Waits until the stream is ready for any of `interest` (readable and/or
+            /// writable) and says which; as with [`Self::readable`], readiness can be
+            /// spurious, so follow with `try_read`/`try_write` and loop on `WouldBlock`.
+            ///
+            /// `Interest::ERROR` and `Interest::PRIORITY` alone are refused with
+            /// `InvalidInput` (errors and hang-ups show as readable and writable here).
+            pub async fn ready(
+                &self,
+                interest: crate::io::Interest,
+            ) -> ::std::io::Result<crate::io::Ready> {
+                use crate::io::Ready;
+                if !interest.is_readable() && !interest.is_writable() {
+                    return Err(::std::io::Error::new(
+                        ::std::io::ErrorKind::InvalidInput,
+                        "ready() waits for Interest::READABLE and/or Interest::WRITABLE",
+                    ));
+                }
+                ::std::future::poll_fn(|cx| {
+                    let mut ready = Ready::EMPTY;
+                    if interest.is_readable() {
+                        if let ::std::task::Poll::Ready(r) = self.poll_read_ready(cx) {
+                            r?;
+                            ready |= Ready::READABLE;
+                        }
+                    }
+                    if interest.is_writable() {
+                        if let ::std::task::Poll::Ready(r) = self.poll_write_ready(cx) {
+                            r?;
+                            ready |= Ready::WRITABLE;
+                        }
+                    }
+                    if ready.is_empty() {
+                        ::std::task::Poll::Pending
+                    } else {
+                        ::std::task::Poll::Ready(Ok(ready))
+                    }
+                })
+                .await
             }
 
             /// Polls for write readiness (see [`Self::writable`]).
@@ -107,6 +211,65 @@ macro_rules! stream_io {
                 self.io.try_io(::io_driver::Direction::Write, |mut s| {
                     ::std::io::Write::write_vectored(&mut s, bufs)
                 })
+            }
+        }
+
+        impl $stream {
+            /// tokio-style read into a `ReadBuf` (the halves forward to it).
+            pub(crate) fn poll_read_buf(
+                &self,
+                cx: &mut ::std::task::Context<'_>,
+                buf: &mut ::tokio::io::ReadBuf<'_>,
+            ) -> ::std::task::Poll<::std::io::Result<()>> {
+                crate::net::stream_io::poll_read_buf(&self.io, cx, buf)
+            }
+        }
+
+        impl ::tokio::io::AsyncRead for $stream {
+            fn poll_read(
+                self: ::std::pin::Pin<&mut Self>,
+                cx: &mut ::std::task::Context<'_>,
+                buf: &mut ::tokio::io::ReadBuf<'_>,
+            ) -> ::std::task::Poll<::std::io::Result<()>> {
+                self.poll_read_buf(cx, buf)
+            }
+        }
+
+        impl ::tokio::io::AsyncWrite for $stream {
+            fn poll_write(
+                self: ::std::pin::Pin<&mut Self>,
+                cx: &mut ::std::task::Context<'_>,
+                buf: &[u8],
+            ) -> ::std::task::Poll<::std::io::Result<usize>> {
+                self.io.poll_write(cx, buf)
+            }
+
+            fn poll_write_vectored(
+                self: ::std::pin::Pin<&mut Self>,
+                cx: &mut ::std::task::Context<'_>,
+                bufs: &[::std::io::IoSlice<'_>],
+            ) -> ::std::task::Poll<::std::io::Result<usize>> {
+                self.io.poll_write_vectored(cx, bufs)
+            }
+
+            fn is_write_vectored(&self) -> bool {
+                true
+            }
+
+            fn poll_flush(
+                self: ::std::pin::Pin<&mut Self>,
+                _: &mut ::std::task::Context<'_>,
+            ) -> ::std::task::Poll<::std::io::Result<()>> {
+                // Writes go straight to the kernel: nothing is buffered here.
+                ::std::task::Poll::Ready(Ok(()))
+            }
+
+            /// Shuts down the write direction: the peer reads EOF, this side can still read.
+            fn poll_shutdown(
+                self: ::std::pin::Pin<&mut Self>,
+                _: &mut ::std::task::Context<'_>,
+            ) -> ::std::task::Poll<::std::io::Result<()>> {
+                ::std::task::Poll::Ready(self.shutdown_std(::std::net::Shutdown::Write))
             }
         }
 
@@ -157,7 +320,7 @@ macro_rules! stream_io {
                 self: ::std::pin::Pin<&mut Self>,
                 _: &mut ::std::task::Context<'_>,
             ) -> ::std::task::Poll<::std::io::Result<()>> {
-                ::std::task::Poll::Ready(self.shutdown(::std::net::Shutdown::Write))
+                ::std::task::Poll::Ready(self.shutdown_std(::std::net::Shutdown::Write))
             }
         }
     };

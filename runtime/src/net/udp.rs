@@ -3,14 +3,20 @@
 //! Each operation waits for readiness in its direction, runs the datagram syscall and, on
 //! `WouldBlock`, clears the readiness it saw and waits again (`IoSource::poll_io`). Sends
 //! and receives use different directions of the registration, so one task may receive
-//! while another sends on a shared `Arc<UdpSocket>`; two tasks waiting in the same
-//! direction at once are not supported (one waker per direction).
+//! while another sends on a shared `Arc<UdpSocket>`; several tasks may also wait in the
+//! same direction (each is woken by an event and races for the datagram; a loser meets
+//! `WouldBlock` and waits again).
+//!
+//! Peeks (`peek_from`, `peek_sender`) use `MSG_PEEK`: a datagram peeked stays queued, so
+//! its readiness is not cleared and the following `recv_from` returns the same datagram.
 
 use std::fmt;
 use std::future::poll_fn;
 use std::io;
-use std::net::SocketAddr;
-use std::task::{Context, Poll};
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::task::{ready, Context, Poll};
+
+use tokio::io::ReadBuf;
 
 use io_driver::Direction;
 use mio::Interest;
@@ -19,6 +25,18 @@ use crate::net::addr::{each_addr, no_addresses, resolve, ToSocketAddrs};
 use crate::net::io_source::IoSource;
 
 /// A UDP socket.
+///
+/// ```
+/// use runtime::net::UdpSocket;
+/// # runtime::Builder::new_current_thread().enable_io().build().unwrap().block_on(async {
+/// let a = UdpSocket::bind("127.0.0.1:0").await?;
+/// let b = UdpSocket::bind("127.0.0.1:0").await?;
+/// a.send_to(b"ping", b.local_addr()?).await?;
+/// let mut buf = [0; 16];
+/// let (n, from) = b.recv_from(&mut buf).await?;
+/// assert_eq!((&buf[..n], from), (&b"ping"[..], a.local_addr()?));
+/// # Ok::<_, std::io::Error>(()) }).unwrap();
+/// ```
 pub struct UdpSocket {
     io: IoSource<mio::net::UdpSocket>,
 }
@@ -88,12 +106,16 @@ impl UdpSocket {
     /// Receives one datagram from the connected peer into `buf` (the excess of a longer
     /// datagram is discarded); returns its length.
     pub async fn recv(&self, buf: &mut [u8]) -> io::Result<usize> {
-        poll_fn(|cx| self.poll_recv(cx, buf)).await
+        poll_fn(|cx| self.io.poll_io(cx, Direction::Read, |s| s.recv(buf))).await
     }
 
-    /// Polls receiving one datagram from the connected peer.
-    pub fn poll_recv(&self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
-        self.io.poll_io(cx, Direction::Read, |s| s.recv(buf))
+    /// Polls receiving one datagram from the connected peer into `buf`'s unfilled part
+    /// (tokio's signature: the datagram is added to `buf.filled()`).
+    pub fn poll_recv(&self, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        let dst = buf.initialize_unfilled();
+        let n = ready!(self.io.poll_io(cx, Direction::Read, |s| s.recv(dst)))?;
+        buf.advance(n);
+        Poll::Ready(Ok(()))
     }
 
     /// Sends `buf` to `target` (its first resolved address).
@@ -119,32 +141,130 @@ impl UdpSocket {
 
     /// Receives one datagram into `buf`; returns its length and its source.
     pub async fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
-        poll_fn(|cx| self.poll_recv_from(cx, buf)).await
+        poll_fn(|cx| self.io.poll_io(cx, Direction::Read, |s| s.recv_from(buf))).await
     }
 
-    /// Polls receiving one datagram and its source.
+    /// Polls receiving one datagram into `buf`'s unfilled part; returns its source
+    /// (tokio's signature: the datagram is added to `buf.filled()`).
     pub fn poll_recv_from(
         &self,
         cx: &mut Context<'_>,
-        buf: &mut [u8],
-    ) -> Poll<io::Result<(usize, SocketAddr)>> {
-        self.io.poll_io(cx, Direction::Read, |s| s.recv_from(buf))
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<SocketAddr>> {
+        let dst = buf.initialize_unfilled();
+        let (n, from) = ready!(self.io.poll_io(cx, Direction::Read, |s| s.recv_from(dst)))?;
+        buf.advance(n);
+        Poll::Ready(Ok(from))
     }
 
-    /// Like `recv_from`, but leaves the datagram queued.
+    /// Like `recv_from`, but leaves the datagram queued: the next `recv_from` (or peek)
+    /// returns it again.
+    ///
+    /// ```
+    /// # use runtime::net::UdpSocket;
+    /// # runtime::Builder::new_current_thread().enable_io().build().unwrap().block_on(async {
+    /// let a = UdpSocket::bind("127.0.0.1:0").await?;
+    /// let b = UdpSocket::bind("127.0.0.1:0").await?;
+    /// a.send_to(b"hi", b.local_addr()?).await?;
+    /// let mut buf = [0; 8];
+    /// assert_eq!(b.peek_from(&mut buf).await?, (2, a.local_addr()?));
+    /// assert_eq!(b.recv_from(&mut buf).await?, (2, a.local_addr()?));
+    /// # Ok::<_, std::io::Error>(()) }).unwrap();
+    /// ```
     pub async fn peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
         poll_fn(|cx| self.io.poll_io(cx, Direction::Read, |s| s.peek_from(buf))).await
+    }
+
+    /// Polls peeking at the next datagram (see [`Self::peek_from`]); tokio's signature.
+    pub fn poll_peek_from(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<SocketAddr>> {
+        let dst = buf.initialize_unfilled();
+        let (n, from) = ready!(self.io.poll_io(cx, Direction::Read, |s| s.peek_from(dst)))?;
+        buf.advance(n);
+        Poll::Ready(Ok(from))
+    }
+
+    /// Peeks at the next datagram without waiting (`WouldBlock` when none is queued).
+    pub fn try_peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        self.io.try_io(Direction::Read, |s| s.peek_from(buf))
+    }
+
+    /// Like `recv`, but leaves the datagram queued.
+    pub async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
+        poll_fn(|cx| self.io.poll_io(cx, Direction::Read, |s| s.peek(buf))).await
+    }
+
+    /// The source of the next datagram, without reading (or dequeuing) it.
+    pub async fn peek_sender(&self) -> io::Result<SocketAddr> {
+        poll_fn(|cx| self.poll_peek_sender(cx)).await
+    }
+
+    /// Polls [`Self::peek_sender`].
+    pub fn poll_peek_sender(&self, cx: &mut Context<'_>) -> Poll<io::Result<SocketAddr>> {
+        self.io.poll_io(cx, Direction::Read, peek_sender)
+    }
+
+    /// [`Self::peek_sender`] without waiting (`WouldBlock` when no datagram is queued).
+    pub fn try_peek_sender(&self) -> io::Result<SocketAddr> {
+        self.io.try_io(Direction::Read, peek_sender)
+    }
+
+    /// Waits until the socket is ready for any of `interest` and says which (readiness can
+    /// be spurious: follow with `try_recv*`/`try_send*` and loop on `WouldBlock`).
+    /// `Interest::ERROR`/`PRIORITY` alone are refused with `InvalidInput`.
+    pub async fn ready(&self, interest: crate::io::Interest) -> io::Result<crate::io::Ready> {
+        use crate::io::Ready;
+        if !interest.is_readable() && !interest.is_writable() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "ready() waits for Interest::READABLE and/or Interest::WRITABLE",
+            ));
+        }
+        poll_fn(|cx| {
+            let mut ready = Ready::EMPTY;
+            if interest.is_readable() {
+                if let Poll::Ready(r) = self.poll_recv_ready(cx) {
+                    r?;
+                    ready |= Ready::READABLE;
+                }
+            }
+            if interest.is_writable() {
+                if let Poll::Ready(r) = self.poll_send_ready(cx) {
+                    r?;
+                    ready |= Ready::WRITABLE;
+                }
+            }
+            if ready.is_empty() {
+                Poll::Pending
+            } else {
+                Poll::Ready(Ok(ready))
+            }
+        })
+        .await
+    }
+
+    /// Polls for read readiness (see [`Self::readable`]).
+    pub fn poll_recv_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.io.poll_ready_recorded(cx, Direction::Read)
+    }
+
+    /// Polls for write readiness (see [`Self::writable`]).
+    pub fn poll_send_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.io.poll_ready_recorded(cx, Direction::Write)
     }
 
     /// Waits until the socket may be readable (follow with a `try_recv*`, looping on
     /// `WouldBlock`).
     pub async fn readable(&self) -> io::Result<()> {
-        poll_fn(|cx| self.io.poll_ready_recorded(cx, Direction::Read)).await
+        poll_fn(|cx| self.poll_recv_ready(cx)).await
     }
 
     /// Waits until the socket may be writable (follow with a `try_send*`).
     pub async fn writable(&self) -> io::Result<()> {
-        poll_fn(|cx| self.io.poll_ready_recorded(cx, Direction::Write)).await
+        poll_fn(|cx| self.poll_send_ready(cx)).await
     }
 
     /// Sends to the connected peer without waiting.
@@ -191,6 +311,65 @@ impl UdpSocket {
     pub fn take_error(&self) -> io::Result<Option<io::Error>> {
         self.io.get_ref().take_error()
     }
+
+    /// Joins the IPv4 multicast group `multiaddr` on the interface with address
+    /// `interface` (`Ipv4Addr::UNSPECIFIED`: the system picks one).
+    pub fn join_multicast_v4(&self, multiaddr: Ipv4Addr, interface: Ipv4Addr) -> io::Result<()> {
+        self.io.get_ref().join_multicast_v4(&multiaddr, &interface)
+    }
+
+    /// Joins the IPv6 multicast group `multiaddr` on interface index `interface` (0: any).
+    pub fn join_multicast_v6(&self, multiaddr: &Ipv6Addr, interface: u32) -> io::Result<()> {
+        self.io.get_ref().join_multicast_v6(multiaddr, interface)
+    }
+
+    /// Leaves an IPv4 multicast group (see [`Self::join_multicast_v4`]).
+    pub fn leave_multicast_v4(&self, multiaddr: Ipv4Addr, interface: Ipv4Addr) -> io::Result<()> {
+        self.io.get_ref().leave_multicast_v4(&multiaddr, &interface)
+    }
+
+    /// Leaves an IPv6 multicast group (see [`Self::join_multicast_v6`]).
+    pub fn leave_multicast_v6(&self, multiaddr: &Ipv6Addr, interface: u32) -> io::Result<()> {
+        self.io.get_ref().leave_multicast_v6(multiaddr, interface)
+    }
+
+    /// Whether multicast datagrams sent by this socket loop back to local receivers (IPv4).
+    pub fn multicast_loop_v4(&self) -> io::Result<bool> {
+        self.io.get_ref().multicast_loop_v4()
+    }
+
+    /// Sets `IP_MULTICAST_LOOP`.
+    pub fn set_multicast_loop_v4(&self, on: bool) -> io::Result<()> {
+        self.io.get_ref().set_multicast_loop_v4(on)
+    }
+
+    /// The time-to-live of outgoing IPv4 multicast datagrams.
+    pub fn multicast_ttl_v4(&self) -> io::Result<u32> {
+        self.io.get_ref().multicast_ttl_v4()
+    }
+
+    /// Sets `IP_MULTICAST_TTL`.
+    pub fn set_multicast_ttl_v4(&self, ttl: u32) -> io::Result<()> {
+        self.io.get_ref().set_multicast_ttl_v4(ttl)
+    }
+
+    /// Whether multicast datagrams sent by this socket loop back to local receivers (IPv6).
+    pub fn multicast_loop_v6(&self) -> io::Result<bool> {
+        self.io.get_ref().multicast_loop_v6()
+    }
+
+    /// Sets `IPV6_MULTICAST_LOOP`.
+    pub fn set_multicast_loop_v6(&self, on: bool) -> io::Result<()> {
+        self.io.get_ref().set_multicast_loop_v6(on)
+    }
+}
+
+/// The source of the next queued datagram (`MSG_PEEK`, nothing dequeued).
+fn peek_sender(s: &mio::net::UdpSocket) -> io::Result<SocketAddr> {
+    socket2::SockRef::from(s)
+        .peek_sender()?
+        .as_socket()
+        .ok_or_else(|| io::Error::other("the datagram's source is not an IP address"))
 }
 
 impl TryFrom<std::net::UdpSocket> for UdpSocket {

@@ -36,6 +36,8 @@ pub(crate) struct Handle {
     pub(crate) driver: Arc<Driver>,
     pub(crate) blocking: blocking::Spawner,
     pub(crate) unhandled_panic: crate::unhandled::Policy,
+    pub(crate) hooks: crate::hooks::Hooks,
+    pub(crate) name: Option<String>,
 }
 
 pub(crate) struct Shared {
@@ -81,6 +83,8 @@ pub(crate) fn create(
     driver: Arc<Driver>,
     blocking: blocking::Spawner,
     unhandled_panic: crate::unhandled::Policy,
+    hooks: crate::hooks::Hooks,
+    name: Option<String>,
 ) -> (Arc<Handle>, CurrentThread) {
     let park = Parker::new(driver.clone());
     let handle = Arc::new(Handle {
@@ -96,6 +100,8 @@ pub(crate) fn create(
         driver,
         blocking,
         unhandled_panic,
+        hooks,
+        name,
     });
     let core = Box::new(Core {
         tasks: VecDeque::with_capacity(64),
@@ -186,6 +192,10 @@ impl Handle {
             live_tasks: metrics::live_tasks(&self.shared.metrics),
             global_queue_depth: self.shared.inject.len(),
             workers: self.shared.metrics.iter().map(|s| s.read()).collect(),
+            // Filled in by `scheduler::Handle::metrics`.
+            blocking_threads: 0,
+            idle_blocking_threads: 0,
+            blocking_queue_depth: 0,
         }
     }
 
@@ -235,11 +245,7 @@ impl CurrentThread {
             // re-locks `self.core` on the same thread: a self-deadlock (found by loom).
             let core = self.core.lock().take();
             if let Some(core) = core {
-                let guard = CoreGuard {
-                    ct: self,
-                    core: Some(core),
-                };
-                return guard.block_on(handle, future);
+                return CoreGuard::new(self, handle, core).block_on(future);
             }
             let (park, waker) = waiter.get_or_insert_with(|| {
                 let park = Parker::new(Arc::new(
@@ -303,15 +309,28 @@ impl CurrentThread {
     }
 }
 
-/// Returns the core to the runtime when `block_on` ends, even by a panic.
+/// Holds the core for one `block_on`, inside the scheduler context through which that
+/// thread's tasks reach it, and hands it back to the runtime when `block_on` ends by any
+/// path: a return, or a panic (of the future, or a refused nested `block_on`) whose unwind
+/// drops the guard. While user code runs (the future's poll, a task's) the core sits in
+/// the context's slot, never in a local, so the unwind always finds it there.
 struct CoreGuard<'a> {
     ct: &'a CurrentThread,
-    core: Option<Box<Core>>,
+    cx: scheduler::Context,
 }
 
 impl Drop for CoreGuard<'_> {
     fn drop(&mut self) {
-        if let Some(core) = self.core.take() {
+        let scheduler::Context::CurrentThread(cx) = &self.cx else {
+            unreachable!()
+        };
+        // No borrow is outstanding: every borrow of the slot ends before user code runs.
+        let core = cx
+            .core
+            .try_borrow_mut()
+            .ok()
+            .and_then(|mut slot| slot.take());
+        if let Some(core) = core {
             *self.ct.core.lock() = Some(core);
             for waiter in self.ct.waiters.lock().drain(..) {
                 waiter.unpark();
@@ -320,28 +339,25 @@ impl Drop for CoreGuard<'_> {
     }
 }
 
-impl CoreGuard<'_> {
-    fn block_on<F: Future>(
-        mut self,
-        handle: &Arc<Handle>,
-        mut future: std::pin::Pin<&mut F>,
-    ) -> F::Output {
-        let core = self.core.take().expect("core present");
-        let cx = scheduler::Context::CurrentThread(Context {
-            handle: handle.clone(),
-            sched: scheduler::Handle::CurrentThread(handle.clone()),
-            core: RefCell::new(Some(core)),
-        });
-        let out = context::set_scheduler(&cx, || {
-            let scheduler::Context::CurrentThread(cx) = &cx else {
+impl<'a> CoreGuard<'a> {
+    fn new(ct: &'a CurrentThread, handle: &Arc<Handle>, core: Box<Core>) -> CoreGuard<'a> {
+        CoreGuard {
+            ct,
+            cx: scheduler::Context::CurrentThread(Context {
+                handle: handle.clone(),
+                sched: scheduler::Handle::CurrentThread(handle.clone()),
+                core: RefCell::new(Some(core)),
+            }),
+        }
+    }
+
+    fn block_on<F: Future>(self, mut future: std::pin::Pin<&mut F>) -> F::Output {
+        let out = context::set_scheduler(&self.cx, || {
+            let scheduler::Context::CurrentThread(cx) = &self.cx else {
                 unreachable!()
             };
             cx.run_until(&mut future)
         });
-        let scheduler::Context::CurrentThread(cx) = cx else {
-            unreachable!()
-        };
-        self.core = cx.core.into_inner();
         match out {
             Some(v) => v,
             None => panic!(
@@ -418,7 +434,9 @@ impl Context {
         core.stats.about_to_park();
         core.stats.submit(&self.handle.shared.metrics[0]);
         self.put_core(core);
+        self.handle.hooks.before_park();
         park.park();
+        self.handle.hooks.after_unpark();
         let mut core = self.take_core();
         core.park = Some(park);
         core.stats.unparked();

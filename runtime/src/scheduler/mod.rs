@@ -124,11 +124,32 @@ impl Handle {
         }
     }
 
-    pub(crate) fn metrics(&self) -> RuntimeMetrics {
+    pub(crate) fn name(&self) -> Option<&str> {
         match self {
+            Handle::MultiThread(h) => h.name.as_deref(),
+            Handle::CurrentThread(h) => h.name.as_deref(),
+        }
+    }
+
+    /// The owned list's id: unique per runtime in the process.
+    pub(crate) fn id(&self) -> u64 {
+        match self {
+            Handle::MultiThread(h) => h.shared.owned.id(),
+            Handle::CurrentThread(h) => h.shared.owned.id(),
+        }
+    }
+
+    pub(crate) fn metrics(&self) -> RuntimeMetrics {
+        let mut m = match self {
             Handle::MultiThread(h) => h.metrics(),
             Handle::CurrentThread(h) => h.metrics(),
-        }
+        };
+        (
+            m.blocking_threads,
+            m.idle_blocking_threads,
+            m.blocking_queue_depth,
+        ) = self.blocking().counts();
+        m
     }
 }
 

@@ -300,7 +300,19 @@ impl<T> Receiver<T> {
         }
     }
 
-    /// Takes the value if it is there, without waiting.
+    /// Takes the value if it is there, without waiting. `Empty`: nothing yet, try again.
+    /// `Closed` (the sender is gone, or the receiver was closed, with nothing sent) and a
+    /// value are final, as with tokio: the receiver is spent, and polling it afterwards
+    /// panics.
+    ///
+    /// ```
+    /// use runtime::sync::oneshot::{self, error::TryRecvError};
+    ///
+    /// let (tx, mut rx) = oneshot::channel();
+    /// assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
+    /// tx.send(7).unwrap();
+    /// assert_eq!(rx.try_recv(), Ok(7));
+    /// ```
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
         let inner = self.inner.as_ref().ok_or(TryRecvError::Closed)?;
         // Acquire: pairs with the sender's Release of COMPLETE (the value).
@@ -311,10 +323,53 @@ impl<T> Receiver<T> {
             self.inner = None;
             value.ok_or(TryRecvError::Closed)
         } else if state & CLOSED != 0 {
+            // Closed by us and nothing was sent: this is the final answer, as a received
+            // value would be (polling the receiver afterwards panics).
+            self.inner = None;
             Err(TryRecvError::Closed)
         } else {
             Err(TryRecvError::Empty)
         }
+    }
+
+    /// True when no value is waiting to be received: nothing was sent yet, the sender
+    /// went away without sending, or the result was already taken.
+    ///
+    /// ```
+    /// let (tx, mut rx) = runtime::sync::oneshot::channel();
+    /// assert!(rx.is_empty());
+    /// tx.send(1).unwrap();
+    /// assert!(!rx.is_empty());
+    /// assert_eq!(rx.try_recv(), Ok(1));
+    /// assert!(rx.is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        let Some(inner) = self.inner.as_ref() else {
+            return true;
+        };
+        // Acquire: pairs with the sender's Release of COMPLETE (the value slot).
+        if inner.state.load(Acquire) & COMPLETE == 0 {
+            return true;
+        }
+        // SAFETY: COMPLETE seen with Acquire: the sender no longer touches the slot, and
+        // only we (the receiver) do.
+        inner.value.with(|v| unsafe { (*v).is_none() })
+    }
+
+    /// True once the receiver has handed out its result (a value or an error), through
+    /// `.await` or [`try_recv`](Receiver::try_recv); polling it again would panic.
+    ///
+    /// ```
+    /// # runtime::Runtime::new().unwrap().block_on(async {
+    /// let (tx, mut rx) = runtime::sync::oneshot::channel();
+    /// tx.send(1).unwrap();
+    /// assert!(!rx.is_terminated());
+    /// (&mut rx).await.unwrap();
+    /// assert!(rx.is_terminated());
+    /// # });
+    /// ```
+    pub fn is_terminated(&self) -> bool {
+        self.inner.is_none()
     }
 
     /// Blocks this thread until the value arrives. For synchronous code outside the
@@ -341,10 +396,10 @@ impl<T> Future for Receiver<T> {
     type Output = Result<T, RecvError>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let inner = self
-            .inner
-            .as_ref()
-            .expect("oneshot Receiver polled after it returned its result");
+        let inner = self.inner.as_ref().expect(
+            "oneshot Receiver polled after it returned its result (a value or an error, \
+             from `.await` or `try_recv`): a receiver resolves once; do not poll it again",
+        );
         std::task::ready!(coop::poll_proceed(cx));
         // SAFETY: the receiver owns `rx_waker`.
         let state = unsafe { inner.register(&inner.rx_waker, RX_WAKER, COMPLETE, cx.waker()) };

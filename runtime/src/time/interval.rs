@@ -10,9 +10,10 @@
 use std::future::{poll_fn, Future};
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::sleep::Sleep;
+use super::Instant;
 
 /// How an [`Interval`] catches up after ticks were missed (the task was busy or the
 /// runtime was overloaded).
@@ -46,7 +47,7 @@ impl MissedTickBehavior {
 }
 
 fn add(t: Instant, d: Duration) -> Instant {
-    t.checked_add(d).unwrap_or_else(super::far_future)
+    t.checked_add(d).unwrap_or_else(Instant::far_future)
 }
 
 /// Ticks late by more than this count as missed.

@@ -3,7 +3,7 @@
 //! The timer handle is taken from the current runtime when the `Sleep` is created (so a
 //! `sleep` outside a runtime, or on one without `enable_time`, panics right there, with
 //! the fix in the message). Polling spends one unit of cooperative budget and asks the
-//! timer: `Ready` only once `Instant::now() >= deadline`. `Sleep` is `Unpin`: the wheel
+//! timer: `Ready` only once the runtime's clock (real or paused) reads at least `deadline`. `Sleep` is `Unpin`: the wheel
 //! entry lives in the driver, not inside the future, so moving it is harmless.
 //!
 //! If the driver shut down (the runtime was dropped) before the deadline, the sleep can
@@ -13,7 +13,9 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use super::Instant;
 
 use crate::coop;
 
@@ -23,7 +25,7 @@ use crate::coop;
 /// Outside a runtime, or on one built without `Builder::enable_time()`.
 #[track_caller]
 pub fn sleep(duration: Duration) -> Sleep {
-    Sleep::new(super::deadline_after(duration))
+    Sleep::new(super::clock::deadline_after(duration))
 }
 
 /// Waits until `deadline`.
@@ -46,13 +48,13 @@ impl Sleep {
     pub(crate) fn new(deadline: Instant) -> Sleep {
         let handle = crate::driver::current_time();
         Sleep {
-            timer: handle.timer(deadline),
+            timer: handle.timer(deadline.into_std()),
         }
     }
 
     /// The instant at which this sleep completes.
     pub fn deadline(&self) -> Instant {
-        self.timer.deadline()
+        Instant::from_std(self.timer.deadline())
     }
 
     /// Whether the deadline has passed.
@@ -63,7 +65,7 @@ impl Sleep {
     /// Moves the deadline (earlier or later), also re-arming a sleep that already
     /// completed. Works on a pinned sleep too: `sleep.as_mut().reset(..)`.
     pub fn reset(&mut self, deadline: Instant) {
-        self.timer.reset(deadline);
+        self.timer.reset(deadline.into_std());
     }
 
     /// Polls the timer without spending cooperative budget.

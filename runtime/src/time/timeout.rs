@@ -13,10 +13,11 @@ use std::fmt;
 use std::future::{Future, IntoFuture};
 use std::pin::Pin;
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::error::Elapsed;
 use super::sleep::Sleep;
+use super::Instant;
 
 /// Runs `future` until it completes or `duration` passes, whichever comes first.
 ///
@@ -26,7 +27,7 @@ use super::sleep::Sleep;
 pub fn timeout<F: IntoFuture>(duration: Duration, future: F) -> Timeout<F::IntoFuture> {
     Timeout::new(
         future.into_future(),
-        Sleep::new(super::deadline_after(duration)),
+        Sleep::new(super::clock::deadline_after(duration)),
     )
 }
 

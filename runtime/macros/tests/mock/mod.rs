@@ -27,7 +27,12 @@ use std::thread::{self, Thread};
 pub enum Flavor {
     MultiThread,
     CurrentThread,
+    Local,
 }
+
+/// `build_local`'s options.
+#[derive(Default)]
+pub struct LocalOptions {}
 
 /// What the generated code asked for, in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -82,8 +87,23 @@ impl Builder {
         self
     }
 
+    pub fn start_paused(&mut self, paused: bool) -> &mut Self {
+        self.rec.calls.push(format!("start_paused({paused})"));
+        self
+    }
+
     pub fn build(&mut self) -> std::io::Result<Runtime> {
         self.rec.calls.push("build".to_string());
+        BUILDS.with(|b| b.set(b.get() + 1));
+        LAST_BUILT.with(|l| *l.borrow_mut() = Some(self.rec.clone()));
+        Ok(Runtime {
+            rec: self.rec.clone(),
+        })
+    }
+
+    pub fn build_local(&mut self, _options: LocalOptions) -> std::io::Result<Runtime> {
+        self.rec.calls.push("build_local".to_string());
+        self.rec.flavor = Flavor::Local;
         BUILDS.with(|b| b.set(b.get() + 1));
         LAST_BUILT.with(|l| *l.borrow_mut() = Some(self.rec.clone()));
         Ok(Runtime {

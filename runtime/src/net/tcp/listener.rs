@@ -48,7 +48,7 @@ impl TcpListener {
     }
 
     #[track_caller]
-    fn new(mio: mio::net::TcpListener) -> io::Result<TcpListener> {
+    pub(crate) fn new(mio: mio::net::TcpListener) -> io::Result<TcpListener> {
         let io = IoSource::new(mio, Interest::READABLE)?;
         Ok(TcpListener { io })
     }
@@ -75,7 +75,8 @@ impl TcpListener {
         poll_fn(|cx| self.poll_accept(cx)).await
     }
 
-    /// Polls for a connection; only one task at a time may wait on one listener.
+    /// Polls for a connection (several tasks may wait on one listener: each event wakes
+    /// them all and they race for the connections).
     pub fn poll_accept(&self, cx: &mut Context<'_>) -> Poll<io::Result<(TcpStream, SocketAddr)>> {
         let (mio, addr) = ready!(self.io.poll_io(cx, Direction::Read, |l| l.accept()))?;
         let stream = TcpStream::with_handle(self.io.driver(), mio)?;

@@ -5,8 +5,9 @@
 //! has no pending error and a peer address (`NotConnected` means "still in progress":
 //! clear that readiness and wait again). Reads and writes go through `IoSource`
 //! (budgeted, edge-triggered, short transfers clear readiness). The stream implements
-//! `futures::io::{AsyncRead, AsyncWrite}`; `poll_close` shuts down the write direction so
-//! the peer reads EOF while this side can still read.
+//! tokio's `AsyncRead`/`AsyncWrite` and `futures::io::{AsyncRead, AsyncWrite}` (see
+//! `runtime::io`); `poll_shutdown`/`poll_close` shut down the write direction so the peer
+//! reads EOF while this side can still read.
 
 use std::fmt;
 use std::future::poll_fn;
@@ -36,7 +37,12 @@ impl TcpStream {
     }
 
     async fn connect_addr(addr: SocketAddr) -> io::Result<TcpStream> {
-        let stream = TcpStream::new(mio::net::TcpStream::connect(addr)?)?;
+        TcpStream::connect_mio(mio::net::TcpStream::connect(addr)?).await
+    }
+
+    /// Registers a socket whose non-blocking connect is in progress and waits for it.
+    pub(crate) async fn connect_mio(mio: mio::net::TcpStream) -> io::Result<TcpStream> {
+        let stream = TcpStream::new(mio)?;
         poll_fn(|cx| stream.poll_connected(cx)).await?;
         Ok(stream)
     }
@@ -122,9 +128,13 @@ impl TcpStream {
         self.io.get_ref().take_error()
     }
 
-    /// Shuts down the read, write or both directions. `Shutdown::Write` makes the peer read
-    /// EOF once it has read what was sent.
-    pub fn shutdown(&self, how: Shutdown) -> io::Result<()> {
+    /// Shuts down the read, write or both directions now (std's `shutdown`).
+    /// `Shutdown::Write` makes the peer read EOF once it has read what was sent.
+    ///
+    /// Named apart from tokio's `AsyncWriteExt::shutdown().await` (which shuts down the
+    /// write direction) so that a ported `stream.shutdown().await` resolves to tokio's,
+    /// as it does on tokio, whose streams have no inherent `shutdown`.
+    pub fn shutdown_std(&self, how: Shutdown) -> io::Result<()> {
         self.io.get_ref().shutdown(how)
     }
 
@@ -142,14 +152,47 @@ impl TcpStream {
         split::split_owned(self)
     }
 
-    /// Reads into `buf` without consuming the data.
-    pub fn poll_peek(&self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
-        self.io.poll_io(cx, Direction::Read, |s| s.peek(buf))
+    /// Reads into `buf`'s unfilled part without consuming the data (tokio's signature:
+    /// the bytes peeked are also added to `buf.filled()`).
+    pub fn poll_peek(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<io::Result<usize>> {
+        let dst = buf.initialize_unfilled();
+        let n = std::task::ready!(self.io.poll_io(cx, Direction::Read, |s| s.peek(dst)))?;
+        buf.advance(n);
+        Poll::Ready(Ok(n))
     }
 
     /// Reads into `buf` without consuming the data, waiting until some is available.
     pub async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
-        poll_fn(|cx| self.poll_peek(cx, buf)).await
+        poll_fn(|cx| self.io.poll_io(cx, Direction::Read, |s| s.peek(buf))).await
+    }
+
+    /// `SO_LINGER`: how long `close` waits for unsent data to go out (`None`: linger is
+    /// off, the default, and close returns at once while the kernel keeps sending).
+    ///
+    /// ```
+    /// # runtime::Builder::new_current_thread().enable_io().build().unwrap().block_on(async {
+    /// # let l = runtime::net::TcpListener::bind("127.0.0.1:0").await?;
+    /// let stream = runtime::net::TcpStream::connect(l.local_addr()?).await?;
+    /// stream.set_linger(Some(std::time::Duration::from_secs(1)))?;
+    /// assert_eq!(stream.linger()?, Some(std::time::Duration::from_secs(1)));
+    /// # Ok::<_, std::io::Error>(()) }).unwrap();
+    /// ```
+    pub fn linger(&self) -> io::Result<Option<std::time::Duration>> {
+        socket2::SockRef::from(self.io.get_ref()).linger()
+    }
+
+    /// Sets `SO_LINGER` (see [`Self::linger`]); `Some(Duration::ZERO)` makes `close` reset
+    /// the connection instead of a graceful FIN.
+    ///
+    /// A non-zero duration makes `close(2)` (dropping the stream) *block the calling
+    /// thread*, a worker, until the unsent data is acknowledged or the time runs out, even
+    /// on a non-blocking socket (Linux): prefer `None` or `Some(Duration::ZERO)`.
+    pub fn set_linger(&self, dur: Option<std::time::Duration>) -> io::Result<()> {
+        socket2::SockRef::from(self.io.get_ref()).set_linger(dur)
     }
 }
 

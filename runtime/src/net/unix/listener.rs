@@ -23,13 +23,26 @@ pub struct UnixListener {
 }
 
 impl UnixListener {
-    /// Binds to the socket file `path` (which must not exist yet) and listens.
+    /// Binds to the socket file `path` (which must not exist yet) and listens; a path
+    /// starting with a NUL byte (`"\0name"`) binds the Linux abstract name `name`.
+    ///
+    /// ```
+    /// use runtime::net::{UnixListener, UnixStream};
+    /// # runtime::Builder::new_current_thread().enable_io().build().unwrap().block_on(async {
+    /// let name = format!("\0runtime-doc-{}", std::process::id());
+    /// let listener = UnixListener::bind(&name)?; // no file is created
+    /// let client = UnixStream::connect(&name).await?;
+    /// let (server, _) = listener.accept().await?;
+    /// # drop((client, server));
+    /// # Ok::<_, std::io::Error>(()) }).unwrap();
+    /// ```
     ///
     /// # Panics
     /// Outside a runtime, or on one built without `Builder::enable_io()`.
     #[track_caller]
     pub fn bind(path: impl AsRef<Path>) -> io::Result<UnixListener> {
-        UnixListener::new(mio::net::UnixListener::bind(path)?)
+        let addr = super::socket_addr(path.as_ref())?;
+        UnixListener::new(mio::net::UnixListener::bind_addr(&addr)?)
     }
 
     #[track_caller]
@@ -58,7 +71,8 @@ impl UnixListener {
         poll_fn(|cx| self.poll_accept(cx)).await
     }
 
-    /// Polls for a connection; only one task at a time may wait on one listener.
+    /// Polls for a connection (several tasks may wait on one listener: each event wakes
+    /// them all and they race for the connections).
     pub fn poll_accept(&self, cx: &mut Context<'_>) -> Poll<io::Result<(UnixStream, SocketAddr)>> {
         let (mio, addr) = ready!(self.io.poll_io(cx, Direction::Read, |l| l.accept()))?;
         let stream = UnixStream::with_handle(self.io.driver(), mio)?;

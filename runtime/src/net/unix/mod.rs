@@ -1,13 +1,46 @@
-//! Unix domain stream sockets: [`UnixListener`], [`UnixStream`] and the stream's halves.
+//! Unix domain sockets: [`UnixListener`], [`UnixStream`] and the stream's halves, and
+//! [`UnixDatagram`].
 //!
 //! The same shape as TCP (an `IoSource` per socket); addresses are
-//! `std::os::unix::net::SocketAddr` (a path, or unnamed).
+//! `std::os::unix::net::SocketAddr` (a path, an abstract name, or unnamed).
+//!
+//! A path given to `bind`, `connect` or `send_to` that starts with a NUL byte
+//! (`"\0name"`) names a Linux *abstract* socket, as with tokio: no file is created, the
+//! name lives in the network namespace and disappears with the last socket bound to it.
 
+use std::io;
+use std::path::Path;
+
+mod datagram;
 mod listener;
 mod split;
 mod stream;
 
+pub use datagram::UnixDatagram;
 pub use listener::UnixListener;
 pub use split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, ReuniteError, WriteHalf};
 pub use std::os::unix::net::SocketAddr;
 pub use stream::UnixStream;
+
+/// The socket address a `bind`/`connect` path names: a leading NUL byte makes it an
+/// abstract name (Linux), anything else a file system path.
+pub(crate) fn socket_addr(path: &Path) -> io::Result<SocketAddr> {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = path.as_os_str().as_bytes();
+    match bytes.strip_prefix(b"\0") {
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        Some(name) => {
+            #[cfg(target_os = "android")]
+            use std::os::android::net::SocketAddrExt;
+            #[cfg(target_os = "linux")]
+            use std::os::linux::net::SocketAddrExt;
+            SocketAddr::from_abstract_name(name)
+        }
+        #[cfg(not(any(target_os = "linux", target_os = "android")))]
+        Some(_) => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "abstract Unix socket names (a leading NUL byte) exist on Linux only",
+        )),
+        None => SocketAddr::from_pathname(path),
+    }
+}

@@ -3,8 +3,9 @@
 //! `connect` starts a non-blocking connect to the path and waits for writability; it
 //! succeeded when the socket has no pending error (`SO_ERROR`). Reads and writes go
 //! through `IoSource` exactly as for `TcpStream` (budgeted, edge-triggered, short
-//! transfers clear readiness), and so do `futures::io::{AsyncRead, AsyncWrite}`:
-//! `poll_close` shuts down the write direction so the peer reads EOF.
+//! transfers clear readiness), and so do tokio's `AsyncRead`/`AsyncWrite` and
+//! `futures::io::{AsyncRead, AsyncWrite}`: `poll_shutdown`/`poll_close` shut down the
+//! write direction so the peer reads EOF.
 
 use std::fmt;
 use std::future::poll_fn;
@@ -26,12 +27,14 @@ pub struct UnixStream {
 }
 
 impl UnixStream {
-    /// Connects to the socket at `path`.
+    /// Connects to the socket at `path` (a leading NUL byte, `"\0name"`, names a Linux
+    /// abstract socket).
     ///
     /// # Panics
     /// Outside a runtime, or on one built without `Builder::enable_io()`.
     pub async fn connect(path: impl AsRef<Path>) -> io::Result<UnixStream> {
-        let stream = UnixStream::new(mio::net::UnixStream::connect(path)?)?;
+        let addr = super::socket_addr(path.as_ref())?;
+        let stream = UnixStream::new(mio::net::UnixStream::connect_addr(&addr)?)?;
         poll_fn(|cx| stream.poll_connected(cx)).await?;
         Ok(stream)
     }
@@ -98,9 +101,13 @@ impl UnixStream {
         self.io.get_ref().take_error()
     }
 
-    /// Shuts down the read, write or both directions. `Shutdown::Write` makes the peer read
-    /// EOF once it has read what was sent.
-    pub fn shutdown(&self, how: Shutdown) -> io::Result<()> {
+    /// Shuts down the read, write or both directions now (std's `shutdown`).
+    /// `Shutdown::Write` makes the peer read EOF once it has read what was sent.
+    ///
+    /// Named apart from tokio's `AsyncWriteExt::shutdown().await` (which shuts down the
+    /// write direction) so that a ported `stream.shutdown().await` resolves to tokio's,
+    /// as it does on tokio, whose streams have no inherent `shutdown`.
+    pub fn shutdown_std(&self, how: Shutdown) -> io::Result<()> {
         self.io.get_ref().shutdown(how)
     }
 

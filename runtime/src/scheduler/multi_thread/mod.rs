@@ -1,7 +1,7 @@
 //! The multi-thread, work-stealing scheduler (the seed's design).
 //!
-//! N workers, each with a fixed-size `Local` ring, a LIFO slot and a `Parker`; one global
-//! `Inject` queue; `Idle` accounting of searching/parked workers. This file is the shared
+//! N workers, each with a fixed-size `Local` ring, a LIFO slot and a `Parker`; two global
+//! `Inject` queues (below); `Idle` accounting of searching/parked workers. This file is the shared
 //! side (`Handle`): spawning, scheduling from anywhere, notifying, shutdown. `worker.rs`
 //! is the per-thread loop.
 //!
@@ -12,6 +12,15 @@
 //! the worker that polled it (`scheduler::Handle::bind`; see task's list.rs), so a task
 //! that never waits never touches the list. Shutdown drains cancel the unbound rest.
 //! Notify wakes a parked worker only when nobody is searching (idle.rs).
+//!
+//! The two global queues: `inject` holds what arrives from outside the workers (remote
+//! spawns and wakes); `overflow` holds what a full ring spills (half of it, plus the task
+//! being pushed): work already under way, mostly tasks just woken on that worker (timers
+//! fired by its driver, I/O). A worker that needs global work takes `overflow` first, so a
+//! woken task never waits behind a backlog of remote spawns that have not started (a
+//! burst of remote spawns with timers firing meanwhile: with one queue, woken tasks spilt
+//! behind 50,000+ unstarted spawns, and the worst timer lateness was 2-3x tokio's); its
+//! periodic fairness visits alternate between the two, so neither can starve the other.
 
 mod idle;
 #[cfg_attr(loom, allow(dead_code))]
@@ -45,6 +54,10 @@ pub(crate) struct Config {
     pub(crate) global_queue_interval: Option<u32>,
     pub(crate) event_interval: u32,
     pub(crate) disable_lifo_slot: bool,
+    /// The user's thread callbacks (park/unpark are called by the workers).
+    pub(crate) hooks: crate::hooks::Hooks,
+    /// `Builder::name`.
+    pub(crate) name: Option<String>,
 }
 
 /// Aligned to 128 bytes so that, inside its `Arc`, the reference counts (written when a
@@ -61,6 +74,8 @@ pub(crate) struct Handle {
     /// The monitor thread's state (monitor.rs).
     monitor: Monitor,
     pub(crate) unhandled_panic: crate::unhandled::Policy,
+    pub(crate) hooks: crate::hooks::Hooks,
+    pub(crate) name: Option<String>,
 }
 
 pub(crate) struct Shared {
@@ -71,6 +86,10 @@ pub(crate) struct Shared {
     /// Padded: written by every remote push and global-queue pop; the read-mostly
     /// neighbours (the owned list's id and shards, `remotes`) must not share its line.
     pub(crate) inject: CachePadded<Inject<RunTask>>,
+    /// What workers' full rings spilled: work under way (woken tasks, most often), taken
+    /// before `inject` except on every other fairness visit (module docs). Padded: written
+    /// by overflowing workers and by global-queue pops.
+    pub(crate) overflow: CachePadded<Inject<RunTask>>,
     /// Padded: written by searching/parking transitions.
     idle: CachePadded<Idle>,
     /// The one pre-park spinner's token (spin.rs); padded, taken once per idle episode.
@@ -141,6 +160,7 @@ pub(crate) fn create(
             remotes: remotes.into_boxed_slice(),
             workers: workers.into_boxed_slice(),
             inject: CachePadded::new(Inject::new()),
+            overflow: CachePadded::new(Inject::new()),
             idle: CachePadded::new(Idle::new(num_workers)),
             spinner: CachePadded::new(spin::SpinToken::default()),
             owned: OwnedTasks::new(num_workers),
@@ -151,6 +171,8 @@ pub(crate) fn create(
         blocking,
         monitor: Monitor::new(num_workers, on_stall),
         unhandled_panic,
+        hooks: config.hooks,
+        name: config.name,
     });
     let launch = cores
         .into_iter()
@@ -173,6 +195,13 @@ impl Launch {
 #[cfg(not(loom))]
 pub(crate) fn run_monitor(handle: Arc<Handle>) {
     monitor::run(&handle);
+}
+
+impl Shared {
+    /// Whether either global queue (overflow, remote spawns) holds tasks.
+    pub(crate) fn has_global_work(&self) -> bool {
+        !self.overflow.is_empty() || !self.inject.is_empty()
+    }
 }
 
 impl Handle {
@@ -234,7 +263,7 @@ impl Handle {
     /// Called by the last searcher as it parks: if work arrived meanwhile, wake someone.
     fn notify_if_work_pending(&self) {
         let pending = self.shared.remotes.iter().any(|r| !r.steal.is_empty())
-            || !self.shared.inject.is_empty()
+            || self.shared.has_global_work()
             || self.stuck_lifo_pending();
         if pending {
             self.notify_parked();
@@ -246,9 +275,10 @@ impl Handle {
         self.shared.workers.iter().any(|w| w.has_stealable_lifo())
     }
 
-    /// Begins shutdown: closes the global queue and wakes every worker. Idempotent.
+    /// Begins shutdown: closes the global queues and wakes every worker. Idempotent.
     pub(crate) fn close(&self) {
         self.monitor.close();
+        self.shared.overflow.close();
         if self.shared.inject.close() {
             for remote in self.shared.remotes.iter() {
                 remote.unpark.unpark();
@@ -264,7 +294,7 @@ impl Handle {
         RuntimeMetrics {
             num_workers: self.shared.remotes.len(),
             live_tasks: metrics::live_tasks(&self.shared.metrics),
-            global_queue_depth: self.shared.inject.len(),
+            global_queue_depth: self.shared.inject.len() + self.shared.overflow.len(),
             workers: self
                 .shared
                 .metrics
@@ -277,6 +307,10 @@ impl Handle {
                     m
                 })
                 .collect(),
+            // Filled in by `scheduler::Handle::metrics`.
+            blocking_threads: 0,
+            idle_blocking_threads: 0,
+            blocking_queue_depth: 0,
         }
     }
 

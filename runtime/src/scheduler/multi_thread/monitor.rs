@@ -6,7 +6,9 @@
 //! 1. **Stuck polls.** A worker whose `poll_seq` reads the same odd value at two ticks in
 //!    a row has been inside one poll for at least a tick. The monitor marks it stuck
 //!    (its LIFO slot becomes stealable), and when that worker has tasks waiting (LIFO slot
-//!    or ring) it notifies a parked worker, which comes as a searcher and steals them.
+//!    or ring), or the global queues hold work (the `overflow` queue its full ring
+//!    spilled into, remote spawns) that the stuck worker will not take, it notifies a
+//!    parked worker, which comes as a searcher and steals or takes them.
 //!    It also keeps the poll metrics (longest poll, polls over `LONG_POLL`) and calls the
 //!    `Builder::on_stall` callback once per poll that passes its threshold.
 //! 2. **An unattended driver.** Nobody is blocked in the I/O driver (its lock is free) and
@@ -168,6 +170,7 @@ fn tick(handle: &Handle, seen: &mut [Seen], last_driver_polls: &mut u64) -> bool
     let shared = &handle.shared;
     let now = Instant::now();
     let mut rescue = false;
+    let mut any_stuck = false;
     for (i, s) in seen.iter_mut().enumerate() {
         let worker = &shared.workers[i];
         let published = &mon.published[i];
@@ -186,6 +189,7 @@ fn tick(handle: &Handle, seen: &mut [Seen], last_driver_polls: &mut u64) -> bool
             continue;
         }
         // The same poll as a tick ago: it has lasted at least `elapsed`.
+        any_stuck = true;
         let elapsed = now - s.first_seen;
         if !s.marked {
             worker.mark_stuck(seq);
@@ -209,8 +213,14 @@ fn tick(handle: &Handle, seen: &mut [Seen], last_driver_polls: &mut u64) -> bool
             rescue = true;
         }
     }
+    // Work in the global queues (what a stuck worker's full ring spilled into `overflow`,
+    // remote spawns) waits for a worker that is not stuck.
+    if any_stuck && shared.has_global_work() {
+        rescue = true;
+    }
     if rescue {
-        // A searcher steals the stuck worker's tasks (its LIFO slot included).
+        // A searcher steals the stuck worker's tasks (its LIFO slot included) or takes
+        // the global queues' work.
         handle.notify_parked();
     }
     let driver = &handle.driver;

@@ -70,6 +70,8 @@ pub(crate) struct Core {
     run_queue: Local<RunTask>,
     is_searching: bool,
     is_shutdown: bool,
+    /// Whose turn it is on the next fairness visit: remote spawns, or overflowed tasks.
+    spawns_turn: bool,
     park: Option<Parker>,
     rand: FastRand,
     global_queue_interval: u32,
@@ -120,6 +122,7 @@ impl Core {
             run_queue,
             is_searching: false,
             is_shutdown: false,
+            spawns_turn: false,
             park: Some(park),
             rand: FastRand::new(index as u64 + 1),
             global_queue_interval: config.global_queue_interval.unwrap_or(DEFAULT_GQI).max(1),
@@ -304,7 +307,7 @@ impl Context {
                         // task, so a chain of long polls runs behind the remote spawns
                         // that arrived meanwhile, not in front of them.
                         core.since_global = 0;
-                        if let Some(first) = core.next_global_batch(&self.handle) {
+                        if let Some(first) = core.next_global_batch(&self.handle, true) {
                             core.push_back(first, &self.handle);
                         }
                     }
@@ -349,7 +352,9 @@ impl Context {
                 // The core stays reachable while parked: tasks woken by the driver on this
                 // thread land in our own queue.
                 *self.core.borrow_mut() = Some(core);
+                self.handle.hooks.before_park();
                 park.park();
+                self.handle.hooks.after_unpark();
                 core = self.core.borrow_mut().take().expect("core present");
                 core.park = Some(park);
                 core.stats.unparked();
@@ -390,7 +395,9 @@ impl Context {
         // Remote spawns never taken count (`claim_remote`) on this worker's core, so
         // `live_tasks` reads 0 once the runtime is down.
         let own = drained.last_mut().expect("this worker's core");
-        while let Some(task) = self.handle.shared.inject.pop() {
+        while let Some(task) =
+            (self.handle.shared.overflow.pop()).or_else(|| self.handle.shared.inject.pop())
+        {
             own.stats.m.spawned += u64::from(task.claim_remote());
             own.stats.m.completed += u64::from(task.shutdown());
         }
@@ -439,7 +446,7 @@ impl Core {
     }
 
     fn push_back(&mut self, task: RunTask, handle: &Handle) {
-        let moved = self.run_queue.push_back(task, &handle.shared.inject);
+        let moved = self.run_queue.push_back(task, &handle.shared.overflow);
         if moved > 0 {
             self.stats.m.overflows += 1;
             self.stats.m.overflowed_tasks += moved as u64;
@@ -450,7 +457,7 @@ impl Core {
     /// `global_queue_interval` polls, or (tuned runtimes) `GLOBAL_QUEUE_LATENCY` since
     /// this worker last took from it. The clock is read only when the queue has work.
     fn global_due(&self, handle: &Handle) -> bool {
-        if handle.shared.inject.is_empty() {
+        if !handle.shared.has_global_work() {
             return false;
         }
         if self.since_global >= self.global_queue_interval {
@@ -467,7 +474,7 @@ impl Core {
             self.since_global = 0;
             // Fairness: a share of the global queue first, now and then, however busy we
             // are. A batch (not one task) so a burst of remote spawns drains in a few visits.
-            if let Some(task) = self.next_global_batch(handle) {
+            if let Some(task) = self.next_global_batch(handle, true) {
                 return Some(task);
             }
             return self.next_local_task();
@@ -475,7 +482,7 @@ impl Core {
         if let Some(task) = self.next_local_task() {
             return Some(task);
         }
-        self.next_global_batch(handle)
+        self.next_global_batch(handle, false)
     }
 
     /// Sets the global queue interval so a busy worker visits the global queue about every
@@ -505,12 +512,27 @@ impl Core {
         self.me.lifo.take().or_else(|| self.run_queue.pop())
     }
 
-    /// Takes a fair share of the global queue into the ring and returns the first task.
-    fn next_global_batch(&mut self, handle: &Handle) -> Option<RunTask> {
-        let inject = &handle.shared.inject;
-        if inject.is_empty() {
+    /// Takes a fair share of a global queue into the ring and returns the first task: the
+    /// overflow queue (work under way) first, then the remote one; on a fairness visit
+    /// (`fair`) the two take turns at going first, so neither starves the other.
+    fn next_global_batch(&mut self, handle: &Handle, fair: bool) -> Option<RunTask> {
+        let shared = &handle.shared;
+        let spawns_first = fair && {
+            self.spawns_turn = !self.spawns_turn;
+            self.spawns_turn
+        };
+        let (first, second) = if spawns_first {
+            (&shared.inject, &shared.overflow)
+        } else {
+            (&shared.overflow, &shared.inject)
+        };
+        let inject: &queue::Inject<RunTask> = if !first.is_empty() {
+            first
+        } else if !second.is_empty() {
+            second
+        } else {
             return None;
-        }
+        };
         if self.tune_gqi {
             self.last_global = Some(Instant::now());
         }
@@ -559,7 +581,7 @@ impl Core {
                 return Some(task);
             }
         }
-        self.next_global_batch(handle)
+        self.next_global_batch(handle, false)
     }
 
     /// Briefly waits for work to show up, as a searcher only (at most half the workers),
@@ -579,7 +601,7 @@ impl Core {
             for _ in 0..SPIN_PAUSES {
                 shim::hint::spin_loop();
             }
-            let visible = !handle.shared.inject.is_empty()
+            let visible = handle.shared.has_global_work()
                 || handle.shared.remotes.iter().any(|r| !r.steal.is_empty())
                 || handle.stuck_lifo_pending();
             if visible {

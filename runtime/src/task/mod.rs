@@ -1,4 +1,7 @@
-//! Tasks as users see them: `spawn`, `spawn_blocking`, `yield_now`, `JoinHandle`.
+//! Tasks as users see them: `spawn`, `spawn_blocking`, `yield_now`, `JoinHandle`, task
+//! ids, `JoinSet` (join_set.rs), `!Send` tasks (`LocalSet`, `spawn_local`: local.rs and
+//! local_remote.rs), task-local storage (task_local.rs) and the cooperative
+//! budget (budget.rs).
 //!
 //! `spawn` finds the current runtime through the thread's context; on a worker of that
 //! runtime the new task goes into the worker's LIFO slot, elsewhere into the global queue.
@@ -10,11 +13,47 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-pub use ::task::{AbortHandle, JoinError, JoinHandle};
+mod budget;
+mod join_set;
+mod local;
+mod local_remote;
+mod ready_list;
+mod task_local;
+
+pub use ::task::{AbortHandle, Id, JoinError, JoinHandle};
+
+pub use self::budget::{consume_budget, unconstrained, Unconstrained};
+pub use self::join_set::JoinSet;
+pub use self::local::{spawn_local, LocalEnterGuard, LocalSet};
+#[doc(hidden)]
+pub use self::local_remote::RemoteQueue;
+#[doc(hidden)]
+pub use self::ready_list::ReadyList;
+pub use self::task_local::{AccessError, LocalKey};
+
+/// The cooperative budget (tokio's `task::coop`): the same functions as at this module's
+/// root, plus [`has_budget_remaining`](coop::has_budget_remaining).
+pub mod coop {
+    pub use super::budget::{consume_budget, has_budget_remaining, unconstrained, Unconstrained};
+}
+
+/// Futures returned by this module's functions.
+pub mod futures {
+    pub use super::task_local::TaskLocalFuture;
+}
 
 use crate::context;
 
 /// Spawns a task onto the current runtime.
+///
+/// ```
+/// #![deny(unused_must_use)] // a detached spawn does not warn: `JoinHandle` is not `#[must_use]`
+/// # runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// runtime::spawn(async { println!("detached") });
+/// let handle = runtime::spawn(async { 40 + 2 });
+/// assert_eq!(handle.await.unwrap(), 42);
+/// # });
+/// ```
 ///
 /// # Panics
 /// Outside a runtime: spawn from inside a task or `Runtime::block_on`, or use
@@ -78,4 +117,36 @@ impl Future for YieldNow {
         cx.waker().wake_by_ref();
         Poll::Pending
     }
+}
+
+/// The id of the task being polled.
+///
+/// ```
+/// # let rt = runtime::Builder::new_current_thread().build().unwrap();
+/// # rt.block_on(async {
+/// let handle = runtime::spawn(async { runtime::task::id() });
+/// let id = handle.id();
+/// assert_eq!(handle.await.unwrap(), id);
+/// # });
+/// ```
+///
+/// # Panics
+/// Outside a task (e.g. directly in `block_on`, which is no task); use [`try_id`] there.
+#[track_caller]
+pub fn id() -> Id {
+    match ::task::current_id() {
+        Some(id) => id,
+        None => panic!(
+            "`runtime::task::id()` called outside of a task: call it from a spawned task,              or use `runtime::task::try_id()`"
+        ),
+    }
+}
+
+/// The id of the task being polled, or `None` outside a task.
+///
+/// ```
+/// assert!(runtime::task::try_id().is_none());
+/// ```
+pub fn try_id() -> Option<Id> {
+    ::task::current_id()
 }

@@ -1,0 +1,82 @@
+//! The channel workloads of issue 15 on multi-thread runtimes (`BENCH_WORKERS` workers,
+//! default 4), each runtime with its own ecosystem's channels: `runtime` (ours, on our
+//! runtime), `tokio` (tokio's, on tokio) and `smol` (`async-channel` / `async-broadcast` on
+//! smol's executor; smol has no watch channel). The workloads are in `benches::chan`.
+
+use benches::chan::*;
+use benches::harness::{bench, group};
+use benches::ours::Ours;
+use benches::smol::SmolExecutor;
+use benches::tokio_rt::Tokio;
+use benches::{workers, Flavor};
+use criterion::{criterion_group, criterion_main, Criterion};
+
+/// One group: `workload` with ours, tokio's and (when given) the smol ecosystem's channel.
+macro_rules! chan_group {
+    ($c:expr, $name:literal, $workload:ident, $ours:ty, $tokio:ty $(, $smol:ty)?) => {{
+        let flavor = Flavor::MultiThread(workers());
+        let name = concat!("sync_chan/", $name);
+        let mut g = group($c, name, false);
+        bench(&mut g, name, "runtime", Ours::new(flavor), $workload::<Ours, $ours>);
+        bench(&mut g, name, "tokio", Tokio::new(flavor), $workload::<Tokio, $tokio>);
+        $(
+            bench(&mut g, name, "smol", SmolExecutor::new(flavor), $workload::<SmolExecutor, $smol>);
+        )?
+        g.finish();
+    }};
+}
+
+fn sync_chan(c: &mut Criterion) {
+    chan_group!(
+        c,
+        "mpsc_contention_bounded",
+        mpsc_contention,
+        OursBounded,
+        TokioBounded,
+        AsyncChannelBounded
+    );
+    chan_group!(
+        c,
+        "mpsc_contention_unbounded",
+        mpsc_contention,
+        OursUnbounded,
+        TokioUnbounded,
+        AsyncChannelUnbounded
+    );
+    chan_group!(
+        c,
+        "mpsc_uncontended_bounded",
+        mpsc_uncontended,
+        OursBounded,
+        TokioBounded,
+        AsyncChannelBounded
+    );
+    chan_group!(
+        c,
+        "mpsc_uncontended_unbounded",
+        mpsc_uncontended,
+        OursUnbounded,
+        TokioUnbounded,
+        AsyncChannelUnbounded
+    );
+    chan_group!(
+        c,
+        "mpsc_full_ping",
+        mpsc_full_ping,
+        OursBounded,
+        TokioBounded,
+        AsyncChannelBounded
+    );
+    chan_group!(c, "watch_fanout_16", watch_fanout, OursWatch, TokioWatch);
+    chan_group!(
+        c,
+        "broadcast_fanout_16",
+        broadcast_fanout,
+        OursBroadcast,
+        TokioBroadcast,
+        AsyncBroadcast
+    );
+}
+
+criterion_group!(benches, sync_chan);
+criterion_main!(benches);

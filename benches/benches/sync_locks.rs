@@ -1,0 +1,55 @@
+//! The lock workloads of issue 15 on multi-thread runtimes (`BENCH_WORKERS` workers,
+//! default 4): each workload is a group whose functions are `runtime` (ours, on our
+//! runtime), `tokio` (`tokio::sync` on tokio) and `smol` (`async-lock` / `event-listener`
+//! on smol's `Executor`). The workloads are in `benches::sync_locks`.
+
+use benches::harness::{bench, group};
+use benches::ours::Ours;
+use benches::smol::SmolExecutor;
+use benches::sync_locks::*;
+use benches::tokio_rt::Tokio;
+use benches::{workers, Flavor};
+use criterion::{criterion_group, criterion_main, Criterion};
+
+/// One group: the three primitive families, each on its own runtime.
+macro_rules! workload {
+    ($c:expr, $name:ident) => {{
+        let flavor = Flavor::MultiThread(workers());
+        let name = concat!("sync/", stringify!($name));
+        let mut g = group($c, name, false);
+        bench(
+            &mut g,
+            name,
+            "runtime",
+            Ours::new(flavor),
+            $name::<Ours, OursKit>,
+        );
+        bench(
+            &mut g,
+            name,
+            "tokio",
+            Tokio::new(flavor),
+            $name::<Tokio, TokioKit>,
+        );
+        bench(
+            &mut g,
+            name,
+            "smol",
+            SmolExecutor::new(flavor),
+            $name::<SmolExecutor, SmolKit>,
+        );
+        g.finish();
+    }};
+}
+
+fn sync_locks(c: &mut Criterion) {
+    workload!(c, semaphore_uncontended);
+    workload!(c, semaphore_contended_1);
+    workload!(c, semaphore_contended_n);
+    workload!(c, mutex_contended);
+    workload!(c, notify_one);
+    workload!(c, notify_waiters);
+}
+
+criterion_group!(benches, sync_locks);
+criterion_main!(benches);

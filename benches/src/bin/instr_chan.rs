@@ -1,0 +1,91 @@
+//! `instr_chan`: runs one channel workload (`benches::chan`) a given number of times on the
+//! current-thread flavor of one runtime with its own ecosystem's channel, for instruction
+//! counting under callgrind: `(I(N2) - I(N1)) / ((N2 - N1) * messages)` is the cost of one
+//! message, send to receive, with no timing noise.
+//!
+//! `instr_chan <runtime|tokio|smol> <uncontended_bounded|uncontended_unbounded|full_ping>
+//! <N>`; prints the messages one iteration moves.
+
+use std::process::ExitCode;
+
+use benches::chan::*;
+use benches::ours::Ours;
+use benches::smol::SmolExecutor;
+use benches::tokio_rt::Tokio;
+use benches::workloads::Iteration;
+use benches::{Bench, Flavor};
+
+const USAGE: &str = "usage: instr_chan <runtime|tokio|smol> \
+                     <uncontended_bounded|uncontended_unbounded|full_ping> <iterations>";
+
+fn run<B: Bench>(rt: B, f: for<'a> fn(&'a B) -> Iteration<'a>, iterations: usize) {
+    let mut iteration = f(&rt);
+    iteration();
+    for _ in 0..iterations {
+        iteration();
+    }
+    drop(iteration);
+    drop(rt);
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(iterations) = args.get(2).and_then(|n| n.parse::<usize>().ok()) else {
+        eprintln!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let f = Flavor::CurrentThread;
+    match (args[0].as_str(), args[1].as_str()) {
+        ("runtime", "uncontended_bounded") => run(
+            Ours::new(f),
+            mpsc_uncontended::<Ours, OursBounded>,
+            iterations,
+        ),
+        ("runtime", "uncontended_unbounded") => run(
+            Ours::new(f),
+            mpsc_uncontended::<Ours, OursUnbounded>,
+            iterations,
+        ),
+        ("runtime", "full_ping") => run(
+            Ours::new(f),
+            mpsc_full_ping::<Ours, OursBounded>,
+            iterations,
+        ),
+        ("tokio", "uncontended_bounded") => run(
+            Tokio::new(f),
+            mpsc_uncontended::<Tokio, TokioBounded>,
+            iterations,
+        ),
+        ("tokio", "uncontended_unbounded") => run(
+            Tokio::new(f),
+            mpsc_uncontended::<Tokio, TokioUnbounded>,
+            iterations,
+        ),
+        ("tokio", "full_ping") => run(
+            Tokio::new(f),
+            mpsc_full_ping::<Tokio, TokioBounded>,
+            iterations,
+        ),
+        ("smol", "uncontended_bounded") => run(
+            SmolExecutor::new(f),
+            mpsc_uncontended::<SmolExecutor, AsyncChannelBounded>,
+            iterations,
+        ),
+        ("smol", "uncontended_unbounded") => run(
+            SmolExecutor::new(f),
+            mpsc_uncontended::<SmolExecutor, AsyncChannelUnbounded>,
+            iterations,
+        ),
+        ("smol", "full_ping") => run(
+            SmolExecutor::new(f),
+            mpsc_full_ping::<SmolExecutor, AsyncChannelBounded>,
+            iterations,
+        ),
+        _ => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    }
+    println!("{MESSAGES}");
+    ExitCode::SUCCESS
+}

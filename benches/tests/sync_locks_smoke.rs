@@ -1,0 +1,69 @@
+//! Every `sync_locks` workload, twice, on each primitive family and its runtime (2
+//! workers): finishing is the assertion (a lost permit or wake-up hangs, which the
+//! watchdog turns into a failure), and the mutex workload checks its count.
+
+use std::time::Duration;
+
+use benches::ours::Ours;
+use benches::smol::SmolExecutor;
+use benches::sync_locks::*;
+use benches::tokio_rt::Tokio;
+use benches::workloads::Iteration;
+use benches::{Bench, Flavor};
+
+type Workload<B> = for<'a> fn(&'a B) -> Iteration<'a>;
+
+const MT: Flavor = Flavor::MultiThread(2);
+
+fn all<B: Bench, K: SyncKit>(make: impl Fn() -> B) {
+    let list: [(&str, Workload<B>); 6] = [
+        ("semaphore_uncontended", semaphore_uncontended::<B, K>),
+        ("semaphore_contended_1", semaphore_contended_1::<B, K>),
+        ("semaphore_contended_n", semaphore_contended_n::<B, K>),
+        ("mutex_contended", mutex_contended::<B, K>),
+        ("notify_one", notify_one::<B, K>),
+        ("notify_waiters", notify_waiters::<B, K>),
+    ];
+    for (name, workload) in list {
+        let rt = make();
+        let mut iteration = workload(&rt);
+        iteration();
+        iteration();
+        drop(iteration);
+        drop(rt);
+        eprintln!("{name}: ok");
+    }
+}
+
+/// Runs `f` on a thread and fails if it takes more than 60 s.
+fn watchdog(name: &'static str, f: fn()) {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let t = std::thread::spawn(move || {
+        f();
+        let _ = tx.send(());
+    });
+    match rx.recv_timeout(Duration::from_secs(60)) {
+        Ok(()) => t.join().unwrap(),
+        Err(_) if t.is_finished() => {
+            t.join().expect("the workloads panicked");
+        }
+        Err(_) => panic!("{name}: a sync_locks workload hung for 60 s"),
+    }
+}
+
+#[test]
+fn ours() {
+    watchdog("ours", || all::<Ours, OursKit>(|| Ours::new(MT)));
+}
+
+#[test]
+fn tokio() {
+    watchdog("tokio", || all::<Tokio, TokioKit>(|| Tokio::new(MT)));
+}
+
+#[test]
+fn smol() {
+    watchdog("smol", || {
+        all::<SmolExecutor, SmolKit>(|| SmolExecutor::new(MT))
+    });
+}

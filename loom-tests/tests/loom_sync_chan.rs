@@ -1,0 +1,304 @@
+//! loom suites for `runtime::sync::{mpsc, watch, broadcast}`, the shipping code through the
+//! shim: send/recv racing close (bounded and unbounded), `try_recv` running while a send is
+//! in flight, a reservation cancelled after it was granted (the capacity must pass on to the
+//! next sender), a lagging broadcast receiver, and watch `changed` racing `send`.
+//!
+//! Each model asserts safety (every message received at most once, in order, dropped
+//! exactly once; loom checks the cells for data races) and progress: the waits are
+//! `block_on`s, so a lost wake-up or lost capacity leaves a thread blocked forever, which
+//! loom reports as a deadlock.
+//!
+//! Bound: `LOOM_MAX_PREEMPTIONS` (read by `loom::model::Builder::new`), 2 when unset.
+
+#![cfg(loom)]
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
+
+use loom::future::block_on;
+use loom::thread;
+use runtime::sync::broadcast::{self, error::RecvError};
+use runtime::sync::mpsc::{self, error::TryRecvError};
+use runtime::sync::watch;
+use shim::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use shim::sync::Arc;
+
+fn model(f: impl Fn() + Sync + Send + 'static) {
+    let mut builder = loom::model::Builder::new();
+    builder.preemption_bound.get_or_insert(2);
+    builder.check(f);
+}
+
+/// A value that counts its drops.
+struct Tracked(u8, Arc<AtomicUsize>);
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        self.1.fetch_add(1, SeqCst);
+    }
+}
+
+fn poll_once<F: Future + Unpin>(f: &mut F) -> Poll<F::Output> {
+    Pin::new(f).poll(&mut Context::from_waker(Waker::noop()))
+}
+
+/// A bounded send racing the receiver's `close`: a message whose send succeeded is
+/// received; one refused comes back; each is dropped once; the receiver ends (`None`).
+#[test]
+fn mpsc_bounded_send_racing_close() {
+    model(|| {
+        let drops = Arc::new(AtomicUsize::new(0));
+        let (tx, mut rx) = mpsc::channel(1);
+        let d = drops.clone();
+        let sender = thread::spawn(move || tx.try_send(Tracked(1, d)).is_ok());
+        rx.close();
+        let got = block_on(rx.recv());
+        let sent = sender.join().unwrap();
+        assert_eq!(got.as_ref().map(|t| t.0), sent.then_some(1));
+        drop(got);
+        assert!(block_on(rx.recv()).is_none());
+        assert_eq!(drops.load(SeqCst), 1);
+    });
+}
+
+/// An unbounded send then sender drop racing the receiver: the message is received, then
+/// `None` (the last sender's drop wakes the receiver).
+#[test]
+fn mpsc_unbounded_send_and_drop_racing_recv() {
+    model(|| {
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let sender = thread::spawn(move || {
+            tx.send(1u8).unwrap();
+        });
+        assert_eq!(block_on(rx.recv()), Some(1));
+        assert_eq!(block_on(rx.recv()), None);
+        sender.join().unwrap();
+    });
+}
+
+/// The receiver dropped while a message is sent: it is dropped exactly once (by the
+/// receiver's drain, by the channel, or handed back to the sender).
+#[test]
+fn mpsc_receiver_drop_racing_send() {
+    model(|| {
+        let drops = Arc::new(AtomicUsize::new(0));
+        let (tx, rx) = mpsc::channel(1);
+        let d = drops.clone();
+        let sender = thread::spawn(move || {
+            let _ = tx.try_send(Tracked(1, d));
+        });
+        drop(rx);
+        sender.join().unwrap();
+        assert_eq!(drops.load(SeqCst), 1);
+    });
+}
+
+/// `try_recv` polled while the sender sends two messages (not only after a join): it sees
+/// them in order, never a torn one, then `Disconnected`.
+#[test]
+fn mpsc_try_recv_concurrent_with_send() {
+    model(|| {
+        let (tx, mut rx) = mpsc::channel(2);
+        let sender = thread::spawn(move || {
+            tx.try_send(1u8).unwrap();
+            tx.try_send(2u8).unwrap();
+        });
+        let mut got = Vec::new();
+        loop {
+            match rx.try_recv() {
+                Ok(v) => got.push(v),
+                Err(TryRecvError::Empty) => thread::yield_now(),
+                Err(TryRecvError::Disconnected) => break,
+            }
+        }
+        assert_eq!(got, [1, 2]);
+        sender.join().unwrap();
+    });
+}
+
+/// The same over the unbounded list.
+#[test]
+fn mpsc_unbounded_try_recv_concurrent_with_send() {
+    model(|| {
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let sender = thread::spawn(move || {
+            tx.send(1u8).unwrap();
+            tx.send(2u8).unwrap();
+        });
+        let mut got = Vec::new();
+        loop {
+            match rx.try_recv() {
+                Ok(v) => got.push(v),
+                Err(TryRecvError::Empty) => thread::yield_now(),
+                Err(TryRecvError::Disconnected) => break,
+            }
+        }
+        assert_eq!(got, [1, 2]);
+        sender.join().unwrap();
+    });
+}
+
+/// Capacity 1, held by a permit. A queued `reserve` (A) is cancelled while the permit is
+/// released (so A may have been granted it already), and another sender (B, on its own
+/// thread) waits too: B must get the capacity, whoever was first in line.
+#[test]
+fn mpsc_cancelled_reserve_passes_capacity_on() {
+    model(|| {
+        let (tx, mut rx) = mpsc::channel(1);
+        let permit = tx.try_reserve().unwrap();
+        let tx_b = tx.clone();
+        let b = thread::spawn(move || {
+            let permit = block_on(tx_b.reserve()).unwrap();
+            permit.send(2u8);
+        });
+        let mut a = Box::pin(tx.reserve());
+        let _ = poll_once(&mut a);
+        drop(permit);
+        drop(a);
+        assert_eq!(block_on(rx.recv()), Some(2));
+        b.join().unwrap();
+        assert_eq!(tx.capacity(), 1, "every permit came back");
+    });
+}
+
+/// Capacity 1: a sender waiting for room is woken by the receive that frees it.
+#[test]
+fn mpsc_send_waits_for_recv() {
+    model(|| {
+        let (tx, mut rx) = mpsc::channel(1);
+        let sender = thread::spawn(move || {
+            block_on(tx.send(1u8)).unwrap();
+            block_on(tx.send(2u8)).unwrap();
+        });
+        assert_eq!(block_on(rx.recv()), Some(1));
+        assert_eq!(block_on(rx.recv()), Some(2));
+        assert_eq!(block_on(rx.recv()), None);
+        sender.join().unwrap();
+    });
+}
+
+/// A broadcast receiver reading while three values go into a ring of two: it sees values
+/// in order; when it lags it skips exactly what was overwritten and resumes at the oldest
+/// kept; it always gets the last value, then `Closed`.
+#[test]
+fn broadcast_lagging_receiver() {
+    model(|| {
+        let (tx, mut rx) = broadcast::channel(2);
+        let sender = thread::spawn(move || {
+            for i in 0..3u8 {
+                tx.send(i).unwrap();
+            }
+        });
+        let mut expect = 0u64;
+        loop {
+            match block_on(rx.recv()) {
+                Ok(v) => {
+                    assert_eq!(u64::from(v), expect);
+                    expect += 1;
+                }
+                Err(RecvError::Lagged(n)) => {
+                    assert!(n > 0);
+                    expect += n;
+                }
+                Err(RecvError::Closed) => break,
+            }
+        }
+        assert_eq!(expect, 3, "the last value is received");
+        sender.join().unwrap();
+    });
+}
+
+/// A broadcast value dropped exactly once while a receiver reads and drops.
+#[test]
+fn broadcast_values_dropped_once() {
+    model(|| {
+        let drops = Arc::new(AtomicUsize::new(0));
+        let (tx, mut rx) = broadcast::channel::<Arc<Tracked>>(1);
+        let d = drops.clone();
+        let sender = thread::spawn(move || {
+            tx.send(Arc::new(Tracked(1, d))).unwrap();
+        });
+        if let Ok(v) = block_on(rx.recv()) {
+            assert_eq!(v.0, 1);
+        }
+        drop(rx);
+        sender.join().unwrap();
+        assert_eq!(drops.load(SeqCst), 1);
+    });
+}
+
+/// Watch `changed` racing `send` and the sender's drop: the receiver ends having seen the
+/// last value (never stuck, never missing it).
+#[test]
+fn watch_changed_racing_send() {
+    model(|| {
+        let (tx, mut rx) = watch::channel(0u8);
+        let sender = thread::spawn(move || {
+            tx.send(1).unwrap();
+            tx.send(2).unwrap();
+        });
+        let mut last = 0;
+        while block_on(rx.changed()).is_ok() {
+            let v = *rx.borrow_and_update();
+            assert!(v > last);
+            last = v;
+        }
+        assert_eq!(last, 2);
+        sender.join().unwrap();
+    });
+}
+
+/// Watch `changed` racing one send while the sender stays alive: the receiver must be
+/// woken by the send itself (not by the close).
+#[test]
+fn watch_changed_woken_by_send() {
+    model(|| {
+        let (tx, mut rx) = watch::channel(0u8);
+        let tx2 = tx.clone();
+        let sender = thread::spawn(move || {
+            tx2.send(1).unwrap();
+        });
+        block_on(rx.changed()).unwrap();
+        assert_eq!(*rx.borrow_and_update(), 1);
+        sender.join().unwrap();
+        drop(tx);
+    });
+}
+
+/// Two senders contending for capacity 1 while the receiver takes: the waiter list, the
+/// WAITERS bit and the fast path race; every message arrives once and nobody is stuck.
+#[test]
+fn mpsc_two_senders_contend_for_capacity() {
+    model(|| {
+        let (tx, mut rx) = mpsc::channel(1);
+        let tx2 = tx.clone();
+        let a = thread::spawn(move || block_on(tx.send(1u8)).unwrap());
+        let b = thread::spawn(move || block_on(tx2.send(2u8)).unwrap());
+        let mut got = [block_on(rx.recv()).unwrap(), block_on(rx.recv()).unwrap()];
+        got.sort();
+        assert_eq!(got, [1, 2]);
+        assert_eq!(block_on(rx.recv()), None);
+        a.join().unwrap();
+        b.join().unwrap();
+    });
+}
+
+/// `Sender::closed()` racing the receiver's drop (mpsc) and the last receiver's drop
+/// (watch): the waiting sender is woken.
+#[test]
+fn senders_closed_racing_receiver_drop() {
+    model(|| {
+        let (tx, rx) = mpsc::channel::<u8>(1);
+        let (wtx, wrx) = watch::channel(0u8);
+        let receiver = thread::spawn(move || {
+            drop(rx);
+            drop(wrx);
+        });
+        block_on(tx.closed());
+        assert!(tx.is_closed());
+        block_on(wtx.closed());
+        assert!(wtx.is_closed());
+        receiver.join().unwrap();
+    });
+}

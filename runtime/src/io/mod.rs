@@ -1,0 +1,115 @@
+//! Asynchronous I/O with tokio's names: `use tokio::io::X` ports as `use runtime::io::X`.
+//!
+//! ```
+//! use runtime::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+//! use runtime::net::{TcpListener, TcpStream};
+//!
+//! # runtime::Builder::new_current_thread().enable_io().build().unwrap().block_on(async {
+//! let listener = TcpListener::bind("127.0.0.1:0").await?;
+//! let addr = listener.local_addr()?;
+//! runtime::spawn(async move {
+//!     let (sock, _) = listener.accept().await.unwrap();
+//!     let (rd, mut wr) = sock.into_split();
+//!     let mut lines = BufReader::new(rd).lines();
+//!     while let Some(line) = lines.next_line().await.unwrap() {
+//!         wr.write_all(format!("{line}!\n").as_bytes()).await.unwrap();
+//!     }
+//! });
+//! let mut client = TcpStream::connect(addr).await?;
+//! client.write_all(b"hello\n").await?;
+//! let mut back = [0; 7];
+//! client.read_exact(&mut back).await?;
+//! assert_eq!(&back, b"hello!\n");
+//! # Ok::<_, std::io::Error>(()) }).unwrap();
+//! ```
+//!
+//! # The traits: tokio's, taken from the `tokio` crate with no runtime in it
+//!
+//! [`AsyncRead`], [`AsyncWrite`], [`AsyncBufRead`], [`AsyncSeek`] and [`ReadBuf`] *are*
+//! tokio's (re-exported from the `tokio` crate built with only its `io-util` feature: no
+//! `rt`, `net` or `time`, so no tokio runtime exists, is started or is needed). Every I/O
+//! type of this crate implements them directly, so crates written against them work on our
+//! sockets unchanged: `tokio_util::codec::Framed`, `tokio-rustls`, hyper-util's `TokioIo`,
+//! async-compression's tokio types. The implementations are ours: a read on a
+//! [`TcpStream`](crate::net::TcpStream) spends one unit of the task's cooperative budget,
+//! waits on our I/O driver and `read(2)`s straight into the `ReadBuf`'s unfilled part
+//! (no zero-filling, no intermediate copy; bytes already initialized stay so).
+//!
+//! # futures-io too, directly (and the one ambiguity that costs)
+//!
+//! The same types also implement `futures::io::{AsyncRead, AsyncWrite}` directly, with no
+//! adapter, because both are free: one type, two thin trait impls over the same poll
+//! functions, and code of the futures/smol world keeps working unmodified. The price:
+//! where *both* extension traits are in scope, e.g. `use futures::prelude::*;` (or
+//! `futures::AsyncReadExt`) next to `use runtime::io::AsyncReadExt;`, a method that both
+//! define (`read`, `write_all`, `flush`, ...) is ambiguous (E0034) and does not compile.
+//! A program ported from tokio imports only tokio's (its `futures` imports are usually
+//! `StreamExt`/`SinkExt`, which do not clash); a futures program imports only futures'.
+//! Where a module has both in scope, name the trait at the call:
+//!
+//! ```
+//! use futures::prelude::*; // brings futures' AsyncReadExt/AsyncWriteExt
+//! use runtime::io::AsyncWriteExt;
+//! # async fn f(mut s: runtime::net::TcpStream) -> std::io::Result<()> {
+//! // `s.write_all(..)` would be E0034 (multiple applicable items) here, so:
+//! AsyncWriteExt::write_all(&mut s, b"tokio's write_all").await?;
+//! futures::io::AsyncWriteExt::flush(&mut s).await?;
+//! # Ok(()) }
+//! ```
+//!
+//! (A wrapper type for futures-io would remove the ambiguity but make every futures user
+//! wrap and unwrap streams, and split halves and `into_std` would need wrapper twins.)
+//!
+//! # What each item is
+//!
+//! | item | from | trait family |
+//! |---|---|---|
+//! | `AsyncRead`, `AsyncWrite`, `AsyncBufRead`, `AsyncSeek`, `ReadBuf` | tokio | tokio |
+//! | `AsyncReadExt`, `AsyncWriteExt`, `AsyncBufReadExt`, `AsyncSeekExt` (`read_u32`, `write_all_buf`, `shutdown`, `lines`, ...) | tokio | tokio |
+//! | `BufReader`, `BufWriter`, `BufStream`, `Lines`, `Split`, `Take`, `Chain`, `split` (+ `ReadHalf`, `WriteHalf`), `join` (+ `Join`) | tokio | tokio |
+//! | `copy`, `copy_buf`, `copy_bidirectional`, `copy_bidirectional_with_sizes` | tokio | tokio |
+//! | [`duplex`] / [`DuplexStream`], [`simplex`] / [`SimplexStream`] | ours | both |
+//! | [`empty`], [`sink`], [`repeat`] | ours | both |
+//! | [`stdin`], [`stdout`], [`stderr`] | ours (blocking pool) | both |
+//! | [`Interest`], [`Ready`] | ours | — |
+//! | `Error`, `ErrorKind`, `Result`, `SeekFrom` | `std::io` | — |
+//!
+//! What is re-exported is runtime-independent: generic code over the traits, with no
+//! timer, no I/O driver and no task of its own. What touches the runtime is ours:
+//!
+//! - **The cooperative budget.** tokio's utilities spend *tokio's* budget, which is inert
+//!   without a tokio runtime. That costs nothing where the utility drives our I/O objects,
+//!   because each of them spends our budget on every operation: `copy` from a socket to
+//!   a socket, `BufReader` over a stream, `copy_bidirectional` over two streams all yield
+//!   when the task's budget is spent. It does matter for in-memory objects that are always
+//!   ready, so [`empty`], [`sink`], [`repeat`], [`duplex`] and [`simplex`] are ours and
+//!   spend our budget (`copy(&mut repeat(0), &mut sink())` inside a `timeout` gives its
+//!   worker back). The one difference left: a copy between two plain in-memory values
+//!   (`&[u8]` into a `Vec<u8>`) spends none of our budget, where tokio's `copy` on tokio
+//!   would spend tokio's; such a copy is finite and simply finishes.
+//! - **Standard streams** run blocking calls on our blocking pool, as tokio's do on its.
+//!
+//! Not here (yet): `AsyncFd` and the `unix` submodule, and tokio's `io-uring` backed
+//! types. Files are [`crate::fs::File`].
+
+mod blocking;
+mod duplex;
+mod interest;
+mod pipe;
+mod simplex;
+mod stdio;
+mod trivial;
+
+pub use std::io::{Error, ErrorKind, Result, SeekFrom};
+
+pub use tokio::io::{copy, copy_bidirectional, copy_bidirectional_with_sizes, copy_buf};
+pub use tokio::io::{join, split, Join, ReadHalf, WriteHalf};
+pub use tokio::io::{AsyncBufRead, AsyncRead, AsyncSeek, AsyncWrite, ReadBuf};
+pub use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
+pub use tokio::io::{BufReader, BufStream, BufWriter, Chain, Lines, Split, Take};
+
+pub use duplex::{duplex, DuplexStream};
+pub use interest::{Interest, Ready};
+pub use simplex::{simplex, SimplexStream};
+pub use stdio::{stderr, stdin, stdout, Stderr, Stdin, Stdout};
+pub use trivial::{empty, repeat, sink, Empty, Repeat, Sink};

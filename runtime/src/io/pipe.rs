@@ -1,0 +1,147 @@
+//! `Pipe`: the bounded one-way byte buffer behind [`duplex`](super::duplex) and
+//! [`simplex`](super::simplex).
+//!
+//! A pipe lives behind a mutex and holds at most `max` bytes. A reader finding it empty
+//! (and not closed) stores its waker and returns `Pending`; a writer finding it full does
+//! the same; each side wakes the other after it moves bytes. Wakers are taken out (or
+//! replaced) under the lock and woken (or dropped) only after it is released.
+//!
+//! States: `write_closed` (the writer shut down or went away) makes the reader see EOF once
+//! the buffer is drained and makes further writes fail with `BrokenPipe`; `read_closed`
+//! (the reader went away) makes writes fail with `BrokenPipe`. Every read and write spends
+//! one unit of the task's coop budget before anything else.
+
+use std::collections::VecDeque;
+use std::io;
+use std::task::{ready, Context, Poll, Waker};
+
+use shim::sync::Mutex;
+
+use crate::coop::poll_proceed;
+
+#[derive(Debug)]
+pub(super) struct Pipe {
+    buf: VecDeque<u8>,
+    max: usize,
+    write_closed: bool,
+    read_closed: bool,
+    read_waker: Option<Waker>,
+    write_waker: Option<Waker>,
+}
+
+impl Pipe {
+    /// An empty pipe holding at most `max` (>= 1) bytes.
+    pub(super) fn new(max: usize) -> Pipe {
+        assert!(
+            max > 0,
+            "a byte pipe of size 0 could never pass a byte: give a buffer size of at least 1"
+        );
+        Pipe {
+            buf: VecDeque::new(),
+            max,
+            write_closed: false,
+            read_closed: false,
+            read_waker: None,
+            write_waker: None,
+        }
+    }
+}
+
+/// Stores `cx`'s waker in `slot` (keeping an equivalent one), returning the one it
+/// replaced so that the caller drops it after releasing the lock.
+fn store(slot: &mut Option<Waker>, cx: &Context<'_>) -> Option<Waker> {
+    match slot {
+        Some(w) if w.will_wake(cx.waker()) => None,
+        _ => slot.replace(cx.waker().clone()),
+    }
+}
+
+fn wake(w: Option<Waker>) {
+    if let Some(w) = w {
+        w.wake();
+    }
+}
+
+/// Moves up to `want` buffered bytes out through `out` (the ring's two slices, in order);
+/// `Ok(0)` only at EOF or for `want == 0`.
+pub(super) fn poll_read_with(
+    pipe: &Mutex<Pipe>,
+    cx: &mut Context<'_>,
+    want: usize,
+    out: impl FnOnce(&[u8], &[u8]),
+) -> Poll<io::Result<usize>> {
+    ready!(poll_proceed(cx));
+    if want == 0 {
+        return Poll::Ready(Ok(0));
+    }
+    let mut p = pipe.lock();
+    if p.buf.is_empty() {
+        if p.write_closed {
+            return Poll::Ready(Ok(0));
+        }
+        let old = store(&mut p.read_waker, cx);
+        drop(p);
+        drop(old); // never dropped under the lock
+        return Poll::Pending;
+    }
+    let n = want.min(p.buf.len());
+    let (a, b) = p.buf.as_slices();
+    let (a, b) = if n <= a.len() {
+        (&a[..n], &b[..0])
+    } else {
+        (a, &b[..n - a.len()])
+    };
+    out(a, b);
+    p.buf.drain(..n);
+    let writer = p.write_waker.take();
+    drop(p);
+    wake(writer);
+    Poll::Ready(Ok(n))
+}
+
+/// Copies as much of `buf` as fits, waiting while the pipe is full.
+pub(super) fn poll_write(
+    pipe: &Mutex<Pipe>,
+    cx: &mut Context<'_>,
+    buf: &[u8],
+) -> Poll<io::Result<usize>> {
+    ready!(poll_proceed(cx));
+    let mut p = pipe.lock();
+    if p.read_closed || p.write_closed {
+        return Poll::Ready(Err(io::ErrorKind::BrokenPipe.into()));
+    }
+    if buf.is_empty() {
+        return Poll::Ready(Ok(0));
+    }
+    let room = p.max - p.buf.len();
+    if room == 0 {
+        let old = store(&mut p.write_waker, cx);
+        drop(p);
+        drop(old); // never dropped under the lock
+        return Poll::Pending;
+    }
+    let n = room.min(buf.len());
+    p.buf.extend(&buf[..n]);
+    let reader = p.read_waker.take();
+    drop(p);
+    wake(reader);
+    Poll::Ready(Ok(n))
+}
+
+/// The writer is done: the reader gets EOF after the buffered bytes.
+pub(super) fn close_write(pipe: &Mutex<Pipe>) {
+    let mut p = pipe.lock();
+    p.write_closed = true;
+    let reader = p.read_waker.take();
+    drop(p);
+    wake(reader);
+}
+
+/// The reader is gone: writes fail with `BrokenPipe`.
+pub(super) fn close_read(pipe: &Mutex<Pipe>) {
+    let mut p = pipe.lock();
+    p.read_closed = true;
+    let writer = p.write_waker.take();
+    drop(p);
+    wake(writer);
+}

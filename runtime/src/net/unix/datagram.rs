@@ -1,0 +1,312 @@
+//! `UnixDatagram`: Unix domain datagram sockets over the runtime's I/O driver.
+//!
+//! The same machinery as `UdpSocket`: each operation waits for readiness in its direction
+//! (`IoSource::poll_io`), runs the syscall and, on `WouldBlock`, clears the readiness it
+//! saw and waits again; `readable()`/`writable()` followed by a `try_*` call use the
+//! recorded readiness. Sends and receives are different directions, so one task may
+//! receive while another sends on a shared `Arc<UnixDatagram>`.
+//!
+//! Addresses given as paths go through `unix::socket_addr`, so `"\0name"` is a Linux
+//! abstract name; where mio only takes file system paths (`connect`, `send_to`) the call
+//! is made on a std view of the same descriptor (`with_std`), never closing it.
+
+use std::fmt;
+use std::future::poll_fn;
+use std::io;
+use std::mem::ManuallyDrop;
+use std::net::Shutdown;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, RawFd};
+use std::os::unix::net::SocketAddr;
+use std::path::Path;
+use std::task::{ready, Context, Poll};
+
+use io_driver::Direction;
+use mio::Interest;
+use tokio::io::ReadBuf;
+
+use crate::net::io_source::IoSource;
+
+type StdDatagram = std::os::unix::net::UnixDatagram;
+
+/// A Unix domain datagram socket.
+///
+/// ```
+/// use runtime::net::UnixDatagram;
+/// # runtime::Builder::new_current_thread().enable_io().build().unwrap().block_on(async {
+/// let (a, b) = UnixDatagram::pair()?;
+/// a.send(b"ping").await?;
+/// let mut buf = [0; 16];
+/// let n = b.recv(&mut buf).await?;
+/// assert_eq!(&buf[..n], b"ping");
+/// # Ok::<_, std::io::Error>(()) }).unwrap();
+/// ```
+pub struct UnixDatagram {
+    io: IoSource<mio::net::UnixDatagram>,
+}
+
+/// Runs `f` on a std view of `s`'s descriptor (for calls mio has no address form of).
+fn with_std<R>(s: &mio::net::UnixDatagram, f: impl FnOnce(&StdDatagram) -> R) -> R {
+    // SAFETY: the descriptor is open and owned by `s`, which outlives this call; the view
+    // is wrapped in `ManuallyDrop`, so it never closes the descriptor it does not own.
+    let view = ManuallyDrop::new(unsafe { StdDatagram::from_raw_fd(s.as_raw_fd()) });
+    f(&view)
+}
+
+impl UnixDatagram {
+    /// Binds a socket to `path` (a leading NUL byte, `"\0name"`, binds a Linux abstract
+    /// name).
+    ///
+    /// # Panics
+    /// Outside a runtime, or on one built without `Builder::enable_io()`.
+    #[track_caller]
+    pub fn bind(path: impl AsRef<Path>) -> io::Result<UnixDatagram> {
+        let addr = super::socket_addr(path.as_ref())?;
+        UnixDatagram::new(mio::net::UnixDatagram::bind_addr(&addr)?)
+    }
+
+    /// A socket bound to no address (it can send, and receive once connected or from
+    /// peers that learn its autobound address).
+    ///
+    /// # Panics
+    /// Outside a runtime, or on one built without `Builder::enable_io()`.
+    #[track_caller]
+    pub fn unbound() -> io::Result<UnixDatagram> {
+        UnixDatagram::new(mio::net::UnixDatagram::unbound()?)
+    }
+
+    /// A pair of connected, unnamed sockets.
+    ///
+    /// # Panics
+    /// Outside a runtime, or on one built without `Builder::enable_io()`.
+    #[track_caller]
+    pub fn pair() -> io::Result<(UnixDatagram, UnixDatagram)> {
+        let (a, b) = mio::net::UnixDatagram::pair()?;
+        Ok((UnixDatagram::new(a)?, UnixDatagram::new(b)?))
+    }
+
+    #[track_caller]
+    fn new(mio: mio::net::UnixDatagram) -> io::Result<UnixDatagram> {
+        let io = IoSource::new(mio, Interest::READABLE | Interest::WRITABLE)?;
+        Ok(UnixDatagram { io })
+    }
+
+    /// Wraps a std socket (it is switched to non-blocking mode).
+    ///
+    /// # Panics
+    /// Outside a runtime, or on one built without `Builder::enable_io()`.
+    #[track_caller]
+    pub fn from_std(socket: StdDatagram) -> io::Result<UnixDatagram> {
+        socket.set_nonblocking(true)?;
+        UnixDatagram::new(mio::net::UnixDatagram::from_std(socket))
+    }
+
+    /// Deregisters the socket and returns it as a std socket (still non-blocking).
+    pub fn into_std(self) -> io::Result<StdDatagram> {
+        Ok(self.io.into_inner()?.into())
+    }
+
+    /// Sets the default destination of `send` and the only source `recv` accepts.
+    pub fn connect(&self, path: impl AsRef<Path>) -> io::Result<()> {
+        let addr = super::socket_addr(path.as_ref())?;
+        with_std(self.io.get_ref(), |s| s.connect_addr(&addr))
+    }
+
+    /// The local address.
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.io.get_ref().local_addr()
+    }
+
+    /// The address given to `connect` (or the peer of a `pair`).
+    pub fn peer_addr(&self) -> io::Result<SocketAddr> {
+        self.io.get_ref().peer_addr()
+    }
+
+    /// Takes the socket's pending error (`SO_ERROR`), if any.
+    pub fn take_error(&self) -> io::Result<Option<io::Error>> {
+        self.io.get_ref().take_error()
+    }
+
+    /// Shuts down the read, write or both directions (std's `shutdown`).
+    pub fn shutdown(&self, how: Shutdown) -> io::Result<()> {
+        self.io.get_ref().shutdown(how)
+    }
+
+    /// Sends `buf` as one datagram to the connected peer.
+    pub async fn send(&self, buf: &[u8]) -> io::Result<usize> {
+        poll_fn(|cx| self.poll_send(cx, buf)).await
+    }
+
+    /// Polls [`Self::send`].
+    pub fn poll_send(&self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        self.io.poll_io(cx, Direction::Write, |s| s.send(buf))
+    }
+
+    /// Sends without waiting (`WouldBlock` when the socket's buffer is full).
+    pub fn try_send(&self, buf: &[u8]) -> io::Result<usize> {
+        self.io.try_io(Direction::Write, |s| s.send(buf))
+    }
+
+    /// Sends `buf` as one datagram to the socket at `target`.
+    pub async fn send_to(&self, buf: &[u8], target: impl AsRef<Path>) -> io::Result<usize> {
+        let addr = super::socket_addr(target.as_ref())?;
+        poll_fn(|cx| self.poll_send_to_addr(cx, buf, &addr)).await
+    }
+
+    /// Polls [`Self::send_to`].
+    pub fn poll_send_to(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+        target: impl AsRef<Path>,
+    ) -> Poll<io::Result<usize>> {
+        let addr = super::socket_addr(target.as_ref())?;
+        self.poll_send_to_addr(cx, buf, &addr)
+    }
+
+    fn poll_send_to_addr(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+        addr: &SocketAddr,
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_io(cx, Direction::Write, |s| {
+            with_std(s, |s| s.send_to_addr(buf, addr))
+        })
+    }
+
+    /// [`Self::send_to`] without waiting.
+    pub fn try_send_to(&self, buf: &[u8], target: impl AsRef<Path>) -> io::Result<usize> {
+        let addr = super::socket_addr(target.as_ref())?;
+        self.io.try_io(Direction::Write, |s| {
+            with_std(s, |s| s.send_to_addr(buf, &addr))
+        })
+    }
+
+    /// Receives one datagram from the connected peer (the excess of a datagram longer than
+    /// `buf` is discarded); returns its length.
+    pub async fn recv(&self, buf: &mut [u8]) -> io::Result<usize> {
+        poll_fn(|cx| self.io.poll_io(cx, Direction::Read, |s| s.recv(buf))).await
+    }
+
+    /// Polls receiving one datagram into `buf`'s unfilled part (tokio's signature).
+    pub fn poll_recv(&self, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        let dst = buf.initialize_unfilled();
+        let n = ready!(self.io.poll_io(cx, Direction::Read, |s| s.recv(dst)))?;
+        buf.advance(n);
+        Poll::Ready(Ok(()))
+    }
+
+    /// Receives without waiting (`WouldBlock` when no datagram is queued).
+    pub fn try_recv(&self, buf: &mut [u8]) -> io::Result<usize> {
+        self.io.try_io(Direction::Read, |s| s.recv(buf))
+    }
+
+    /// Receives one datagram; returns its length and its source.
+    pub async fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        poll_fn(|cx| self.io.poll_io(cx, Direction::Read, |s| s.recv_from(buf))).await
+    }
+
+    /// Polls receiving one datagram into `buf`'s unfilled part; returns its source.
+    pub fn poll_recv_from(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<SocketAddr>> {
+        let dst = buf.initialize_unfilled();
+        let (n, from) = ready!(self.io.poll_io(cx, Direction::Read, |s| s.recv_from(dst)))?;
+        buf.advance(n);
+        Poll::Ready(Ok(from))
+    }
+
+    /// [`Self::recv_from`] without waiting.
+    pub fn try_recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        self.io.try_io(Direction::Read, |s| s.recv_from(buf))
+    }
+
+    /// Waits until the socket may be readable (follow with `try_recv*`, looping on
+    /// `WouldBlock`).
+    pub async fn readable(&self) -> io::Result<()> {
+        poll_fn(|cx| self.poll_recv_ready(cx)).await
+    }
+
+    /// Waits until the socket may be writable (follow with `try_send*`).
+    pub async fn writable(&self) -> io::Result<()> {
+        poll_fn(|cx| self.poll_send_ready(cx)).await
+    }
+
+    /// Polls for read readiness.
+    pub fn poll_recv_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.io.poll_ready_recorded(cx, Direction::Read)
+    }
+
+    /// Polls for write readiness.
+    pub fn poll_send_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.io.poll_ready_recorded(cx, Direction::Write)
+    }
+
+    /// Waits until the socket is ready for any of `interest` and says which (readiness
+    /// can be spurious). `Interest::ERROR`/`PRIORITY` alone are refused with
+    /// `InvalidInput`.
+    pub async fn ready(&self, interest: crate::io::Interest) -> io::Result<crate::io::Ready> {
+        use crate::io::Ready;
+        if !interest.is_readable() && !interest.is_writable() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "ready() waits for Interest::READABLE and/or Interest::WRITABLE",
+            ));
+        }
+        poll_fn(|cx| {
+            let mut ready = Ready::EMPTY;
+            if interest.is_readable() {
+                if let Poll::Ready(r) = self.poll_recv_ready(cx) {
+                    r?;
+                    ready |= Ready::READABLE;
+                }
+            }
+            if interest.is_writable() {
+                if let Poll::Ready(r) = self.poll_send_ready(cx) {
+                    r?;
+                    ready |= Ready::WRITABLE;
+                }
+            }
+            if ready.is_empty() {
+                Poll::Pending
+            } else {
+                Poll::Ready(Ok(ready))
+            }
+        })
+        .await
+    }
+}
+
+impl TryFrom<StdDatagram> for UnixDatagram {
+    type Error = io::Error;
+
+    /// [`UnixDatagram::from_std`].
+    fn try_from(socket: StdDatagram) -> io::Result<UnixDatagram> {
+        UnixDatagram::from_std(socket)
+    }
+}
+
+impl AsRawFd for UnixDatagram {
+    fn as_raw_fd(&self) -> RawFd {
+        self.io.get_ref().as_raw_fd()
+    }
+}
+
+impl AsFd for UnixDatagram {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        self.io.get_ref().as_fd()
+    }
+}
+
+impl fmt::Debug for UnixDatagram {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.io.get_ref().fmt(f)
+    }
+}
+
+const _: () = {
+    const fn assert_send_sync_unpin<T: Send + Sync + Unpin>() {}
+    assert_send_sync_unpin::<UnixDatagram>();
+};

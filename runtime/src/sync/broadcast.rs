@@ -1,0 +1,577 @@
+//! A multi-producer, multi-consumer channel where every receiver sees every value, as
+//! tokio's `sync::broadcast`: a bounded ring of `capacity` slots (rounded up to a power of
+//! two). A receiver that falls more than a ring behind is told how many values it missed
+//! ([`error::RecvError::Lagged`]) and resumes at the oldest value still kept.
+//!
+//! State: `tail` (behind a mutex: the next position to write, the receiver count, the
+//! closed flag and the list of waiting receivers) and the slots, each behind a
+//! reader-writer lock holding the position it was last written for and its value, plus an
+//! atomic count of receivers yet to read it (for [`Sender::len`]).
+//!
+//! Invariants:
+//! - Slot `p & mask` holds position `p` exactly when its stamp says `p`; slot `i` starts
+//!   stamped `i - len` (one lap before position `i`), so for a receiver at `next`, the
+//!   stamp `next - len` means "not written yet" and anything else but `next` means
+//!   "overwritten: lagged".
+//! - A sender writes a slot (under its write lock) and advances `tail.pos` while holding the
+//!   tail lock; a receiver that finds its slot not written yet looks again at `tail.pos`
+//!   under the tail lock and only then registers its waker, so it cannot miss the send (which
+//!   takes every waker off the list under that lock and wakes them after releasing it).
+//! - Values are cloned out under a slot's read lock; a value is dropped when its slot is
+//!   overwritten, or with the channel: exactly once.
+//!
+//! Every wait that completes ready spends one unit of the task's cooperative budget.
+
+use std::fmt;
+use std::task::{Context, Poll};
+
+use shim::sync::atomic::{
+    AtomicUsize,
+    Ordering::{AcqRel, Acquire, Relaxed},
+};
+use shim::sync::{Arc, Mutex, RwLock};
+
+use crate::sync::waiters::{notify_all, poll_budget, spend_budget, WaitList, Waiter, WakeList};
+
+pub mod error;
+
+use error::{RecvError, SendError, TryRecvError};
+
+struct Slot<T> {
+    /// Receivers that have yet to read the value (for `len`).
+    rem: AtomicUsize,
+    inner: RwLock<SlotInner<T>>,
+}
+
+struct SlotInner<T> {
+    pos: u64,
+    val: Option<T>,
+}
+
+struct Tail {
+    pos: u64,
+    rx_cnt: usize,
+    closed: bool,
+    waiters: WaitList<()>,
+}
+
+struct Shared<T> {
+    buffer: Box<[Slot<T>]>,
+    mask: u64,
+    tail: Mutex<Tail>,
+    num_tx: AtomicUsize,
+    /// Weak senders.
+    num_weak: AtomicUsize,
+    /// Receivers, mirrored outside the tail lock for `Sender::closed`.
+    num_rx: AtomicUsize,
+    /// Senders waiting in `closed()`.
+    closed_waiters: Mutex<WaitList<()>>,
+}
+
+/// Creates a broadcast channel keeping the last `capacity` values (rounded up to a power of
+/// two) for receivers that have not read them.
+///
+/// # Panics
+///
+/// When `capacity` is 0 or larger than `usize::MAX / 2`.
+///
+/// ```
+/// # runtime::Runtime::new().unwrap().block_on(async {
+/// let (tx, mut rx1) = runtime::sync::broadcast::channel(16);
+/// let mut rx2 = tx.subscribe();
+/// tx.send(10).unwrap();
+/// assert_eq!(rx1.recv().await, Ok(10));
+/// assert_eq!(rx2.recv().await, Ok(10));
+/// # });
+/// ```
+pub fn channel<T: Clone>(capacity: usize) -> (Sender<T>, Receiver<T>) {
+    let tx = Sender::new(capacity);
+    let rx = tx.subscribe();
+    (tx, rx)
+}
+
+/// Sends values to every receiver. Cloneable; the channel closes when the last sender is
+/// dropped.
+pub struct Sender<T> {
+    shared: Arc<Shared<T>>,
+}
+
+/// A sender that does not keep the channel open: [`upgrade`](WeakSender::upgrade) it to
+/// send, which fails once every [`Sender`] is gone.
+///
+/// ```
+/// let (tx, _rx) = runtime::sync::broadcast::channel::<u8>(1);
+/// let weak = tx.downgrade();
+/// assert!(weak.upgrade().is_some());
+/// drop(tx);
+/// assert!(weak.upgrade().is_none());
+/// ```
+pub struct WeakSender<T> {
+    shared: Arc<Shared<T>>,
+}
+
+/// Receives every value sent after it subscribed (unless it lags).
+pub struct Receiver<T> {
+    shared: Arc<Shared<T>>,
+    next: u64,
+}
+
+impl<T> Shared<T> {
+    fn slot(&self, pos: u64) -> &Slot<T> {
+        &self.buffer[(pos & self.mask) as usize]
+    }
+}
+
+impl<T> Sender<T> {
+    /// A sender with no receiver yet (make them with [`subscribe`](Sender::subscribe)).
+    ///
+    /// # Panics
+    ///
+    /// As [`channel`].
+    pub fn new(capacity: usize) -> Sender<T> {
+        assert!(capacity > 0, "broadcast channel capacity cannot be zero");
+        assert!(
+            capacity <= usize::MAX >> 1,
+            "broadcast channel capacity exceeded `usize::MAX / 2`"
+        );
+        let len = capacity.next_power_of_two();
+        let buffer = (0..len)
+            .map(|i| Slot {
+                rem: AtomicUsize::new(0),
+                inner: RwLock::new(SlotInner {
+                    pos: (i as u64).wrapping_sub(len as u64),
+                    val: None,
+                }),
+            })
+            .collect();
+        Sender {
+            shared: Arc::new(Shared {
+                buffer,
+                mask: len as u64 - 1,
+                tail: Mutex::new(Tail {
+                    pos: 0,
+                    rx_cnt: 0,
+                    closed: false,
+                    waiters: WaitList::new(),
+                }),
+                num_tx: AtomicUsize::new(1),
+                num_weak: AtomicUsize::new(0),
+                num_rx: AtomicUsize::new(0),
+                closed_waiters: Mutex::new(WaitList::new()),
+            }),
+        }
+    }
+
+    /// Sends `value` to every current receiver; returns how many there are. Fails, giving
+    /// the value back, when there is none. Never waits: a full ring overwrites its oldest
+    /// value (the receivers that had not read it will see `Lagged`).
+    ///
+    /// ```
+    /// let (tx, rx) = runtime::sync::broadcast::channel(2);
+    /// assert_eq!(tx.send(1), Ok(1));
+    /// drop(rx);
+    /// assert!(tx.send(2).is_err());
+    /// ```
+    pub fn send(&self, value: T) -> Result<usize, SendError<T>> {
+        let shared = &*self.shared;
+        let mut wakers = WakeList::new();
+        let mut tail = shared.tail.lock();
+        if tail.rx_cnt == 0 {
+            return Err(SendError(value));
+        }
+        let pos = tail.pos;
+        let slot = shared.slot(pos);
+        let old = {
+            let mut inner = slot.inner.write();
+            inner.pos = pos;
+            slot.rem.store(tail.rx_cnt, Relaxed);
+            inner.val.replace(value)
+        };
+        tail.pos = pos.wrapping_add(1);
+        let rx_cnt = tail.rx_cnt;
+        tail.waiters.take_all(&mut wakers);
+        drop(tail);
+        drop(old);
+        wakers.wake_all();
+        Ok(rx_cnt)
+    }
+
+    /// A new receiver, which will see the values sent from now on.
+    pub fn subscribe(&self) -> Receiver<T> {
+        new_receiver(self.shared.clone())
+    }
+
+    /// The number of receivers.
+    pub fn receiver_count(&self) -> usize {
+        self.shared.tail.lock().rx_cnt
+    }
+
+    /// The number of values kept that some receiver (alive when it was sent) has not read.
+    pub fn len(&self) -> usize {
+        let _tail = self.shared.tail.lock();
+        self.shared
+            .buffer
+            .iter()
+            .filter(|s| s.rem.load(Acquire) > 0)
+            .count()
+    }
+
+    /// True when every receiver has read every value kept.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// True when both senders belong to the same channel.
+    pub fn same_channel(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+
+    /// True when there is no receiver (a send would fail).
+    pub fn is_closed(&self) -> bool {
+        self.shared.num_rx.load(Acquire) == 0
+    }
+
+    /// Waits until there is no receiver.
+    ///
+    /// Cancel safety: yes.
+    ///
+    /// ```
+    /// # runtime::Runtime::new().unwrap().block_on(async {
+    /// let (tx, rx) = runtime::sync::broadcast::channel::<u8>(1);
+    /// runtime::spawn(async move { drop(rx) });
+    /// tx.closed().await;
+    /// assert!(tx.is_closed());
+    /// # });
+    /// ```
+    pub async fn closed(&self) {
+        let shared = &*self.shared;
+        let mut waiter = Waiter::new(&shared.closed_waiters);
+        std::future::poll_fn(|cx| {
+            std::task::ready!(poll_budget(cx));
+            std::task::ready!(waiter.poll_until(cx, || shared.num_rx.load(Acquire) == 0));
+            spend_budget(cx);
+            Poll::Ready(())
+        })
+        .await
+    }
+
+    /// The number of senders.
+    pub fn strong_count(&self) -> usize {
+        self.shared.num_tx.load(Relaxed)
+    }
+
+    /// The number of [`WeakSender`]s.
+    pub fn weak_count(&self) -> usize {
+        self.shared.num_weak.load(Relaxed)
+    }
+
+    /// A [`WeakSender`] for this channel.
+    pub fn downgrade(&self) -> WeakSender<T> {
+        self.shared.num_weak.fetch_add(1, Relaxed);
+        WeakSender {
+            shared: self.shared.clone(),
+        }
+    }
+}
+
+impl<T> WeakSender<T> {
+    /// A [`Sender`], unless every sender is already gone (the channel is closed).
+    pub fn upgrade(&self) -> Option<Sender<T>> {
+        let mut n = self.shared.num_tx.load(Relaxed);
+        loop {
+            if n == 0 {
+                return None;
+            }
+            match self
+                .shared
+                .num_tx
+                .compare_exchange_weak(n, n + 1, Relaxed, Relaxed)
+            {
+                Ok(_) => {
+                    return Some(Sender {
+                        shared: self.shared.clone(),
+                    })
+                }
+                Err(now) => n = now,
+            }
+        }
+    }
+
+    /// The number of [`Sender`]s.
+    pub fn strong_count(&self) -> usize {
+        self.shared.num_tx.load(Relaxed)
+    }
+
+    /// The number of [`WeakSender`]s.
+    pub fn weak_count(&self) -> usize {
+        self.shared.num_weak.load(Relaxed)
+    }
+}
+
+impl<T> Clone for WeakSender<T> {
+    fn clone(&self) -> Self {
+        self.shared.num_weak.fetch_add(1, Relaxed);
+        WeakSender {
+            shared: self.shared.clone(),
+        }
+    }
+}
+
+impl<T> Drop for WeakSender<T> {
+    fn drop(&mut self) {
+        self.shared.num_weak.fetch_sub(1, Relaxed);
+    }
+}
+
+impl<T> fmt::Debug for WeakSender<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WeakSender").finish_non_exhaustive()
+    }
+}
+
+fn new_receiver<T>(shared: Arc<Shared<T>>) -> Receiver<T> {
+    let next = {
+        let mut tail = shared.tail.lock();
+        tail.rx_cnt += 1;
+        shared.num_rx.fetch_add(1, Relaxed);
+        tail.pos
+    };
+    Receiver { shared, next }
+}
+
+impl<T> Clone for Sender<T> {
+    fn clone(&self) -> Self {
+        self.shared.num_tx.fetch_add(1, Relaxed);
+        Sender {
+            shared: self.shared.clone(),
+        }
+    }
+}
+
+impl<T> Drop for Sender<T> {
+    fn drop(&mut self) {
+        if self.shared.num_tx.fetch_sub(1, AcqRel) == 1 {
+            let mut wakers = WakeList::new();
+            let mut tail = self.shared.tail.lock();
+            tail.closed = true;
+            tail.waiters.take_all(&mut wakers);
+            drop(tail);
+            wakers.wake_all();
+        }
+    }
+}
+
+impl<T: Clone> Receiver<T> {
+    /// Looks for the value at `self.next`; when there is none yet and `register` is given,
+    /// links the waiter (under the tail lock, so no send is missed).
+    fn recv_ref(
+        &mut self,
+        register: Option<(&mut Context<'_>, &mut Option<usize>)>,
+    ) -> Result<T, TryRecvError> {
+        let shared = &*self.shared;
+        let len = shared.buffer.len() as u64;
+        let slot = shared.slot(self.next);
+        {
+            let inner = slot.inner.read();
+            if inner.pos == self.next {
+                let value = inner.val.clone().expect("a written slot holds a value");
+                drop(inner);
+                self.next = self.next.wrapping_add(1);
+                slot.rem.fetch_sub(1, AcqRel);
+                return Ok(value);
+            }
+            let unwritten = inner.pos.wrapping_add(len) == self.next;
+            drop(inner);
+            if !unwritten {
+                // Overwritten: we lag. Resume at the oldest value kept.
+                let tail = shared.tail.lock();
+                let oldest = tail.pos.wrapping_sub(len);
+                let missed = oldest.wrapping_sub(self.next);
+                self.next = oldest;
+                return Err(TryRecvError::Lagged(missed));
+            }
+        }
+        let mut tail = shared.tail.lock();
+        if tail.pos != self.next {
+            // Sent meanwhile: read it (the slot is written before `tail.pos` moves).
+            drop(tail);
+            return self.recv_ref(None);
+        }
+        if tail.closed {
+            return Err(TryRecvError::Closed);
+        }
+        let mut old = None;
+        if let Some((cx, key)) = register {
+            match *key {
+                Some(k) => {
+                    old = tail.waiters.set_waker(k, cx.waker());
+                    if !tail.waiters.is_linked(k) {
+                        tail.waiters.link_back(k);
+                    }
+                }
+                None => *key = Some(tail.waiters.push_back(cx.waker().clone(), ())),
+            }
+        }
+        drop(tail);
+        drop(old);
+        Err(TryRecvError::Empty)
+    }
+
+    /// Receives the next value, waiting for one. `Err(Lagged(n))` when `n` values were
+    /// overwritten before this receiver read them (the next call gives the oldest kept);
+    /// `Err(Closed)` once every sender is gone and every value was received.
+    ///
+    /// Cancel safety: yes; a value is only taken by the poll that returns it.
+    ///
+    /// ```
+    /// # runtime::Runtime::new().unwrap().block_on(async {
+    /// use runtime::sync::broadcast::{self, error::RecvError};
+    /// let (tx, mut rx) = broadcast::channel(2);
+    /// for i in 0..4 {
+    ///     tx.send(i).unwrap();
+    /// }
+    /// assert_eq!(rx.recv().await, Err(RecvError::Lagged(2)));
+    /// assert_eq!(rx.recv().await, Ok(2));
+    /// # });
+    /// ```
+    pub async fn recv(&mut self) -> Result<T, RecvError> {
+        let mut recv = Recv {
+            rx: self,
+            key: None,
+        };
+        std::future::poll_fn(|cx| recv.poll(cx)).await
+    }
+
+    /// Receives the next value if there is one, without waiting.
+    pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
+        self.recv_ref(None)
+    }
+
+    /// Receives from synchronous code, blocking the thread until a value comes.
+    ///
+    /// # Panics
+    ///
+    /// Inside a runtime: `.await` [`recv`](Receiver::recv) instead.
+    #[track_caller]
+    pub fn blocking_recv(&mut self) -> Result<T, RecvError> {
+        crate::context::assert_not_in_runtime(
+            "broadcast::Receiver::blocking_recv called inside a runtime; `.await` \
+             `Receiver::recv` instead",
+        );
+        futures::executor::block_on(self.recv())
+    }
+}
+
+impl<T> Receiver<T> {
+    /// A new receiver of the same channel, starting at the values sent from now on.
+    pub fn resubscribe(&self) -> Self {
+        new_receiver(self.shared.clone())
+    }
+
+    /// The number of values sent that this receiver has yet to receive.
+    pub fn len(&self) -> usize {
+        let tail = self.shared.tail.lock();
+        tail.pos.wrapping_sub(self.next) as usize
+    }
+
+    /// True when this receiver has received everything sent.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// True when both receivers belong to the same channel.
+    pub fn same_channel(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+
+    /// The number of senders.
+    pub fn sender_strong_count(&self) -> usize {
+        self.shared.num_tx.load(Relaxed)
+    }
+
+    /// The number of [`WeakSender`]s.
+    pub fn sender_weak_count(&self) -> usize {
+        self.shared.num_weak.load(Relaxed)
+    }
+}
+
+/// A waiting receive: owns a node on the tail's waiter list while queued.
+struct Recv<'a, T> {
+    rx: &'a mut Receiver<T>,
+    key: Option<usize>,
+}
+
+impl<T: Clone> Recv<'_, T> {
+    fn poll(&mut self, cx: &mut Context<'_>) -> Poll<Result<T, RecvError>> {
+        std::task::ready!(poll_budget(cx));
+        let out = match self.rx.recv_ref(Some((&mut *cx, &mut self.key))) {
+            Ok(v) => Ok(v),
+            Err(TryRecvError::Lagged(n)) => Err(RecvError::Lagged(n)),
+            Err(TryRecvError::Closed) => Err(RecvError::Closed),
+            Err(TryRecvError::Empty) => return Poll::Pending,
+        };
+        self.forget();
+        spend_budget(cx);
+        Poll::Ready(out)
+    }
+
+    fn forget(&mut self) {
+        if let Some(k) = self.key.take() {
+            let node = self.rx.shared.tail.lock().waiters.remove(k);
+            drop(node);
+        }
+    }
+}
+
+impl<T> Drop for Recv<'_, T> {
+    fn drop(&mut self) {
+        if let Some(k) = self.key.take() {
+            let node = self.rx.shared.tail.lock().waiters.remove(k);
+            drop(node);
+        }
+    }
+}
+
+impl<T> Drop for Receiver<T> {
+    fn drop(&mut self) {
+        let shared = &*self.shared;
+        let len = shared.buffer.len() as u64;
+        let pos = {
+            let mut tail = shared.tail.lock();
+            tail.rx_cnt -= 1;
+            tail.pos
+        };
+        if shared.num_rx.fetch_sub(1, AcqRel) == 1 {
+            notify_all(&shared.closed_waiters);
+        }
+        // The values sent while we were subscribed and that we did not read counted us.
+        let mut p = if pos.wrapping_sub(self.next) > len {
+            pos.wrapping_sub(len)
+        } else {
+            self.next
+        };
+        while p != pos {
+            let slot = shared.slot(p);
+            let inner = slot.inner.read();
+            if inner.pos == p {
+                slot.rem.fetch_sub(1, AcqRel);
+            }
+            drop(inner);
+            p = p.wrapping_add(1);
+        }
+    }
+}
+
+impl<T> fmt::Debug for Sender<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sender").finish_non_exhaustive()
+    }
+}
+
+impl<T> fmt::Debug for Receiver<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Receiver")
+            .field("next", &self.next)
+            .finish_non_exhaustive()
+    }
+}

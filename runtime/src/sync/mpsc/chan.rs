@@ -1,0 +1,340 @@
+//! The state both flavors of `mpsc` channel share: the queue, the capacity accounting
+//! (the "semaphore": permits for the bounded flavor, a message count for the unbounded
+//! one), the receiver's waker, the sender counts and the senders waiting in `closed()`.
+//!
+//! Closing: the channel is closed for sending once the receiver closes it or is dropped
+//! (the semaphore's CLOSED bit), and done for the receiver once it is empty and either every
+//! sender is gone (`tx_count == 0`) or it is closed and idle (no message queued or reserved:
+//! a permit taken before the close may still send). Every sender's last act on the queue
+//! (a push) comes before its release decrement of `tx_count`, so a receiver that reads zero
+//! with Acquire and then finds the queue empty has seen every message.
+//!
+//! Wake-ups of the receiver: every push, the last sender's drop, and a permit returned to a
+//! closed channel wake it through the [`AtomicWaker`]; the receiver registers before its
+//! last look at the queue and the counters, so none is lost.
+//!
+//! Messages are dropped once: by the receiver (taken, or drained when it is dropped), or by
+//! the queue's own `Drop` with the last `Arc` (messages sent after the receiver left).
+
+use std::task::{Context, Poll};
+
+use shim::sync::atomic::{
+    AtomicUsize,
+    Ordering::{AcqRel, Acquire, Relaxed},
+};
+use shim::sync::Mutex;
+
+use super::list::List;
+use super::ring::Ring;
+use super::semaphore::{Bounded, Unbounded};
+use crate::sync::atomic_waker::AtomicWaker;
+use crate::sync::waiters::{notify_all, poll_budget, spend_budget, WaitList, Waiter};
+
+/// What one look at the queue found.
+pub(crate) enum Pop<T> {
+    Value(T),
+    Empty,
+    /// A producer claimed the next position but has not written it yet.
+    Busy,
+}
+
+/// A many-producer, one-consumer queue.
+pub(crate) trait Queue<T> {
+    fn push(&self, value: T);
+    /// # Safety
+    /// The caller is the one consumer.
+    unsafe fn pop(&self) -> Pop<T>;
+    /// # Safety
+    /// The caller is the one consumer.
+    unsafe fn len(&self) -> usize;
+}
+
+/// The capacity accounting of one flavor, and the queue that goes with it.
+pub(crate) trait Semaphore {
+    type Queue<T>: Queue<T>;
+    fn new_queue<T>(&self) -> Self::Queue<T>;
+    /// The receiver took one message.
+    fn add_permit(&self);
+    fn close(&self);
+    fn is_closed(&self) -> bool;
+    /// No message queued or reserved.
+    fn is_idle(&self) -> bool;
+}
+
+impl Semaphore for Bounded {
+    type Queue<T> = Ring<T>;
+    fn new_queue<T>(&self) -> Ring<T> {
+        Ring::new(self.bound())
+    }
+    fn add_permit(&self) {
+        self.release(1)
+    }
+    fn close(&self) {
+        Bounded::close(self)
+    }
+    fn is_closed(&self) -> bool {
+        Bounded::is_closed(self)
+    }
+    fn is_idle(&self) -> bool {
+        Bounded::is_idle(self)
+    }
+}
+
+impl Semaphore for Unbounded {
+    type Queue<T> = List<T>;
+    fn new_queue<T>(&self) -> List<T> {
+        List::new()
+    }
+    fn add_permit(&self) {
+        self.remove()
+    }
+    fn close(&self) {
+        Unbounded::close(self)
+    }
+    fn is_closed(&self) -> bool {
+        Unbounded::is_closed(self)
+    }
+    fn is_idle(&self) -> bool {
+        Unbounded::is_idle(self)
+    }
+}
+
+pub(crate) struct Chan<T, S: Semaphore> {
+    pub(crate) sem: S,
+    pub(crate) queue: S::Queue<T>,
+    rx_waker: AtomicWaker,
+    /// Live senders (`Sender`s and `OwnedPermit`s: a `Permit` borrows a sender).
+    tx_count: AtomicUsize,
+    /// Live weak senders.
+    weak_count: AtomicUsize,
+    /// Senders waiting in `closed()`.
+    closed_waiters: Mutex<WaitList<()>>,
+}
+
+// SAFETY: the queue moves messages between threads (T: Send) and is accessed as its module
+// doc says; the rest is atomics and locks.
+unsafe impl<T: Send, S: Semaphore + Send> Send for Chan<T, S> {}
+// SAFETY: as above.
+unsafe impl<T: Send, S: Semaphore + Sync> Sync for Chan<T, S> {}
+
+impl<T, S: Semaphore> Chan<T, S> {
+    pub(crate) fn new(sem: S) -> Chan<T, S> {
+        Chan {
+            queue: sem.new_queue(),
+            sem,
+            rx_waker: AtomicWaker::new(),
+            tx_count: AtomicUsize::new(1),
+            weak_count: AtomicUsize::new(0),
+            closed_waiters: Mutex::new(WaitList::new()),
+        }
+    }
+
+    // ----- senders -----
+
+    /// Pushes a message the caller has accounted for, and wakes the receiver.
+    pub(crate) fn push(&self, value: T) {
+        self.queue.push(value);
+        self.rx_waker.wake();
+    }
+
+    pub(crate) fn inc_tx(&self) {
+        self.tx_count.fetch_add(1, Relaxed);
+    }
+
+    /// A sender is gone; the last one wakes the receiver (it may be done).
+    pub(crate) fn dec_tx(&self) {
+        // AcqRel: Release orders this sender's pushes before the receiver's Acquire of zero.
+        if self.tx_count.fetch_sub(1, AcqRel) == 1 {
+            self.rx_waker.wake();
+        }
+    }
+
+    /// Makes a strong sender from a weak one, unless every sender is gone.
+    pub(crate) fn try_inc_tx(&self) -> bool {
+        let mut n = self.tx_count.load(Relaxed);
+        loop {
+            if n == 0 {
+                return false;
+            }
+            match self
+                .tx_count
+                .compare_exchange_weak(n, n + 1, Relaxed, Relaxed)
+            {
+                Ok(_) => return true,
+                Err(now) => n = now,
+            }
+        }
+    }
+
+    pub(crate) fn strong_count(&self) -> usize {
+        self.tx_count.load(Relaxed)
+    }
+
+    pub(crate) fn weak_count(&self) -> usize {
+        self.weak_count.load(Relaxed)
+    }
+
+    pub(crate) fn inc_weak(&self) {
+        self.weak_count.fetch_add(1, Relaxed);
+    }
+
+    pub(crate) fn dec_weak(&self) {
+        self.weak_count.fetch_sub(1, Relaxed);
+    }
+
+    /// A permit came back unused: if the receiver closed the channel it may now be done.
+    pub(crate) fn permit_returned(&self) {
+        if self.sem.is_closed() && self.sem.is_idle() {
+            self.rx_waker.wake();
+        }
+    }
+
+    /// Waits until the receiver closed the channel or is gone (`Sender::closed`).
+    pub(crate) async fn closed(&self) {
+        let mut waiter = Waiter::new(&self.closed_waiters);
+        std::future::poll_fn(|cx| waiter.poll_until(cx, || self.sem.is_closed())).await
+    }
+
+    // ----- the receiver (one at a time: `&mut Receiver`) -----
+
+    /// Closes the channel for sending; wakes the senders waiting for capacity (they fail)
+    /// and those waiting in `closed()`.
+    pub(crate) fn close(&self) {
+        self.sem.close();
+        notify_all(&self.closed_waiters);
+    }
+
+    /// True when nothing more can arrive (see the module doc); the caller looks at the
+    /// queue once more afterwards.
+    fn is_done(&self) -> bool {
+        // Acquire: pairs with the senders' release decrements (their pushes).
+        self.tx_count.load(Acquire) == 0 || (self.sem.is_closed() && self.sem.is_idle())
+    }
+
+    /// Takes one message, waiting out a producer caught between claim and write.
+    ///
+    /// # Safety
+    /// The caller is the receiver.
+    unsafe fn pop_wait(&self) -> Option<T> {
+        loop {
+            // SAFETY: the caller is the receiver.
+            match unsafe { self.queue.pop() } {
+                Pop::Value(v) => {
+                    self.sem.add_permit();
+                    return Some(v);
+                }
+                Pop::Empty => return None,
+                // The producer is a few instructions from done (it runs no user code
+                // between claim and write); let it finish.
+                Pop::Busy => shim::thread::yield_now(),
+            }
+        }
+    }
+
+    /// Takes one message if one is there.
+    ///
+    /// # Safety
+    /// The caller is the receiver.
+    unsafe fn pop(&self) -> Option<T> {
+        // SAFETY: the caller is the receiver.
+        match unsafe { self.queue.pop() } {
+            Pop::Value(v) => {
+                self.sem.add_permit();
+                Some(v)
+            }
+            Pop::Empty | Pop::Busy => None,
+        }
+    }
+
+    /// # Safety
+    /// The caller is the receiver.
+    pub(crate) unsafe fn poll_recv(&self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+        std::task::ready!(poll_budget(cx));
+        // SAFETY (all `pop`s below): the caller is the receiver.
+        if let Some(v) = unsafe { self.pop() } {
+            spend_budget(cx);
+            return Poll::Ready(Some(v));
+        }
+        self.rx_waker.register(cx.waker());
+        if let Some(v) = unsafe { self.pop() } {
+            spend_budget(cx);
+            return Poll::Ready(Some(v));
+        }
+        if self.is_done() {
+            let v = unsafe { self.pop_wait() };
+            spend_budget(cx);
+            return Poll::Ready(v);
+        }
+        Poll::Pending
+    }
+
+    /// Moves up to `limit` messages into `buf`, waiting for the first.
+    ///
+    /// # Safety
+    /// The caller is the receiver.
+    pub(crate) unsafe fn poll_recv_many(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut Vec<T>,
+        limit: usize,
+    ) -> Poll<usize> {
+        if limit == 0 {
+            return Poll::Ready(0);
+        }
+        // SAFETY: the caller is the receiver.
+        match unsafe { self.poll_recv(cx) } {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(None) => Poll::Ready(0),
+            Poll::Ready(Some(v)) => {
+                buf.reserve(limit.min(64));
+                buf.push(v);
+                let mut n = 1;
+                while n < limit {
+                    // SAFETY: the caller is the receiver.
+                    match unsafe { self.pop() } {
+                        Some(v) => {
+                            buf.push(v);
+                            n += 1;
+                        }
+                        None => break,
+                    }
+                }
+                Poll::Ready(n)
+            }
+        }
+    }
+
+    /// `Ok(Some)`: a message; `Ok(None)`: empty for now; `Err(())`: done.
+    ///
+    /// # Safety
+    /// The caller is the receiver.
+    pub(crate) unsafe fn try_recv(&self) -> Result<Option<T>, ()> {
+        // SAFETY: the caller is the receiver.
+        if let Some(v) = unsafe { self.pop_wait() } {
+            return Ok(Some(v));
+        }
+        if self.is_done() {
+            // SAFETY: as above.
+            return unsafe { self.pop_wait() }.map(Some).ok_or(());
+        }
+        Ok(None)
+    }
+
+    /// Whether the receiver sees the channel closed (closed by it, or every sender gone).
+    pub(crate) fn rx_is_closed(&self) -> bool {
+        self.sem.is_closed() || self.tx_count.load(Acquire) == 0
+    }
+
+    /// The receiver is dropped: close, and drop what is queued now (a message still being
+    /// written goes with the queue).
+    ///
+    /// # Safety
+    /// The caller is the receiver.
+    pub(crate) unsafe fn rx_drop(&self) {
+        self.close();
+        // SAFETY: the caller is the receiver.
+        while let Some(v) = unsafe { self.pop() } {
+            drop(v);
+        }
+    }
+}

@@ -1,0 +1,52 @@
+//! Multi-producer, single-consumer channels, as tokio's `sync::mpsc`.
+//!
+//! - [`channel`]: bounded. Room for `buffer` messages; [`Sender::send`] waits while the
+//!   channel is full (backpressure). The queue is a ring of slots allocated once with a
+//!   sequence stamp per slot (`ring`), so the bounded path allocates nothing per message;
+//!   capacity is a FIFO semaphore of permits (`semaphore`) whose fast path is one CAS.
+//! - [`unbounded_channel`]: sending never waits; the queue is a linked list of nodes
+//!   (`list`), one allocation per message.
+//!
+//! Both flavors share `chan`: the receiver's waker, the sender counts and the closing
+//! protocol. Guarantees (see each file's doc for the invariants that give them):
+//! - Messages from one sender arrive in the order sent; every message sent before the
+//!   channel closed is delivered; each message is dropped exactly once (received, drained
+//!   when the receiver is dropped, or dropped with the channel).
+//! - A cancelled wait (`send`, `reserve*`, `recv`, `closed`) leaves the channel consistent;
+//!   room a cancelled `reserve` was given passes on to the next waiting sender.
+//! - Every wait that completes ready spends one unit of the task's cooperative budget.
+//! - Wakers are woken and dropped outside every internal lock.
+//! - The channels work outside any runtime; the `blocking_*` methods block a plain thread
+//!   and panic inside a runtime.
+//!
+//! ```
+//! # runtime::Runtime::new().unwrap().block_on(async {
+//! use runtime::sync::mpsc;
+//!
+//! let (tx, mut rx) = mpsc::channel(16);
+//! for id in 0..4 {
+//!     let tx = tx.clone();
+//!     runtime::spawn(async move { tx.send(id).await.unwrap() });
+//! }
+//! drop(tx);
+//! let mut ids = Vec::new();
+//! while let Some(id) = rx.recv().await {
+//!     ids.push(id);
+//! }
+//! ids.sort();
+//! assert_eq!(ids, [0, 1, 2, 3]);
+//! # });
+//! ```
+
+mod bounded;
+mod chan;
+pub mod error;
+mod list;
+mod permit;
+mod ring;
+mod semaphore;
+mod unbounded;
+
+pub use bounded::{channel, Receiver, Sender, WeakSender};
+pub use permit::{OwnedPermit, Permit, PermitIterator};
+pub use unbounded::{unbounded_channel, UnboundedReceiver, UnboundedSender, WeakUnboundedSender};

@@ -1,0 +1,282 @@
+//! The unbounded channel's handles: [`UnboundedSender`], [`UnboundedReceiver`],
+//! [`WeakUnboundedSender`]. Sending never waits; the queue is `list` (one node per
+//! message) and `semaphore::Unbounded` counts what is queued.
+
+use std::fmt;
+use std::task::{Context, Poll};
+
+use shim::sync::Arc;
+
+use super::chan::Chan;
+use super::error::{SendError, TryRecvError};
+use super::semaphore::Unbounded;
+
+type UChan<T> = Chan<T, Unbounded>;
+
+/// Creates a channel without a bound: sending never waits, so nothing pushes back on a
+/// producer that outruns the receiver (prefer [`channel`](super::channel) when that can
+/// happen).
+///
+/// ```
+/// # runtime::Runtime::new().unwrap().block_on(async {
+/// let (tx, mut rx) = runtime::sync::mpsc::unbounded_channel();
+/// for i in 0..3 {
+///     tx.send(i).unwrap();
+/// }
+/// drop(tx);
+/// let mut got = Vec::new();
+/// while let Some(i) = rx.recv().await {
+///     got.push(i);
+/// }
+/// assert_eq!(got, [0, 1, 2]);
+/// # });
+/// ```
+pub fn unbounded_channel<T>() -> (UnboundedSender<T>, UnboundedReceiver<T>) {
+    let chan = Arc::new(Chan::new(Unbounded::new()));
+    (
+        UnboundedSender { chan: chan.clone() },
+        UnboundedReceiver { chan },
+    )
+}
+
+/// Sends messages to an [`UnboundedReceiver`]; clone it for more producers.
+pub struct UnboundedSender<T> {
+    chan: Arc<UChan<T>>,
+}
+
+/// An unbounded sender that does not keep the channel open (see
+/// [`WeakSender`](super::WeakSender)).
+pub struct WeakUnboundedSender<T> {
+    chan: Arc<UChan<T>>,
+}
+
+/// Receives the messages of an unbounded channel, in the order they were sent.
+pub struct UnboundedReceiver<T> {
+    chan: Arc<UChan<T>>,
+}
+
+impl<T> UnboundedSender<T> {
+    /// Sends `value` without waiting; gives it back once the receiver is gone or closed
+    /// the channel.
+    pub fn send(&self, value: T) -> Result<(), SendError<T>> {
+        if !self.chan.sem.try_add() {
+            return Err(SendError(value));
+        }
+        self.chan.push(value);
+        Ok(())
+    }
+
+    /// Waits until the receiver is dropped or closes the channel.
+    ///
+    /// Cancel safety: yes.
+    pub async fn closed(&self) {
+        self.chan.closed().await
+    }
+
+    /// True once the receiver is dropped or closed the channel.
+    pub fn is_closed(&self) -> bool {
+        self.chan.sem.is_closed()
+    }
+
+    /// True when both senders belong to the same channel.
+    pub fn same_channel(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.chan, &other.chan)
+    }
+
+    /// A [`WeakUnboundedSender`] for this channel.
+    pub fn downgrade(&self) -> WeakUnboundedSender<T> {
+        self.chan.inc_weak();
+        WeakUnboundedSender {
+            chan: self.chan.clone(),
+        }
+    }
+
+    /// The number of [`UnboundedSender`]s of the channel.
+    pub fn strong_count(&self) -> usize {
+        self.chan.strong_count()
+    }
+
+    /// The number of [`WeakUnboundedSender`]s of the channel.
+    pub fn weak_count(&self) -> usize {
+        self.chan.weak_count()
+    }
+}
+
+impl<T> Clone for UnboundedSender<T> {
+    fn clone(&self) -> Self {
+        self.chan.inc_tx();
+        UnboundedSender {
+            chan: self.chan.clone(),
+        }
+    }
+}
+
+impl<T> Drop for UnboundedSender<T> {
+    fn drop(&mut self) {
+        self.chan.dec_tx();
+    }
+}
+
+impl<T> WeakUnboundedSender<T> {
+    /// An [`UnboundedSender`], unless every sender is already gone.
+    pub fn upgrade(&self) -> Option<UnboundedSender<T>> {
+        self.chan.try_inc_tx().then(|| UnboundedSender {
+            chan: self.chan.clone(),
+        })
+    }
+
+    /// The number of [`UnboundedSender`]s of the channel.
+    pub fn strong_count(&self) -> usize {
+        self.chan.strong_count()
+    }
+
+    /// The number of [`WeakUnboundedSender`]s of the channel.
+    pub fn weak_count(&self) -> usize {
+        self.chan.weak_count()
+    }
+}
+
+impl<T> Clone for WeakUnboundedSender<T> {
+    fn clone(&self) -> Self {
+        self.chan.inc_weak();
+        WeakUnboundedSender {
+            chan: self.chan.clone(),
+        }
+    }
+}
+
+impl<T> Drop for WeakUnboundedSender<T> {
+    fn drop(&mut self) {
+        self.chan.dec_weak();
+    }
+}
+
+impl<T> UnboundedReceiver<T> {
+    /// Receives the next message, waiting for one; `None` once the channel is closed and
+    /// drained.
+    ///
+    /// Cancel safety: yes.
+    pub async fn recv(&mut self) -> Option<T> {
+        std::future::poll_fn(|cx| self.poll_recv(cx)).await
+    }
+
+    /// Receives up to `limit` messages into `buffer`, waiting for the first; 0 when `limit`
+    /// is 0 or the channel is closed and drained.
+    ///
+    /// Cancel safety: yes.
+    pub async fn recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
+        std::future::poll_fn(|cx| self.poll_recv_many(cx, buffer, limit)).await
+    }
+
+    /// Takes the next message if one is queued, without waiting.
+    pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
+        // SAFETY: `&mut self`: we are the one receiver.
+        match unsafe { self.chan.try_recv() } {
+            Ok(Some(v)) => Ok(v),
+            Ok(None) => Err(TryRecvError::Empty),
+            Err(()) => Err(TryRecvError::Disconnected),
+        }
+    }
+
+    /// Receives from synchronous code, blocking the thread until a message comes.
+    ///
+    /// # Panics
+    ///
+    /// Inside a runtime: `.await` [`recv`](UnboundedReceiver::recv) instead.
+    #[track_caller]
+    pub fn blocking_recv(&mut self) -> Option<T> {
+        crate::context::assert_not_in_runtime(
+            "UnboundedReceiver::blocking_recv called inside a runtime; `.await` \
+             `UnboundedReceiver::recv` instead",
+        );
+        futures::executor::block_on(self.recv())
+    }
+
+    /// As [`recv_many`](UnboundedReceiver::recv_many), blocking the thread.
+    ///
+    /// # Panics
+    ///
+    /// Inside a runtime: `.await` [`recv_many`](UnboundedReceiver::recv_many) instead.
+    #[track_caller]
+    pub fn blocking_recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
+        crate::context::assert_not_in_runtime(
+            "UnboundedReceiver::blocking_recv_many called inside a runtime; `.await` \
+             `UnboundedReceiver::recv_many` instead",
+        );
+        futures::executor::block_on(self.recv_many(buffer, limit))
+    }
+
+    /// Closes the channel for sending, keeping what is queued.
+    pub fn close(&mut self) {
+        self.chan.close();
+    }
+
+    /// Polls for the next message.
+    pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+        // SAFETY: `&mut self`: we are the one receiver.
+        unsafe { self.chan.poll_recv(cx) }
+    }
+
+    /// Polls for up to `limit` messages.
+    pub fn poll_recv_many(
+        &mut self,
+        cx: &mut Context<'_>,
+        buffer: &mut Vec<T>,
+        limit: usize,
+    ) -> Poll<usize> {
+        // SAFETY: `&mut self`: we are the one receiver.
+        unsafe { self.chan.poll_recv_many(cx, buffer, limit) }
+    }
+
+    /// The number of messages queued.
+    pub fn len(&self) -> usize {
+        self.chan.sem.len()
+    }
+
+    /// True when no message is queued.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// True once the channel is closed (by [`close`](UnboundedReceiver::close) or because
+    /// every sender is gone).
+    pub fn is_closed(&self) -> bool {
+        self.chan.rx_is_closed()
+    }
+
+    /// The number of [`UnboundedSender`]s of the channel.
+    pub fn sender_strong_count(&self) -> usize {
+        self.chan.strong_count()
+    }
+
+    /// The number of [`WeakUnboundedSender`]s of the channel.
+    pub fn sender_weak_count(&self) -> usize {
+        self.chan.weak_count()
+    }
+}
+
+impl<T> Drop for UnboundedReceiver<T> {
+    fn drop(&mut self) {
+        // SAFETY: we are the one receiver.
+        unsafe { self.chan.rx_drop() };
+    }
+}
+
+impl<T> fmt::Debug for UnboundedSender<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UnboundedSender").finish_non_exhaustive()
+    }
+}
+
+impl<T> fmt::Debug for WeakUnboundedSender<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WeakUnboundedSender")
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T> fmt::Debug for UnboundedReceiver<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UnboundedReceiver").finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,528 @@
+//! `Notify`: wake one waiting task, or all of them, with tokio's stored-permit semantics.
+//!
+//! One atomic word holds `calls << 2 | STATE`, where STATE is EMPTY, WAITING (the waiter
+//! queue is non-empty) or NOTIFIED (one stored permit), and `calls` counts
+//! `notify_waiters` calls. A mutex guards the FIFO of waiters ([`WaitList`]), each slot
+//! holding the notification it received (none yet, or by `notify_one` / `notify_last` /
+//! `notify_waiters`).
+//!
+//! - `notify_one` with nobody waiting stores the permit with one CAS (at most one is
+//!   stored); otherwise, under the lock, it unlinks the queue's head (`notify_last`: its
+//!   tail), records the notification in its slot, and wakes it after the lock.
+//! - A `Notified` future snapshots `calls` when it is created. Its first poll (or
+//!   `enable`) consumes a stored permit with one CAS, or is ready if `calls` moved;
+//!   otherwise it queues under the lock, re-checking both first. So `notify_waiters` wakes
+//!   exactly the futures created before it (queued or not yet polled) and stores nothing.
+//! - A queued future that is dropped after it got a `notify_one`/`notify_last` it never
+//!   returned passes it on (to the next waiter, or as the stored permit): no wake-up is
+//!   lost to cancellation.
+//!
+//! Invariants: STATE is WAITING iff the queue is non-empty (both changed under the lock);
+//! while WAITING no permit is stored. Wakers are woken and dropped after the lock.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
+
+use shim::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use shim::sync::Mutex;
+
+use super::wait_list::{WaitList, WakeList, NIL};
+
+const EMPTY: usize = 0;
+const WAITING: usize = 1;
+const NOTIFIED: usize = 2;
+const STATE: usize = 3;
+const CALL: usize = 4;
+
+/// Which waiter a single notification goes to.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Strategy {
+    /// `notify_one`: the longest waiting.
+    Fifo,
+    /// `notify_last`: the most recent.
+    Lifo,
+}
+
+/// What a queued waiter received.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Got {
+    Nothing,
+    One(Strategy),
+    All,
+}
+
+/// Wakes tasks waiting for an event, without sending data.
+///
+/// [`notify_one`](Notify::notify_one) wakes one waiting task, or, with nobody waiting,
+/// stores a single permit that the next [`notified`](Notify::notified) consumes at once
+/// (several calls still store one). [`notify_waiters`](Notify::notify_waiters) wakes every
+/// future created before it, and stores nothing.
+///
+/// ```
+/// use std::sync::Arc;
+/// use runtime::sync::Notify;
+///
+/// # runtime::Runtime::new().unwrap().block_on(async {
+/// let notify = Arc::new(Notify::new());
+/// let n2 = notify.clone();
+/// let waiter = runtime::spawn(async move {
+///     n2.notified().await;
+///     "woken"
+/// });
+/// notify.notify_one();
+/// assert_eq!(waiter.await.unwrap(), "woken");
+/// # });
+/// ```
+pub struct Notify {
+    state: AtomicUsize,
+    waiters: Mutex<WaitList<Got>>,
+}
+
+/// The future of [`Notify::notified`]: ready once notified.
+#[must_use = "futures do nothing unless polled or enabled"]
+pub struct Notified<'a> {
+    notify: &'a Notify,
+    w: Waiter,
+}
+
+/// The future of [`Notify::notified_owned`]: [`Notified`] holding an `Arc<Notify>`, so it
+/// is `'static` (it can be stored or moved into a task).
+#[must_use = "futures do nothing unless polled or enabled"]
+pub struct OwnedNotified {
+    notify: Arc<Notify>,
+    w: Waiter,
+}
+
+/// The state of one `Notified` / `OwnedNotified`.
+struct Waiter {
+    /// `notify_waiters` calls seen when created.
+    calls: usize,
+    /// Our queue slot once queued, else NIL.
+    slot: u32,
+    done: bool,
+}
+
+impl Notify {
+    /// A new `Notify` with no stored permit.
+    ///
+    /// ```
+    /// let n = runtime::sync::Notify::new();
+    /// n.notify_one();
+    /// ```
+    pub fn new() -> Notify {
+        Notify {
+            state: AtomicUsize::new(EMPTY),
+            waiters: Mutex::new(WaitList::new()),
+        }
+    }
+
+    /// A new `Notify` usable in a `static`.
+    ///
+    /// ```
+    /// use runtime::sync::Notify;
+    /// static N: Notify = Notify::const_new();
+    /// N.notify_one();
+    /// ```
+    #[cfg(not(loom))]
+    pub const fn const_new() -> Notify {
+        Notify {
+            state: AtomicUsize::new(EMPTY),
+            waiters: Mutex::new(WaitList::new()),
+        }
+    }
+
+    /// A future that completes when this `Notify` is notified.
+    ///
+    /// It counts as waiting for [`notify_waiters`](Notify::notify_waiters) from the moment
+    /// it is created, and for [`notify_one`](Notify::notify_one) from its first poll (or
+    /// [`Notified::enable`]).
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe: dropping the future after it received a `notify_one` it did not yet
+    /// return passes that notification on to another waiter (or stores it).
+    ///
+    /// ```
+    /// # runtime::Runtime::new().unwrap().block_on(async {
+    /// let n = runtime::sync::Notify::new();
+    /// n.notify_one(); // stored
+    /// n.notified().await; // consumes it at once
+    /// # });
+    /// ```
+    pub fn notified(&self) -> Notified<'_> {
+        Notified {
+            notify: self,
+            w: self.waiter(),
+        }
+    }
+
+    /// [`notified`](Notify::notified) for an `Arc<Notify>`: the future owns a clone of the
+    /// `Arc`, so it is `'static`.
+    ///
+    /// # Cancel safety
+    ///
+    /// As [`notified`](Notify::notified).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// # runtime::Runtime::new().unwrap().block_on(async {
+    /// let n = Arc::new(runtime::sync::Notify::new());
+    /// let waiting = n.clone().notified_owned();
+    /// let task = runtime::spawn(waiting);
+    /// n.notify_waiters();
+    /// task.await.unwrap();
+    /// # });
+    /// ```
+    pub fn notified_owned(self: Arc<Self>) -> OwnedNotified {
+        let w = self.waiter();
+        OwnedNotified { notify: self, w }
+    }
+
+    fn waiter(&self) -> Waiter {
+        Waiter {
+            calls: self.state.load(SeqCst) / CALL,
+            slot: NIL,
+            done: false,
+        }
+    }
+
+    /// Wakes the longest-waiting task, or stores a permit (at most one) when none waits.
+    ///
+    /// ```
+    /// # runtime::Runtime::new().unwrap().block_on(async {
+    /// let n = runtime::sync::Notify::new();
+    /// n.notify_one();
+    /// n.notify_one(); // still one permit
+    /// n.notified().await;
+    /// # });
+    /// ```
+    pub fn notify_one(&self) {
+        self.notify(Strategy::Fifo);
+    }
+
+    /// Like [`notify_one`](Notify::notify_one), but wakes the most recent waiter.
+    ///
+    /// ```
+    /// # runtime::Runtime::new().unwrap().block_on(async {
+    /// let n = runtime::sync::Notify::new();
+    /// n.notify_last();
+    /// n.notified().await;
+    /// # });
+    /// ```
+    pub fn notify_last(&self) {
+        self.notify(Strategy::Lifo);
+    }
+
+    fn notify(&self, strategy: Strategy) {
+        let mut cur = self.state.load(SeqCst);
+        while cur & STATE != WAITING {
+            match self
+                .state
+                .compare_exchange(cur, (cur & !STATE) | NOTIFIED, SeqCst, SeqCst)
+            {
+                Ok(_) => return,
+                Err(now) => cur = now,
+            }
+        }
+        let waker = {
+            let mut list = self.waiters.lock();
+            self.notify_locked(&mut list, strategy)
+        };
+        if let Some(w) = waker {
+            w.wake();
+        }
+    }
+
+    /// Hands one notification to a waiter (returning its waker) or stores the permit.
+    fn notify_locked(&self, list: &mut WaitList<Got>, strategy: Strategy) -> Option<Waker> {
+        let mut cur = self.state.load(SeqCst);
+        loop {
+            if cur & STATE == WAITING {
+                break;
+            }
+            match self
+                .state
+                .compare_exchange(cur, (cur & !STATE) | NOTIFIED, SeqCst, SeqCst)
+            {
+                Ok(_) => return None,
+                Err(now) => cur = now,
+            }
+        }
+        let idx = match strategy {
+            Strategy::Fifo => list.front(),
+            Strategy::Lifo => list.back(),
+        }
+        .expect("WAITING with an empty queue");
+        let slot = list.get_mut(idx);
+        slot.state = Got::One(strategy);
+        let waker = slot.waker.take();
+        list.unlink(idx);
+        if list.is_empty() {
+            self.set_empty_locked();
+        }
+        waker
+    }
+
+    /// WAITING -> EMPTY, keeping the call count (under the lock, queue just emptied).
+    fn set_empty_locked(&self) {
+        let mut cur = self.state.load(SeqCst);
+        loop {
+            debug_assert_eq!(cur & STATE, WAITING);
+            match self
+                .state
+                .compare_exchange(cur, (cur & !STATE) | EMPTY, SeqCst, SeqCst)
+            {
+                Ok(_) => return,
+                Err(now) => cur = now,
+            }
+        }
+    }
+
+    /// Wakes every task waiting now: every [`Notified`] created before this call, polled
+    /// or not. Stores no permit, and does not touch a permit already stored.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// # runtime::Runtime::new().unwrap().block_on(async {
+    /// let n = Arc::new(runtime::sync::Notify::new());
+    /// let a = n.notified();
+    /// let b = n.notified();
+    /// n.notify_waiters();
+    /// a.await;
+    /// b.await;
+    /// # });
+    /// ```
+    pub fn notify_waiters(&self) {
+        let mut wakes = WakeList::new();
+        {
+            let mut list = self.waiters.lock();
+            let cur = self.state.load(SeqCst);
+            if cur & STATE != WAITING {
+                self.state.fetch_add(CALL, SeqCst);
+                return;
+            }
+            while let Some(idx) = list.front() {
+                let slot = list.get_mut(idx);
+                slot.state = Got::All;
+                wakes.push(slot.waker.take());
+                list.unlink(idx);
+            }
+            // Under the lock, WAITING: nobody else changes the word now.
+            self.state.store((cur & !STATE) + CALL, SeqCst);
+        }
+        wakes.wake_all();
+    }
+}
+
+impl Default for Notify {
+    fn default() -> Self {
+        Notify::new()
+    }
+}
+
+impl fmt::Debug for Notify {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Notify").finish_non_exhaustive()
+    }
+}
+
+impl Notified<'_> {
+    /// Makes this future wait for [`notify_one`](Notify::notify_one) now, without polling
+    /// it (so a notification sent before the first `.await` is not missed). Returns true
+    /// when it is already notified (the `.await` will be ready at once).
+    ///
+    /// ```
+    /// # runtime::Runtime::new().unwrap().block_on(async {
+    /// let n = runtime::sync::Notify::new();
+    /// let mut waiter = std::pin::pin!(n.notified());
+    /// assert!(!waiter.as_mut().enable());
+    /// n.notify_one(); // goes to `waiter`, not to a stored permit
+    /// waiter.await;
+    /// # });
+    /// ```
+    pub fn enable(self: Pin<&mut Self>) -> bool {
+        let this = self.get_mut();
+        this.w.poll(this.notify, None)
+    }
+}
+
+impl OwnedNotified {
+    /// As [`Notified::enable`].
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// # runtime::Runtime::new().unwrap().block_on(async {
+    /// let n = Arc::new(runtime::sync::Notify::new());
+    /// let mut waiter = std::pin::pin!(n.clone().notified_owned());
+    /// assert!(!waiter.as_mut().enable());
+    /// n.notify_one();
+    /// waiter.await;
+    /// # });
+    /// ```
+    pub fn enable(self: Pin<&mut Self>) -> bool {
+        let this = self.get_mut();
+        this.w.poll(&this.notify, None)
+    }
+}
+
+impl Waiter {
+    /// Returns true once notified; queues (with `waker`, if any) otherwise.
+    fn poll(&mut self, n: &Notify, waker: Option<&Waker>) -> bool {
+        if self.done {
+            return true;
+        }
+        if self.slot == NIL {
+            let mut cur = n.state.load(SeqCst);
+            loop {
+                if cur / CALL != self.calls {
+                    self.done = true;
+                    return true;
+                }
+                if cur & STATE != NOTIFIED {
+                    break;
+                }
+                match n
+                    .state
+                    .compare_exchange(cur, (cur & !STATE) | EMPTY, SeqCst, SeqCst)
+                {
+                    Ok(_) => {
+                        self.done = true;
+                        return true;
+                    }
+                    Err(now) => cur = now,
+                }
+            }
+            let mut list = n.waiters.lock();
+            let mut cur = n.state.load(SeqCst);
+            loop {
+                if cur / CALL != self.calls {
+                    self.done = true;
+                    return true;
+                }
+                let next = match cur & STATE {
+                    NOTIFIED => (cur & !STATE) | EMPTY,
+                    EMPTY => (cur & !STATE) | WAITING,
+                    _ => break,
+                };
+                match n.state.compare_exchange(cur, next, SeqCst, SeqCst) {
+                    Ok(_) if cur & STATE == NOTIFIED => {
+                        self.done = true;
+                        return true;
+                    }
+                    Ok(_) => break,
+                    Err(now) => cur = now,
+                }
+            }
+            self.slot = list.push_back(Got::Nothing, waker.cloned());
+            return false;
+        }
+        let old = {
+            let mut list = n.waiters.lock();
+            if list.get(self.slot).state == Got::Nothing {
+                match waker {
+                    Some(w) => list.set_waker(self.slot, w),
+                    None => None,
+                }
+            } else {
+                let old = list.free(self.slot);
+                self.slot = NIL;
+                self.done = true;
+                old
+            }
+        };
+        drop(old);
+        self.done
+    }
+
+    /// `Future::poll` of both futures: budget, then [`Waiter::poll`].
+    fn poll_future(&mut self, n: &Notify, cx: &mut Context<'_>) -> Poll<()> {
+        if self.done {
+            return Poll::Ready(());
+        }
+        std::task::ready!(super::poll_budget(cx));
+        if self.poll(n, Some(cx.waker())) {
+            super::spend_budget(cx);
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    }
+
+    /// The future is dropped: leave the queue, passing on a single notification we got.
+    fn cancel(&mut self, n: &Notify) {
+        if self.slot == NIL {
+            return;
+        }
+        let (old, forward) = {
+            let mut list = n.waiters.lock();
+            let got = list.get(self.slot).state;
+            let old = list.free(self.slot);
+            self.slot = NIL;
+            let forward = match got {
+                Got::Nothing => {
+                    if list.is_empty() {
+                        n.set_empty_locked();
+                    }
+                    None
+                }
+                // A single notification we will never return: pass it on.
+                Got::One(strategy) => n.notify_locked(&mut list, strategy),
+                Got::All => None,
+            };
+            (old, forward)
+        };
+        drop(old);
+        if let Some(w) = forward {
+            w.wake();
+        }
+    }
+}
+
+impl Future for Notified<'_> {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = self.get_mut();
+        this.w.poll_future(this.notify, cx)
+    }
+}
+
+impl Future for OwnedNotified {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = self.get_mut();
+        this.w.poll_future(&this.notify, cx)
+    }
+}
+
+impl Drop for Notified<'_> {
+    fn drop(&mut self) {
+        self.w.cancel(self.notify);
+    }
+}
+
+impl Drop for OwnedNotified {
+    fn drop(&mut self) {
+        self.w.cancel(&self.notify);
+    }
+}
+
+impl fmt::Debug for Notified<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Notified")
+            .field("done", &self.w.done)
+            .finish_non_exhaustive()
+    }
+}
+
+impl fmt::Debug for OwnedNotified {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OwnedNotified")
+            .field("done", &self.w.done)
+            .finish_non_exhaustive()
+    }
+}

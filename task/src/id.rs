@@ -1,0 +1,100 @@
+//! Task ids: unique for the life of the process, assigned at spawn, and the "current task"
+//! a thread is polling.
+//!
+//! Assignment costs no shared atomic per spawn: each thread takes a block of `BLOCK` ids
+//! from one global counter (one `fetch_add` per block) and hands them out from a
+//! thread-local cursor. Ids are therefore unique but not in spawn order across threads.
+//! The id lives in the task's cold trailer, written once at allocation and never again.
+//!
+//! The current task is a thread-local pointer to the header of the task being polled (or
+//! having its future dropped), set by the harness around that call and restored after it;
+//! `current()` reads the id from that task's trailer. Nothing on the hot path reads the
+//! trailer: the harness stores a pointer it already has.
+
+use std::cell::Cell;
+use std::fmt;
+use std::num::NonZeroU64;
+use std::ptr::NonNull;
+
+use crate::core::Header;
+
+/// An opaque id that uniquely identifies a task among all tasks of the process, for as
+/// long as the process lives (ids are never reused). `Debug` prints `Id(7)`, `Display`
+/// prints `7`. (Examples: `runtime::task::Id`; this crate cannot spawn.)
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Id(NonZeroU64);
+
+impl Id {
+    /// The id as a number (for logs and metrics).
+    pub fn as_u64(&self) -> u64 {
+        self.0.get()
+    }
+}
+
+impl fmt::Debug for Id {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Id({})", self.0)
+    }
+}
+
+impl fmt::Display for Id {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+/// Ids a thread takes from the global counter at once.
+const BLOCK: u64 = 1024;
+
+/// The next unassigned block's first id. A plain std atomic, not the shim: it carries no
+/// synchronization (only uniqueness matters, and `fetch_add` gives it in any order).
+static NEXT_BLOCK: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+std::thread_local! {
+    /// This thread's cursor: (next id, end of its block).
+    static CURSOR: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
+    /// The task being polled on this thread, if any.
+    static CURRENT: Cell<Option<NonNull<Header>>> = const { Cell::new(None) };
+}
+
+/// A fresh id, for a task being allocated.
+pub(crate) fn next() -> Id {
+    let id = CURSOR
+        .try_with(|c| {
+            let (mut next, mut end) = c.get();
+            if next == end {
+                next = NEXT_BLOCK.fetch_add(BLOCK, std::sync::atomic::Ordering::Relaxed);
+                end = next + BLOCK;
+            }
+            c.set((next + 1, end));
+            next
+        })
+        // A spawn from a thread-local destructor: take one id alone.
+        .unwrap_or_else(|_| NEXT_BLOCK.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+    Id(NonZeroU64::new(id).expect("task id counter overflowed"))
+}
+
+/// Marks `task` as the thread's current task until the guard drops.
+pub(crate) struct CurrentGuard {
+    prev: Option<NonNull<Header>>,
+}
+
+pub(crate) fn enter(task: NonNull<Header>) -> CurrentGuard {
+    let prev = CURRENT.try_with(|c| c.replace(Some(task))).unwrap_or(None);
+    CurrentGuard { prev }
+}
+
+impl Drop for CurrentGuard {
+    fn drop(&mut self) {
+        let prev = self.prev;
+        let _ = CURRENT.try_with(|c| c.set(prev));
+    }
+}
+
+/// The id of the task this thread is polling, if any.
+pub fn current() -> Option<Id> {
+    let task = CURRENT.try_with(|c| c.get()).ok().flatten()?;
+    // SAFETY: the pointer is set only while the harness polls (or drops the future of)
+    // that task, holding a reference to it, and is reset when that call returns.
+    Some(unsafe { Header::trailer(task) }.id)
+}
