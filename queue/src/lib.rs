@@ -9,6 +9,8 @@
 //!   behind what they have not popped yet; a lock-free length makes "anything there?" free.
 //!   Tasks spawned from outside the runtime and overflow from the rings land here;
 //!   [`Chain`] is a detached run of its items, iterated without the lock.
+//! - [`LifoSlot`] (module `lifo`): a worker's one-item LIFO slot, which a sibling may
+//!   empty when the owner is stuck in a long poll (owner pushes without an RMW).
 //! - [`Link`] (module `link`): the intrusive `next` pointer the item provides.
 //!
 //! All atomics, cells and locks come from `shim`, so `--cfg loom` model-checks this code.
@@ -17,9 +19,11 @@
 #![warn(missing_docs)]
 
 mod inject;
+mod lifo;
 mod link;
 mod local;
 
 pub use inject::{Chain, Inject};
+pub use lifo::LifoSlot;
 pub use link::Link;
 pub use local::{local, local_with_start, Local, Steal, CAPACITY};

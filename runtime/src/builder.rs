@@ -13,8 +13,10 @@ use shim::sync::Arc;
 
 use crate::blocking;
 use crate::driver::Driver;
+use crate::metrics::Stall;
 use crate::runtime::{Flavor, Latch, Runtime};
 use crate::scheduler::{self, current_thread, multi_thread};
+use crate::unhandled::{self, UnhandledPanic};
 
 /// Builds a [`Runtime`] with custom settings.
 pub struct Builder {
@@ -29,6 +31,8 @@ pub struct Builder {
     enable_time: bool,
     max_blocking_threads: usize,
     keep_alive: Duration,
+    on_stall: Option<(Duration, crate::metrics::StallCallback)>,
+    unhandled_panic: UnhandledPanic,
     rng_seed: Option<crate::rand::RngSeed>,
     hooks: crate::hooks::Hooks,
     name: Option<String>,
@@ -66,6 +70,8 @@ impl Builder {
             enable_time: false,
             max_blocking_threads: 512,
             keep_alive: Duration::from_secs(10),
+            on_stall: None,
+            unhandled_panic: UnhandledPanic::Ignore,
             rng_seed: None,
             hooks: crate::hooks::Hooks::default(),
             name: None,
@@ -196,6 +202,72 @@ impl Builder {
     /// How long an idle blocking-pool thread waits for work before exiting (default 10 s).
     pub fn thread_keep_alive(&mut self, d: Duration) -> &mut Self {
         self.keep_alive = d;
+        self
+    }
+
+    /// Calls `callback` when a task's poll has kept a worker busy for `threshold`: once per
+    /// such poll, on the runtime's monitor thread, while the poll is still running (so a
+    /// service can log which worker is stuck, and for how long). Multi-thread flavor only
+    /// (ignored by the current-thread flavor, whose only thread is the one stuck).
+    ///
+    /// The monitor looks every millisecond: a threshold below that acts as 1 ms, and the
+    /// call comes up to a millisecond late. Keep the callback short (log, bump a counter):
+    /// while it runs the monitor does not rescue other workers' tasks. With no callback a
+    /// stuck worker is still visible in `Runtime::metrics()` (see `WorkerMetrics::
+    /// current_poll_since`, `long_polls`, `longest_poll`).
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    /// use std::time::Duration;
+    ///
+    /// let (tx, rx) = mpsc::channel();
+    /// let tx = std::sync::Mutex::new(tx);
+    /// let rt = runtime::Builder::new_multi_thread()
+    ///     .worker_threads(2)
+    ///     .on_stall(Duration::from_millis(5), move |stall| {
+    ///         let _ = tx.lock().unwrap().send(stall.worker);
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// rt.block_on(async {
+    ///     runtime::spawn(async move {
+    ///         // A blocking call inside a task (what `spawn_blocking` is for): the worker
+    ///         // is stuck until the monitor reports it.
+    ///         rx.recv_timeout(Duration::from_secs(10)).expect("the stall was reported");
+    ///     })
+    ///     .await
+    ///     .unwrap();
+    /// });
+    /// ```
+    pub fn on_stall<F>(&mut self, threshold: Duration, callback: F) -> &mut Self
+    where
+        F: Fn(&Stall) + Send + Sync + 'static,
+    {
+        self.on_stall = Some((threshold, std::sync::Arc::new(callback)));
+        self
+    }
+
+    /// What the runtime does when a spawned task panics (default:
+    /// [`UnhandledPanic::Ignore`], the panic goes to the task's `JoinHandle`). With
+    /// [`UnhandledPanic::ShutdownRuntime`] the first panicking task shuts the runtime down
+    /// and every `block_on` on it panics with that task's panic message.
+    ///
+    /// ```
+    /// use runtime::{Builder, UnhandledPanic};
+    ///
+    /// let rt = Builder::new_current_thread()
+    ///     .unhandled_panic(UnhandledPanic::ShutdownRuntime)
+    ///     .build()
+    ///     .unwrap();
+    /// let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    ///     rt.block_on(async {
+    ///         let _ = runtime::spawn(async { panic!("boom") }).await;
+    ///     })
+    /// }));
+    /// assert!(r.is_err());
+    /// ```
+    pub fn unhandled_panic(&mut self, behavior: UnhandledPanic) -> &mut Self {
+        self.unhandled_panic = behavior;
         self
     }
 
@@ -382,6 +454,7 @@ impl Builder {
                     self.event_interval,
                     driver,
                     blocking.clone(),
+                    unhandled::policy(self.unhandled_panic),
                     self.hooks.clone(),
                     self.name.clone(),
                 );
@@ -404,21 +477,45 @@ impl Builder {
                     hooks: self.hooks.clone(),
                     name: self.name.clone(),
                 };
-                let (handle, launch) = multi_thread::create(n, config, driver, blocking.clone());
+                let (handle, launch) = multi_thread::create(
+                    n,
+                    config,
+                    driver,
+                    blocking.clone(),
+                    self.on_stall.clone(),
+                    unhandled::policy(self.unhandled_panic),
+                );
                 let sched = scheduler::Handle::MultiThread(handle.clone());
                 blocking.set_runtime(sched.clone());
                 let exited = Arc::new(Latch::new());
-                let mut threads = Vec::with_capacity(n);
+                let mut threads = Vec::with_capacity(n + 1);
+                // Each thread's body, and whether it is a worker: the user's thread hooks and
+                // the RNG seeds are for the workers, not for the runtime's own monitor.
+                let mut bodies: Vec<(bool, Box<dyn FnOnce() + Send>)> = Vec::with_capacity(n + 1);
                 for worker in launch {
+                    bodies.push((true, Box::new(move || worker.run())));
+                }
+                // The monitor (multi_thread/monitor.rs): rescues work from stuck workers,
+                // keeps the driver attended. Not under loom (no clock in the models).
+                #[cfg(not(loom))]
+                {
+                    let handle = handle.clone();
+                    bodies.push((false, Box::new(move || multi_thread::run_monitor(handle))));
+                }
+                for (is_worker, body) in bodies {
                     let name = (self.thread_name)();
                     let latch = ExitSignal(exited.clone());
                     let worker_seeds = seeds.clone();
                     let hooks = self.hooks.clone();
                     let body = move || {
                         let _latch = latch;
-                        let _thread = hooks.enter_thread();
-                        let _seed = crate::rand::enter(worker_seeds.as_deref());
-                        worker.run();
+                        if is_worker {
+                            let _thread = hooks.enter_thread();
+                            let _seed = crate::rand::enter(worker_seeds.as_deref());
+                            body();
+                        } else {
+                            body();
+                        }
                     };
                     match shim::thread::spawn_named(name, self.thread_stack_size, body) {
                         Ok(t) => threads.push(t),
@@ -496,6 +593,8 @@ impl fmt::Debug for Builder {
             .field("enable_io", &self.enable_io)
             .field("enable_time", &self.enable_time)
             .field("max_blocking_threads", &self.max_blocking_threads)
+            .field("on_stall", &self.on_stall.as_ref().map(|(t, _)| t))
+            .field("unhandled_panic", &self.unhandled_panic)
             .finish()
     }
 }

@@ -26,12 +26,17 @@ pub(crate) struct Driver {
 struct Inner {
     driver: parking_lot::Mutex<io_driver::Driver>,
     handle: Arc<io_driver::Handle>,
+    /// Parks (blocking or not) so far; written under `driver`'s lock only, read by the
+    /// multi-thread monitor to tell whether anyone polls the driver.
+    polls: std::sync::atomic::AtomicU64,
 }
 
 /// The driver, locked by the thread about to sleep in it.
 pub(crate) struct Locked<'a> {
     #[cfg(not(loom))]
     guard: parking_lot::MutexGuard<'a, io_driver::Driver>,
+    #[cfg(not(loom))]
+    polls: &'a std::sync::atomic::AtomicU64,
     #[cfg(loom)]
     _p: std::marker::PhantomData<&'a ()>,
 }
@@ -46,6 +51,7 @@ impl Driver {
                 Some(Inner {
                     driver: parking_lot::Mutex::new(driver),
                     handle,
+                    polls: std::sync::atomic::AtomicU64::new(0),
                 })
             } else {
                 None
@@ -70,12 +76,46 @@ impl Driver {
         #[cfg(not(loom))]
         {
             let inner = self.inner.as_ref()?;
-            inner.driver.try_lock().map(|guard| Locked { guard })
+            inner.driver.try_lock().map(|guard| Locked {
+                guard,
+                polls: &inner.polls,
+            })
         }
         #[cfg(loom)]
         {
             None
         }
+    }
+
+    /// True when the runtime has an I/O or timer driver.
+    // The monitor that reads these is not built under loom.
+    #[cfg_attr(loom, allow(dead_code))]
+    pub(crate) fn exists(&self) -> bool {
+        #[cfg(not(loom))]
+        return self.inner.is_some();
+        #[cfg(loom)]
+        false
+    }
+
+    /// True while a thread holds the driver (sleeps in it, or polls it).
+    #[cfg_attr(loom, allow(dead_code))]
+    pub(crate) fn is_held(&self) -> bool {
+        #[cfg(not(loom))]
+        return self.inner.as_ref().is_some_and(|i| i.driver.is_locked());
+        #[cfg(loom)]
+        false
+    }
+
+    /// How many times the driver was polled so far (changes whenever anyone polls it).
+    #[cfg_attr(loom, allow(dead_code))]
+    pub(crate) fn polls(&self) -> u64 {
+        #[cfg(not(loom))]
+        return self
+            .inner
+            .as_ref()
+            .map_or(0, |i| i.polls.load(std::sync::atomic::Ordering::Relaxed));
+        #[cfg(loom)]
+        0
     }
 
     /// Wakes the thread sleeping in the driver.
@@ -142,7 +182,12 @@ impl Driver {
 impl Locked<'_> {
     pub(crate) fn park(&mut self, timeout: Option<Duration>) {
         #[cfg(not(loom))]
-        self.guard.park(timeout);
+        {
+            use std::sync::atomic::Ordering::Relaxed;
+            // Under the lock: a load and a store, no RMW.
+            self.polls.store(self.polls.load(Relaxed) + 1, Relaxed);
+            self.guard.park(timeout);
+        }
         #[cfg(loom)]
         let _ = timeout;
     }

@@ -117,13 +117,15 @@ pub mod sync;
 pub mod task;
 #[cfg(not(loom))]
 pub mod time;
+mod unhandled;
 mod util;
 
 pub use crate::builder::Builder;
 pub use crate::handle::{EnterGuard, Handle, Id, RuntimeFlavor, TryCurrentError};
 pub use crate::local_runtime::{LocalOptions, LocalRuntime};
-pub use crate::metrics::{RuntimeMetrics, WorkerMetrics};
+pub use crate::metrics::{RuntimeMetrics, Stall, WorkerMetrics};
 pub use crate::rand::RngSeed;
 pub use crate::runtime::Runtime;
 pub use crate::task::spawn;
+pub use crate::unhandled::UnhandledPanic;
 pub use runtime_macros::{main, test};

@@ -180,7 +180,33 @@ pub struct WorkerMetrics {
     pub noop_unparks: u64,
     /// Time spent not parked.
     pub busy: Duration,
+    /// Polls that lasted 10 ms or more (a task blocking its worker: CPU-heavy work or a
+    /// blocking call that belongs in `spawn_blocking`). Polls are timed by the runtime's
+    /// monitor, which looks every millisecond: a poll counts once it has been seen running
+    /// for 10 ms. Always 0 on the current-thread flavor.
+    pub long_polls: u64,
+    /// The longest poll seen so far (the one running now included), to the monitor's 1 ms
+    /// resolution: polls shorter than that are not timed and leave it at zero.
+    pub longest_poll: Duration,
+    /// `Some(t)` while the worker is inside a poll right now: the poll has been running
+    /// since `t` at the latest (the monitor's first sighting, within 1 ms of its start; a
+    /// poll that began after the monitor's last look reads as starting now). `None`
+    /// between polls and while parked. A watchdog compares `t` with `Instant::now()`.
+    pub current_poll_since: Option<Instant>,
 }
+
+/// A poll that has run longer than the `Builder::on_stall` threshold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Stall {
+    /// The worker's index (as in `RuntimeMetrics::workers`).
+    pub worker: usize,
+    /// How long the poll has been running when the callback is called (at least).
+    pub elapsed: Duration,
+}
+
+/// The `Builder::on_stall` callback.
+pub(crate) type StallCallback = std::sync::Arc<dyn Fn(&Stall) + Send + Sync>;
 
 /// The worker-private counters, living in the worker's core.
 #[derive(Debug, Default)]
@@ -274,6 +300,7 @@ impl Slot {
             unparks: self.unparks.load(Relaxed),
             noop_unparks: self.noop_unparks.load(Relaxed),
             busy: Duration::from_nanos(self.busy_ns.load(Relaxed)),
+            ..WorkerMetrics::default()
         }
     }
 }

@@ -120,6 +120,7 @@ impl Runtime {
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         let _rt = context::enter_runtime();
         let _enter = context::enter(self.handle.inner.clone());
+        let future = crate::unhandled::BlockOnGuard::new(&self.handle.inner, future);
         let _seed = crate::rand::enter(self.seeds.as_deref());
         match (&self.flavor, &self.handle.inner) {
             (Flavor::CurrentThread(ct), scheduler::Handle::CurrentThread(h)) => {

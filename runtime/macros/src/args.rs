@@ -1,5 +1,6 @@
 //! Parsing and validation of the attribute arguments:
-//! `#[runtime::main(flavor = "..", worker_threads = N, start_paused = bool, crate = "path")]`,
+//! `#[runtime::main(flavor = "..", worker_threads = N, start_paused = bool,
+//! unhandled_panic = "..", crate = "path")]`,
 //! where the flavor is `"multi_thread"`, `"current_thread"` or `"local"` (a `LocalRuntime`).
 //!
 //! These are tokio's arguments, so a `#[tokio::main(..)]` ports by renaming the path.
@@ -61,6 +62,8 @@ pub(crate) struct Config {
     pub(crate) worker_threads: Option<LitInt>,
     /// Path of the crate that provides `Builder`; `::runtime` unless `crate = ".."`.
     pub(crate) crate_path: syn::Path,
+    /// `unhandled_panic = "ignore" | "shutdown_runtime"`: the `UnhandledPanic` variant.
+    pub(crate) unhandled_panic: Option<Ident>,
     /// `start_paused = true|false`: the literal as written.
     pub(crate) start_paused: Option<syn::LitBool>,
 }
@@ -68,8 +71,9 @@ pub(crate) struct Config {
 const FLAVOR: &str = "flavor";
 const WORKER_THREADS: &str = "worker_threads";
 const CRATE: &str = "crate";
+const UNHANDLED_PANIC: &str = "unhandled_panic";
 const START_PAUSED: &str = "start_paused";
-const KNOWN_KEYS: &str = "`flavor`, `worker_threads`, `start_paused`, `crate`";
+const KNOWN_KEYS: &str = "`flavor`, `worker_threads`, `start_paused`, `unhandled_panic`, `crate`";
 
 /// One `key = value` pair, as written.
 struct RawArg {
@@ -97,7 +101,10 @@ impl Parse for RawArg {
 }
 
 fn is_known_key(name: &str) -> bool {
-    matches!(name, FLAVOR | WORKER_THREADS | CRATE | START_PAUSED)
+    matches!(
+        name,
+        FLAVOR | WORKER_THREADS | CRATE | START_PAUSED | UNHANDLED_PANIC
+    )
 }
 
 fn unknown_key_message(name: &str) -> String {
@@ -112,6 +119,7 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
         flavor: kind.default_flavor(),
         worker_threads: None,
         crate_path: syn::parse_quote!(::runtime),
+        unhandled_panic: None,
         start_paused: None,
     };
     let raw = match Punctuated::<RawArg, Token![,]>::parse_terminated.parse2(args) {
@@ -124,6 +132,7 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
     let mut flavor_key: Option<Ident> = None;
     let mut threads_key: Option<Ident> = None;
     let mut crate_key: Option<Ident> = None;
+    let mut panic_key: Option<Ident> = None;
     let mut paused_key: Option<Ident> = None;
 
     for RawArg { key, value } in raw {
@@ -132,6 +141,7 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
             FLAVOR => &mut flavor_key,
             WORKER_THREADS => &mut threads_key,
             CRATE => &mut crate_key,
+            UNHANDLED_PANIC => &mut panic_key,
             START_PAUSED => &mut paused_key,
             _ => {
                 errors.push(syn::Error::new(key.span(), unknown_key_message(&name)));
@@ -147,6 +157,9 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
         let result = match name.as_str() {
             FLAVOR => parse_flavor(&value).map(|f| config.flavor = f),
             WORKER_THREADS => parse_worker_threads(&value).map(|n| config.worker_threads = Some(n)),
+            UNHANDLED_PANIC => {
+                parse_unhandled_panic(&value).map(|v| config.unhandled_panic = Some(v))
+            }
             START_PAUSED => parse_start_paused(&value).map(|b| config.start_paused = Some(b)),
             _ => parse_crate_path(&value).map(|p| config.crate_path = p),
         };
@@ -229,6 +242,24 @@ fn parse_flavor(value: &Expr) -> syn::Result<Flavor> {
         _ => Err(syn::Error::new_spanned(
             value,
             format!("`flavor` expects a string literal: {VALID}"),
+        )),
+    }
+}
+
+fn parse_unhandled_panic(value: &Expr) -> syn::Result<Ident> {
+    const VALID: &str = "expected \"ignore\" or \"shutdown_runtime\"";
+    match literal(value) {
+        Some(Lit::Str(s)) => match s.value().as_str() {
+            "ignore" => Ok(Ident::new("Ignore", s.span())),
+            "shutdown_runtime" => Ok(Ident::new("ShutdownRuntime", s.span())),
+            other => Err(syn::Error::new(
+                s.span(),
+                format!("unknown unhandled_panic behavior \"{other}\"; {VALID}"),
+            )),
+        },
+        _ => Err(syn::Error::new_spanned(
+            value,
+            format!("`unhandled_panic` expects a string literal: {VALID}"),
         )),
     }
 }

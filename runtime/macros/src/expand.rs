@@ -217,6 +217,10 @@ fn generate(kind: Kind, config: &Config, func: Function) -> TokenStream {
         .worker_threads
         .as_ref()
         .map(|lit| quote!(.worker_threads(#lit)));
+    let unhandled = config
+        .unhandled_panic
+        .as_ref()
+        .map(|v| quote!(.unhandled_panic(#krate::UnhandledPanic::#v)));
     let paused = config
         .start_paused
         .as_ref()
@@ -252,6 +256,7 @@ fn generate(kind: Kind, config: &Config, func: Function) -> TokenStream {
                 .enable_all()
                 #threads
                 #paused
+                #unhandled
                 .#build
                 .expect("failed to build the runtime");
             #block_on

@@ -46,6 +46,9 @@ use proc_macro::TokenStream;
 /// - `flavor = "multi_thread"` (default) or `flavor = "current_thread"`;
 /// - `worker_threads = N`, an integer literal `>= 1`, only with `"multi_thread"`
 ///   (by default the builder picks the count);
+/// - `unhandled_panic = "ignore"` (default) or `unhandled_panic = "shutdown_runtime"`:
+///   `Builder::unhandled_panic`; with `"shutdown_runtime"` a panicking spawned task
+///   shuts the runtime down and the function panics (a test fails);
 /// - `start_paused = true|false`: start the runtime's clock paused
 ///   (`Builder::start_paused`, see `runtime::time::pause`), only with `"current_thread"`;
 /// - `crate = "path"`: where `Builder` lives, `::runtime` by default; for

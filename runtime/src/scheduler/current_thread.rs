@@ -35,6 +35,7 @@ pub(crate) struct Handle {
     pub(crate) shared: Shared,
     pub(crate) driver: Arc<Driver>,
     pub(crate) blocking: blocking::Spawner,
+    pub(crate) unhandled_panic: crate::unhandled::Policy,
     pub(crate) hooks: crate::hooks::Hooks,
     pub(crate) name: Option<String>,
 }
@@ -81,6 +82,7 @@ pub(crate) fn create(
     event_interval: u32,
     driver: Arc<Driver>,
     blocking: blocking::Spawner,
+    unhandled_panic: crate::unhandled::Policy,
     hooks: crate::hooks::Hooks,
     name: Option<String>,
 ) -> (Arc<Handle>, CurrentThread) {
@@ -97,6 +99,7 @@ pub(crate) fn create(
         },
         driver,
         blocking,
+        unhandled_panic,
         hooks,
         name,
     });

@@ -69,6 +69,39 @@ impl Handle {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
+        if self.unhandled_panic().is_some() {
+            return self.spawn_shutdown_on_panic(future);
+        }
+        self.spawn_inner(future)
+    }
+
+    /// `spawn` under `UnhandledPanic::ShutdownRuntime`: out of line, so the common path
+    /// stays as small as it was.
+    #[cold]
+    #[inline(never)]
+    fn spawn_shutdown_on_panic<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let state = self.unhandled_panic().clone().expect("checked by spawn");
+        self.spawn_inner(crate::unhandled::ShutdownOnPanic::new(future, state))
+    }
+
+    /// The runtime's unhandled-panic policy (`None`: `UnhandledPanic::Ignore`).
+    pub(crate) fn unhandled_panic(&self) -> &crate::unhandled::Policy {
+        match self {
+            Handle::MultiThread(h) => &h.unhandled_panic,
+            Handle::CurrentThread(h) => &h.unhandled_panic,
+        }
+    }
+
+    #[inline(always)]
+    fn spawn_inner<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
         match self {
             Handle::MultiThread(h) => multi_thread::Handle::spawn(h, future),
             Handle::CurrentThread(h) => current_thread::Handle::spawn(h, future),

@@ -124,6 +124,16 @@ impl Idle {
         self.sleepers.lock().contains(&worker)
     }
 
+    /// Workers not parked (running, searching, or notified and waking).
+    pub(crate) fn num_unparked(&self) -> usize {
+        num_unparked(self.state.load(SeqCst))
+    }
+
+    /// Some parked worker (left in the list), for the monitor to wake.
+    pub(crate) fn any_parked(&self) -> Option<usize> {
+        self.sleepers.lock().first().copied()
+    }
+
     /// (searching, unparked) right now; for tests.
     #[cfg(test)]
     pub(crate) fn counts(&self) -> (usize, usize) {

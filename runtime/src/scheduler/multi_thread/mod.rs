@@ -23,6 +23,10 @@
 //! periodic fairness visits alternate between the two, so neither can starve the other.
 
 mod idle;
+#[cfg_attr(loom, allow(dead_code))]
+mod monitor;
+mod spin;
+mod stall;
 mod worker;
 
 use std::future::Future;
@@ -33,11 +37,13 @@ use shim::sync::{Arc, Mutex};
 use task::{JoinHandle, OwnedTasks};
 
 use self::idle::Idle;
+use self::monitor::Monitor;
+use self::stall::WorkerShared;
 use self::worker::Core;
 pub(crate) use self::worker::{current_index, Context};
 use crate::blocking;
 use crate::driver::Driver;
-use crate::metrics::{self, RuntimeMetrics};
+use crate::metrics::{self, RuntimeMetrics, StallCallback};
 use crate::park::{Parker, Unparker};
 use crate::scheduler::{self, RunTask};
 
@@ -65,12 +71,18 @@ pub(crate) struct Handle {
     pub(crate) block_on_yield_every: u32,
     pub(crate) driver: Arc<Driver>,
     pub(crate) blocking: blocking::Spawner,
+    /// The monitor thread's state (monitor.rs).
+    monitor: Monitor,
+    pub(crate) unhandled_panic: crate::unhandled::Policy,
     pub(crate) hooks: crate::hooks::Hooks,
     pub(crate) name: Option<String>,
 }
 
 pub(crate) struct Shared {
     remotes: Box<[Remote]>,
+    /// Each worker's LIFO slot and poll stamp, one padded line each (stall.rs); each
+    /// worker's core holds its own too (no indexing on its hot path).
+    workers: Box<[std::sync::Arc<CachePadded<WorkerShared>>]>,
     /// Padded: written by every remote push and global-queue pop; the read-mostly
     /// neighbours (the owned list's id and shards, `remotes`) must not share its line.
     pub(crate) inject: CachePadded<Inject<RunTask>>,
@@ -80,6 +92,8 @@ pub(crate) struct Shared {
     pub(crate) overflow: CachePadded<Inject<RunTask>>,
     /// Padded: written by searching/parking transitions.
     idle: CachePadded<Idle>,
+    /// The one pre-park spinner's token (spin.rs); padded, taken once per idle episode.
+    spinner: CachePadded<spin::SpinToken>,
     pub(crate) owned: OwnedTasks<scheduler::Handle>,
     // Boxed: the cores travel as `Box<Core>` through the worker loop; no reallocation here.
     #[allow(clippy::vec_box)]
@@ -105,20 +119,32 @@ pub(crate) fn create(
     config: Config,
     driver: Arc<Driver>,
     blocking: blocking::Spawner,
+    on_stall: Option<(std::time::Duration, StallCallback)>,
+    unhandled_panic: crate::unhandled::Policy,
 ) -> (Arc<Handle>, Vec<Launch>) {
     // Read once: `available_parallelism` reads cgroup files.
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let spin_rounds = worker::spin_rounds(num_workers, cpus);
+    let spin_rounds = spin::spin_rounds(num_workers, cpus);
     let mut remotes = Vec::with_capacity(num_workers);
     let mut cores = Vec::with_capacity(num_workers);
-    for index in 0..num_workers {
+    let workers: Vec<_> = (0..num_workers)
+        .map(|_| std::sync::Arc::new(CachePadded::new(WorkerShared::new())))
+        .collect();
+    for (index, me) in workers.iter().enumerate() {
         let (steal, local) = queue::local();
         let park = Parker::new(driver.clone());
         remotes.push(Remote {
             steal,
             unpark: park.unparker(),
         });
-        cores.push(Core::new(index, local, park, &config, spin_rounds));
+        cores.push(Core::new(
+            index,
+            local,
+            park,
+            &config,
+            spin_rounds,
+            me.clone(),
+        ));
     }
     let handle = Arc::new(Handle {
         // With a worker per CPU or more, a spinning `block_on` thread takes a CPU from
@@ -132,15 +158,19 @@ pub(crate) fn create(
         },
         shared: Shared {
             remotes: remotes.into_boxed_slice(),
+            workers: workers.into_boxed_slice(),
             inject: CachePadded::new(Inject::new()),
             overflow: CachePadded::new(Inject::new()),
             idle: CachePadded::new(Idle::new(num_workers)),
+            spinner: CachePadded::new(spin::SpinToken::default()),
             owned: OwnedTasks::new(num_workers),
             shutdown_cores: Mutex::new(Vec::with_capacity(num_workers)),
             metrics: metrics::slots(num_workers),
         },
         driver,
         blocking,
+        monitor: Monitor::new(num_workers, on_stall),
+        unhandled_panic,
         hooks: config.hooks,
         name: config.name,
     });
@@ -159,6 +189,12 @@ impl Launch {
     pub(crate) fn run(self) {
         worker::run(self.handle, self.core);
     }
+}
+
+/// Runs the monitor (monitor.rs) on the calling thread until shutdown.
+#[cfg(not(loom))]
+pub(crate) fn run_monitor(handle: Arc<Handle>) {
+    monitor::run(&handle);
 }
 
 impl Shared {
@@ -228,14 +264,21 @@ impl Handle {
     /// meanwhile, wake someone.
     fn notify_if_work_pending(&self) {
         let pending = self.shared.remotes.iter().any(|r| !r.steal.is_empty())
-            || self.shared.has_global_work();
+            || self.shared.has_global_work()
+            || self.stuck_lifo_pending();
         if pending {
             self.notify_parked();
         }
     }
 
+    /// True when a stuck worker's LIFO slot holds a task a searcher may take.
+    fn stuck_lifo_pending(&self) -> bool {
+        self.shared.workers.iter().any(|w| w.has_stealable_lifo())
+    }
+
     /// Begins shutdown: closes the global queues and wakes every worker. Idempotent.
     pub(crate) fn close(&self) {
+        self.monitor.close();
         self.shared.overflow.close();
         if self.shared.inject.close() {
             for remote in self.shared.remotes.iter() {
@@ -253,7 +296,18 @@ impl Handle {
             num_workers: self.shared.remotes.len(),
             live_tasks: metrics::live_tasks(&self.shared.metrics),
             global_queue_depth: self.shared.inject.len() + self.shared.overflow.len(),
-            workers: self.shared.metrics.iter().map(|s| s.read()).collect(),
+            workers: self
+                .shared
+                .metrics
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    let mut m = s.read();
+                    let seq = self.shared.workers[i].poll_seq();
+                    self.monitor.published[i].fill(seq, self.monitor.base, &mut m);
+                    m
+                })
+                .collect(),
             // Filled in by `scheduler::Handle::metrics`.
             blocking_threads: 0,
             idle_blocking_threads: 0,

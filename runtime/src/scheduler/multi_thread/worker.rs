@@ -29,6 +29,8 @@ use queue::Local;
 use shim::sync::Arc;
 use task::JoinHandle;
 
+use super::spin::{SpinPolicy, SPIN_PAUSES};
+use super::stall::WorkerShared;
 use super::{Config, Handle};
 use crate::context;
 use crate::coop;
@@ -36,6 +38,7 @@ use crate::metrics::Stats;
 use crate::park::Parker;
 use crate::scheduler::{self, RunTask};
 use crate::util::FastRand;
+use crossbeam_utils::CachePadded;
 
 /// Polls of LIFO-slot tasks in a row before the ring gets a turn (when it holds tasks).
 const MAX_LIFO_POLLS: u32 = 3;
@@ -56,38 +59,11 @@ const MAX_GQI: u32 = 127;
 /// The interval before anything was measured.
 const DEFAULT_GQI: u32 = 61;
 
-/// A searcher that found nothing re-checks the queues this many times, `SPIN_PAUSES`
-/// spin hints apart (about 30 µs in all), before parking: work often arrives within
-/// microseconds (a producer spawning in a loop, the next request on a connection), and a
-/// park/unpark pair costs two syscalls plus a wake-up latency that on a virtual machine is
-/// tens of microseconds (chained_spawn on 2 cores: 100 µs with a 10 µs spin, 75 µs with
-/// this one). Only searchers spin (at most half the workers). No `sched_yield` in the
-/// spin: it would cost a syscall per idle episode (measured: +0.01 to 0.05 syscalls per
-/// HTTP request), more than tokio's futex pair.
-/// Under loom one round, or the model explodes.
-const SPIN_ROUNDS: u32 = if cfg!(loom) { 1 } else { 128 };
-/// The spin when there are more workers than CPUs: a spinning searcher would then take
-/// a CPU from a thread with work (a producer, a sibling), so it parks almost at once
-/// (measured on 2 cores with 4 workers: a 128-round spin made spawn_many_local slower).
-const SPIN_ROUNDS_OVERSUBSCRIBED: u32 = if cfg!(loom) { 1 } else { 4 };
-
-/// Pre-park spin rounds for a runtime of `workers` workers on a machine of `cpus` CPUs.
-pub(super) fn spin_rounds(workers: usize, cpus: usize) -> u32 {
-    if workers <= cpus {
-        SPIN_ROUNDS
-    } else {
-        SPIN_ROUNDS_OVERSUBSCRIBED
-    }
-}
-// loom-tests: under loom a spin hint is a `loom::thread::yield_now`, a scheduling point;
-// back-to-back yields with nothing between them add no behaviour, only executions (the
-// two-worker scheduler models explore 3.4x more with 8 than with 1).
-const SPIN_PAUSES: u32 = if cfg!(loom) { 1 } else { 8 };
-
 pub(crate) struct Core {
     index: usize,
     tick: u32,
-    lifo_slot: Option<RunTask>,
+    /// Whether a schedule from this worker goes to its LIFO slot (which lives in
+    /// `Shared::workers`, where a sibling can take it while this worker is stuck).
     lifo_enabled: bool,
     /// Tasks that yielded; run once nothing else is runnable.
     defer: Vec<RunTask>,
@@ -112,6 +88,10 @@ pub(crate) struct Core {
     disable_lifo: bool,
     /// Pre-park spin rounds (`spin_rounds`).
     spin_rounds: u32,
+    /// Recent idle episodes: whether a spin pays (spin.rs).
+    spin: SpinPolicy,
+    /// This worker's LIFO slot and poll stamp (`Shared::workers[index]`).
+    me: std::sync::Arc<CachePadded<WorkerShared>>,
     stats: Stats,
 }
 
@@ -132,11 +112,11 @@ impl Core {
         park: Parker,
         config: &Config,
         spin_rounds: u32,
+        me: std::sync::Arc<CachePadded<WorkerShared>>,
     ) -> Box<Core> {
         Box::new(Core {
             index,
             tick: 0,
-            lifo_slot: None,
             defer: Vec::with_capacity(64),
             lifo_enabled: !config.disable_lifo_slot,
             run_queue,
@@ -154,6 +134,8 @@ impl Core {
             event_interval: config.event_interval.max(1),
             disable_lifo: config.disable_lifo_slot,
             spin_rounds,
+            spin: SpinPolicy::default(),
+            me,
             stats: Stats::new(),
         })
     }
@@ -284,9 +266,15 @@ impl Context {
         core.lifo_enabled = !core.disable_lifo;
         core.stats.m.polls += 1;
         core.since_global += 1;
+        let me = &self.handle.shared.workers[self.index];
+        let mut polls = core.stats.m.polls;
         *self.core.borrow_mut() = Some(core);
         coop::budget(|| {
+            // The stamps are plain stores to this worker's own line (stall.rs): the
+            // monitor finds a poll that lasts a tick, and lets siblings rescue our tasks.
+            me.begin_poll(polls);
             let mut completed = task.run(&self.sched);
+            me.end_poll(polls);
             let mut lifo_polls = 0;
             loop {
                 let mut core = self
@@ -295,7 +283,7 @@ impl Context {
                     .take()
                     .expect("worker core lost during a poll");
                 core.stats.m.completed += u64::from(completed);
-                let Some(task) = core.lifo_slot.take() else {
+                let Some(task) = me.lifo.take() else {
                     return core;
                 };
                 // The cap gives waiting tasks a turn. With none waiting here (ring and
@@ -330,8 +318,11 @@ impl Context {
                 core.stats.m.polls += 1;
                 core.since_global += 1;
                 core.stats.m.lifo_hits += 1;
+                polls = core.stats.m.polls;
                 *self.core.borrow_mut() = Some(core);
+                me.begin_poll(polls);
                 completed = task.run(&self.sched);
+                me.end_poll(polls);
             }
         })
     }
@@ -352,6 +343,7 @@ impl Context {
 
     fn park(&self, mut core: Box<Core>) -> Box<Core> {
         if core.transition_to_parked(&self.handle) {
+            self.handle.shared.workers[self.index].idle();
             while !core.is_shutdown {
                 core.stats.check_noop();
                 core.stats.about_to_park();
@@ -371,6 +363,9 @@ impl Context {
                 core.tune_window = None;
                 core.is_shutdown = self.handle.is_closed();
                 if core.transition_from_parked(&self.handle) {
+                    core.spin.end_idle();
+                    // After the idle-count change above (monitor.rs: no lost wake-up).
+                    self.handle.monitor.worker_unparked();
                     break;
                 }
             }
@@ -407,7 +402,8 @@ impl Context {
             own.stats.m.completed += u64::from(task.shutdown());
         }
         for core in drained.iter_mut() {
-            let mut tasks: Vec<RunTask> = core.lifo_slot.take().into_iter().collect();
+            let lifo = self.handle.shared.workers[core.index].lifo.steal();
+            let mut tasks: Vec<RunTask> = lifo.into_iter().collect();
             tasks.append(&mut core.defer);
             while let Some(task) = core.run_queue.pop() {
                 tasks.push(task);
@@ -435,7 +431,9 @@ impl Core {
             self.push_back(task, handle);
             true
         } else {
-            match self.lifo_slot.replace(task) {
+            // A LIFO push alone wakes nobody (only a displaced task, now in the ring,
+            // does); the monitor wakes a sibling if this worker then gets stuck.
+            match self.me.lifo.push(task) {
                 Some(prev) => {
                     self.push_back(prev, handle);
                     true
@@ -511,7 +509,7 @@ impl Core {
     }
 
     fn next_local_task(&mut self) -> Option<RunTask> {
-        self.lifo_slot.take().or_else(|| self.run_queue.pop())
+        self.me.lifo.take().or_else(|| self.run_queue.pop())
     }
 
     /// Takes a fair share of a global queue into the ring and returns the first task: the
@@ -575,29 +573,50 @@ impl Core {
                 self.stats.m.stolen_tasks += (self.run_queue.len() - before + 1) as u64;
                 return Some(task);
             }
+            // A sibling stuck in a long poll: the task it put in its LIFO slot (a child it
+            // spawned, a task it woke) would wait for the whole poll.
+            if let Some(task) = handle.shared.workers[victim].steal_lifo() {
+                self.stats.m.steals += 1;
+                self.stats.m.stolen_tasks += 1;
+                return Some(task);
+            }
         }
         self.next_global_batch(handle, false)
     }
 
     /// Briefly waits for work to show up, as a searcher only (at most half the workers),
     /// so a worker does not park just before the next task arrives.
+    /// Only while recent idle episodes were short, and one spinner at a time (spin.rs).
     fn spin_for_work(&mut self, handle: &Handle) -> Option<RunTask> {
-        if !self.is_searching {
+        self.spin.begin_idle();
+        if !self.is_searching || !self.spin.worth_spinning() {
             return None;
         }
+        let token = &handle.shared.spinner;
+        if !token.acquire() {
+            return None;
+        }
+        let mut found = None;
         for _ in 0..self.spin_rounds {
             for _ in 0..SPIN_PAUSES {
                 shim::hint::spin_loop();
             }
             let visible = handle.shared.has_global_work()
-                || handle.shared.remotes.iter().any(|r| !r.steal.is_empty());
+                || handle.shared.remotes.iter().any(|r| !r.steal.is_empty())
+                || handle.stuck_lifo_pending();
             if visible {
                 if let Some(task) = self.steal_work(handle) {
-                    return Some(task);
+                    found = Some(task);
+                    break;
                 }
             }
         }
-        None
+        token.release();
+        self.spin.spun(found.is_some());
+        if found.is_some() {
+            self.spin.end_idle();
+        }
+        found
     }
 
     fn transition_to_searching(&mut self, handle: &Handle) -> bool {
@@ -629,13 +648,13 @@ impl Core {
     }
 
     fn has_tasks(&self) -> bool {
-        self.lifo_slot.is_some() || !self.run_queue.is_empty() || !self.defer.is_empty()
+        !self.me.lifo.is_empty() || !self.run_queue.is_empty() || !self.defer.is_empty()
     }
 
     fn should_notify_others(&self) -> bool {
         // A searcher will notify when it finds work; otherwise, more than one runnable
         // task here means a sibling could take some.
-        !self.is_searching && usize::from(self.lifo_slot.is_some()) + self.run_queue.len() > 1
+        !self.is_searching && usize::from(!self.me.lifo.is_empty()) + self.run_queue.len() > 1
     }
 
     /// False when there is still work here; otherwise registers as parked.

@@ -1,0 +1,192 @@
+//! The pre-park spin: how long an idle searcher keeps looking before it parks, adapted
+//! to what idleness has looked like lately on this worker.
+//!
+//! A spin pays when work shows up before a park/unpark pair would have completed (two
+//! futex syscalls and a wake-up latency: some 10–20 µs of CPU and latency on a VM); it
+//! wastes a CPU when the next work is further away (a request-response client whose
+//! round trip is 40 µs: every spin of 30 µs is lost, and the parked worker is woken
+//! anyway). So each worker keeps an average (EWMA, weight 1/4) of its recent *idle
+//! episodes*: from running out of work (nothing local, nothing to steal) to finding work
+//! again, by a spin or after a park. It spins only while that average is under
+//! `SPIN_WORTH`; one long idle period (the runtime going quiet) lifts the average past it,
+//! so a worker idle for long does not spin at all, and a run of short episodes (a busy
+//! phase) brings the spin back within a few episodes (episodes measured park-to-unpark
+//! count as well, so the average recovers without spinning).
+//!
+//! Short idle episodes are not enough: the work that ends them must be visible to a
+//! spinner. A request on a connection wakes the worker parked in the driver, which runs
+//! the handler itself; a searcher spinning meanwhile sees nothing and burns a CPU that,
+//! on a machine whose cores are all in use (the load generator, the other worker), was
+//! someone else's (measured on 2 shared cores, raw responder at -c2: 5 µs of user time per
+//! request with the spin, 0.7 without, and more requests/s without). So a worker also
+//! counts its spins that found nothing: after `MAX_MISSES` in a row it stops spinning,
+//! except for one probe every `PROBE_EVERY` idle episodes, which re-enables the spin
+//! when it succeeds (a producer spawning in a loop, where a spinner does steal).
+//!
+//! Never more spinners than arriving work can use: besides the searcher limit (at most
+//! half the workers), one worker spins at a time (`SpinToken`, one CAS per idle episode,
+//! never on the task path). The clock is read twice per idle episode, never per task.
+//! Under loom none of this applies: one spin round, no clock, no token (the models would
+//! explode, and the clock is not modelled).
+
+use std::sync::atomic::{
+    AtomicBool,
+    Ordering::{AcqRel, Release},
+};
+use std::time::{Duration, Instant};
+
+/// A searcher that found nothing re-checks the queues this many times, `SPIN_PAUSES`
+/// spin hints apart (about 30 µs in all), before parking: work often arrives within
+/// microseconds (a producer spawning in a loop, the next request on a connection), and a
+/// park/unpark pair costs two syscalls plus a wake-up latency that on a virtual machine is
+/// tens of microseconds (chained_spawn on 2 cores: 100 µs with a 10 µs spin, 75 µs with
+/// this one). Only searchers spin (at most half the workers), one at a time, and only
+/// while recent idle episodes were short (`SpinPolicy`). No `sched_yield` in the
+/// spin: it would cost a syscall per idle episode (measured: +0.01 to 0.05 syscalls per
+/// HTTP request), more than tokio's futex pair.
+/// Under loom one round, or the model explodes.
+const SPIN_ROUNDS: u32 = if cfg!(loom) { 1 } else { 128 };
+/// The spin when there are more workers than CPUs: a spinning searcher would then take
+/// a CPU from a thread with work (a producer, a sibling), so it parks almost at once
+/// (measured on 2 cores with 4 workers: a 128-round spin made spawn_many_local slower).
+const SPIN_ROUNDS_OVERSUBSCRIBED: u32 = if cfg!(loom) { 1 } else { 4 };
+
+/// Pre-park spin rounds for a runtime of `workers` workers on a machine of `cpus` CPUs.
+pub(super) fn spin_rounds(workers: usize, cpus: usize) -> u32 {
+    if workers <= cpus {
+        SPIN_ROUNDS
+    } else {
+        SPIN_ROUNDS_OVERSUBSCRIBED
+    }
+}
+// loom-tests: under loom a spin hint is a `loom::thread::yield_now`, a scheduling point;
+// back-to-back yields with nothing between them add no behaviour, only executions (the
+// two-worker scheduler models explore 3.4x more with 8 than with 1).
+pub(super) const SPIN_PAUSES: u32 = if cfg!(loom) { 1 } else { 8 };
+
+/// Spin only while recent idle episodes average less than this (a park/unpark pair costs
+/// about this much CPU and latency, so shorter waits are cheaper spun).
+const SPIN_WORTH: Duration = Duration::from_micros(25);
+
+/// Spins in a row that found nothing after which a worker stops spinning.
+const MAX_MISSES: u32 = 2;
+
+/// While stopped, one idle episode in this many spins anyway (a probe).
+const PROBE_EVERY: u32 = 64;
+
+/// Per-worker record of recent idle episodes.
+#[derive(Debug, Default)]
+pub(super) struct SpinPolicy {
+    /// When the current idle episode began (None while the worker has work).
+    idle_since: Option<Instant>,
+    /// EWMA of recent idle episodes, in ns.
+    avg_idle_ns: u64,
+    /// Idle episodes so far (wrapping), for the probes.
+    episodes: u32,
+    /// Spins in a row that found nothing.
+    misses: u32,
+}
+
+impl SpinPolicy {
+    /// The worker ran out of work (it will spin or park now).
+    pub(super) fn begin_idle(&mut self) {
+        if !cfg!(loom) && self.idle_since.is_none() {
+            self.idle_since = Some(Instant::now());
+            self.episodes = self.episodes.wrapping_add(1);
+        }
+    }
+
+    /// A spin ended, having found work or not.
+    pub(super) fn spun(&mut self, found: bool) {
+        self.misses = if found {
+            0
+        } else {
+            self.misses.saturating_add(1)
+        };
+    }
+
+    /// The worker found work again: the idle episode, if one was running, is measured.
+    pub(super) fn end_idle(&mut self) {
+        if let Some(t) = self.idle_since.take() {
+            let ns = t.elapsed().as_nanos().min(u128::from(u64::MAX / 4)) as u64;
+            self.avg_idle_ns = (self.avg_idle_ns * 3 + ns) / 4;
+        }
+    }
+
+    /// Whether a spin is likely to pay now.
+    pub(super) fn worth_spinning(&self) -> bool {
+        if cfg!(loom) {
+            return true;
+        }
+        self.avg_idle_ns < SPIN_WORTH.as_nanos() as u64
+            && (self.misses < MAX_MISSES || self.episodes.is_multiple_of(PROBE_EVERY))
+    }
+}
+
+/// The right to spin, held by one worker at a time (see the module docs).
+#[derive(Default)]
+pub(super) struct SpinToken(AtomicBool);
+
+impl SpinToken {
+    /// True when the caller may spin (and must `release` after).
+    pub(super) fn acquire(&self) -> bool {
+        if cfg!(loom) {
+            return true;
+        }
+        // A load first: no RMW, and no line ownership taken, while another spins.
+        !self.0.load(std::sync::atomic::Ordering::Relaxed) && !self.0.swap(true, AcqRel)
+    }
+
+    pub(super) fn release(&self) {
+        if !cfg!(loom) {
+            self.0.store(false, Release);
+        }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_idle_stops_the_spin_and_short_ones_bring_it_back() {
+        let mut p = SpinPolicy::default();
+        assert!(p.worth_spinning());
+        p.idle_since = Some(Instant::now() - Duration::from_millis(5));
+        p.end_idle();
+        assert!(!p.worth_spinning());
+        for _ in 0..20 {
+            p.idle_since = Some(Instant::now());
+            p.end_idle();
+        }
+        assert!(p.worth_spinning());
+    }
+
+    #[test]
+    fn spins_that_find_nothing_stop_the_spin_but_for_probes() {
+        let mut p = SpinPolicy::default();
+        let mut spun = 0;
+        for _ in 0..(2 * PROBE_EVERY) {
+            p.begin_idle();
+            if p.worth_spinning() {
+                spun += 1;
+                p.spun(false);
+            }
+            p.idle_since = None;
+        }
+        // MAX_MISSES spins, then one probe per PROBE_EVERY episodes.
+        assert!(spun <= MAX_MISSES + 2, "{spun}");
+        // A probe that finds work re-enables the spin.
+        p.spun(true);
+        assert!(p.worth_spinning());
+    }
+
+    #[test]
+    fn one_spinner_at_a_time() {
+        let t = SpinToken::default();
+        assert!(t.acquire());
+        assert!(!t.acquire());
+        t.release();
+        assert!(t.acquire());
+    }
+}

@@ -1,0 +1,147 @@
+//! What a worker shows its siblings and the monitor: its LIFO slot and where its poll is.
+//!
+//! One cache-padded `WorkerShared` per worker, written by that worker on its hot path with
+//! plain stores only (and, for the LIFO slot, a swap on this line, which no other thread
+//! touches unless the worker is stuck):
+//!
+//! - `poll_seq`: `(polls << 1) | 1` while a poll runs, `polls << 1` between polls, `IDLE`
+//!   before parking. Stored (not RMW'd) by the owner before and after every poll; read
+//!   by the monitor once per tick. The same odd value at two ticks in a row means one poll
+//!   has lasted at least a tick: the worker is *stuck*.
+//! - `stuck_seq`: the odd `poll_seq` the monitor found stuck (written by the monitor only).
+//!   While `poll_seq == stuck_seq` the worker is still inside that poll, and siblings may
+//!   take the task in its LIFO slot ([`WorkerShared::steal_lifo`]). Nobody clears it: the
+//!   owner's next store to `poll_seq` ends the permission by itself.
+//! - `lifo`: the LIFO slot (`queue::LifoSlot`): the owner pushes and takes; a thief takes
+//!   only under the permission above, so the slot is contended only when the owner is stuck.
+//!
+//! Granted permission may be stale by the time a thief acts (the owner finished the poll
+//! and took the slot itself): harmless, the slot's swap gives the item to exactly one
+//! taker, and a thief that gets it just runs it a little early on another worker.
+//!
+//! `Published` holds what the monitor learned about the worker's polls (for metrics):
+//! when it first saw the current poll, polls longer than `LONG_POLL`, the longest seen.
+//! These are std atomics (also under loom): they carry no synchronization.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::{Duration, Instant};
+
+use queue::LifoSlot;
+
+use crate::scheduler::RunTask;
+
+/// `poll_seq` of a parked (or parking) worker.
+pub(super) const IDLE: u64 = 0;
+
+/// Polls at least this long count in `WorkerMetrics::long_polls`.
+pub(crate) const LONG_POLL: Duration = Duration::from_millis(10);
+
+pub(super) struct WorkerShared {
+    poll_seq: AtomicU64,
+    stuck_seq: AtomicU64,
+    pub(super) lifo: LifoSlot<RunTask>,
+}
+
+impl WorkerShared {
+    pub(super) fn new() -> WorkerShared {
+        WorkerShared {
+            poll_seq: AtomicU64::new(IDLE),
+            stuck_seq: AtomicU64::new(IDLE),
+            lifo: LifoSlot::new(),
+        }
+    }
+
+    /// Owner: a poll (the `polls`th) begins.
+    #[inline]
+    pub(super) fn begin_poll(&self, polls: u64) {
+        self.poll_seq.store((polls << 1) | 1, Relaxed);
+    }
+
+    /// Owner: the poll ended.
+    #[inline]
+    pub(super) fn end_poll(&self, polls: u64) {
+        self.poll_seq.store(polls << 1, Relaxed);
+    }
+
+    /// Owner: about to park.
+    pub(super) fn idle(&self) {
+        self.poll_seq.store(IDLE, Relaxed);
+    }
+
+    /// The current `poll_seq` (monitor, metrics).
+    pub(super) fn poll_seq(&self) -> u64 {
+        self.poll_seq.load(Relaxed)
+    }
+
+    /// Monitor: the poll `seq` has lasted a tick; its LIFO slot may be taken.
+    pub(super) fn mark_stuck(&self, seq: u64) {
+        self.stuck_seq.store(seq, Relaxed);
+    }
+
+    /// True while the worker is inside the poll the monitor found stuck.
+    pub(super) fn is_stuck(&self) -> bool {
+        let seq = self.poll_seq.load(Relaxed);
+        seq & 1 == 1 && self.stuck_seq.load(Relaxed) == seq
+    }
+
+    /// Any sibling: takes the stuck worker's LIFO task (None when not stuck, or empty).
+    pub(super) fn steal_lifo(&self) -> Option<RunTask> {
+        if self.is_stuck() {
+            self.lifo.steal()
+        } else {
+            None
+        }
+    }
+
+    /// A stuck worker with a task in its LIFO slot (what a searcher should come for).
+    pub(super) fn has_stealable_lifo(&self) -> bool {
+        !self.lifo.is_empty() && self.is_stuck()
+    }
+}
+
+/// The monitor's findings about one worker's polls, published for `metrics()`.
+#[derive(Default)]
+pub(super) struct Published {
+    /// The odd `poll_seq` the monitor last saw, and when it first saw it (ns since
+    /// `Published::base`).
+    seen_seq: AtomicU64,
+    seen_at_ns: AtomicU64,
+    long_polls: AtomicU64,
+    longest_ns: AtomicU64,
+}
+
+impl Published {
+    pub(super) fn publish_seen(&self, seq: u64, at_ns: u64) {
+        self.seen_at_ns.store(at_ns, Relaxed);
+        self.seen_seq.store(seq, Relaxed);
+    }
+
+    pub(super) fn add_long_poll(&self) {
+        // Only the monitor writes: a load and a store, no RMW needed.
+        self.long_polls
+            .store(self.long_polls.load(Relaxed) + 1, Relaxed);
+    }
+
+    pub(super) fn raise_longest(&self, d: Duration) {
+        let ns = d.as_nanos().min(u128::from(u64::MAX)) as u64;
+        if ns > self.longest_ns.load(Relaxed) {
+            self.longest_ns.store(ns, Relaxed);
+        }
+    }
+
+    /// Fills the poll fields of `m` for a worker whose `poll_seq` reads `seq` now.
+    pub(super) fn fill(&self, seq: u64, base: Instant, m: &mut crate::metrics::WorkerMetrics) {
+        m.long_polls = self.long_polls.load(Relaxed);
+        m.longest_poll = Duration::from_nanos(self.longest_ns.load(Relaxed));
+        m.current_poll_since = if seq & 1 == 1 {
+            if self.seen_seq.load(Relaxed) == seq {
+                Some(base + Duration::from_nanos(self.seen_at_ns.load(Relaxed)))
+            } else {
+                // Began after the monitor's last look (less than a tick ago).
+                Some(Instant::now())
+            }
+        } else {
+            None
+        };
+    }
+}
