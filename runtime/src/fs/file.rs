@@ -280,6 +280,9 @@ impl File {
     }
 
     /// The std file, if no operation is in flight (else the `File` back).
+    // tokio's signature: the `File` itself comes back on failure, so the error is as
+    // large as a `File`; boxing it would break ported code.
+    #[allow(clippy::result_large_err)]
     pub fn try_into_std(mut self) -> Result<std::fs::File, File> {
         if matches!(self.inner.get_mut().state, State::Busy(_)) {
             return Err(self);
