@@ -12,15 +12,9 @@
 //! is why this is ours and not tokio's re-export (tokio's spends tokio's budget, inert on
 //! this runtime). Both trait families are implemented.
 
-use std::io;
-use std::pin::Pin;
-use std::task::{ready, Context, Poll};
-
 use shim::sync::{Arc, Mutex};
-use tokio::io::ReadBuf;
 
 use super::pipe::{self, Pipe};
-use crate::coop::poll_proceed;
 
 /// One end of an in-memory pipe made by [`duplex`]; see there.
 #[derive(Debug)]
@@ -70,65 +64,4 @@ impl Drop for DuplexStream {
     }
 }
 
-impl tokio::io::AsyncRead for DuplexStream {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let want = buf.remaining();
-        ready!(pipe::poll_read_with(&self.read, cx, want, |a, b| {
-            buf.put_slice(a);
-            buf.put_slice(b);
-        }))?;
-        Poll::Ready(Ok(()))
-    }
-}
-
-impl tokio::io::AsyncWrite for DuplexStream {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        pipe::poll_write(&self.write, cx, buf)
-    }
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        ready!(poll_proceed(cx));
-        Poll::Ready(Ok(()))
-    }
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        ready!(poll_proceed(cx));
-        pipe::close_write(&self.write);
-        Poll::Ready(Ok(()))
-    }
-}
-
-impl futures::io::AsyncRead for DuplexStream {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut [u8],
-    ) -> Poll<io::Result<usize>> {
-        pipe::poll_read_with(&self.read, cx, buf.len(), |a, b| {
-            buf[..a.len()].copy_from_slice(a);
-            buf[a.len()..a.len() + b.len()].copy_from_slice(b);
-        })
-    }
-}
-
-impl futures::io::AsyncWrite for DuplexStream {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        pipe::poll_write(&self.write, cx, buf)
-    }
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        tokio::io::AsyncWrite::poll_flush(self, cx)
-    }
-    fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        tokio::io::AsyncWrite::poll_shutdown(self, cx)
-    }
-}
+pipe::pipe_io_impls!(DuplexStream, read: read, write: write);

@@ -145,3 +145,92 @@ pub(super) fn close_read(pipe: &Mutex<Pipe>) {
     drop(p);
     wake(writer);
 }
+
+/// Both trait families for a type whose reads come from the pipe in field `$read` and
+/// whose writes go to the pipe in field `$write` (the same field for a simplex pipe). A
+/// read or write spends coop budget inside `poll_read_with` / `poll_write`; a flush or
+/// shutdown spends it here.
+macro_rules! pipe_io_impls {
+    ($ty:ty, read: $read:ident, write: $write:ident) => {
+        impl tokio::io::AsyncRead for $ty {
+            fn poll_read(
+                self: std::pin::Pin<&mut Self>,
+                cx: &mut std::task::Context<'_>,
+                buf: &mut tokio::io::ReadBuf<'_>,
+            ) -> std::task::Poll<std::io::Result<()>> {
+                let want = buf.remaining();
+                std::task::ready!($crate::io::pipe::poll_read_with(
+                    &self.$read,
+                    cx,
+                    want,
+                    |a, b| {
+                        buf.put_slice(a);
+                        buf.put_slice(b);
+                    }
+                ))?;
+                std::task::Poll::Ready(Ok(()))
+            }
+        }
+
+        impl tokio::io::AsyncWrite for $ty {
+            fn poll_write(
+                self: std::pin::Pin<&mut Self>,
+                cx: &mut std::task::Context<'_>,
+                buf: &[u8],
+            ) -> std::task::Poll<std::io::Result<usize>> {
+                $crate::io::pipe::poll_write(&self.$write, cx, buf)
+            }
+            fn poll_flush(
+                self: std::pin::Pin<&mut Self>,
+                cx: &mut std::task::Context<'_>,
+            ) -> std::task::Poll<std::io::Result<()>> {
+                std::task::ready!($crate::coop::poll_proceed(cx));
+                std::task::Poll::Ready(Ok(()))
+            }
+            fn poll_shutdown(
+                self: std::pin::Pin<&mut Self>,
+                cx: &mut std::task::Context<'_>,
+            ) -> std::task::Poll<std::io::Result<()>> {
+                std::task::ready!($crate::coop::poll_proceed(cx));
+                $crate::io::pipe::close_write(&self.$write);
+                std::task::Poll::Ready(Ok(()))
+            }
+        }
+
+        impl futures::io::AsyncRead for $ty {
+            fn poll_read(
+                self: std::pin::Pin<&mut Self>,
+                cx: &mut std::task::Context<'_>,
+                buf: &mut [u8],
+            ) -> std::task::Poll<std::io::Result<usize>> {
+                $crate::io::pipe::poll_read_with(&self.$read, cx, buf.len(), |a, b| {
+                    buf[..a.len()].copy_from_slice(a);
+                    buf[a.len()..a.len() + b.len()].copy_from_slice(b);
+                })
+            }
+        }
+
+        impl futures::io::AsyncWrite for $ty {
+            fn poll_write(
+                self: std::pin::Pin<&mut Self>,
+                cx: &mut std::task::Context<'_>,
+                buf: &[u8],
+            ) -> std::task::Poll<std::io::Result<usize>> {
+                $crate::io::pipe::poll_write(&self.$write, cx, buf)
+            }
+            fn poll_flush(
+                self: std::pin::Pin<&mut Self>,
+                cx: &mut std::task::Context<'_>,
+            ) -> std::task::Poll<std::io::Result<()>> {
+                tokio::io::AsyncWrite::poll_flush(self, cx)
+            }
+            fn poll_close(
+                self: std::pin::Pin<&mut Self>,
+                cx: &mut std::task::Context<'_>,
+            ) -> std::task::Poll<std::io::Result<()>> {
+                tokio::io::AsyncWrite::poll_shutdown(self, cx)
+            }
+        }
+    };
+}
+pub(super) use pipe_io_impls;

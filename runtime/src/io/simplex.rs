@@ -7,15 +7,10 @@
 //! tasks. Like [`duplex`](super::duplex) it is ours so that every read and write spends
 //! our coop budget. Both trait families are implemented.
 
-use std::io;
-use std::pin::Pin;
-use std::task::{ready, Context, Poll};
-
 use shim::sync::Mutex;
-use tokio::io::{ReadBuf, ReadHalf, WriteHalf};
+use tokio::io::{ReadHalf, WriteHalf};
 
 use super::pipe::{self, Pipe};
-use crate::coop::poll_proceed;
 
 /// A one-way in-memory pipe: bytes written into it are read back out of it.
 ///
@@ -70,65 +65,4 @@ pub fn simplex(max_buf_size: usize) -> (ReadHalf<SimplexStream>, WriteHalf<Simpl
     tokio::io::split(SimplexStream::new_unsplit(max_buf_size))
 }
 
-impl tokio::io::AsyncRead for SimplexStream {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let want = buf.remaining();
-        ready!(pipe::poll_read_with(&self.pipe, cx, want, |a, b| {
-            buf.put_slice(a);
-            buf.put_slice(b);
-        }))?;
-        Poll::Ready(Ok(()))
-    }
-}
-
-impl tokio::io::AsyncWrite for SimplexStream {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        pipe::poll_write(&self.pipe, cx, buf)
-    }
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        ready!(poll_proceed(cx));
-        Poll::Ready(Ok(()))
-    }
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        ready!(poll_proceed(cx));
-        pipe::close_write(&self.pipe);
-        Poll::Ready(Ok(()))
-    }
-}
-
-impl futures::io::AsyncRead for SimplexStream {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut [u8],
-    ) -> Poll<io::Result<usize>> {
-        pipe::poll_read_with(&self.pipe, cx, buf.len(), |a, b| {
-            buf[..a.len()].copy_from_slice(a);
-            buf[a.len()..a.len() + b.len()].copy_from_slice(b);
-        })
-    }
-}
-
-impl futures::io::AsyncWrite for SimplexStream {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        pipe::poll_write(&self.pipe, cx, buf)
-    }
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        tokio::io::AsyncWrite::poll_flush(self, cx)
-    }
-    fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        tokio::io::AsyncWrite::poll_shutdown(self, cx)
-    }
-}
+pipe::pipe_io_impls!(SimplexStream, read: pipe, write: pipe);
