@@ -23,7 +23,7 @@ use std::task::{Context, Poll, Waker};
 
 use crate::core::{Cell, Header, Stage};
 use crate::join::JoinError;
-use crate::state::{ToIdle, ToNotified, ToRunning};
+use crate::state::{Snapshot, ToIdle, ToNotifiedByRef, ToNotifiedByVal, ToRunning};
 use crate::{Notified, Schedule, Task};
 
 /// Borrows the typed cell.
@@ -33,6 +33,23 @@ use crate::{Notified, Schedule, Task};
 unsafe fn cell<'a, T: Future, S>(ptr: NonNull<Header>) -> &'a Cell<T, S> {
     // SAFETY: the header is the first field of the `#[repr(C)]` cell (caller).
     unsafe { ptr.cast::<Cell<T, S>>().as_ref() }
+}
+
+/// What `poll_inner` leaves for `poll` to do. Each variant is one way a run ends, so the
+/// follow-up of each (complete, cancel then complete, re-schedule, free) is written once.
+#[must_use = "the run must be finished: complete, cancel, re-schedule or free the task"]
+enum PollFuture {
+    /// The result is stored and RUNNING is ours: complete the task.
+    Complete,
+    /// The task was cancelled (aborted, or its first park refused by a closed list) and
+    /// RUNNING is ours: drop the future, then complete with the cancellation.
+    Cancel,
+    /// Woken during the poll: the run's reference is a `Notified` now; yield it.
+    Notified,
+    /// Nothing more to do: idle (the run's reference dropped), or run elsewhere.
+    Done,
+    /// Ours was the last reference: free the task.
+    Dealloc,
 }
 
 /// Runs a `Notified` task; consumes the notified reference. True when this run completed
@@ -45,25 +62,51 @@ pub(crate) unsafe fn poll<T: Future, S: Schedule>(
     ptr: NonNull<Header>,
     scheduler: NonNull<()>,
 ) -> bool {
-    // SAFETY: caller holds a reference, so the cell is live for this call.
-    let cell = unsafe { cell::<T, S>(ptr) };
     // SAFETY: an `&S` erased by `Notified::run` (caller).
     let scheduler = unsafe { scheduler.cast::<S>().as_ref() };
-    match cell.header.state.transition_to_running() {
-        ToRunning::Success => {}
-        ToRunning::Cancelled => {
-            // SAFETY: RUNNING is ours.
-            unsafe { cancel_future(cell) };
-            // SAFETY: RUNNING is ours and we hold the run's reference.
+    // SAFETY: forwarded from the caller.
+    match unsafe { poll_inner::<T, S>(ptr, scheduler) } {
+        PollFuture::Complete => {
+            // SAFETY: RUNNING is ours, the result is stored, and we hold the run's
+            // reference (with the list's riding along, for an unbound task).
             unsafe { complete::<T, S>(ptr) };
-            return true;
+            true
         }
-        ToRunning::Failed => return false,
-        ToRunning::Dealloc => {
+        PollFuture::Cancel => {
+            // SAFETY: RUNNING is ours, and we hold the run's reference (with the list's
+            // riding along, for an unbound task).
+            unsafe { cancel_and_complete::<T, S>(ptr) };
+            true
+        }
+        PollFuture::Notified => {
+            // SAFETY: the run's reference was kept and NOTIFIED is set: it is a Notified now.
+            let task = unsafe { Notified::<S>::from_raw(ptr) };
+            scheduler.yield_now(task);
+            false
+        }
+        PollFuture::Done => false,
+        PollFuture::Dealloc => {
             // SAFETY: the last reference was ours.
             unsafe { dealloc::<T, S>(ptr) };
-            return false;
+            false
         }
+    }
+}
+
+/// The body of `poll`: takes RUNNING, polls the future, binds an unbound task about to go
+/// idle, and lets it go idle; says what is left to do.
+///
+/// # Safety
+/// As `poll`.
+#[inline(always)]
+unsafe fn poll_inner<T: Future, S: Schedule>(ptr: NonNull<Header>, scheduler: &S) -> PollFuture {
+    // SAFETY: caller holds a reference, so the cell is live for this call.
+    let cell = unsafe { cell::<T, S>(ptr) };
+    match cell.header.state.transition_to_running() {
+        ToRunning::Success => {}
+        ToRunning::Cancelled => return PollFuture::Cancel,
+        ToRunning::Failed => return PollFuture::Done,
+        ToRunning::Dealloc => return PollFuture::Dealloc,
     }
 
     // SAFETY: we hold the run's reference for the whole poll, so a waker made from it
@@ -75,9 +118,7 @@ pub(crate) unsafe fn poll<T: Future, S: Schedule>(
     let ready = unsafe { poll_future(cell, &mut cx) };
     drop(current);
     if ready {
-        // SAFETY: RUNNING is ours and we hold the run's reference.
-        unsafe { complete::<T, S>(ptr) };
-        return true;
+        return PollFuture::Complete;
     }
     if !cell.header.is_bound() && {
         // Woken or cancelled during the poll: it will not go idle now (both bits stay set
@@ -92,11 +133,7 @@ pub(crate) unsafe fn poll<T: Future, S: Schedule>(
         if let Err(owned) = scheduler.bind(owned) {
             // Closed: the runtime is shutting down. The list's reference rejoins the run's.
             mem::forget(owned);
-            // SAFETY: RUNNING is still ours.
-            unsafe { cancel_future(cell) };
-            // SAFETY: RUNNING is ours and we hold the run's (and the list's) reference.
-            unsafe { complete::<T, S>(ptr) };
-            return true;
+            return PollFuture::Cancel;
         }
         // Bound: from now on a waker may find it idle and schedule it through its own
         // scheduler, which it reads after the CAS below (Release) that lets it go idle.
@@ -106,25 +143,10 @@ pub(crate) unsafe fn poll<T: Future, S: Schedule>(
             .with_mut(|s| unsafe { *s = Some(scheduler.clone()) });
     }
     match cell.header.state.transition_to_idle() {
-        ToIdle::Ok => false,
-        ToIdle::OkNotified => {
-            // SAFETY: the run's reference was kept and NOTIFIED is set: it is a Notified now.
-            let task = unsafe { Notified::<S>::from_raw(ptr) };
-            scheduler.yield_now(task);
-            false
-        }
-        ToIdle::OkDealloc => {
-            // SAFETY: the last reference was ours.
-            unsafe { dealloc::<T, S>(ptr) };
-            false
-        }
-        ToIdle::Cancelled => {
-            // SAFETY: RUNNING is still ours.
-            unsafe { cancel_future(cell) };
-            // SAFETY: RUNNING is ours and we hold the run's reference.
-            unsafe { complete::<T, S>(ptr) };
-            true
-        }
+        ToIdle::Ok => PollFuture::Done,
+        ToIdle::OkNotified => PollFuture::Notified,
+        ToIdle::OkDealloc => PollFuture::Dealloc,
+        ToIdle::Cancelled => PollFuture::Cancel,
     }
 }
 
@@ -218,6 +240,22 @@ unsafe fn cancel_future<T: Future, S>(cell: &Cell<T, S>) {
         .with_mut(|stage| unsafe { *stage = Stage::Finished(Err(err)) });
 }
 
+/// Drops the future of a cancelled task, stores the cancellation error and completes the
+/// task: the end of every cancellation (an abort seen by a poller, a first park refused by
+/// a closed list, a runtime shutdown).
+///
+/// # Safety
+/// As `complete`, except that the result is not stored yet (this stores it).
+unsafe fn cancel_and_complete<T: Future, S: Schedule>(ptr: NonNull<Header>) {
+    // SAFETY: we hold a reference.
+    let cell = unsafe { cell::<T, S>(ptr) };
+    // SAFETY: RUNNING is ours (caller).
+    unsafe { cancel_future(cell) };
+    // SAFETY: RUNNING is ours, the result is stored now, and the caller gives up its
+    // reference(s).
+    unsafe { complete::<T, S>(ptr) };
+}
+
 /// Publishes completion, releases the task from its owned list and drops the run's
 /// reference (plus the list's, when the list still held it, or when it rode with the run
 /// of a task never bound).
@@ -234,9 +272,9 @@ unsafe fn complete<T: Future, S: Schedule>(ptr: NonNull<Header>) {
         // SAFETY: COMPLETE without join interest: the stage is ours for good.
         let _ = unsafe { drop_stage(cell) };
     } else if prev.has_join_waker() {
-        // SAFETY: JOIN_WAKER was set and COMPLETE now is, so the JoinHandle can no longer
-        // take the waker back: it is ours to read (see state.rs).
         cell.trailer.waker.with(|w| {
+            // SAFETY: JOIN_WAKER was set and COMPLETE now is, so the JoinHandle can no
+            // longer take the waker back: it is ours to read (see state.rs).
             if let Some(w) = unsafe { &*w } {
                 w.wake_by_ref();
             }
@@ -388,10 +426,7 @@ fn can_read_output(header: &Header, waker: &Waker) -> bool {
     }
 }
 
-fn set_join_waker(
-    header: &Header,
-    waker: Waker,
-) -> Result<crate::state::Snapshot, crate::state::Snapshot> {
+fn set_join_waker(header: &Header, waker: Waker) -> Result<Snapshot, Snapshot> {
     // SAFETY: the JoinHandle's reference keeps the task live.
     let trailer = unsafe { Header::trailer(NonNull::from(header)) };
     // SAFETY: JOIN_WAKER is unset, so the waker slot is the JoinHandle's alone.
@@ -434,11 +469,9 @@ pub(crate) unsafe fn shutdown<T: Future, S: Schedule>(ptr: NonNull<Header>) -> b
     // SAFETY: we hold the list's reference.
     let cell = unsafe { cell::<T, S>(ptr) };
     if cell.header.state.transition_to_shutdown() {
-        // SAFETY: RUNNING is ours now.
-        unsafe { cancel_future(cell) };
-        // SAFETY: RUNNING is ours; the list's reference stands in for the run's (for an
+        // SAFETY: RUNNING is ours now; the list's reference stands in for the run's (for an
         // unbound task the `Notified` is the run's, and `complete` drops both).
-        unsafe { complete::<T, S>(ptr) };
+        unsafe { cancel_and_complete::<T, S>(ptr) };
         return true;
     }
     // Running elsewhere (its poller will cancel it) or already complete. Not for an
@@ -458,9 +491,10 @@ pub(crate) unsafe fn shutdown<T: Future, S: Schedule>(ptr: NonNull<Header>) -> b
 pub(crate) unsafe fn wake_by_ref(ptr: NonNull<Header>) {
     // SAFETY: caller holds a reference.
     let header = unsafe { ptr.as_ref() };
-    if header.state.transition_to_notified_by_ref() == ToNotified::Submit {
+    match header.state.transition_to_notified_by_ref() {
         // SAFETY: the CAS took a notified reference for us.
-        unsafe { (header.vtable.schedule)(ptr) };
+        ToNotifiedByRef::Submit => unsafe { (header.vtable.schedule)(ptr) },
+        ToNotifiedByRef::DoNothing => {}
     }
 }
 
@@ -472,7 +506,7 @@ pub(crate) unsafe fn wake_by_val(ptr: NonNull<Header>) {
     // SAFETY: caller holds a reference.
     let header = unsafe { ptr.as_ref() };
     match header.state.transition_to_notified_by_val() {
-        ToNotified::Submit => {
+        ToNotifiedByVal::Submit => {
             // SAFETY: the CAS took a notified reference for the queue and left ours, which
             // keeps the cell (and the scheduler handle `schedule` reads in it) alive until
             // the push returned: the task may run and complete on another thread at once.
@@ -480,9 +514,9 @@ pub(crate) unsafe fn wake_by_val(ptr: NonNull<Header>) {
             // SAFETY: ours, given up now.
             unsafe { drop_reference(ptr) };
         }
-        ToNotified::DoNothing => {}
+        ToNotifiedByVal::DoNothing => {}
         // SAFETY: ours was the last reference.
-        ToNotified::Dealloc => unsafe { (header.vtable.dealloc)(ptr) },
+        ToNotifiedByVal::Dealloc => unsafe { (header.vtable.dealloc)(ptr) },
     }
 }
 
@@ -493,9 +527,10 @@ pub(crate) unsafe fn wake_by_val(ptr: NonNull<Header>) {
 pub(crate) unsafe fn remote_abort(ptr: NonNull<Header>) {
     // SAFETY: caller holds a reference.
     let header = unsafe { ptr.as_ref() };
-    if header.state.transition_to_notified_and_cancel() == ToNotified::Submit {
+    match header.state.transition_to_notified_and_cancel() {
         // SAFETY: the CAS took a notified reference for us.
-        unsafe { (header.vtable.schedule)(ptr) };
+        ToNotifiedByRef::Submit => unsafe { (header.vtable.schedule)(ptr) },
+        ToNotifiedByRef::DoNothing => {}
     }
 }
 

@@ -29,6 +29,10 @@ const REF_ONE: usize = 1 << REF_SHIFT;
 /// `JoinHandle`), join interest, and notified (it is about to be scheduled).
 const INITIAL: usize = (3 * REF_ONE) | JOIN_INTEREST | NOTIFIED;
 
+/// `INITIAL` after the JoinHandle was dropped at once (`drop_join_handle_fast`): its
+/// reference and its join interest gone.
+const DETACHED_INITIAL: usize = (INITIAL - REF_ONE) & !JOIN_INTEREST;
+
 /// The atomic state word.
 pub(crate) struct State {
     val: AtomicUsize,
@@ -63,6 +67,48 @@ impl Snapshot {
     fn is_idle(self) -> bool {
         self.0 & (RUNNING | COMPLETE) == 0
     }
+
+    // The transformers below edit this copy only; a transition stores the result with its
+    // one CAS (`State::update`).
+
+    fn set_running(&mut self) {
+        self.0 |= RUNNING;
+    }
+    fn unset_running(&mut self) {
+        self.0 &= !RUNNING;
+    }
+    fn set_notified(&mut self) {
+        self.0 |= NOTIFIED;
+    }
+    fn unset_notified(&mut self) {
+        self.0 &= !NOTIFIED;
+    }
+    fn set_cancelled(&mut self) {
+        self.0 |= CANCELLED;
+    }
+    fn set_join_waker(&mut self) {
+        self.0 |= JOIN_WAKER;
+    }
+    fn unset_join_waker(&mut self) {
+        self.0 &= !JOIN_WAKER;
+    }
+    /// Gives up join interest, and with it the join waker.
+    fn unset_join_interested(&mut self) {
+        self.0 &= !(JOIN_INTEREST | JOIN_WAKER);
+    }
+    /// One more reference; aborts the process rather than let the count overflow into
+    /// the sign bit (as `Arc::clone` does: leaking `isize::MAX` wakers is the only way).
+    fn ref_inc(&mut self) {
+        if self.0 > isize::MAX as usize {
+            std::process::abort();
+        }
+        self.0 += REF_ONE;
+    }
+    /// One reference less. The caller holds the reference it drops.
+    fn ref_dec(&mut self) {
+        debug_assert!(self.ref_count() >= 1, "{self:?}");
+        self.0 -= REF_ONE;
+    }
 }
 
 impl std::fmt::Debug for Snapshot {
@@ -80,6 +126,7 @@ impl std::fmt::Debug for Snapshot {
 }
 
 /// What `transition_to_running` tells the poller to do.
+#[must_use = "the poller must act on the transition: poll, cancel, or free the task"]
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum ToRunning {
     /// RUNNING is ours: poll the future.
@@ -93,6 +140,7 @@ pub(crate) enum ToRunning {
 }
 
 /// What `transition_to_idle` tells the poller to do after a `Pending` poll.
+#[must_use = "the poller must act on the transition: re-schedule, cancel, or free the task"]
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum ToIdle {
     /// Idle again; the run's reference was dropped.
@@ -105,15 +153,29 @@ pub(crate) enum ToIdle {
     Cancelled,
 }
 
-/// What a wake tells the waker to do.
+/// What a wake by value (`Waker::wake`) tells the waker to do. The waker gave up its
+/// reference, so it may have been the last one.
+#[must_use = "the waker must act on the transition: schedule, or free the task"]
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) enum ToNotified {
-    /// Schedule the task: a `Notified` reference is owned by the caller.
+pub(crate) enum ToNotifiedByVal {
+    /// Schedule the task: the CAS took a new reference for the `Notified`, and the
+    /// waker's own is still held, to be dropped after the schedule returned.
     Submit,
-    /// Nothing to schedule.
+    /// Nothing to schedule; the waker's reference was dropped.
     DoNothing,
     /// Nothing to schedule, and the waker's reference was the last one: free the task.
     Dealloc,
+}
+
+/// What a wake by reference (`Waker::wake_by_ref`, `abort`) tells the caller to do. The
+/// caller keeps its reference, so the task cannot be freed here: there is no `Dealloc`.
+#[must_use = "the waker must act on the transition: schedule the task on `Submit`"]
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum ToNotifiedByRef {
+    /// Schedule the task: the CAS took a new reference, owned by the caller as a `Notified`.
+    Submit,
+    /// Nothing to schedule.
+    DoNothing,
 }
 
 impl State {
@@ -128,16 +190,17 @@ impl State {
         Snapshot(self.val.load(Acquire))
     }
 
-    /// One CAS loop; `f` returns the new word (or None to leave it) and a result.
+    /// One CAS loop; `f` edits a copy of the word and returns it (or None to leave the word
+    /// as it is) and a result.
     /// AcqRel on success: every transition hands the future, the output or the join waker
     /// from one thread to another, so it both publishes and observes.
     #[inline]
-    fn update<R>(&self, mut f: impl FnMut(Snapshot) -> (Option<usize>, R)) -> R {
+    fn update<R>(&self, mut f: impl FnMut(Snapshot) -> (Option<Snapshot>, R)) -> R {
         let mut cur = self.val.load(Acquire);
         loop {
             let (next, res) = f(Snapshot(cur));
             let Some(next) = next else { return res };
-            match self.val.compare_exchange_weak(cur, next, AcqRel, Acquire) {
+            match self.val.compare_exchange_weak(cur, next.0, AcqRel, Acquire) {
                 Ok(_) => return res,
                 Err(actual) => cur = actual,
             }
@@ -147,54 +210,56 @@ impl State {
     /// A `Notified` is being run. Clears NOTIFIED and sets RUNNING, or (running/complete
     /// already) drops the notified reference.
     pub(crate) fn transition_to_running(&self) -> ToRunning {
-        self.update(|s| {
+        self.update(|mut s| {
             debug_assert!(
                 s.is_notified() || s.is_running() || s.is_complete(),
                 "{s:?}"
             );
             if !s.is_idle() {
-                let next = s.0 - REF_ONE;
-                let action = if Snapshot(next).ref_count() == 0 {
+                s.ref_dec();
+                let action = if s.ref_count() == 0 {
                     ToRunning::Dealloc
                 } else {
                     ToRunning::Failed
                 };
-                return (Some(next), action);
+                return (Some(s), action);
             }
-            let next = (s.0 | RUNNING) & !NOTIFIED;
+            s.set_running();
+            s.unset_notified();
             let action = if s.is_cancelled() {
                 ToRunning::Cancelled
             } else {
                 ToRunning::Success
             };
-            (Some(next), action)
+            (Some(s), action)
         })
     }
 
     /// The poll returned `Pending`. Clears RUNNING; keeps the run's reference as a new
     /// `Notified` when woken meanwhile, else drops it, all in the same CAS.
     pub(crate) fn transition_to_idle(&self) -> ToIdle {
-        self.update(|s| {
+        self.update(|mut s| {
             debug_assert!(s.is_running());
             if s.is_cancelled() {
                 return (None, ToIdle::Cancelled);
             }
-            let mut next = s.0 & !RUNNING;
+            s.unset_running();
             if s.is_notified() {
-                return (Some(next), ToIdle::OkNotified);
+                return (Some(s), ToIdle::OkNotified);
             }
-            next -= REF_ONE;
-            let action = if Snapshot(next).ref_count() == 0 {
+            s.ref_dec();
+            let action = if s.ref_count() == 0 {
                 ToIdle::OkDealloc
             } else {
                 ToIdle::Ok
             };
-            (Some(next), action)
+            (Some(s), action)
         })
     }
 
     /// The future finished (or was cancelled): RUNNING -> COMPLETE in one xor.
     /// Returns the word as it was just before.
+    #[must_use = "the previous word says whether to drop the output or wake the JoinHandle"]
     pub(crate) fn transition_to_complete(&self) -> Snapshot {
         // AcqRel: publishes the output to the JoinHandle; acquires its join waker.
         let prev = Snapshot(self.val.fetch_xor(RUNNING | COMPLETE, AcqRel));
@@ -203,6 +268,7 @@ impl State {
     }
 
     /// Drops `count` references at once; true when they were the last.
+    #[must_use = "true means the caller must free the task"]
     pub(crate) fn transition_to_terminal(&self, count: usize) -> bool {
         let prev = Snapshot(self.val.fetch_sub(count * REF_ONE, AcqRel));
         debug_assert!(prev.ref_count() >= count, "{prev:?} - {count}");
@@ -211,15 +277,17 @@ impl State {
 
     /// `wake_by_ref`: on an idle task set NOTIFIED and take the queue's reference in the
     /// same CAS; on a running one only mark it (its poller re-schedules it).
-    pub(crate) fn transition_to_notified_by_ref(&self) -> ToNotified {
-        self.update(|s| {
+    pub(crate) fn transition_to_notified_by_ref(&self) -> ToNotifiedByRef {
+        self.update(|mut s| {
             if s.is_complete() || s.is_notified() {
-                (None, ToNotified::DoNothing)
+                (None, ToNotifiedByRef::DoNothing)
             } else if s.is_running() {
-                (Some(s.0 | NOTIFIED), ToNotified::DoNothing)
+                s.set_notified();
+                (Some(s), ToNotifiedByRef::DoNothing)
             } else {
-                Self::check_ref_overflow(s);
-                (Some((s.0 | NOTIFIED) + REF_ONE), ToNotified::Submit)
+                s.set_notified();
+                s.ref_inc();
+                (Some(s), ToNotifiedByRef::Submit)
             }
         })
     }
@@ -229,56 +297,65 @@ impl State {
     /// the scheduler handle the schedule reads lives in the task, which another thread may
     /// run and free as soon as it is queued. Otherwise the waker's reference is dropped in
     /// the same CAS.
-    pub(crate) fn transition_to_notified_by_val(&self) -> ToNotified {
-        self.update(|s| {
+    pub(crate) fn transition_to_notified_by_val(&self) -> ToNotifiedByVal {
+        self.update(|mut s| {
             if s.is_running() {
                 // The poller holds a reference, so ours cannot be the last.
-                (Some((s.0 | NOTIFIED) - REF_ONE), ToNotified::DoNothing)
+                s.set_notified();
+                s.ref_dec();
+                (Some(s), ToNotifiedByVal::DoNothing)
             } else if s.is_complete() || s.is_notified() {
-                let next = s.0 - REF_ONE;
-                if Snapshot(next).ref_count() == 0 {
-                    (Some(next), ToNotified::Dealloc)
+                s.ref_dec();
+                let action = if s.ref_count() == 0 {
+                    ToNotifiedByVal::Dealloc
                 } else {
-                    (Some(next), ToNotified::DoNothing)
-                }
+                    ToNotifiedByVal::DoNothing
+                };
+                (Some(s), action)
             } else {
-                Self::check_ref_overflow(s);
-                (Some((s.0 | NOTIFIED) + REF_ONE), ToNotified::Submit)
+                s.set_notified();
+                s.ref_inc();
+                (Some(s), ToNotifiedByVal::Submit)
             }
         })
     }
 
     /// `abort()`: mark CANCELLED; an idle task is also notified (with a new reference) so a
     /// worker runs it and sees the cancellation; a running one is re-run after its poll.
-    pub(crate) fn transition_to_notified_and_cancel(&self) -> ToNotified {
-        self.update(|s| {
+    /// The caller keeps its own reference, as for a wake by reference.
+    pub(crate) fn transition_to_notified_and_cancel(&self) -> ToNotifiedByRef {
+        self.update(|mut s| {
             if s.is_cancelled() || s.is_complete() {
-                (None, ToNotified::DoNothing)
+                (None, ToNotifiedByRef::DoNothing)
             } else if s.is_running() || s.is_notified() {
-                (Some(s.0 | NOTIFIED | CANCELLED), ToNotified::DoNothing)
+                s.set_notified();
+                s.set_cancelled();
+                (Some(s), ToNotifiedByRef::DoNothing)
             } else {
-                Self::check_ref_overflow(s);
-                (
-                    Some((s.0 | NOTIFIED | CANCELLED) + REF_ONE),
-                    ToNotified::Submit,
-                )
+                s.set_notified();
+                s.set_cancelled();
+                s.ref_inc();
+                (Some(s), ToNotifiedByRef::Submit)
             }
         })
     }
 
     /// Runtime shutdown: mark CANCELLED, and when nobody is running it take RUNNING so the
     /// caller drops the future right here. True when the caller now owns the future.
+    #[must_use = "true means RUNNING is the caller's: it must cancel and complete the task"]
     pub(crate) fn transition_to_shutdown(&self) -> bool {
-        self.update(|s| {
-            if s.is_idle() {
-                (Some(s.0 | RUNNING | CANCELLED), true)
-            } else {
-                (Some(s.0 | CANCELLED), false)
+        self.update(|mut s| {
+            let idle = s.is_idle();
+            if idle {
+                s.set_running();
             }
+            s.set_cancelled();
+            (Some(s), idle)
         })
     }
 
     /// The JoinHandle is dropped right after spawn, before anything happened: one CAS.
+    #[must_use = "false means the caller must take the slow path"]
     pub(crate) fn drop_join_handle_fast(&self) -> bool {
         // Relaxed: in INITIAL the JoinHandle has registered no waker and read no output, so
         // its thread touched none of the task's cells: it has nothing to publish (Release)
@@ -287,51 +364,44 @@ impl State {
         // back to the slow path, which synchronizes. (The weakening sweep found no model
         // that tells AcqRel, Acquire or Release here from Relaxed.)
         self.val
-            .compare_exchange(
-                INITIAL,
-                (INITIAL - REF_ONE) & !JOIN_INTEREST,
-                Relaxed,
-                Relaxed,
-            )
+            .compare_exchange(INITIAL, DETACHED_INITIAL, Relaxed, Relaxed)
             .is_ok()
     }
 
     /// Clears JOIN_INTEREST (and JOIN_WAKER). Err when the task already completed: the
     /// output is then the JoinHandle's to drop.
     pub(crate) fn unset_join_interested(&self) -> Result<(), Snapshot> {
-        self.update(|s| {
+        self.update(|mut s| {
             debug_assert!(s.is_join_interested());
             if s.is_complete() {
-                (None, Err(s))
-            } else {
-                (Some(s.0 & !(JOIN_INTEREST | JOIN_WAKER)), Ok(()))
+                return (None, Err(s));
             }
+            s.unset_join_interested();
+            (Some(s), Ok(()))
         })
     }
 
     /// Hands the freshly written join waker to the runtime side. Err when complete.
     pub(crate) fn set_join_waker(&self) -> Result<Snapshot, Snapshot> {
-        self.update(|s| {
+        self.update(|mut s| {
             debug_assert!(s.is_join_interested() && !s.has_join_waker());
             if s.is_complete() {
-                (None, Err(s))
-            } else {
-                let next = s.0 | JOIN_WAKER;
-                (Some(next), Ok(Snapshot(next)))
+                return (None, Err(s));
             }
+            s.set_join_waker();
+            (Some(s), Ok(s))
         })
     }
 
     /// Takes the join waker back so the JoinHandle may replace it. Err when complete.
     pub(crate) fn unset_join_waker(&self) -> Result<Snapshot, Snapshot> {
-        self.update(|s| {
+        self.update(|mut s| {
             debug_assert!(s.is_join_interested() && s.has_join_waker());
             if s.is_complete() {
-                (None, Err(s))
-            } else {
-                let next = s.0 & !JOIN_WAKER;
-                (Some(next), Ok(Snapshot(next)))
+                return (None, Err(s));
             }
+            s.unset_join_waker();
+            (Some(s), Ok(s))
         })
     }
 
@@ -346,16 +416,11 @@ impl State {
 
     /// One reference less; true when it was the last (the caller frees the task).
     /// AcqRel: the freeing thread must see every other holder's accesses (as `Arc::drop`).
+    #[must_use = "true means the caller must free the task"]
     pub(crate) fn ref_dec(&self) -> bool {
         let prev = Snapshot(self.val.fetch_sub(REF_ONE, AcqRel));
         debug_assert!(prev.ref_count() >= 1);
         prev.ref_count() == 1
-    }
-
-    fn check_ref_overflow(s: Snapshot) {
-        if s.0 > isize::MAX as usize {
-            std::process::abort();
-        }
     }
 }
 
@@ -376,7 +441,10 @@ mod tests {
         let st = State::new();
         assert_eq!(st.transition_to_running(), ToRunning::Success);
         // The run holds the notified reference; a wake while running only marks it.
-        assert_eq!(st.transition_to_notified_by_ref(), ToNotified::DoNothing);
+        assert_eq!(
+            st.transition_to_notified_by_ref(),
+            ToNotifiedByRef::DoNothing
+        );
         assert!(st.load().is_notified());
         assert_eq!(st.transition_to_idle(), ToIdle::OkNotified);
         assert_eq!(st.load().ref_count(), 3);
@@ -384,44 +452,87 @@ mod tests {
         assert_eq!(st.transition_to_idle(), ToIdle::Ok);
         assert_eq!(st.load().ref_count(), 2);
         // Idle: wake_by_ref takes a reference in the same CAS.
-        assert_eq!(st.transition_to_notified_by_ref(), ToNotified::Submit);
+        assert_eq!(st.transition_to_notified_by_ref(), ToNotifiedByRef::Submit);
         assert_eq!(st.load().ref_count(), 3);
         // Second wake while notified: nothing.
-        assert_eq!(st.transition_to_notified_by_ref(), ToNotified::DoNothing);
+        assert_eq!(
+            st.transition_to_notified_by_ref(),
+            ToNotifiedByRef::DoNothing
+        );
         assert_eq!(st.load().ref_count(), 3);
     }
 
     #[test]
     fn complete_and_terminal() {
         let st = State::new();
-        st.transition_to_running();
+        assert_eq!(st.transition_to_running(), ToRunning::Success);
         let prev = st.transition_to_complete();
         assert!(prev.is_join_interested());
         let s = st.load();
         assert!(s.is_complete() && !s.is_running());
-        // Wakes after completion do nothing; a by-value wake drops its reference.
-        assert_eq!(st.transition_to_notified_by_ref(), ToNotified::DoNothing);
+        // Wakes after completion do nothing.
+        assert_eq!(
+            st.transition_to_notified_by_ref(),
+            ToNotifiedByRef::DoNothing
+        );
         assert!(!st.transition_to_terminal(2));
         assert!(st.transition_to_terminal(1));
     }
 
     #[test]
+    fn wake_by_val_paths() {
+        let st = State::new();
+        // Already notified: the waker's reference is dropped, nothing scheduled.
+        st.ref_inc();
+        assert_eq!(
+            st.transition_to_notified_by_val(),
+            ToNotifiedByVal::DoNothing
+        );
+        assert_eq!(st.load().ref_count(), 3);
+        // Running: marked, and the waker's reference dropped in the same CAS.
+        assert_eq!(st.transition_to_running(), ToRunning::Success);
+        st.ref_inc();
+        assert_eq!(
+            st.transition_to_notified_by_val(),
+            ToNotifiedByVal::DoNothing
+        );
+        assert!(st.load().is_notified());
+        assert_eq!(st.load().ref_count(), 3);
+        assert_eq!(st.transition_to_idle(), ToIdle::OkNotified);
+        assert_eq!(st.transition_to_running(), ToRunning::Success);
+        assert_eq!(st.transition_to_idle(), ToIdle::Ok);
+        // Idle: a new reference for the `Notified`; the waker keeps its own.
+        st.ref_inc();
+        assert_eq!(st.transition_to_notified_by_val(), ToNotifiedByVal::Submit);
+        assert_eq!(st.load().ref_count(), 4);
+        // Complete, with the waker's the last reference: it frees the task.
+        assert_eq!(st.transition_to_running(), ToRunning::Success);
+        assert!(st.transition_to_complete().is_running());
+        assert!(!st.transition_to_terminal(3));
+        assert_eq!(st.transition_to_notified_by_val(), ToNotifiedByVal::Dealloc);
+        assert_eq!(st.load().ref_count(), 0);
+    }
+
+    #[test]
     fn abort_idle_and_running() {
         let st = State::new();
-        st.transition_to_running();
+        assert_eq!(st.transition_to_running(), ToRunning::Success);
         assert_eq!(st.transition_to_idle(), ToIdle::Ok);
-        assert_eq!(st.transition_to_notified_and_cancel(), ToNotified::Submit);
+        assert_eq!(
+            st.transition_to_notified_and_cancel(),
+            ToNotifiedByRef::Submit
+        );
         assert_eq!(st.transition_to_running(), ToRunning::Cancelled);
         // A second abort is a no-op.
         assert_eq!(
             st.transition_to_notified_and_cancel(),
-            ToNotified::DoNothing
+            ToNotifiedByRef::DoNothing
         );
         let st = State::new();
-        st.transition_to_running();
+        assert_eq!(st.transition_to_running(), ToRunning::Success);
         assert_eq!(
             st.transition_to_notified_and_cancel(),
-            ToNotified::DoNothing
+            ToNotifiedByRef::DoNothing
         );
         assert_eq!(st.transition_to_idle(), ToIdle::Cancelled);
     }
@@ -432,12 +543,12 @@ mod tests {
         assert!(st.drop_join_handle_fast());
         assert!(!st.load().is_join_interested());
         let st = State::new();
-        st.transition_to_running();
+        assert_eq!(st.transition_to_running(), ToRunning::Success);
         assert!(!st.drop_join_handle_fast());
         st.set_join_waker().unwrap();
         st.unset_join_waker().unwrap();
         st.set_join_waker().unwrap();
-        st.transition_to_complete();
+        assert!(st.transition_to_complete().is_running());
         assert!(st.unset_join_waker().is_err());
         assert!(st.unset_join_interested().is_err());
     }
@@ -448,7 +559,7 @@ mod tests {
         assert!(st.transition_to_shutdown());
         assert!(st.load().is_running() && st.load().is_cancelled());
         let st = State::new();
-        st.transition_to_running();
+        assert_eq!(st.transition_to_running(), ToRunning::Success);
         assert!(!st.transition_to_shutdown());
         assert_eq!(st.transition_to_idle(), ToIdle::Cancelled);
     }
