@@ -20,6 +20,7 @@
 //! Queues hold `Notified` through [`queue::Link`], implemented on the header's link.
 
 #![deny(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::undocumented_unsafe_blocks)]
 
 mod core;
 mod harness;
@@ -171,11 +172,6 @@ impl<S: 'static> Notified<S> {
     /// True once the task joined its owned list (it parked at least once).
     pub fn is_bound(&self) -> bool {
         self.0.header().is_bound()
-    }
-
-    /// The task's header address, stable for its life: an identity for tests and metrics.
-    pub fn id(&self) -> usize {
-        self.0.raw.as_ptr() as usize
     }
 }
 

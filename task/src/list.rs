@@ -118,11 +118,6 @@ impl<S: Schedule> OwnedTasks<S> {
         self.id
     }
 
-    /// The number of shards.
-    pub fn shard_count(&self) -> usize {
-        self.shards.len()
-    }
-
     /// Allocates a task for `future` without binding it (see the module doc) and returns
     /// its JoinHandle and, unless the list is closed, the `Notified` to schedule, which
     /// carries the list's reference until a poller binds the task. On a closed list the
@@ -281,7 +276,11 @@ impl<S: Schedule> OwnedTasks<S> {
         unsafe { lock.remove(task.raw) }
     }
 
-    /// Live tasks in all shards.
+    /// Bound tasks in all shards (an unbound task is in none).
+    // Hidden: a test hook (the crate's integration tests check binding with it). It locks
+    // every shard in turn, so it is no gauge for a runtime, which counts its live tasks
+    // itself; it is public only because integration tests cannot see `#[cfg(test)]` items.
+    #[doc(hidden)]
     pub fn len(&self) -> usize {
         self.shards.iter().map(|s| s.lock().len).sum()
     }
@@ -338,13 +337,17 @@ impl Shard {
         mem::forget(task);
         // SAFETY: the task is live (we hold its list reference) and its links are ours.
         let trailer = unsafe { Header::trailer(ptr) };
+        // SAFETY: a task in no list has its links touched by nobody else, and from now on
+        // only under this shard's lock, which we hold (caller).
         trailer.owned_prev.with_mut(|p| unsafe { *p = None });
+        // SAFETY: as above.
         trailer.owned_next.with_mut(|p| unsafe { *p = self.head });
         if let Some(old) = self.head {
             // SAFETY: `old` is in this list, so live, and its links are under our lock.
             let old_trailer = unsafe { Header::trailer(old) };
             old_trailer
                 .owned_prev
+                // SAFETY: as above: `old`'s links are under our lock.
                 .with_mut(|p| unsafe { *p = Some(ptr) });
         }
         self.head = Some(ptr);
@@ -364,6 +367,7 @@ impl Shard {
         let trailer = unsafe { Header::trailer(ptr) };
         // SAFETY: links are read under the shard lock.
         let prev = trailer.owned_prev.with(|p| unsafe { *p });
+        // SAFETY: as above.
         let next = trailer.owned_next.with(|p| unsafe { *p });
         match prev {
             // SAFETY: a linked neighbour is in this list and live.
@@ -386,6 +390,7 @@ impl Shard {
         }
         // SAFETY: links under our lock.
         trailer.owned_prev.with_mut(|p| unsafe { *p = None });
+        // SAFETY: as above.
         trailer.owned_next.with_mut(|p| unsafe { *p = None });
         self.len -= 1;
         // SAFETY: the list's reference is handed to the caller.
