@@ -3,7 +3,9 @@
 //! `poll` runs a `Notified`: take RUNNING, poll the future under `catch_unwind` with a
 //! waker borrowed from the run's own reference (no refcount traffic), then either
 //! complete, go idle (dropping the run's reference in the same CAS) or, when woken during
-//! the poll, hand the same reference back to the poller's scheduler as a yield. Before an
+//! the poll, hand the same reference back to the poller's scheduler as a yield
+//! (`poll_inner` does the run and says which, as a `PollFuture`; `poll` acts on it in one
+//! `match`, so each ending, cancel-then-complete included, is written once). Before an
 //! unbound task goes idle, its poller binds it to the owned list (`Schedule::bind`, see
 //! list.rs) and stores a clone of its scheduler in the task, for the wakers to come; a
 //! closed list makes the poller cancel it instead.

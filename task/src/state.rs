@@ -5,6 +5,13 @@
 //! (one CAS loop, or one `fetch_*`), so a wake, a poll, an abort and a JoinHandle drop
 //! racing each other always see a consistent word.
 //!
+//! A CAS transition edits a copy of the word, a `Snapshot`, through named transformers
+//! (`set_notified`, `ref_inc`, `unset_running`, ...) and stores it in one
+//! `compare_exchange` (`State::update`). It returns a `#[must_use]` enum that tells its
+//! caller what is left to do; the types keep impossible outcomes out: a wake by value
+//! gives up the waker's reference and may have to free the task (`ToNotifiedByVal`), a
+//! wake by reference keeps it and never can (`ToNotifiedByRef` has no `Dealloc`).
+//!
 //! Invariants:
 //! - RUNNING is the lock on the future: whoever set it owns `Core::stage` until it clears it.
 //! - A `Notified` exists only while NOTIFIED is set, and it owns one reference.
