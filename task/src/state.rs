@@ -104,7 +104,7 @@ impl Snapshot {
         self.0 &= !(JOIN_INTEREST | JOIN_WAKER);
     }
     /// One more reference; aborts the process rather than let the count overflow into
-    /// the sign bit (as `Arc::clone` does: leaking `isize::MAX` wakers is the only way).
+    /// the sign bit (as `Arc::clone` does; only leaked references can get that far).
     fn ref_inc(&mut self) {
         if self.0 > isize::MAX as usize {
             std::process::abort();
