@@ -11,14 +11,14 @@
 //! - progress: the closure's wait ends (remove the hand-off and every thread blocks:
 //!   loom reports a deadlock);
 //! - each queued task runs exactly once, also when a sibling worker steals from the ring
-//!   while the core moves to its new thread (the two-worker model);
+//!   while the core moves to its new thread (the two-worker model), and when the blocked
+//!   thread itself wakes a task (its wake takes the remote path: it holds no core);
 //! - the runtime then shuts down: every thread, the handed-off one included, leaves the
 //!   scheduler, and loom finds no leaked task or scheduler.
 //!
 //! Bounds: `LOOM_MAX_PREEMPTIONS` (default 2); the two-worker model is capped at 1, as in
 //! loom_scheduler.rs (`LOOM_UNCAPPED=1` lifts the cap).
 
-use loom::thread;
 use runtime::task::block_in_place;
 use runtime::{Builder, Runtime};
 use shim::sync::atomic::{AtomicUsize, Ordering::*};
@@ -127,45 +127,52 @@ fn hand_off_racing_a_steal_two_workers() {
     });
 }
 
-/// The hand-off while a thread outside wakes a task of the blocked worker: the wake takes
-/// the remote path (the blocked thread holds no core) and the task still runs once.
+/// A wake from inside the closure: the blocked thread holds no core any more, so the wake
+/// takes the remote path (global queue plus a notify) and the woken task still runs once,
+/// on the core's new thread.
 #[test]
-fn remote_wake_during_hand_off_one_worker() {
+fn wake_from_the_blocked_thread_one_worker() {
     check(None, || {
         let rt = multi_thread(1);
         let ran = Ran::new();
-        let waiter_ran = Arc::new(AtomicUsize::new(0));
-        let gate = Arc::new(Mutex::new(None::<std::task::Waker>));
-        let opened = Arc::new(AtomicUsize::new(0));
-        let waiter = {
-            let (gate, opened, waiter_ran) = (gate.clone(), opened.clone(), waiter_ran.clone());
-            rt.spawn(std::future::poll_fn(move |cx| {
-                if opened.load(Acquire) == 1 {
-                    waiter_ran.fetch_add(1, Relaxed);
-                    return std::task::Poll::Ready(());
-                }
-                *gate.lock() = Some(cx.waker().clone());
-                if opened.load(Acquire) == 1 {
-                    waiter_ran.fetch_add(1, Relaxed);
-                    return std::task::Poll::Ready(());
-                }
-                std::task::Poll::Pending
-            }))
-        };
-        let parent = rt.spawn(blocking_parent(1, &ran));
-        let opener = {
-            let (gate, opened) = (gate.clone(), opened.clone());
-            thread::spawn(move || {
-                opened.store(1, Release);
-                if let Some(w) = gate.lock().take() {
-                    w.wake();
-                }
-            })
-        };
-        assert_eq!(rt.block_on(parent).expect("the parent completes"), 1);
-        rt.block_on(waiter).expect("the woken task completes");
-        opener.join().unwrap();
+        let join = rt.spawn({
+            let ran = ran.clone();
+            async move {
+                let waker = Arc::new(Mutex::new(None::<std::task::Waker>));
+                let opened = Arc::new(AtomicUsize::new(0));
+                let child = {
+                    let (waker, opened, ran) = (waker.clone(), opened.clone(), ran.clone());
+                    runtime::spawn(std::future::poll_fn(move |cx| {
+                        // The flag is read under the lock the opener takes, so a wake
+                        // between the check and the registration cannot be missed.
+                        let mut slot = waker.lock();
+                        if opened.load(Relaxed) == 1 {
+                            ran.bump();
+                            return std::task::Poll::Ready(());
+                        }
+                        *slot = Some(cx.waker().clone());
+                        std::task::Poll::Pending
+                    }))
+                };
+                // Let the child run once and register its waker.
+                runtime::task::yield_now().await;
+                let count = block_in_place(|| {
+                    let w = {
+                        let mut slot = waker.lock();
+                        opened.store(1, Relaxed);
+                        slot.take()
+                    };
+                    if let Some(w) = w {
+                        w.wake();
+                    }
+                    ran.wait_for(1)
+                });
+                child.await.expect("the child completes");
+                count
+            }
+        });
+        assert_eq!(rt.block_on(join).expect("the parent completes"), 1);
         drop(rt);
-        assert_eq!(waiter_ran.load(Relaxed), 1);
+        assert_eq!(*ran.count.lock(), 1, "the woken child ran exactly once");
     });
 }

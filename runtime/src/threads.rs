@@ -98,6 +98,7 @@ pub(crate) struct ThreadSpawner {
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Role {
     Worker,
+    #[cfg_attr(loom, allow(dead_code))]
     Helper,
 }
 
