@@ -154,8 +154,8 @@ fn wake_from_the_blocked_thread_one_worker() {
                         std::task::Poll::Pending
                     }))
                 };
-                // Let the child run once and register its waker.
-                runtime::task::yield_now().await;
+                // The child runs on the core's new thread, racing the closure's wake: it
+                // finds the flag set, or registers its waker and is woken.
                 let count = block_in_place(|| {
                     let w = {
                         let mut slot = waker.lock();
