@@ -14,9 +14,23 @@ use shim::sync::Arc;
 use crate::blocking;
 use crate::driver::Driver;
 use crate::metrics::Stall;
-use crate::runtime::{Flavor, Latch, Runtime};
+use crate::runtime::{Flavor, Runtime};
 use crate::scheduler::{self, current_thread, multi_thread};
+use crate::threads::{Latch, Role, ThreadSpawner};
 use crate::unhandled::{self, UnhandledPanic};
+
+/// Ticks between two non-blocking polls of the I/O driver by a busy scheduler thread.
+const DEFAULT_EVENT_INTERVAL: u32 = 61;
+
+/// Ticks between two looks at the global queue on the current-thread flavor (the
+/// multi-thread flavor tunes its interval at run time).
+const CURRENT_THREAD_GLOBAL_QUEUE_INTERVAL: u32 = 31;
+
+/// Most blocking-pool threads alive at once.
+const DEFAULT_MAX_BLOCKING_THREADS: usize = 512;
+
+/// How long an idle blocking-pool thread waits for work before it exits.
+const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(10);
 
 /// Builds a [`Runtime`] with custom settings.
 pub struct Builder {
@@ -63,13 +77,13 @@ impl Builder {
             thread_name: std::sync::Arc::new(|| "runtime-worker".to_string()),
             thread_stack_size: None,
             global_queue_interval: None,
-            event_interval: 61,
+            event_interval: DEFAULT_EVENT_INTERVAL,
             disable_lifo_slot: false,
             start_paused: false,
             enable_io: false,
             enable_time: false,
-            max_blocking_threads: 512,
-            keep_alive: Duration::from_secs(10),
+            max_blocking_threads: DEFAULT_MAX_BLOCKING_THREADS,
+            keep_alive: DEFAULT_KEEP_ALIVE,
             on_stall: None,
             unhandled_panic: UnhandledPanic::Ignore,
             rng_seed: None,
@@ -450,7 +464,8 @@ impl Builder {
         match self.kind {
             Kind::CurrentThread => {
                 let (handle, ct) = current_thread::create(
-                    self.global_queue_interval.unwrap_or(31),
+                    self.global_queue_interval
+                        .unwrap_or(CURRENT_THREAD_GLOBAL_QUEUE_INTERVAL),
                     self.event_interval,
                     driver,
                     blocking.clone(),
@@ -477,6 +492,13 @@ impl Builder {
                     hooks: self.hooks.clone(),
                     name: self.name.clone(),
                 };
+                let spawner = ThreadSpawner {
+                    name: self.thread_name.clone(),
+                    stack_size: self.thread_stack_size,
+                    hooks: self.hooks.clone(),
+                    seeds: seeds.clone(),
+                    latch: Arc::new(Latch::new()),
+                };
                 let (handle, launch) = multi_thread::create(
                     n,
                     config,
@@ -484,40 +506,29 @@ impl Builder {
                     blocking.clone(),
                     self.on_stall.clone(),
                     unhandled::policy(self.unhandled_panic),
+                    spawner.clone(),
                 );
                 let sched = scheduler::Handle::MultiThread(handle.clone());
                 blocking.set_runtime(sched.clone());
-                let exited = Arc::new(Latch::new());
                 let mut threads = Vec::with_capacity(n + 1);
-                // Each thread's body, and whether it is a worker: the user's thread hooks and
-                // the RNG seeds are for the workers, not for the runtime's own monitor.
-                let mut bodies: Vec<(bool, Box<dyn FnOnce() + Send>)> = Vec::with_capacity(n + 1);
+                // Each thread's body and role: the user's thread hooks and the RNG seeds are
+                // for the workers, not for the runtime's own monitor.
+                let mut bodies: Vec<(Role, Box<dyn FnOnce() + Send>)> = Vec::with_capacity(n + 1);
                 for worker in launch {
-                    bodies.push((true, Box::new(move || worker.run())));
+                    bodies.push((Role::Worker, Box::new(move || worker.run())));
                 }
-                // The monitor (multi_thread/monitor.rs): rescues work from stuck workers,
-                // keeps the driver attended. Not under loom (no clock in the models).
+                // The monitor: rescues work from stuck workers, keeps the driver attended.
+                // Not under loom (no clock in the models).
                 #[cfg(not(loom))]
                 {
                     let handle = handle.clone();
-                    bodies.push((false, Box::new(move || multi_thread::run_monitor(handle))));
+                    bodies.push((
+                        Role::Helper,
+                        Box::new(move || multi_thread::run_monitor(handle)),
+                    ));
                 }
-                for (is_worker, body) in bodies {
-                    let name = (self.thread_name)();
-                    let latch = ExitSignal(exited.clone());
-                    let worker_seeds = seeds.clone();
-                    let hooks = self.hooks.clone();
-                    let body = move || {
-                        let _latch = latch;
-                        if is_worker {
-                            let _thread = hooks.enter_thread();
-                            let _seed = crate::rand::enter(worker_seeds.as_deref());
-                            body();
-                        } else {
-                            body();
-                        }
-                    };
-                    match shim::thread::spawn_named(name, self.thread_stack_size, body) {
+                for (role, body) in bodies {
+                    match spawner.spawn(role, body) {
                         Ok(t) => threads.push(t),
                         Err(e) => {
                             handle.close();
@@ -528,6 +539,7 @@ impl Builder {
                         }
                     }
                 }
+                let exited = spawner.latch;
                 Ok(
                     Runtime::from_parts(sched, Flavor::MultiThread(handle), threads, exited)
                         .with_seeds(seeds),
@@ -560,15 +572,6 @@ impl Builder {
              `Builder::new_current_thread().build_local(..)`"
         );
         Ok(crate::LocalRuntime::from_runtime(self.build()?))
-    }
-}
-
-/// Counts a worker thread out when it ends, even by a panic.
-struct ExitSignal(Arc<Latch>);
-
-impl Drop for ExitSignal {
-    fn drop(&mut self) {
-        self.0.count_down();
     }
 }
 

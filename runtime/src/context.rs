@@ -200,6 +200,14 @@ impl Drop for RuntimeGuard {
     }
 }
 
+/// Runs `f` as if outside any runtime (restored afterwards, even on unwind): inside
+/// `task::block_in_place`, where blocking, and so a nested `block_on`, is allowed.
+pub(crate) fn exit_runtime<R>(f: impl FnOnce() -> R) -> R {
+    let prev = with(|cx| cx.map(|cx| cx.in_runtime.replace(false)).unwrap_or(false));
+    let _restore = RuntimeGuard { prev };
+    f()
+}
+
 /// Sets the scheduler context for the duration of `f` (restored afterwards, even on unwind).
 /// On a thread whose thread-locals are being destroyed `f` runs without one.
 pub(crate) fn set_scheduler<R>(sched: &scheduler::Context, f: impl FnOnce() -> R) -> R {

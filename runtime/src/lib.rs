@@ -88,6 +88,7 @@
 
 #![deny(unsafe_op_in_unsafe_fn)]
 
+mod block_on;
 mod blocking;
 mod builder;
 mod context;
@@ -115,6 +116,7 @@ mod scheduler;
 pub mod signal;
 pub mod sync;
 pub mod task;
+mod threads;
 #[cfg(not(loom))]
 pub mod time;
 mod unhandled;

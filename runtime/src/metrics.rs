@@ -16,11 +16,13 @@ use crossbeam_utils::CachePadded;
 pub struct RuntimeMetrics {
     /// Worker threads (1 for the current-thread flavor).
     pub num_workers: usize,
-    /// Tasks spawned and not yet complete: the workers' `spawned` less their `completed`,
-    /// so as of each worker's last publication (when it parks, and every maintenance
-    /// tick). A task spawned from outside the runtime counts from when a worker takes it
-    /// off the global queue (until then it is in `global_queue_depth`).
+    /// Tasks spawned and not yet complete: the workers' `spawned` plus `remote_spawns`,
+    /// less the workers' `completed`, so as of each worker's last publication (when it
+    /// parks, and every maintenance tick).
     pub live_tasks: usize,
+    /// Tasks spawned from outside the runtime's threads (`Runtime::spawn`,
+    /// `Handle::spawn` from a plain thread or a `block_on`), counted by the spawner.
+    pub remote_spawns: u64,
     /// Tasks waiting in the global (inject) queue.
     pub global_queue_depth: usize,
     /// One entry per worker.
@@ -76,10 +78,10 @@ impl RuntimeMetrics {
         self.blocking_queue_depth
     }
 
-    /// Tasks spawned since the runtime started (counted by the worker that first ran
-    /// them, see `WorkerMetrics::spawned`).
+    /// Tasks spawned since the runtime started: by its workers (`WorkerMetrics::spawned`)
+    /// and from outside (`remote_spawns`).
     pub fn spawned_tasks_count(&self) -> u64 {
-        self.workers.iter().map(|w| w.spawned).sum()
+        self.workers.iter().map(|w| w.spawned).sum::<u64>() + self.remote_spawns
     }
 
     #[track_caller]
@@ -159,8 +161,7 @@ pub struct WorkerMetrics {
     pub lifo_hits: u64,
     /// Tasks scheduled onto this worker's own queue from this worker.
     pub local_schedules: u64,
-    /// Tasks spawned on this worker, plus tasks spawned from outside the runtime that this
-    /// worker took first off the global queue.
+    /// Tasks spawned on this worker (by the tasks it ran).
     pub spawned: u64,
     /// Tasks this worker's polls completed (with output, panic or cancellation).
     pub completed: u64,
@@ -305,13 +306,14 @@ impl Slot {
     }
 }
 
-/// `RuntimeMetrics::live_tasks` from the published slots: spawned less completed. Each
-/// worker publishes on its own schedule, so a task spawned on one worker and completed
-/// on another may be counted complete before it is counted spawned: the difference is
-/// clamped at 0, and exact once every worker published (all parked, or shut down).
-pub(crate) fn live_tasks(slots: &[CachePadded<Slot>]) -> usize {
+/// `RuntimeMetrics::live_tasks` from the published slots and the remote-spawn counter:
+/// spawned less completed. Each worker publishes on its own schedule, so a task spawned
+/// on one worker and completed on another may be counted complete before it is counted
+/// spawned: the difference is clamped at 0, and exact once every worker published (all
+/// parked, or shut down).
+pub(crate) fn live_tasks(slots: &[CachePadded<Slot>], remote_spawns: u64) -> usize {
     let completed: u64 = slots.iter().map(|s| s.completed.load(Relaxed)).sum();
-    let spawned: u64 = slots.iter().map(|s| s.spawned.load(Relaxed)).sum();
+    let spawned: u64 = slots.iter().map(|s| s.spawned.load(Relaxed)).sum::<u64>() + remote_spawns;
     spawned.saturating_sub(completed) as usize
 }
 

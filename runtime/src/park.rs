@@ -8,7 +8,10 @@
 //! next `park` returns at once: no wake-up is lost.
 //!
 //! At most one thread sleeps in the driver at a time (`try_lock` on the shared driver);
-//! the others sleep on their condvar. Under loom there is no driver.
+//! the others sleep on their condvar. A thread that never drives I/O (a `block_on` caller
+//! on the multi-thread flavor, a thread waiting for the current-thread core) has a plain
+//! thread parker: `Parker::new_thread`, the same state word with no driver behind it.
+//! Under loom there is no driver.
 
 use shim::sync::atomic::AtomicUsize;
 use shim::sync::atomic::Ordering::SeqCst;
@@ -37,11 +40,22 @@ struct Inner {
     state: AtomicUsize,
     mutex: Mutex<()>,
     condvar: Condvar,
-    driver: Arc<Driver>,
+    /// None for a plain thread parker: it only ever sleeps on the condvar.
+    driver: Option<Arc<Driver>>,
 }
 
 impl Parker {
+    /// A scheduler thread's parker: it may sleep in (and dispatch) `driver`.
     pub(crate) fn new(driver: Arc<Driver>) -> Parker {
+        Parker::with_driver(Some(driver))
+    }
+
+    /// A plain thread parker, for a thread that only waits for its own wake-up.
+    pub(crate) fn new_thread() -> Parker {
+        Parker::with_driver(None)
+    }
+
+    fn with_driver(driver: Option<Arc<Driver>>) -> Parker {
         Parker {
             inner: Arc::new(Inner {
                 state: AtomicUsize::new(EMPTY),
@@ -90,12 +104,18 @@ impl Inner {
         if self.take_notification() {
             return;
         }
+        let Some(driver) = &self.driver else {
+            if timeout != Some(Duration::ZERO) {
+                self.park_condvar();
+            }
+            return;
+        };
         if timeout == Some(Duration::ZERO) {
-            self.driver.poll_now();
+            driver.poll_now();
             return;
         }
-        if let Some(mut driver) = self.driver.try_lock() {
-            self.park_driver(&mut driver, timeout);
+        if let Some(mut locked) = driver.try_lock() {
+            self.park_driver(&mut locked, timeout);
         } else {
             self.park_condvar();
         }
@@ -160,7 +180,12 @@ impl Unparker {
                 drop(self.inner.mutex.lock());
                 self.inner.condvar.notify_one();
             }
-            PARKED_DRIVER => self.inner.driver.unpark(),
+            PARKED_DRIVER => self
+                .inner
+                .driver
+                .as_ref()
+                .expect("only a parker with a driver sleeps in it")
+                .unpark(),
             s => panic!("inconsistent unpark state {s}"),
         }
     }

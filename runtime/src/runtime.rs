@@ -8,19 +8,15 @@
 //! then the blocking pool stops. `shutdown_timeout` bounds the wait.
 
 use std::future::Future;
-use std::pin::pin;
-use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
-use shim::sync::{Arc, Condvar, Mutex};
+use shim::sync::Arc;
 
 use crate::context;
-use crate::coop;
-use crate::driver::Driver;
 use crate::handle::{EnterGuard, Handle};
 use crate::metrics::RuntimeMetrics;
-use crate::park::{Parker, Unparker};
 use crate::scheduler::{self, current_thread, multi_thread};
+use crate::threads::Latch;
 
 /// The runtime: a scheduler, its threads, and its drivers.
 pub struct Runtime {
@@ -36,51 +32,6 @@ pub struct Runtime {
 pub(crate) enum Flavor {
     MultiThread(Arc<multi_thread::Handle>),
     CurrentThread(current_thread::CurrentThread),
-}
-
-/// Counts worker threads that finished, so shutdown can wait with a timeout.
-pub(crate) struct Latch {
-    done: Mutex<usize>,
-    condvar: Condvar,
-}
-
-impl Latch {
-    pub(crate) fn new() -> Latch {
-        Latch {
-            done: Mutex::new(0),
-            condvar: Condvar::new(),
-        }
-    }
-
-    pub(crate) fn count_down(&self) {
-        *self.done.lock() += 1;
-        self.condvar.notify_all();
-    }
-
-    /// Waits until `n` threads finished; false on timeout.
-    fn wait(&self, n: usize, timeout: Option<Duration>) -> bool {
-        let mut done = self.done.lock();
-        match timeout {
-            #[cfg(not(loom))]
-            Some(timeout) => {
-                let deadline = std::time::Instant::now() + timeout;
-                while *done < n {
-                    let now = std::time::Instant::now();
-                    if now >= deadline {
-                        return false;
-                    }
-                    self.condvar.wait_for(&mut done, deadline - now);
-                }
-                true
-            }
-            _ => {
-                while *done < n {
-                    self.condvar.wait(&mut done);
-                }
-                true
-            }
-        }
-    }
 }
 
 impl Runtime {
@@ -126,7 +77,7 @@ impl Runtime {
             (Flavor::CurrentThread(ct), scheduler::Handle::CurrentThread(h)) => {
                 ct.block_on(h, future)
             }
-            (_, handle) => park_block_on(future, handle.block_on_yield_every()),
+            (_, handle) => crate::block_on::block_on(future, handle.block_on_yield_every()),
         }
     }
 
@@ -235,8 +186,7 @@ impl Runtime {
             (Flavor::CurrentThread(ct), scheduler::Handle::CurrentThread(h)) => ct.shutdown(h),
             (Flavor::MultiThread(h), _) => {
                 h.close();
-                let n = self.threads.len();
-                if self.exited.wait(n, timeout) {
+                if self.exited.wait(timeout) {
                     for t in self.threads.drain(..) {
                         let _ = t.join();
                     }
@@ -275,61 +225,6 @@ impl std::fmt::Debug for Runtime {
     }
 }
 
-/// Wakes a thread parked in `park_block_on`.
-struct UnparkWaker(Unparker);
-
-impl Wake for UnparkWaker {
-    fn wake(self: std::sync::Arc<Self>) {
-        self.0.unpark();
-    }
-
-    fn wake_by_ref(self: &std::sync::Arc<Self>) {
-        self.0.unpark();
-    }
-}
-
-/// Spin-wait rounds (each a spin hint, or a yield every `yield_every`th) before a
-/// `block_on` thread parks: a thread awaiting a stream of results (join handles of a
-/// burst of tasks) is often woken within a microsecond or two, and a futex sleep and
-/// wake-up costs both sides a syscall and a context switch. (None under loom: nothing to
-/// gain, and every spin would be a scheduling point.)
-const BLOCK_ON_SPINS: u32 = if cfg!(loom) { 0 } else { 64 };
-
-/// The yield cadence of that spin when the runtime's workers leave a CPU free.
-pub(crate) const BLOCK_ON_YIELD_EVERY: u32 = 16;
-
-/// Polls `future` on this thread, parking between polls until its waker fires; while it
-/// waits it spins `BLOCK_ON_SPINS` rounds first, yielding the CPU every `yield_every`th.
-pub(crate) fn park_block_on<F: Future>(future: F, yield_every: u32) -> F::Output {
-    let yield_every = yield_every.max(1);
-    let mut park = Parker::new(Arc::new(
-        Driver::new(false, false).expect("a driverless parker cannot fail"),
-    ));
-    let waker = Waker::from(std::sync::Arc::new(UnparkWaker(park.unparker())));
-    let mut cx = Context::from_waker(&waker);
-    let mut future = pin!(future);
-    loop {
-        if let Poll::Ready(v) = coop::budget(|| future.as_mut().poll(&mut cx)) {
-            return v;
-        }
-        let mut woken = false;
-        for spin in 0..BLOCK_ON_SPINS {
-            if park.try_take_notification() {
-                woken = true;
-                break;
-            }
-            if spin % yield_every == yield_every - 1 {
-                shim::thread::yield_now();
-            } else {
-                shim::hint::spin_loop();
-            }
-        }
-        if !woken {
-            park.park();
-        }
-    }
-}
-
 #[cfg(all(test, not(loom)))]
 mod tests {
     use crate::Builder;
@@ -355,7 +250,7 @@ mod tests {
         let rt = Builder::new_current_thread().build().unwrap();
         assert_eq!(
             rt.handle.inner.block_on_yield_every(),
-            super::BLOCK_ON_YIELD_EVERY
+            crate::block_on::BLOCK_ON_YIELD_EVERY
         );
         if cpus() > 1 {
             let rt = Builder::new_multi_thread()
@@ -364,7 +259,7 @@ mod tests {
                 .unwrap();
             assert_eq!(
                 rt.handle.inner.block_on_yield_every(),
-                super::BLOCK_ON_YIELD_EVERY
+                crate::block_on::BLOCK_ON_YIELD_EVERY
             );
         }
     }

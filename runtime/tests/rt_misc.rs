@@ -368,9 +368,10 @@ fn metrics_when(
 }
 
 /// `live_tasks` counts every spawned, unfinished task, whether spawned from outside (counted
-/// when a worker takes it) or from a task, and whether or not it ever parked (tasks join
-/// the owned list only at their first park); it reads 0 again once they complete, and
-/// after the runtime drops the ones still pending. `spawned` and `completed` add up.
+/// by the spawner, in `remote_spawns`) or from a task (counted by its worker), and whether
+/// or not it ever parked (tasks join the owned list only at their first park); it reads 0
+/// again once they complete, and after the runtime drops the ones still pending. Spawns
+/// and completions add up.
 #[test]
 fn live_tasks_counts_pending_tasks_of_both_flavors() {
     use futures::channel::oneshot;
@@ -409,12 +410,17 @@ fn live_tasks_counts_pending_tasks_of_both_flavors() {
         let sum = |m: &runtime::RuntimeMetrics, f: fn(&runtime::WorkerMetrics) -> u64| -> u64 {
             m.workers.iter().map(f).sum()
         };
-        // 10 pending tasks; the spawner task finished.
+        // 10 pending tasks; the spawner task finished. Five spawns from outside, five by a
+        // task, and the spawner: from outside on the multi-thread flavor (the `block_on`
+        // thread is no worker), on the core's thread on the current-thread one.
         let m = metrics_when(&handle, |m| {
-            m.live_tasks == 10 && sum(m, |w| w.spawned) == 11
+            m.live_tasks == 10 && m.spawned_tasks_count() == 11
         });
         assert_eq!(m.live_tasks, 10, "multi {multi}: {m:?}");
-        assert_eq!(sum(&m, |w| w.spawned), 11, "multi {multi}: {m:?}");
+        let remote = if multi { 6 } else { 5 };
+        assert_eq!(m.remote_spawns, remote, "multi {multi}: {m:?}");
+        assert_eq!(sum(&m, |w| w.spawned), 11 - remote, "multi {multi}: {m:?}");
+        assert_eq!(m.spawned_tasks_count(), 11, "multi {multi}: {m:?}");
         // Complete the first eight; two stay pending until the runtime drops.
         for (i, tx) in txs.drain(..8).enumerate() {
             tx.send(i as u32).unwrap();

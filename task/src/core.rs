@@ -46,8 +46,8 @@ pub struct Header {
     /// Where the task is bound: the id of its `OwnedTasks` (nonzero, the high 48 bits)
     /// and the shard of that list holding it (the low 16 bits); an id of 0 while the task
     /// is unbound (spawned, queued or running, not yet parked: see `list.rs`). Written
-    /// by the holder of the task's run (its one `Notified`, or RUNNING): once by `bind`,
-    /// and by `Notified::claim_remote`; read by whoever later holds a reference that the
+    /// by the holder of the task's run (its one `Notified`, or RUNNING), once, by `bind`;
+    /// read by whoever later holds a reference that the
     /// state word's (or a queue's) Release/Acquire hand-off ordered after that write.
     /// One word, so a typical small task stays within malloc's fast-bin sizes.
     pub(crate) owner: AtomicU64,

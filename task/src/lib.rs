@@ -156,19 +156,6 @@ impl<S: 'static> Notified<S> {
         cancels
     }
 
-    /// True (once) for a task spawned by `OwnedTasks::spawn_remote` that nobody claimed
-    /// yet: a runtime counts remote spawns in the worker that first takes them.
-    pub fn claim_remote(&self) -> bool {
-        let owner = &self.0.header().owner;
-        // Relaxed: only the holder of the task's one `Notified` (us) reads or writes the
-        // mark; the queue hand-off that gave it to us ordered the spawner's write before.
-        if owner.load(shim::sync::atomic::Ordering::Relaxed) != list::REMOTE {
-            return false;
-        }
-        owner.store(list::UNBOUND, shim::sync::atomic::Ordering::Relaxed);
-        true
-    }
-
     /// True once the task joined its owned list (it parked at least once).
     pub fn is_bound(&self) -> bool {
         self.0.header().is_bound()

@@ -50,11 +50,9 @@ struct Shard {
 // SAFETY: the raw task pointers are only followed under the shard lock, and tasks are Send.
 unsafe impl Send for Shard {}
 
-/// `Header::owner` of a task not bound to any list yet. Any owner word whose id (high
-/// bits) is 0 is unbound; `REMOTE` is unbound too, marked as spawned from outside the
-/// runtime and not yet counted by a worker (`Notified::claim_remote`).
+/// `Header::owner` of a task not bound to any list yet (any owner word whose id, the high
+/// bits, is 0).
 pub(crate) const UNBOUND: u64 = 0;
-pub(crate) const REMOTE: u64 = 1;
 /// Bits of `Header::owner` holding the shard; the list id takes the other 48.
 pub(crate) const SHARD_BITS: u32 = 16;
 /// Most shards a list has (more workers share shards, modulo).
@@ -129,17 +127,16 @@ impl<S: Schedule> OwnedTasks<S> {
         T: Future + Send + 'static,
         T::Output: Send + 'static,
     {
-        self.spawn_with_owner(future, UNBOUND)
-    }
-
-    /// As [`spawn`](Self::spawn), for a spawn from outside the runtime: the task is marked
-    /// so that the worker that first takes it can count it ([`Notified::claim_remote`]).
-    pub fn spawn_remote<T>(&self, future: T) -> (JoinHandle<T::Output>, Option<Notified<S>>)
-    where
-        T: Future + Send + 'static,
-        T::Output: Send + 'static,
-    {
-        self.spawn_with_owner(future, REMOTE)
+        let (task, notified, join) = new_task(future, None, UNBOUND);
+        // The list's reference now travels with `notified`, to be claimed by `bind` (or
+        // dropped by completion, or by cancelling the unbound `notified`).
+        mem::forget(task);
+        if self.is_closed() {
+            // Dropping an unbound task's `Notified` cancels it (both references go).
+            drop(notified);
+            return (join, None);
+        }
+        (join, Some(notified))
     }
 
     /// As [`spawn`](Self::spawn), for a future that is not `Send` (a `LocalSet`'s task).
@@ -162,7 +159,7 @@ impl<S: Schedule> OwnedTasks<S> {
     {
         let ptr = Cell::<T, S>::allocate(future, None, UNBOUND);
         // SAFETY: a new task holds three references: the list's (forgotten below: it rides
-        // with the `Notified`, see `spawn_with_owner`), the run queue's and the JoinHandle's.
+        // with the `Notified`, as in `spawn`), the run queue's and the JoinHandle's.
         let (task, notified, join) = unsafe {
             (
                 Task::<S>::from_raw(ptr),
@@ -173,27 +170,6 @@ impl<S: Schedule> OwnedTasks<S> {
         mem::forget(task);
         if self.is_closed() {
             // On the owner thread (caller): cancelling the unbound task drops its future here.
-            drop(notified);
-            return (join, None);
-        }
-        (join, Some(notified))
-    }
-
-    fn spawn_with_owner<T>(
-        &self,
-        future: T,
-        owner: u64,
-    ) -> (JoinHandle<T::Output>, Option<Notified<S>>)
-    where
-        T: Future + Send + 'static,
-        T::Output: Send + 'static,
-    {
-        let (task, notified, join) = new_task(future, None, owner);
-        // The list's reference now travels with `notified`, to be claimed by `bind` (or
-        // dropped by completion, or by cancelling the unbound `notified`).
-        mem::forget(task);
-        if self.is_closed() {
-            // Dropping an unbound task's `Notified` cancels it (both references go).
             drop(notified);
             return (join, None);
         }

@@ -509,7 +509,7 @@ fn first_park_into_closed_list_cancels() {
     assert!(s.0.owned.is_empty());
 }
 
-/// `spawn` and `spawn_remote` on a closed list cancel on the spot.
+/// `spawn` on a closed list cancels on the spot.
 #[test]
 fn spawn_after_shutdown_is_cancelled() {
     let s = Sched::new();
@@ -517,24 +517,6 @@ fn spawn_after_shutdown_is_cancelled() {
     let (mut join, notified) = s.0.owned.spawn(async {});
     assert!(notified.is_none());
     assert!(matches!(poll_once(&mut join), Poll::Ready(Err(e)) if e.is_cancelled()));
-    let (mut join, notified) = s.0.owned.spawn_remote(async {});
-    assert!(notified.is_none());
-    assert!(matches!(poll_once(&mut join), Poll::Ready(Err(e)) if e.is_cancelled()));
-}
-
-/// A remote spawn's mark is claimed once; a local spawn has none.
-#[test]
-fn remote_mark_is_claimed_once() {
-    let s = Sched::new();
-    let (_j, remote) = s.0.owned.spawn_remote(async {});
-    let remote = remote.unwrap();
-    assert!(!remote.is_bound());
-    assert!(remote.claim_remote());
-    assert!(!remote.claim_remote());
-    assert!(!remote.is_bound());
-    assert!(remote.run(&s));
-    let (_j, local) = s.0.owned.spawn(async {});
-    assert!(!local.unwrap().claim_remote());
 }
 
 /// `spawn_bound` (the blocking pool's) puts the task in the list at once.

@@ -1,9 +1,10 @@
 //! `instr`: runs one workload a given number of times on one runtime, for instruction
 //! counting under callgrind (`benches/compare.sh` does it).
 //!
-//! `instr <runtime|tokio|smol|smol_static|floor> <spawn_many_local|chained_spawn> <N>
-//! [current|WORKERS]` builds the runtime (current-thread flavor unless a worker count is
-//! given), runs one warm-up iteration, then N iterations, and prints the number of tasks
+//! `instr <runtime|tokio|smol|smol_static|floor>
+//! <spawn_many_local|chained_spawn|spawn_many_remote_idle> <N> [current|WORKERS]` builds
+//! the runtime (current-thread flavor unless a worker count is given), runs one warm-up
+//! iteration, then N iterations, and prints the number of tasks
 //! one iteration spawns. Everything outside the N iterations (build, warm-up, shutdown) is
 //! the same for every N, so `(I(N2) - I(N1)) / ((N2 - N1) * tasks)` is the instruction cost
 //! of one spawned task, start to finish, with no timing noise.
@@ -14,17 +15,21 @@ use benches::floor::Floor;
 use benches::ours::Ours;
 use benches::smol::{SmolExecutor, SmolStatic};
 use benches::tokio_rt::Tokio;
-use benches::workloads::{chained_spawn, spawn_many_local, Iteration, CHAIN, NUM_SPAWN};
+use benches::workloads::{
+    chained_spawn, spawn_many_local, spawn_many_remote_idle, Iteration, CHAIN, NUM_SPAWN,
+};
 use benches::{AsyncSignal, Bench, BlockingSignal, Flavor, Signal};
 
 const USAGE: &str = "usage: instr <runtime|tokio|smol|smol_static|floor> \
-                     <spawn_many_local|chained_spawn> <iterations> [current|WORKERS]";
+                     <spawn_many_local|chained_spawn|spawn_many_remote_idle> <iterations> [current|WORKERS]";
 
 fn run<B: Bench, S: Signal>(rt: B, workload: &str, iterations: usize) -> Result<usize, String> {
     let (f, tasks): (for<'a> fn(&'a B) -> Iteration<'a>, usize) = match workload {
         "spawn_many_local" => (spawn_many_local::<B, S>, NUM_SPAWN),
         // The root task plus the chain it starts.
         "chained_spawn" => (chained_spawn::<B, S>, CHAIN + 1),
+        // Spawns from the bench thread (the remote path), awaited in `block_on`.
+        "spawn_many_remote_idle" => (spawn_many_remote_idle::<B, S>, NUM_SPAWN),
         other => return Err(format!("unknown workload {other:?}")),
     };
     let mut iteration = f(&rt);

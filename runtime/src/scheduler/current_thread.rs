@@ -20,12 +20,16 @@ use shim::sync::atomic::{AtomicBool, Ordering};
 use shim::sync::{Arc, Mutex};
 use task::{JoinHandle, OwnedTasks};
 
+use crate::block_on::ThreadWaiter;
 use crate::blocking;
 use crate::context;
 use crate::coop;
 use crate::driver::Driver;
 use crate::metrics::{self, RuntimeMetrics, Stats};
 use crate::park::{Parker, Unparker};
+use crate::scheduler::core_slot::{park_reachable, with_core_slot, HoldsParker};
+use crate::scheduler::defer::Defer;
+use crate::scheduler::inject::{self, RemoteSpawns};
 use crate::scheduler::{self, RunTask};
 
 /// Remote tasks taken from the inject queue under one lock.
@@ -42,6 +46,8 @@ pub(crate) struct Handle {
 
 pub(crate) struct Shared {
     inject: Inject<RunTask>,
+    /// Tasks spawned from outside the core's thread (inject.rs).
+    remote_spawns: RemoteSpawns,
     pub(crate) owned: OwnedTasks<scheduler::Handle>,
     /// Set by the `block_on` future's waker.
     woken: AtomicBool,
@@ -62,7 +68,7 @@ pub(crate) struct CurrentThread {
 pub(crate) struct Core {
     tasks: VecDeque<RunTask>,
     /// Tasks that yielded; run once nothing else is runnable.
-    defer: Vec<RunTask>,
+    defer: Defer,
     tick: u32,
     park: Option<Parker>,
     stats: Stats,
@@ -90,6 +96,7 @@ pub(crate) fn create(
     let handle = Arc::new(Handle {
         shared: Shared {
             inject: Inject::new(),
+            remote_spawns: RemoteSpawns::default(),
             owned: OwnedTasks::new(1),
             woken: AtomicBool::new(false),
             unpark: park.unparker(),
@@ -105,7 +112,7 @@ pub(crate) fn create(
     });
     let core = Box::new(Core {
         tasks: VecDeque::with_capacity(64),
-        defer: Vec::with_capacity(16),
+        defer: Defer::with_capacity(16),
         tick: 0,
         park: Some(park),
         stats: Stats::new(),
@@ -126,10 +133,18 @@ pub(crate) fn create(
 fn with_core<R>(handle: &Arc<Handle>, f: impl FnOnce(Option<&mut Core>) -> R) -> R {
     context::with_scheduler(|cx| match cx {
         Some(scheduler::Context::CurrentThread(cx)) if Arc::ptr_eq(&cx.handle, handle) => {
-            scheduler::with_core_slot(&cx.core, f)
+            with_core_slot(&cx.core, f)
         }
         _ => f(None),
     })
+}
+
+/// How a task reaches the scheduler: decides where it waits and what is counted.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Arrival {
+    Spawn,
+    Wake,
+    Yield,
 }
 
 impl Handle {
@@ -139,49 +154,38 @@ impl Handle {
         F::Output: Send + 'static,
     {
         // No owned-list lock and no handle clone: the task joins the list, and takes a
-        // handle, only if it ever parks (task's list.rs). On the core's thread it is
-        // counted as spawned at once; from elsewhere it is marked, and counted when the
-        // core takes it off the global queue.
-        let made = with_core(me, |core| match core {
-            Some(core) => {
-                let (join, notified) = me.shared.owned.spawn(future);
-                if let Some(task) = notified {
-                    core.stats.m.spawned += 1;
-                    core.schedule_local(task, false);
-                }
-                Ok(join)
-            }
-            None => Err(future),
-        });
-        made.unwrap_or_else(|future| {
-            let (join, notified) = me.shared.owned.spawn_remote(future);
-            if let Some(task) = notified {
-                Handle::push_remote(me, task);
-            }
-            join
-        })
+        // handle, only if it ever parks (task's list.rs).
+        let (join, notified) = me.shared.owned.spawn(future);
+        if let Some(task) = notified {
+            Handle::schedule(me, task, Arrival::Spawn);
+        }
+        join
     }
 
     pub(crate) fn schedule_task(me: &Arc<Handle>, task: RunTask, is_yield: bool) {
-        let task = with_core(me, |core| match core {
+        let arrival = if is_yield {
+            Arrival::Yield
+        } else {
+            Arrival::Wake
+        };
+        Handle::schedule(me, task, arrival);
+    }
+
+    /// Where a task goes: on the thread that holds the core, its local queue; from
+    /// anywhere else, the global queue and an unpark of the core's thread (a syscall only
+    /// when it sleeps).
+    fn schedule(me: &Arc<Handle>, task: RunTask, arrival: Arrival) {
+        let remote = with_core(me, |core| match core {
             Some(core) => {
-                core.schedule_local(task, is_yield);
+                core.schedule_local(task, arrival);
                 None
             }
             None => Some(task),
         });
-        if let Some(task) = task {
-            Handle::push_remote(me, task);
-        }
-    }
-
-    fn push_remote(me: &Arc<Handle>, task: RunTask) {
-        match me.shared.inject.push(task) {
-            Ok(()) => me.shared.unpark.unpark(),
-            // Closed means shut down: a bound task is cancelled through the owned list (only
-            // this reference drops); an unbound one is in no list and is cancelled here.
-            Err(task) => {
-                task.shutdown();
+        if let Some(task) = remote {
+            let spawned = (arrival == Arrival::Spawn).then_some(&me.shared.remote_spawns);
+            if inject::push_remote(&me.shared.inject, task, spawned) {
+                me.shared.unpark.unpark();
             }
         }
     }
@@ -189,7 +193,8 @@ impl Handle {
     pub(crate) fn metrics(&self) -> RuntimeMetrics {
         RuntimeMetrics {
             num_workers: 1,
-            live_tasks: metrics::live_tasks(&self.shared.metrics),
+            live_tasks: metrics::live_tasks(&self.shared.metrics, self.shared.remote_spawns.get()),
+            remote_spawns: self.shared.remote_spawns.get(),
             global_queue_depth: self.shared.inject.len(),
             workers: self.shared.metrics.iter().map(|s| s.read()).collect(),
             // Filled in by `scheduler::Handle::metrics`.
@@ -218,25 +223,12 @@ impl Wake for BlockOnWaker {
     }
 }
 
-/// Wakes a thread waiting for the core or for its own future.
-struct ThreadWaker(Unparker);
-
-impl Wake for ThreadWaker {
-    fn wake(self: std::sync::Arc<Self>) {
-        self.0.unpark();
-    }
-
-    fn wake_by_ref(self: &std::sync::Arc<Self>) {
-        self.0.unpark();
-    }
-}
-
 impl CurrentThread {
     /// Runs `future` to completion on this thread, driving the scheduler while it can.
     pub(crate) fn block_on<F: Future>(&self, handle: &Arc<Handle>, future: F) -> F::Output {
         let mut future = pin!(future);
         // Waiting for the core: poll our own future meanwhile (it may not need the core).
-        let mut waiter: Option<(Parker, Waker)> = None;
+        let mut waiter: Option<ThreadWaiter> = None;
         let mut woken = true;
         loop {
             // loom-tests: take the core in its own statement. In `if let Some(core) =
@@ -247,25 +239,19 @@ impl CurrentThread {
             if let Some(core) = core {
                 return CoreGuard::new(self, handle, core).block_on(future);
             }
-            let (park, waker) = waiter.get_or_insert_with(|| {
-                let park = Parker::new(Arc::new(
-                    Driver::new(false, false).expect("a driverless parker cannot fail"),
-                ));
-                let waker = Waker::from(std::sync::Arc::new(ThreadWaker(park.unparker())));
-                (park, waker)
-            });
+            let waiter = waiter.get_or_insert_with(ThreadWaiter::new);
             if woken {
-                let mut cx = TaskContext::from_waker(waker);
+                let mut cx = TaskContext::from_waker(waiter.waker());
                 if let Poll::Ready(v) = coop::budget(|| future.as_mut().poll(&mut cx)) {
                     return v;
                 }
             }
-            self.waiters.lock().push(park.unparker());
+            self.waiters.lock().push(waiter.unparker());
             // Re-check after registering: the core may have come back in between.
             if self.core.lock().is_some() {
                 continue;
             }
-            park.park();
+            waiter.park();
             woken = true;
         }
     }
@@ -294,15 +280,12 @@ impl CurrentThread {
         core.stats.m.completed += cancelled as u64;
         // Bound tasks were cancelled through the list and only lose this reference; the
         // unbound ones (spawned, never parked) are cancelled here.
-        let mut queued: Vec<RunTask> = core.defer.drain(..).collect();
-        queued.extend(core.tasks.drain(..));
+        let mut queued: Vec<RunTask> = core.tasks.drain(..).collect();
+        core.defer.flush(|task| queued.push(task));
         for task in queued {
             core.stats.m.completed += u64::from(task.shutdown());
         }
-        while let Some(task) = handle.shared.inject.pop() {
-            core.stats.m.spawned += u64::from(task.claim_remote());
-            core.stats.m.completed += u64::from(task.shutdown());
-        }
+        core.stats.m.completed += inject::cancel_all(&handle.shared.inject);
         handle.driver.shutdown();
         core.stats.submit(&handle.shared.metrics[0]);
         *self.core.lock() = Some(core);
@@ -416,7 +399,7 @@ impl Context {
                 // Nothing else is runnable: the yielders' turn, after a look at the driver.
                 core = self.park_yield(core);
                 let Core { tasks, defer, .. } = &mut *core;
-                tasks.extend(defer.drain(..));
+                defer.flush(|task| tasks.push_back(task));
             } else if ran_out {
                 if !handle.shared.woken.load(Ordering::Acquire) {
                     core = self.park(core);
@@ -429,30 +412,29 @@ impl Context {
     }
 
     fn park(&self, mut core: Box<Core>) -> Box<Core> {
-        let mut park = core.park.take().expect("parker present");
         core.stats.check_noop();
         core.stats.about_to_park();
         core.stats.submit(&self.handle.shared.metrics[0]);
-        self.put_core(core);
-        self.handle.hooks.before_park();
-        park.park();
-        self.handle.hooks.after_unpark();
-        let mut core = self.take_core();
-        core.park = Some(park);
+        let mut core = park_reachable(&self.core, core, |park| {
+            self.handle.hooks.before_park();
+            park.park();
+            self.handle.hooks.after_unpark();
+        });
         core.stats.unparked();
         core.stats.mark_unpark_polls();
         core
     }
 
     /// Between batches of tasks: let the driver dispatch without sleeping.
-    fn park_yield(&self, mut core: Box<Core>) -> Box<Core> {
-        let mut park = core.park.take().expect("parker present");
+    fn park_yield(&self, core: Box<Core>) -> Box<Core> {
         core.stats.submit(&self.handle.shared.metrics[0]);
-        self.put_core(core);
-        park.park_timeout_zero();
-        let mut core = self.take_core();
-        core.park = Some(park);
-        core
+        park_reachable(&self.core, core, Parker::park_timeout_zero)
+    }
+}
+
+impl HoldsParker for Core {
+    fn parker(&mut self) -> &mut Option<Parker> {
+        &mut self.park
     }
 }
 
@@ -460,12 +442,15 @@ impl Core {
     /// Queues a task woken or spawned on the core's thread: a yield waits in `defer`
     /// until the queue runs dry, anything else joins the back of the queue.
     #[inline]
-    fn schedule_local(&mut self, task: RunTask, is_yield: bool) {
+    fn schedule_local(&mut self, task: RunTask, arrival: Arrival) {
         self.stats.m.local_schedules += 1;
-        if is_yield {
-            self.defer.push(task);
-        } else {
-            self.tasks.push_back(task);
+        match arrival {
+            Arrival::Yield => self.defer.push(task),
+            Arrival::Spawn => {
+                self.stats.m.spawned += 1;
+                self.tasks.push_back(task);
+            }
+            Arrival::Wake => self.tasks.push_back(task),
         }
     }
 
@@ -486,16 +471,10 @@ impl Core {
     }
 
     /// Takes up to `REMOTE_BATCH` tasks off the global queue: runs the first, queues the
-    /// rest. Remote spawns count as spawned (`live_tasks`) from here.
+    /// rest.
     fn next_remote_batch(&mut self, handle: &Handle) -> Option<RunTask> {
-        let mut batch = handle.shared.inject.pop_n(REMOTE_BATCH);
-        let first = batch.next()?;
-        let mut claimed = u64::from(first.claim_remote());
-        for task in batch {
-            claimed += u64::from(task.claim_remote());
-            self.tasks.push_back(task);
-        }
-        self.stats.m.spawned += claimed;
-        Some(first)
+        inject::take_batch(&handle.shared.inject, REMOTE_BATCH, |task| {
+            self.tasks.push_back(task)
+        })
     }
 }

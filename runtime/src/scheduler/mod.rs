@@ -7,8 +7,19 @@
 //! `Context` is the per-thread state of a running scheduler (a worker's core, or the
 //! current-thread core), published through `context::set_scheduler` so that a task woken
 //! on its own worker goes to that worker's local queue with no synchronization.
+//!
+//! Each flavor decides where a task goes in one function, branching once on "does this
+//! thread hold this runtime's core?": yes, its local queue; no, the global queue plus a
+//! wake-up (multi_thread/worker.rs `Handle::schedule`, current_thread.rs
+//! `Handle::schedule`). The parts both flavors share are small components, not a shared
+//! trait: the core slot and the park dance around it (core_slot.rs), the deferred list of
+//! yielded tasks (defer.rs), and the global queue's push-or-cancel, batch take, shutdown
+//! drain and remote-spawn counter (inject.rs).
 
+mod core_slot;
 pub(crate) mod current_thread;
+mod defer;
+mod inject;
 pub(crate) mod multi_thread;
 
 use std::future::Future;
@@ -33,34 +44,13 @@ pub(crate) enum Context {
     CurrentThread(current_thread::Context),
 }
 
-/// Runs `f` with the core parked in `slot` (a scheduler context's), or with `None` when
-/// the slot is empty or already borrowed (a wake from code that holds the core, e.g. a
-/// task dropped at shutdown whose future wakes another, must not panic). `f(None)` runs
-/// with no borrow held.
-#[inline]
-pub(crate) fn with_core_slot<C, R>(
-    slot: &std::cell::RefCell<Option<Box<C>>>,
-    f: impl FnOnce(Option<&mut C>) -> R,
-) -> R {
-    let Ok(mut borrowed) = slot.try_borrow_mut() else {
-        return f(None);
-    };
-    match borrowed.as_deref_mut() {
-        Some(core) => f(Some(core)),
-        None => {
-            drop(borrowed);
-            f(None)
-        }
-    }
-}
-
 impl Handle {
     /// The yield cadence of a `block_on` thread's pre-park spin on this runtime
-    /// (`runtime::park_block_on`).
+    /// (block_on.rs).
     pub(crate) fn block_on_yield_every(&self) -> u32 {
         match self {
             Handle::MultiThread(h) => h.block_on_yield_every,
-            Handle::CurrentThread(_) => crate::runtime::BLOCK_ON_YIELD_EVERY,
+            Handle::CurrentThread(_) => crate::block_on::BLOCK_ON_YIELD_EVERY,
         }
     }
 

@@ -13,6 +13,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+mod block_in_place;
 mod budget;
 mod join_set;
 mod local;
@@ -22,6 +23,7 @@ mod task_local;
 
 pub use ::task::{AbortHandle, Id, JoinError, JoinHandle};
 
+pub use self::block_in_place::block_in_place;
 pub use self::budget::{consume_budget, unconstrained, Unconstrained};
 pub use self::join_set::JoinSet;
 pub use self::local::{spawn_local, LocalEnterGuard, LocalSet};

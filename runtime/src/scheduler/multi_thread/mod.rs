@@ -2,8 +2,10 @@
 //!
 //! N workers, each with a fixed-size `Local` ring, a LIFO slot and a `Parker`; two global
 //! `Inject` queues (below); `Idle` accounting of searching/parked workers. This file is the shared
-//! side (`Handle`): spawning, scheduling from anywhere, notifying, shutdown. `worker.rs`
-//! is the per-thread loop.
+//! state (`Handle`, `Shared`), its construction, shutdown and metrics. `worker.rs` is the
+//! per-thread loop and, next to the `Core` it works on, the one place that decides where
+//! a spawned or woken task goes (`Handle::spawn`, `Handle::schedule_task`) and whom to
+//! wake (`Handle::notify_parked`).
 //!
 //! Scheduling: on a worker of this runtime a woken/spawned task goes into that worker's
 //! LIFO slot (the displaced occupant to the back of its ring; yields go straight to the
@@ -17,10 +19,10 @@
 //! spawns and wakes); `overflow` holds what a full ring spills (half of it, plus the task
 //! being pushed): work already under way, mostly tasks just woken on that worker (timers
 //! fired by its driver, I/O). A worker that needs global work takes `overflow` first, so a
-//! woken task never waits behind a backlog of remote spawns that have not started (a
-//! burst of remote spawns with timers firing meanwhile: with one queue, woken tasks spilt
-//! behind 50,000+ unstarted spawns, and the worst timer lateness was 2-3x tokio's); its
-//! periodic fairness visits alternate between the two, so neither can starve the other.
+//! woken task never waits behind a backlog of remote spawns that have not started (with
+//! one queue, a burst of remote spawns would delay every timer-woken task that spilt
+//! behind it by the whole burst); its periodic fairness visits alternate between the two,
+//! so neither can starve the other.
 
 mod idle;
 #[cfg_attr(loom, allow(dead_code))]
@@ -29,23 +31,23 @@ mod spin;
 mod stall;
 mod worker;
 
-use std::future::Future;
-
 use crossbeam_utils::CachePadded;
 use queue::{Inject, Steal};
 use shim::sync::{Arc, Mutex};
-use task::{JoinHandle, OwnedTasks};
+use task::OwnedTasks;
 
 use self::idle::Idle;
 use self::monitor::Monitor;
 use self::stall::WorkerShared;
 use self::worker::Core;
-pub(crate) use self::worker::{current_index, Context};
+pub(crate) use self::worker::{current_index, hand_off_core, Context};
 use crate::blocking;
 use crate::driver::Driver;
 use crate::metrics::{self, RuntimeMetrics, StallCallback};
 use crate::park::{Parker, Unparker};
+use crate::scheduler::inject::RemoteSpawns;
 use crate::scheduler::{self, RunTask};
+use crate::threads::ThreadSpawner;
 
 /// Scheduler settings taken from the `Builder`.
 #[derive(Clone, Debug)]
@@ -67,7 +69,7 @@ pub(crate) struct Config {
 pub(crate) struct Handle {
     pub(crate) shared: Shared,
     /// How often a `block_on` thread waiting on this runtime yields its CPU while it
-    /// spins before parking (every `n`th spin round; see `runtime::park_block_on`).
+    /// spins before parking (every `n`th spin round; block_on.rs).
     pub(crate) block_on_yield_every: u32,
     pub(crate) driver: Arc<Driver>,
     pub(crate) blocking: blocking::Spawner,
@@ -76,6 +78,8 @@ pub(crate) struct Handle {
     pub(crate) unhandled_panic: crate::unhandled::Policy,
     pub(crate) hooks: crate::hooks::Hooks,
     pub(crate) name: Option<String>,
+    /// Starts the thread a worker's core is handed to by `task::block_in_place`.
+    spawner: ThreadSpawner,
 }
 
 pub(crate) struct Shared {
@@ -86,6 +90,8 @@ pub(crate) struct Shared {
     /// Padded: written by every remote push and global-queue pop; the read-mostly
     /// neighbours (the owned list's id and shards, `remotes`) must not share its line.
     pub(crate) inject: CachePadded<Inject<RunTask>>,
+    /// Tasks spawned from outside the workers (scheduler/inject.rs); padded inside.
+    remote_spawns: RemoteSpawns,
     /// What workers' full rings spilled: work under way (woken tasks, most often), taken
     /// before `inject` except on every other fairness visit (module docs). Padded: written
     /// by overflowing workers and by global-queue pops.
@@ -121,6 +127,7 @@ pub(crate) fn create(
     blocking: blocking::Spawner,
     on_stall: Option<(std::time::Duration, StallCallback)>,
     unhandled_panic: crate::unhandled::Policy,
+    spawner: ThreadSpawner,
 ) -> (Arc<Handle>, Vec<Launch>) {
     // Read once: `available_parallelism` reads cgroup files.
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -147,19 +154,12 @@ pub(crate) fn create(
         ));
     }
     let handle = Arc::new(Handle {
-        // With a worker per CPU or more, a spinning `block_on` thread takes a CPU from
-        // the workers running what it awaits: it yields at every round (measured on 2
-        // cores, spawn_many_remote_busy2 with 4 busy workers: ~10% faster than a yield
-        // every 16th round; a pure spin or an immediate park: 2x slower).
-        block_on_yield_every: if num_workers >= cpus {
-            1
-        } else {
-            crate::runtime::BLOCK_ON_YIELD_EVERY
-        },
+        block_on_yield_every: crate::block_on::yield_every(num_workers, cpus),
         shared: Shared {
             remotes: remotes.into_boxed_slice(),
             workers: workers.into_boxed_slice(),
             inject: CachePadded::new(Inject::new()),
+            remote_spawns: RemoteSpawns::default(),
             overflow: CachePadded::new(Inject::new()),
             idle: CachePadded::new(Idle::new(num_workers)),
             spinner: CachePadded::new(spin::SpinToken::default()),
@@ -173,6 +173,7 @@ pub(crate) fn create(
         unhandled_panic,
         hooks: config.hooks,
         name: config.name,
+        spawner,
     });
     let launch = cores
         .into_iter()
@@ -205,77 +206,6 @@ impl Shared {
 }
 
 impl Handle {
-    pub(crate) fn spawn<F>(me: &Arc<Handle>, future: F) -> JoinHandle<F::Output>
-    where
-        F: Future + Send + 'static,
-        F::Output: Send + 'static,
-    {
-        // No owned-list lock and no handle clone here: the task joins the list, and takes
-        // a handle, only if it ever parks (task's list.rs), on the worker that polled it.
-        match worker::try_spawn_local(me, |local| {
-            if local {
-                me.shared.owned.spawn(future)
-            } else {
-                me.shared.owned.spawn_remote(future)
-            }
-        }) {
-            // On a worker: scheduled into its LIFO slot already.
-            Ok(join) => join,
-            // From outside: into the global queue, marked for the worker that takes it to
-            // count it (`next_global_batch`).
-            Err((join, notified)) => {
-                if let Some(task) = notified {
-                    me.push_remote_task(task);
-                    me.notify_parked();
-                }
-                join
-            }
-        }
-    }
-
-    /// Schedules a notified task: locally when called on one of our workers, else via the
-    /// global queue and a notify.
-    pub(crate) fn schedule_task(me: &Arc<Handle>, task: RunTask, is_yield: bool) {
-        let task = match worker::try_schedule_local(me, task, is_yield) {
-            Ok(()) => return,
-            Err(task) => task,
-        };
-        me.push_remote_task(task);
-        me.notify_parked();
-    }
-
-    fn push_remote_task(&self, task: RunTask) {
-        if let Err(task) = self.shared.inject.push(task) {
-            // A closed queue means shutdown. A bound task was (or will be) cancelled
-            // through the owned list, so dropping this reference loses nothing; an unbound
-            // one is in no list and is cancelled here.
-            task.shutdown();
-        }
-    }
-
-    /// Wakes one parked worker if nobody is searching.
-    pub(crate) fn notify_parked(&self) {
-        if let Some(index) = self.shared.idle.worker_to_notify() {
-            self.shared.remotes[index].unpark.unpark();
-        }
-    }
-
-    /// Called by a worker parking with no searcher left behind it: if work arrived
-    /// meanwhile, wake someone.
-    fn notify_if_work_pending(&self) {
-        let pending = self.shared.remotes.iter().any(|r| !r.steal.is_empty())
-            || self.shared.has_global_work()
-            || self.stuck_lifo_pending();
-        if pending {
-            self.notify_parked();
-        }
-    }
-
-    /// True when a stuck worker's LIFO slot holds a task a searcher may take.
-    fn stuck_lifo_pending(&self) -> bool {
-        self.shared.workers.iter().any(|w| w.has_stealable_lifo())
-    }
-
     /// Begins shutdown: closes the global queues and wakes every worker. Idempotent.
     pub(crate) fn close(&self) {
         self.monitor.close();
@@ -294,7 +224,8 @@ impl Handle {
     pub(crate) fn metrics(&self) -> RuntimeMetrics {
         RuntimeMetrics {
             num_workers: self.shared.remotes.len(),
-            live_tasks: metrics::live_tasks(&self.shared.metrics),
+            live_tasks: metrics::live_tasks(&self.shared.metrics, self.shared.remote_spawns.get()),
+            remote_spawns: self.shared.remote_spawns.get(),
             global_queue_depth: self.shared.inject.len() + self.shared.overflow.len(),
             workers: self
                 .shared

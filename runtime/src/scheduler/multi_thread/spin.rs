@@ -2,10 +2,9 @@
 //! to what idleness has looked like lately on this worker.
 //!
 //! A spin pays when work shows up before a park/unpark pair would have completed (two
-//! futex syscalls and a wake-up latency: some 10–20 µs of CPU and latency on a VM); it
-//! wastes a CPU when the next work is further away (a request-response client whose
-//! round trip is 40 µs: every spin of 30 µs is lost, and the parked worker is woken
-//! anyway). So each worker keeps an average (EWMA, weight 1/4) of its recent *idle
+//! futex syscalls and a wake-up latency); it wastes a CPU when the next work is further
+//! away than the spin lasts (a request-response client whose round trip is longer than
+//! the spin: every spin is lost, and the parked worker is woken anyway). So each worker keeps an average (EWMA, weight 1/4) of its recent *idle
 //! episodes*: from running out of work (nothing local, nothing to steal) to finding work
 //! again, by a spin or after a park. It spins only while that average is under
 //! `SPIN_WORTH`; one long idle period (the runtime going quiet) lifts the average past it,
@@ -17,8 +16,8 @@
 //! spinner. A request on a connection wakes the worker parked in the driver, which runs
 //! the handler itself; a searcher spinning meanwhile sees nothing and burns a CPU that,
 //! on a machine whose cores are all in use (the load generator, the other worker), was
-//! someone else's (measured on 2 shared cores, raw responder at -c2: 5 µs of user time per
-//! request with the spin, 0.7 without, and more requests/s without). So a worker also
+//! someone else's: the rule is that a spin must find work often enough to pay for the
+//! CPU it takes. So a worker also
 //! counts its spins that found nothing: after `MAX_MISSES` in a row it stops spinning,
 //! except for one probe every `PROBE_EVERY` idle episodes, which re-enables the spin
 //! when it succeeds (a producer spawning in a loop, where a spinner does steal).
@@ -36,19 +35,18 @@ use std::sync::atomic::{
 use std::time::{Duration, Instant};
 
 /// A searcher that found nothing re-checks the queues this many times, `SPIN_PAUSES`
-/// spin hints apart (about 30 µs in all), before parking: work often arrives within
-/// microseconds (a producer spawning in a loop, the next request on a connection), and a
-/// park/unpark pair costs two syscalls plus a wake-up latency that on a virtual machine is
-/// tens of microseconds (chained_spawn on 2 cores: 100 µs with a 10 µs spin, 75 µs with
-/// this one). Only searchers spin (at most half the workers), one at a time, and only
-/// while recent idle episodes were short (`SpinPolicy`). No `sched_yield` in the
-/// spin: it would cost a syscall per idle episode (measured: +0.01 to 0.05 syscalls per
-/// HTTP request), more than tokio's futex pair.
+/// spin hints apart (tens of microseconds in all: about as long as a park/unpark pair
+/// takes on a virtual machine), before parking: work often arrives within microseconds
+/// (a producer spawning in a loop, the next request on a connection), and a park/unpark
+/// pair costs two syscalls plus a wake-up latency. The rule: spin about as long as a
+/// park/unpark pair would cost, no longer. Only searchers spin (at most half the
+/// workers), one at a time, and only while recent idle episodes were short
+/// (`SpinPolicy`). No `sched_yield` in the spin: a syscall per idle episode would cost
+/// more than the futex pair it tries to save.
 /// Under loom one round, or the model explodes.
 const SPIN_ROUNDS: u32 = if cfg!(loom) { 1 } else { 128 };
 /// The spin when there are more workers than CPUs: a spinning searcher would then take
-/// a CPU from a thread with work (a producer, a sibling), so it parks almost at once
-/// (measured on 2 cores with 4 workers: a 128-round spin made spawn_many_local slower).
+/// a CPU from a thread with work (a producer, a sibling), so it parks almost at once.
 const SPIN_ROUNDS_OVERSUBSCRIBED: u32 = if cfg!(loom) { 1 } else { 4 };
 
 /// Pre-park spin rounds for a runtime of `workers` workers on a machine of `cpus` CPUs.
@@ -60,8 +58,7 @@ pub(super) fn spin_rounds(workers: usize, cpus: usize) -> u32 {
     }
 }
 // loom-tests: under loom a spin hint is a `loom::thread::yield_now`, a scheduling point;
-// back-to-back yields with nothing between them add no behaviour, only executions (the
-// two-worker scheduler models explore 3.4x more with 8 than with 1).
+// back-to-back yields with nothing between them add no behaviour, only executions.
 pub(super) const SPIN_PAUSES: u32 = if cfg!(loom) { 1 } else { 8 };
 
 /// Spin only while recent idle episodes average less than this (a park/unpark pair costs

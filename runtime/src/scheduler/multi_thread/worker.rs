@@ -23,6 +23,7 @@
 //! push to the local queue without synchronization (`try_schedule_local`).
 
 use std::cell::RefCell;
+use std::future::Future;
 use std::time::{Duration, Instant};
 
 use queue::Local;
@@ -36,7 +37,11 @@ use crate::context;
 use crate::coop;
 use crate::metrics::Stats;
 use crate::park::Parker;
+use crate::scheduler::core_slot::{park_reachable, with_core_slot, HoldsParker};
+use crate::scheduler::defer::Defer;
+use crate::scheduler::inject;
 use crate::scheduler::{self, RunTask};
+use crate::threads::Role;
 use crate::util::FastRand;
 use crossbeam_utils::CachePadded;
 
@@ -59,19 +64,26 @@ const MAX_GQI: u32 = 127;
 /// The interval before anything was measured.
 const DEFAULT_GQI: u32 = 61;
 
+/// The most a global batch may fill of the ring: the rest is slack for the task a LIFO
+/// streak displaces and for local spawns, so taking a batch never overflows the ring.
+const MAX_GLOBAL_BATCH: usize = queue::CAPACITY * 7 / 8;
+
 pub(crate) struct Core {
     index: usize,
     tick: u32,
-    /// Whether a schedule from this worker goes to its LIFO slot (which lives in
-    /// `Shared::workers`, where a sibling can take it while this worker is stuck).
-    lifo_enabled: bool,
+    /// Whether schedules from this worker go to its LIFO slot right now (which lives in
+    /// `Shared::workers`, where a sibling can take it while this worker is stuck): true
+    /// at the start of each task's run, false once a LIFO streak was cut for the ring's
+    /// sake, so the rest of that run's schedules go to the back of the ring.
+    lifo_streak_open: bool,
     /// Tasks that yielded; run once nothing else is runnable.
-    defer: Vec<RunTask>,
+    defer: Defer,
     run_queue: Local<RunTask>,
     is_searching: bool,
     is_shutdown: bool,
-    /// Whose turn it is on the next fairness visit: remote spawns, or overflowed tasks.
-    spawns_turn: bool,
+    /// Which global queue goes first on the last fairness visit: remote spawns (true) or
+    /// overflowed tasks; flipped on every visit.
+    fair_visit_spawns_first: bool,
     park: Option<Parker>,
     rand: FastRand,
     global_queue_interval: u32,
@@ -80,12 +92,14 @@ pub(crate) struct Core {
     /// When this worker last took a batch from the global queue (None: never, or under
     /// loom, where the clock is not modelled).
     last_global: Option<Instant>,
-    /// Tune `global_queue_interval` from measurements (not fixed by the user).
-    tune_gqi: bool,
+    /// Whether `global_queue_interval` is tuned from measurements (the user did not fix
+    /// it).
+    gqi_tuned: bool,
     /// Start and poll count of the current measurement window (None while parked).
     tune_window: Option<(Instant, u64)>,
     event_interval: u32,
-    disable_lifo: bool,
+    /// `Builder::disable_lifo_slot` not set: runs may open a LIFO streak.
+    lifo_slot_enabled: bool,
     /// Pre-park spin rounds (`spin_rounds`).
     spin_rounds: u32,
     /// Recent idle episodes: whether a spin pays (spin.rs).
@@ -117,22 +131,22 @@ impl Core {
         Box::new(Core {
             index,
             tick: 0,
-            defer: Vec::with_capacity(64),
-            lifo_enabled: !config.disable_lifo_slot,
+            defer: Defer::with_capacity(64),
+            lifo_streak_open: !config.disable_lifo_slot,
             run_queue,
             is_searching: false,
             is_shutdown: false,
-            spawns_turn: false,
+            fair_visit_spawns_first: false,
             park: Some(park),
             rand: FastRand::new(index as u64 + 1),
             global_queue_interval: config.global_queue_interval.unwrap_or(DEFAULT_GQI).max(1),
             since_global: 0,
             last_global: None,
             // Not under loom: a clock read would make the models non-deterministic.
-            tune_gqi: config.global_queue_interval.is_none() && !cfg!(loom),
+            gqi_tuned: config.global_queue_interval.is_none() && !cfg!(loom),
             tune_window: None,
             event_interval: config.event_interval.max(1),
-            disable_lifo: config.disable_lifo_slot,
+            lifo_slot_enabled: !config.disable_lifo_slot,
             spin_rounds,
             spin: SpinPolicy::default(),
             me,
@@ -170,6 +184,55 @@ pub(crate) fn current_index(handle: &Arc<Handle>) -> Option<usize> {
     })
 }
 
+/// `task::block_in_place` on this flavor: when the calling thread is a worker holding its
+/// core (it is inside a task's poll), hands the core to a new worker thread, so the core's
+/// queues and LIFO slot keep running while this thread blocks. The caller then runs its
+/// closure; the rest of the task's poll runs here without a core (its wakes and spawns
+/// take the remote path), and when the poll returns this thread leaves the worker loop
+/// (`Context::run`). False when there was nothing to hand off (not a worker, the core
+/// already handed off by an earlier call in this poll, or the new thread could not be
+/// started: the closure then blocks this worker, as if called elsewhere).
+pub(crate) fn hand_off_core() -> bool {
+    context::with_scheduler(|cx| {
+        let Some(scheduler::Context::MultiThread(cx)) = cx else {
+            return false;
+        };
+        let Some(core) = cx
+            .core
+            .try_borrow_mut()
+            .ok()
+            .and_then(|mut slot| slot.take())
+        else {
+            return false;
+        };
+        // The poll under way is no longer this core's: end its stamp, so the monitor does
+        // not find the core stuck in a poll that its new thread is not running.
+        core.me.end_poll(core.stats.m.polls);
+        // Through a cell, so a failed spawn (the closure dropped unrun) gives it back.
+        let cell = std::sync::Arc::new(std::sync::Mutex::new(Some(core)));
+        let for_thread = cell.clone();
+        let handle = cx.handle.clone();
+        let body = move || {
+            let core = for_thread
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take()
+                .expect("the handed-off core");
+            run(handle, core);
+        };
+        if cx.handle.spawner.spawn(Role::Worker, body).is_ok() {
+            return true;
+        }
+        let core = cell
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .expect("a failed spawn never ran its closure");
+        *cx.core.borrow_mut() = Some(core);
+        false
+    })
+}
+
 /// Runs `f` with this thread's core when the thread is one of `handle`'s workers holding
 /// it, else with `None`. `try_borrow_mut`: a wake from inside queue code (a task dropped on
 /// a closed queue whose future wakes another) must not panic; it gets `None` and takes the
@@ -177,55 +240,93 @@ pub(crate) fn current_index(handle: &Arc<Handle>) -> Option<usize> {
 fn with_core<R>(handle: &Arc<Handle>, f: impl FnOnce(Option<&mut Core>) -> R) -> R {
     context::with_scheduler(|cx| match cx {
         Some(scheduler::Context::MultiThread(cx)) if Arc::ptr_eq(&cx.handle, handle) => {
-            scheduler::with_core_slot(&cx.core, f)
+            with_core_slot(&cx.core, f)
         }
         _ => f(None),
     })
 }
 
-/// Pushes `task` onto the current worker's queue when this thread is a worker of `handle`
-/// holding its core; gives the task back otherwise.
-pub(super) fn try_schedule_local(
-    handle: &Arc<Handle>,
-    task: RunTask,
-    is_yield: bool,
-) -> Result<(), RunTask> {
-    let notify = with_core(handle, |core| match core {
-        Some(core) => Ok(core.schedule_local(handle, task, is_yield)),
-        None => Err(task),
-    })?;
-    // After the core's borrow ended: notifying may run arbitrary wake-up code.
-    if notify {
-        handle.notify_parked();
-    }
-    Ok(())
+/// How a task reaches the scheduler: decides where it waits and what is counted.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Arrival {
+    /// A new task.
+    Spawn,
+    /// A task woken by someone.
+    Wake,
+    /// A task that woke itself while running (`yield_now`, a spent budget).
+    Yield,
 }
 
-/// Spawns from one of `handle`'s workers holding its core: `make(true)` allocates the task,
-/// which goes into this worker's LIFO slot and counts as this worker's spawn. Elsewhere
-/// gives back `make(false)` for the caller to queue remotely. (`make` does not re-enter
-/// the scheduler under the borrow: a spawn cancelled on a closed list wakes through
-/// `with_core`'s `try_borrow_mut`, which then fails.)
-#[allow(clippy::type_complexity)]
-pub(super) fn try_spawn_local<T>(
-    handle: &Arc<Handle>,
-    make: impl FnOnce(bool) -> (JoinHandle<T>, Option<RunTask>),
-) -> Result<JoinHandle<T>, (JoinHandle<T>, Option<RunTask>)> {
-    let (join, notify) = with_core(handle, |core| match core {
-        Some(core) => {
-            let (join, task) = make(true);
-            let notify = task.is_some_and(|task| {
-                core.stats.m.spawned += 1;
-                core.schedule_local(handle, task, false)
-            });
-            Ok((join, notify))
+impl Handle {
+    pub(crate) fn spawn<F>(me: &Arc<Handle>, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        // No owned-list lock and no handle clone here: the task joins the list, and takes
+        // a handle, only if it ever parks (task's list.rs), on the worker that polled it.
+        // On a closed list the task is cancelled at once and nothing is scheduled.
+        let (join, notified) = me.shared.owned.spawn(future);
+        if let Some(task) = notified {
+            Handle::schedule(me, task, Arrival::Spawn);
         }
-        None => Err(make(false)),
-    })?;
-    if notify {
-        handle.notify_parked();
+        join
     }
-    Ok(join)
+
+    /// Schedules a notified task (the `task::Schedule` entry points).
+    pub(crate) fn schedule_task(me: &Arc<Handle>, task: RunTask, is_yield: bool) {
+        let arrival = if is_yield {
+            Arrival::Yield
+        } else {
+            Arrival::Wake
+        };
+        Handle::schedule(me, task, arrival);
+    }
+
+    /// The one place that decides where a task goes. On a worker of this runtime holding
+    /// its core: that worker's queues (`Core::schedule_local`), waking a sibling only when
+    /// the task landed where it can be stolen. Anywhere else: the global queue, then a
+    /// notify.
+    fn schedule(me: &Arc<Handle>, task: RunTask, arrival: Arrival) {
+        let local = with_core(me, |core| match core {
+            Some(core) => Ok(core.schedule_local(me, task, arrival)),
+            None => Err(task),
+        });
+        // After the core's borrow ended: notifying may run arbitrary wake-up code.
+        match local {
+            Ok(false) => {}
+            Ok(true) => me.notify_parked(),
+            Err(task) => {
+                let spawned = (arrival == Arrival::Spawn).then_some(&me.shared.remote_spawns);
+                if inject::push_remote(&me.shared.inject, task, spawned) {
+                    me.notify_parked();
+                }
+            }
+        }
+    }
+
+    /// Wakes one parked worker if nobody is searching (idle.rs).
+    pub(crate) fn notify_parked(&self) {
+        if let Some(index) = self.shared.idle.worker_to_notify() {
+            self.shared.remotes[index].unpark.unpark();
+        }
+    }
+
+    /// Called by a worker parking with no searcher left behind it: if work arrived
+    /// meanwhile, wake someone.
+    fn notify_if_work_pending(&self) {
+        if self.has_visible_work() {
+            self.notify_parked();
+        }
+    }
+
+    /// Whether any queue holds work a searcher could take: a sibling's ring, a global
+    /// queue, or a stuck worker's LIFO slot (stall.rs).
+    fn has_visible_work(&self) -> bool {
+        self.shared.has_global_work()
+            || self.shared.remotes.iter().any(|r| !r.steal.is_empty())
+            || self.shared.workers.iter().any(|w| w.has_stealable_lifo())
+    }
 }
 
 impl Context {
@@ -238,32 +339,37 @@ impl Context {
                     break;
                 }
             }
-            if let Some(task) = core.next_task(&self.handle) {
-                core = self.run_task(task, core);
-                continue;
-            }
-            if !core.defer.is_empty() {
-                // Ring and global queue are empty: the yielders' turn. (No steal: this worker
-                // has work of its own; the driver still gets its turn every event_interval.)
-                core.flush_defer(&self.handle);
-                continue;
-            }
-            if let Some(task) = core.steal_work(&self.handle) {
-                core = self.run_task(task, core);
-                continue;
-            }
-            if let Some(task) = core.spin_for_work(&self.handle) {
-                core = self.run_task(task, core);
-                continue;
-            }
-            core = self.park(core);
+            let task = match core.next_task(&self.handle) {
+                Some(task) => Some(task),
+                None if !core.defer.is_empty() => {
+                    // Ring and global queue are empty: the yielders' turn. (No steal: this
+                    // worker has work of its own; the driver still gets its turn every
+                    // event_interval.)
+                    core.flush_defer(&self.handle);
+                    continue;
+                }
+                None => core
+                    .steal_work(&self.handle)
+                    .or_else(|| core.spin_for_work(&self.handle)),
+            };
+            core = match task {
+                Some(task) => match self.run_task(task, core) {
+                    Some(core) => core,
+                    // `block_in_place` handed the core to a new thread during the poll:
+                    // this thread is no longer a worker.
+                    None => return,
+                },
+                None => self.park(core),
+            };
         }
         self.shutdown(core);
     }
 
-    fn run_task(&self, task: RunTask, mut core: Box<Core>) -> Box<Core> {
+    /// Runs `task`, then what it left in the LIFO slot (a bounded streak). None when the
+    /// core was handed off during a poll (`block_in_place`).
+    fn run_task(&self, task: RunTask, mut core: Box<Core>) -> Option<Box<Core>> {
         core.transition_from_searching(&self.handle);
-        core.lifo_enabled = !core.disable_lifo;
+        core.lifo_streak_open = core.lifo_slot_enabled;
         core.stats.m.polls += 1;
         core.since_global += 1;
         let me = &self.handle.shared.workers[self.index];
@@ -274,17 +380,15 @@ impl Context {
             // monitor finds a poll that lasts a tick, and lets siblings rescue our tasks.
             me.begin_poll(polls);
             let mut completed = task.run(&self.sched);
-            me.end_poll(polls);
             let mut lifo_polls = 0;
             loop {
-                let mut core = self
-                    .core
-                    .borrow_mut()
-                    .take()
-                    .expect("worker core lost during a poll");
+                // Taken before the stamp: a core handed off mid-poll stamps its own polls
+                // on its new thread.
+                let mut core = self.core.borrow_mut().take()?;
+                me.end_poll(polls);
                 core.stats.m.completed += u64::from(completed);
                 let Some(task) = me.lifo.take() else {
-                    return core;
+                    return Some(core);
                 };
                 // The cap gives waiting tasks a turn. With none waiting here (ring and
                 // deferred list empty) the streak goes on longer: pushing the task to the
@@ -301,7 +405,7 @@ impl Context {
                 let global_due = !capped && core.global_due(&self.handle);
                 if capped || global_due {
                     // Give the ring a turn; later schedules this tick go to the back too.
-                    core.lifo_enabled = false;
+                    core.lifo_streak_open = false;
                     if global_due {
                         // The global queue's turn: its batch goes ahead of the displaced
                         // task, so a chain of long polls runs behind the remote spawns
@@ -312,7 +416,7 @@ impl Context {
                         }
                     }
                     core.push_back(task, &self.handle);
-                    return core;
+                    return Some(core);
                 }
                 lifo_polls += 1;
                 core.stats.m.polls += 1;
@@ -322,19 +426,14 @@ impl Context {
                 *self.core.borrow_mut() = Some(core);
                 me.begin_poll(polls);
                 completed = task.run(&self.sched);
-                me.end_poll(polls);
             }
         })
     }
 
     /// Periodic work: let the driver dispatch ready I/O and timers, publish metrics,
     /// notice shutdown.
-    fn maintenance(&self, mut core: Box<Core>) -> Box<Core> {
-        let mut park = core.park.take().expect("parker present");
-        *self.core.borrow_mut() = Some(core);
-        park.park_timeout_zero();
-        let mut core = self.core.borrow_mut().take().expect("core present");
-        core.park = Some(park);
+    fn maintenance(&self, core: Box<Core>) -> Box<Core> {
+        let mut core = park_reachable(&self.core, core, Parker::park_timeout_zero);
         core.stats.submit(&self.handle.shared.metrics[core.index]);
         core.is_shutdown = self.handle.is_closed();
         core.tune_global_queue_interval();
@@ -348,15 +447,13 @@ impl Context {
                 core.stats.check_noop();
                 core.stats.about_to_park();
                 core.stats.submit(&self.handle.shared.metrics[core.index]);
-                let mut park = core.park.take().expect("parker present");
                 // The core stays reachable while parked: tasks woken by the driver on this
                 // thread land in our own queue.
-                *self.core.borrow_mut() = Some(core);
-                self.handle.hooks.before_park();
-                park.park();
-                self.handle.hooks.after_unpark();
-                core = self.core.borrow_mut().take().expect("core present");
-                core.park = Some(park);
+                core = park_reachable(&self.core, core, |park| {
+                    self.handle.hooks.before_park();
+                    park.park();
+                    self.handle.hooks.after_unpark();
+                });
                 core.stats.unparked();
                 core.stats.mark_unpark_polls();
                 // Parked time is not work: restart the measurement.
@@ -392,19 +489,14 @@ impl Context {
         // is cancelled here. Not under `shutdown_cores`: a future's drop may wake others.
         let mut drained: Vec<Box<Core>> = cores.drain(..).collect();
         drop(cores);
-        // Remote spawns never taken count (`claim_remote`) on this worker's core, so
-        // `live_tasks` reads 0 once the runtime is down.
+        // Counted on this worker's core, so `live_tasks` reads 0 once the runtime is down.
         let own = drained.last_mut().expect("this worker's core");
-        while let Some(task) =
-            (self.handle.shared.overflow.pop()).or_else(|| self.handle.shared.inject.pop())
-        {
-            own.stats.m.spawned += u64::from(task.claim_remote());
-            own.stats.m.completed += u64::from(task.shutdown());
-        }
+        own.stats.m.completed += inject::cancel_all(&self.handle.shared.overflow);
+        own.stats.m.completed += inject::cancel_all(&self.handle.shared.inject);
         for core in drained.iter_mut() {
             let lifo = self.handle.shared.workers[core.index].lifo.steal();
             let mut tasks: Vec<RunTask> = lifo.into_iter().collect();
-            tasks.append(&mut core.defer);
+            core.defer.flush(|task| tasks.push(task));
             while let Some(task) = core.run_queue.pop() {
                 tasks.push(task);
             }
@@ -421,13 +513,17 @@ impl Context {
 impl Core {
     /// Pushes a task from this worker. True when a parked sibling should be notified
     /// (the task landed where it can be stolen).
-    fn schedule_local(&mut self, handle: &Handle, task: RunTask, is_yield: bool) -> bool {
+    fn schedule_local(&mut self, handle: &Handle, task: RunTask, arrival: Arrival) -> bool {
         self.stats.m.local_schedules += 1;
-        if is_yield {
-            self.defer.push(task);
-            return false;
+        match arrival {
+            Arrival::Yield => {
+                self.defer.push(task);
+                return false;
+            }
+            Arrival::Spawn => self.stats.m.spawned += 1,
+            Arrival::Wake => {}
         }
-        let stealable = if !self.lifo_enabled {
+        let stealable = if !self.lifo_streak_open {
             self.push_back(task, handle);
             true
         } else {
@@ -463,7 +559,7 @@ impl Core {
         if self.since_global >= self.global_queue_interval {
             return true;
         }
-        self.tune_gqi
+        self.gqi_tuned
             && self
                 .last_global
                 .is_none_or(|t| t.elapsed() >= GLOBAL_QUEUE_LATENCY)
@@ -489,7 +585,7 @@ impl Core {
     /// `GLOBAL_QUEUE_LATENCY` of polling: one clock read per maintenance (every
     /// `event_interval` ticks), dividing the window's time by its polls.
     fn tune_global_queue_interval(&mut self) {
-        if !self.tune_gqi {
+        if !self.gqi_tuned {
             return;
         }
         let now = Instant::now();
@@ -518,8 +614,8 @@ impl Core {
     fn next_global_batch(&mut self, handle: &Handle, fair: bool) -> Option<RunTask> {
         let shared = &handle.shared;
         let spawns_first = fair && {
-            self.spawns_turn = !self.spawns_turn;
-            self.spawns_turn
+            self.fair_visit_spawns_first = !self.fair_visit_spawns_first;
+            self.fair_visit_spawns_first
         };
         let (first, second) = if spawns_first {
             (&shared.inject, &shared.overflow)
@@ -533,26 +629,16 @@ impl Core {
         } else {
             return None;
         };
-        if self.tune_gqi {
+        if self.gqi_tuned {
             self.last_global = Some(Instant::now());
         }
-        // Up to seven eighths of the ring, less what it holds (slack for the task a LIFO
-        // streak displaces, for local spawns): a deep global queue drains in few visits,
-        // so a worker whose polls are long (it visits between them) serves a remote burst
-        // with few interruptions.
-        let room = (queue::CAPACITY * 7 / 8).saturating_sub(self.run_queue.len());
+        // A fair share, up to `MAX_GLOBAL_BATCH` less what the ring holds: a deep global
+        // queue drains in few visits, so a worker whose polls are long (it visits between
+        // them) serves a remote burst with few interruptions.
+        let room = MAX_GLOBAL_BATCH.saturating_sub(self.run_queue.len());
         let share = inject.len() / handle.num_workers() + 1;
         let n = share.min(room).max(1);
-        let mut batch = inject.pop_n(n);
-        let first = batch.next()?;
-        // A remote spawn counts as this worker's (`live_tasks`) from here.
-        let mut claimed = u64::from(first.claim_remote());
-        for task in batch {
-            claimed += u64::from(task.claim_remote());
-            self.push_back(task, handle);
-        }
-        self.stats.m.spawned += claimed;
-        Some(first)
+        inject::take_batch(inject, n, |task| self.push_back(task, handle))
     }
 
     fn steal_work(&mut self, handle: &Handle) -> Option<RunTask> {
@@ -601,10 +687,7 @@ impl Core {
             for _ in 0..SPIN_PAUSES {
                 shim::hint::spin_loop();
             }
-            let visible = handle.shared.has_global_work()
-                || handle.shared.remotes.iter().any(|r| !r.steal.is_empty())
-                || handle.stuck_lifo_pending();
-            if visible {
+            if handle.has_visible_work() {
                 if let Some(task) = self.steal_work(handle) {
                     found = Some(task);
                     break;
@@ -639,10 +722,8 @@ impl Core {
 
     /// Moves the deferred (yielded) tasks to the back of the ring, in yield order.
     fn flush_defer(&mut self, handle: &Handle) {
-        let mut defer = std::mem::take(&mut self.defer);
-        for task in defer.drain(..) {
-            self.push_back(task, handle);
-        }
+        let mut defer = std::mem::replace(&mut self.defer, Defer::with_capacity(0));
+        defer.flush(|task| self.push_back(task, handle));
         // Keep the allocation for the next round.
         self.defer = defer;
     }
@@ -689,5 +770,11 @@ impl Core {
         // Notified: `worker_to_notify` counted us as searching.
         self.is_searching = true;
         true
+    }
+}
+
+impl HoldsParker for Core {
+    fn parker(&mut self) -> &mut Option<Parker> {
+        &mut self.park
     }
 }

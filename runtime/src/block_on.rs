@@ -1,0 +1,109 @@
+//! Waiting on a thread that does not run the scheduler: `block_on` on the multi-thread
+//! flavor (the workers run the tasks; this thread only polls its own future), and a
+//! thread waiting for the current-thread core.
+//!
+//! Such a thread owns a plain thread parker (`Parker::new_thread`: no driver behind it)
+//! and a `Waker` that unparks it. Between polls it first spins a little, because a
+//! thread awaiting a stream of results (the join handles of a burst of tasks) is often
+//! woken within a microsecond or two, and a futex sleep plus its wake-up costs both sides
+//! a syscall and a context switch; then it parks. The spin yields the CPU now and then
+//! (`yield_every`): on every round when the runtime's workers fill the CPUs, since a
+//! spinning thread would take a CPU from the very workers running what it awaits; on
+//! every `BLOCK_ON_YIELD_EVERY`th round when a CPU is left over.
+//!
+//! Invariant: no wake-up is lost. The waker's unpark is remembered by the parker's state
+//! word (park.rs) until the next `park` or `try_take_notification` consumes it, and the
+//! future is polled again after every consumed notification.
+
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, Poll, Wake, Waker};
+
+use crate::coop;
+use crate::park::{Parker, Unparker};
+
+/// Spin rounds (each a spin hint, or a yield every `yield_every`th) before parking.
+/// None under loom: nothing to gain, and every spin would be a scheduling point.
+const BLOCK_ON_SPINS: u32 = if cfg!(loom) { 0 } else { 64 };
+
+/// The spin's yield cadence when the runtime's workers leave a CPU free.
+pub(crate) const BLOCK_ON_YIELD_EVERY: u32 = 16;
+
+/// The yield cadence for a runtime with `workers` worker threads on `cpus` CPUs.
+pub(crate) fn yield_every(workers: usize, cpus: usize) -> u32 {
+    if workers >= cpus {
+        1
+    } else {
+        BLOCK_ON_YIELD_EVERY
+    }
+}
+
+/// Unparks the thread that owns the parker.
+struct ThreadWaker(Unparker);
+
+impl Wake for ThreadWaker {
+    fn wake(self: std::sync::Arc<Self>) {
+        self.0.unpark();
+    }
+
+    fn wake_by_ref(self: &std::sync::Arc<Self>) {
+        self.0.unpark();
+    }
+}
+
+/// A parked-thread waiter: the parker and the waker that unparks it.
+pub(crate) struct ThreadWaiter {
+    park: Parker,
+    waker: Waker,
+}
+
+impl ThreadWaiter {
+    pub(crate) fn new() -> ThreadWaiter {
+        let park = Parker::new_thread();
+        let waker = Waker::from(std::sync::Arc::new(ThreadWaker(park.unparker())));
+        ThreadWaiter { park, waker }
+    }
+
+    pub(crate) fn waker(&self) -> &Waker {
+        &self.waker
+    }
+
+    pub(crate) fn unparker(&self) -> Unparker {
+        self.park.unparker()
+    }
+
+    /// Sleeps until unparked (returns at once if an unpark came first).
+    pub(crate) fn park(&mut self) {
+        self.park.park();
+    }
+
+    /// Waits for a wake-up: spins `BLOCK_ON_SPINS` rounds, yielding every `yield_every`th,
+    /// then parks.
+    fn wait(&mut self, yield_every: u32) {
+        for spin in 0..BLOCK_ON_SPINS {
+            if self.park.try_take_notification() {
+                return;
+            }
+            if spin % yield_every == yield_every - 1 {
+                shim::thread::yield_now();
+            } else {
+                shim::hint::spin_loop();
+            }
+        }
+        self.park.park();
+    }
+}
+
+/// Polls `future` on this thread until it completes, waiting between polls for its waker.
+pub(crate) fn block_on<F: Future>(future: F, yield_every: u32) -> F::Output {
+    let yield_every = yield_every.max(1);
+    let mut waiter = ThreadWaiter::new();
+    let mut future = pin!(future);
+    loop {
+        let mut cx = Context::from_waker(&waiter.waker);
+        if let Poll::Ready(v) = coop::budget(|| future.as_mut().poll(&mut cx)) {
+            return v;
+        }
+        waiter.wait(yield_every);
+    }
+}

@@ -1,0 +1,39 @@
+//! The deferred list: tasks that woke themselves while running (`yield_now`, a spent coop
+//! budget) and wait until nothing else is runnable.
+//!
+//! Both schedulers keep one per core. A yielding task is pushed here instead of onto the
+//! run queue, so every other runnable task (local ones, and the global queue's: remote
+//! spawns included) runs before it resumes; once the run queue and the global queue come
+//! up empty the scheduler moves the whole list, in yield order, to the back of its run
+//! queue. The list lives in the core, so only the thread holding the core touches it:
+//! no synchronization. Its allocation is kept across rounds.
+
+use super::RunTask;
+
+pub(crate) struct Defer {
+    tasks: Vec<RunTask>,
+}
+
+impl Defer {
+    pub(crate) fn with_capacity(n: usize) -> Defer {
+        Defer {
+            tasks: Vec::with_capacity(n),
+        }
+    }
+
+    pub(crate) fn push(&mut self, task: RunTask) {
+        self.tasks.push(task);
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.tasks.is_empty()
+    }
+
+    /// Hands every deferred task, in yield order, to `to` (the back of a run queue), and
+    /// keeps the allocation for the next round.
+    pub(crate) fn flush(&mut self, mut to: impl FnMut(RunTask)) {
+        for task in self.tasks.drain(..) {
+            to(task);
+        }
+    }
+}

@@ -1,0 +1,58 @@
+//! `block_in_place`: run blocking code on the current worker thread without starving the
+//! tasks queued behind it.
+//!
+//! On a worker of the multi-thread flavor, the worker first hands its core (its run
+//! queue, LIFO slot and parker) to a freshly started worker thread, so every task that
+//! was queued on it keeps running there; then the closure runs on this thread, outside
+//! the runtime context (so it may block, even call `Handle::block_on`). The rest of the
+//! calling task's poll continues on this thread without a core, and once that poll
+//! returns the thread leaves the scheduler. Outside any runtime, in a multi-thread
+//! `block_on`, or on a blocking-pool thread the closure simply runs. On the
+//! current-thread flavor there is no other thread to hand the work to: it panics.
+
+use crate::context;
+use crate::scheduler;
+
+/// Runs the blocking function `f` on this thread, first moving this worker's queued tasks
+/// to another thread so they keep running.
+///
+/// ```
+/// # let rt = runtime::Builder::new_multi_thread().worker_threads(2).build().unwrap();
+/// # rt.block_on(async {
+/// let sum = runtime::spawn(async {
+///     // A blocking call in the middle of async code: the tasks queued on this worker
+///     // move to another thread while it runs.
+///     runtime::task::block_in_place(|| (1..=100u64).sum::<u64>())
+/// })
+/// .await
+/// .unwrap();
+/// assert_eq!(sum, 5050);
+/// # });
+/// ```
+///
+/// Prefer [`spawn_blocking`](crate::task::spawn_blocking) where the blocking code can be
+/// moved off the task: `block_in_place` costs a thread start per call, and the calling
+/// task's other work (`join!`, `select!` branches) cannot make progress while `f` runs.
+///
+/// # Panics
+/// On a current-thread runtime (or a `LocalSet`'s, a `LocalRuntime`'s thread): there is no
+/// other worker to take the queued tasks. Use `spawn_blocking` there, or a multi-thread
+/// runtime.
+#[track_caller]
+pub fn block_in_place<F, R>(f: F) -> R
+where
+    F: FnOnce() -> R,
+{
+    let on_current_thread = context::in_runtime()
+        && context::with_handle(|h| matches!(h, Some(scheduler::Handle::CurrentThread(_))));
+    if on_current_thread {
+        panic!(
+            "`block_in_place` called on a current-thread runtime: there is no other worker \
+             to run this thread's tasks while it blocks. Use `runtime::task::spawn_blocking` \
+             instead, or a multi-thread runtime (`Builder::new_multi_thread`, \
+             `#[runtime::main(flavor = \"multi_thread\")]`)"
+        );
+    }
+    scheduler::multi_thread::hand_off_core();
+    context::exit_runtime(f)
+}
