@@ -4,6 +4,9 @@
 #![cfg(not(loom))]
 #![cfg(target_os = "linux")]
 
+#[macro_use]
+mod support;
+
 use std::fs::File;
 use std::process::Command;
 use std::time::Duration;
