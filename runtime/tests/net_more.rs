@@ -19,7 +19,6 @@ use runtime::net::{
     TcpListener, TcpSocket, TcpStream, UdpSocket, UnixDatagram, UnixListener, UnixStream,
 };
 
-
 async fn tcp_pair() -> (TcpStream, TcpStream) {
     let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let c = TcpStream::connect(l.local_addr().unwrap()).await.unwrap();

@@ -91,7 +91,7 @@ rt_test! {
                         NUMBER.get()
                     }));
                 }
-                let mut seen = vec![false; 50];
+                let mut seen = [false; 50];
                 while let Some(res) = within("scoped tasks", set.join_next()).await {
                     seen[res.unwrap() as usize] = true;
                 }
