@@ -16,17 +16,11 @@ async fn not_unpin(v: u32) -> u32 {
     v
 }
 
-#[test]
-fn pins_variables_and_lets() {
-    watchdog("the pinned futures", || {
-        for rt in [
-            Builder::new_current_thread().enable_all().build().unwrap(),
-            Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .unwrap(),
-        ] {
+rt_test! {
+    #[test]
+    fn pins_variables_and_lets() {
+        watchdog("the pinned futures", || {
+            let rt = rt();
             rt.block_on(async {
                 let a = not_unpin(1);
                 let b = not_unpin(2);
@@ -40,8 +34,8 @@ fn pins_variables_and_lets() {
                 let _is_pinned: std::pin::Pin<&mut _> = c.as_mut();
                 assert_eq!(c.await + d.await, 7);
             });
-        }
-    })
+        })
+    }
 }
 
 #[test]

@@ -45,18 +45,11 @@ impl Drop for SockPath {
     }
 }
 
-#[test]
-fn echo_through_a_socket_file_on_both_flavors() {
-    watchdog("the unix echo", || {
-        let rts = [
-            Builder::new_current_thread().enable_all().build().unwrap(),
-            Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .unwrap(),
-        ];
-        for rt in rts {
+rt_test! {
+    #[test]
+    fn echo_through_a_socket_file_on_both_flavors() {
+        watchdog("the unix echo", || {
+            let rt = rt();
             rt.block_on(async {
                 let path = SockPath::new();
                 let listener = UnixListener::bind(&path.0).unwrap();
@@ -95,8 +88,8 @@ fn echo_through_a_socket_file_on_both_flavors() {
                 }
                 timeout(GENEROUS, server).await.unwrap().unwrap();
             });
-        }
-    })
+        })
+    }
 }
 
 #[runtime::test]

@@ -262,10 +262,11 @@ impl Drop for SeesRuntime {
     }
 }
 
-#[test]
-fn tasks_dropped_at_shutdown_see_the_runtime_context() {
-    watchdog("the parked task to start", || {
-        for rt in [current_thread(), multi_thread(2)] {
+rt_test! {
+    #[test]
+    fn tasks_dropped_at_shutdown_see_the_runtime_context() {
+        watchdog("the parked task to start", || {
+            let rt = rt();
             let saw = Arc::new(AtomicUsize::new(0));
             let dropped = Arc::new(AtomicUsize::new(0));
             let guard = |saw: &Arc<AtomicUsize>, dropped: &Arc<AtomicUsize>| SeesRuntime {
@@ -301,8 +302,27 @@ fn tasks_dropped_at_shutdown_see_the_runtime_context() {
                 4,
                 "a future dropped outside the runtime context"
             );
-        }
-    })
+        })
+    }
+
+    #[test]
+    fn a_panicking_tasks_future_is_dropped_during_the_unwind() {
+        watchdog("the panicking task's JoinError", || {
+            let rt = rt();
+            let seen = Arc::new(Mutex::new(None));
+            let fut = PanicsOnPoll {
+                panicking_in_drop: seen.clone(),
+            };
+            let err = rt.block_on(rt.spawn(fut)).unwrap_err();
+            assert!(err.is_panic());
+            assert_eq!(panic_message(err.into_panic()), "poll panicked");
+            assert_eq!(
+                *seen.lock().unwrap(),
+                Some(true),
+                "the future must be dropped while the panic unwinds (as tokio does)"
+            );
+        })
+    }
 }
 
 // --- 5. a panicking task's future is dropped during the unwind -------------------------
@@ -322,26 +342,6 @@ impl Drop for PanicsOnPoll {
     fn drop(&mut self) {
         *self.panicking_in_drop.lock().unwrap() = Some(std::thread::panicking());
     }
-}
-
-#[test]
-fn a_panicking_tasks_future_is_dropped_during_the_unwind() {
-    watchdog("the panicking task's JoinError", || {
-        for rt in [current_thread(), multi_thread(2)] {
-            let seen = Arc::new(Mutex::new(None));
-            let fut = PanicsOnPoll {
-                panicking_in_drop: seen.clone(),
-            };
-            let err = rt.block_on(rt.spawn(fut)).unwrap_err();
-            assert!(err.is_panic());
-            assert_eq!(panic_message(err.into_panic()), "poll panicked");
-            assert_eq!(
-                *seen.lock().unwrap(),
-                Some(true),
-                "the future must be dropped while the panic unwinds (as tokio does)"
-            );
-        }
-    })
 }
 
 // --- 6. enter guards out of order; oneshot receiver misuse ------------------------------

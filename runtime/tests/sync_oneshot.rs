@@ -24,7 +24,13 @@ fn runtimes() -> Vec<Runtime> {
     ]
 }
 
+// Without drivers, as `runtimes()`: a oneshot needs neither I/O nor timers.
 rt_test! {
+    flavors {
+        current_thread => Builder::new_current_thread().build().unwrap();
+        multi_thread => Builder::new_multi_thread().worker_threads(2).build().unwrap();
+    }
+
     #[test]
     fn value_sent_from_a_task_is_received() {
         watchdog("the value from the task", || {

@@ -44,10 +44,11 @@ impl Drop for DropProbe {
     }
 }
 
-#[test]
-fn rc_tasks_run_on_the_owner_thread_on_both_flavors() {
-    watchdog("the local tasks", || {
-        for rt in [current_thread(), multi_thread(2)] {
+rt_test! {
+    #[test]
+    fn rc_tasks_run_on_the_owner_thread_on_both_flavors() {
+        watchdog("the local tasks", || {
+            let rt = rt();
             let local = LocalSet::new();
             let me = std::thread::current().id();
             let counter = Rc::new(RefCell::new(Vec::new()));
@@ -70,14 +71,13 @@ fn rc_tasks_run_on_the_owner_thread_on_both_flavors() {
                 .await
             });
             assert_eq!(counter.borrow().len(), 50);
-        }
-    })
-}
+        })
+    }
 
-#[test]
-fn remote_wakes_from_std_threads_reach_local_tasks() {
-    watchdog("the local tasks woken from plain threads", || {
-        for rt in [current_thread(), multi_thread(2)] {
+    #[test]
+    fn remote_wakes_from_std_threads_reach_local_tasks() {
+        watchdog("the local tasks woken from plain threads", || {
+            let rt = rt();
             let mut local = LocalSet::new();
             let done = Rc::new(Cell::new(0));
             let mut senders = Vec::new();
@@ -103,8 +103,8 @@ fn remote_wakes_from_std_threads_reach_local_tasks() {
             });
             thread.join().unwrap();
             assert_eq!(done.get(), 64);
-        }
-    })
+        })
+    }
 }
 
 #[test]
