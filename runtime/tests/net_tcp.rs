@@ -488,6 +488,7 @@ fn ready_reads_yield_to_other_tasks() {
 
 #[runtime::test(flavor = "multi_thread", worker_threads = 2)]
 async fn accept_loop_with_the_test_macro() {
+    let _watchdog = abort_after("the accept loop");
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let clients: Vec<_> = (0..50)

@@ -113,6 +113,7 @@ fn shared_socket_receiver_task_and_sender_task() {
 
 #[runtime::test]
 async fn readable_then_try_recv() {
+    let _watchdog = abort_after("the readable socket");
     let a = UdpSocket::bind("127.0.0.1:0").await.unwrap();
     let b = UdpSocket::bind("127.0.0.1:0").await.unwrap();
     let mut buf = [0u8; 8];

@@ -94,6 +94,7 @@ rt_test! {
 
 #[runtime::test]
 async fn pair_half_close_and_owned_halves() {
+    let _watchdog = abort_after("the unix pair");
     let (a, mut b) = UnixStream::pair().unwrap();
     let (mut ar, mut aw) = a.into_split();
     aw.write_all(b"to b").await.unwrap();
@@ -118,6 +119,7 @@ async fn pair_half_close_and_owned_halves() {
 
 #[runtime::test(flavor = "multi_thread", worker_threads = 2)]
 async fn peer_dropped_while_a_read_waits() {
+    let _watchdog = abort_after("the read after the peer dropped");
     let (mut a, b) = UnixStream::pair().unwrap();
     let mut buf = [0u8; 4];
     let mut read = pin!(a.read(&mut buf));

@@ -329,6 +329,7 @@ fn ignore_policy_hands_the_panic_to_the_join_handle_and_goes_on() {
 #[runtime::test(unhandled_panic = "shutdown_runtime")]
 #[should_panic(expected = "macro task boom")]
 async fn the_test_macro_takes_the_panic_policy() {
+    let _watchdog = abort_after("the panic policy");
     drop(runtime::spawn(async { panic!("macro task boom") }));
     std::future::pending::<()>().await
 }
@@ -339,6 +340,7 @@ async fn the_test_macro_takes_the_panic_policy() {
     unhandled_panic = "ignore"
 )]
 async fn the_test_macro_takes_the_ignore_policy() {
+    let _watchdog = abort_after("the ignore policy");
     let err = runtime::spawn(async { panic!("ignored") })
         .await
         .unwrap_err();
@@ -354,6 +356,7 @@ async fn the_test_macro_takes_the_ignore_policy() {
 )]
 #[should_panic(expected = "paused boom")]
 async fn the_test_macro_takes_start_paused_and_the_panic_policy() {
+    let _watchdog = abort_after("the paused runtime");
     runtime::time::sleep(Duration::from_secs(3600)).await;
     drop(runtime::spawn(async { panic!("paused boom") }));
     std::future::pending::<()>().await
@@ -362,6 +365,7 @@ async fn the_test_macro_takes_start_paused_and_the_panic_policy() {
 #[runtime::test(flavor = "local", unhandled_panic = "shutdown_runtime")]
 #[should_panic(expected = "local flavor boom")]
 async fn the_local_flavor_takes_the_panic_policy() {
+    let _watchdog = abort_after("the local flavor");
     drop(runtime::spawn(async { panic!("local flavor boom") }));
     std::future::pending::<()>().await
 }

@@ -84,6 +84,7 @@ fn enter_makes_spawn_work_outside_block_on() {
 
 #[runtime::test]
 async fn macro_test_default_is_current_thread() {
+    let _watchdog = abort_after("the spawned task");
     assert_eq!(
         Handle::current().runtime_flavor(),
         RuntimeFlavor::CurrentThread
@@ -93,6 +94,7 @@ async fn macro_test_default_is_current_thread() {
 
 #[runtime::test(flavor = "multi_thread", worker_threads = 3)]
 async fn macro_test_multi_thread_with_workers() {
+    let _watchdog = abort_after("the spawned task");
     let m = Handle::current().metrics();
     assert_eq!(m.num_workers, 3);
     assert_eq!(
@@ -103,6 +105,7 @@ async fn macro_test_multi_thread_with_workers() {
 
 #[runtime::test]
 async fn macro_test_returning_result() -> Result<(), std::num::ParseIntError> {
+    let _watchdog = abort_after("the test body");
     let n: u32 = "42".parse()?;
     assert_eq!(n, 42);
     Ok(())

@@ -472,6 +472,7 @@ fn build_local_on_a_multi_thread_builder_panics() {
 
 #[runtime::test(flavor = "local")]
 async fn the_local_test_flavor_allows_spawn_local() {
+    let _watchdog = abort_after("the local task");
     let rc = Rc::new(3);
     let rc2 = rc.clone();
     let got = within(

@@ -44,6 +44,7 @@ fn ticks_follow_the_schedule_and_never_come_early() {
 
 #[runtime::test]
 async fn first_tick_is_immediate_even_for_a_long_period() {
+    let _watchdog = abort_after("the first tick");
     let mut iv = interval(Duration::from_secs(3600));
     let t = timeout(GENEROUS, iv.tick()).await.unwrap();
     assert!(t <= Instant::now());
@@ -51,6 +52,7 @@ async fn first_tick_is_immediate_even_for_a_long_period() {
 
 #[runtime::test]
 async fn interval_at_starts_at_the_given_instant() {
+    let _watchdog = abort_after("the interval_at ticks");
     let start = Instant::now() + Duration::from_millis(20);
     let mut iv = interval_at(start, Duration::from_millis(5));
     let t = iv.tick().await;
@@ -60,6 +62,7 @@ async fn interval_at_starts_at_the_given_instant() {
 
 #[runtime::test]
 async fn burst_catches_up_on_the_original_grid() {
+    let _watchdog = abort_after("the burst ticks");
     let period = Duration::from_millis(10);
     let mut iv = interval(period);
     let t0 = iv.tick().await;
@@ -72,6 +75,7 @@ async fn burst_catches_up_on_the_original_grid() {
 
 #[runtime::test]
 async fn delay_restarts_the_schedule_from_the_late_tick() {
+    let _watchdog = abort_after("the delayed ticks");
     let period = Duration::from_millis(10);
     let mut iv = interval(period);
     iv.set_missed_tick_behavior(MissedTickBehavior::Delay);
@@ -87,6 +91,7 @@ async fn delay_restarts_the_schedule_from_the_late_tick() {
 
 #[runtime::test]
 async fn skip_drops_missed_ticks_but_keeps_the_grid() {
+    let _watchdog = abort_after("the skipped ticks");
     let period = Duration::from_millis(10);
     let mut iv = interval(period);
     iv.set_missed_tick_behavior(MissedTickBehavior::Skip);
@@ -104,6 +109,7 @@ async fn skip_drops_missed_ticks_but_keeps_the_grid() {
 
 #[runtime::test]
 async fn reset_pushes_the_next_tick_a_period_out() {
+    let _watchdog = abort_after("the reset tick");
     let period = Duration::from_millis(20);
     let mut iv = interval(period);
     iv.tick().await;

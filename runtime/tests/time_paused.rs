@@ -49,6 +49,7 @@ fn an_hour_long_sleep_finishes_at_once_with_start_paused() {
 
 #[runtime::test(start_paused = true)]
 async fn macro_start_paused_sleeps_a_day_in_no_time() {
+    let _watchdog = abort_after("the day-long paused sleep");
     // The macro's runtime is the test's; the watchdog is the harness's own timeout here,
     // so also bound it from inside: a paused clock would make a real-time bound useless,
     // hence the thread-based check below.

@@ -194,6 +194,7 @@ fn short_timer_added_while_the_driver_sleeps_long_fires() {
 
 #[runtime::test]
 async fn sleep_with_the_test_macro_current_thread() {
+    let _watchdog = abort_after("the sleep");
     let start = Instant::now();
     sleep(Duration::from_millis(10)).await;
     assert!(start.elapsed() >= Duration::from_millis(10));
@@ -201,6 +202,7 @@ async fn sleep_with_the_test_macro_current_thread() {
 
 #[runtime::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sleep_with_the_test_macro_multi_thread() {
+    let _watchdog = abort_after("the sleep");
     let start = Instant::now();
     let h = runtime::spawn(sleep(Duration::from_millis(10)));
     h.await.unwrap();

@@ -17,6 +17,10 @@
 //!   fraction of it on a loaded machine). Past it, the test panics with the test's name and
 //!   what the body was waiting for; the stuck thread is left behind, the other tests of the
 //!   binary go on. It holds even when the runtime itself is wedged (no timer fires).
+//! - [`AbortGuard`] is the same bound for a test whose body cannot move to another thread
+//!   (an `async fn` under `#[runtime::test]`, which runs on the test's thread): past the
+//!   bound it writes the test's name and what it waited for to stderr and aborts the
+//!   process, so the binary fails (taking its other tests with it) instead of hanging.
 //! - [`within`] bounds one await inside a healthy runtime with the runtime's own timer (10 s,
 //!   as the tests had it), for a message that names the exact step.
 //!
@@ -35,7 +39,7 @@ use std::time::Duration;
 
 use runtime::{Builder, Runtime};
 
-/// How long [`watchdog`] waits for a test body: generous wall time, a hang detector and
+/// How long [`watchdog`] and [`abort_after`] wait for a test body: generous wall time, a hang detector and
 /// never a speed claim. `RUNTIME_TEST_WATCHDOG_SECS` overrides it (a slower machine, or a
 /// quicker demonstration of a planted lost wake-up).
 pub const WATCHDOG: Duration = Duration::from_secs(60);
@@ -87,10 +91,7 @@ pub fn watchdog<R: Send + 'static>(
     waiting_for: &str,
     body: impl FnOnce() -> R + Send + 'static,
 ) -> R {
-    let bound = std::env::var("RUNTIME_TEST_WATCHDOG_SECS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .map_or(WATCHDOG, Duration::from_secs);
+    let bound = watchdog_bound();
     // libtest names each test's thread after the test; the body's thread takes the same
     // name so that its panic reads like the test's own.
     let test = std::thread::current()
@@ -114,6 +115,55 @@ pub fn watchdog<R: Send + 'static>(
             bound.as_secs(),
         ),
     }
+}
+
+fn watchdog_bound() -> Duration {
+    std::env::var("RUNTIME_TEST_WATCHDOG_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .map_or(WATCHDOG, Duration::from_secs)
+}
+
+/// While alive, a thread that aborts the process with a message naming the test and
+/// `waiting_for` if the guard is not dropped within [`WATCHDOG`]; see [`abort_after`].
+pub struct AbortGuard {
+    _disarm: mpsc::Sender<()>,
+}
+
+/// Arms an [`AbortGuard`] for the calling test; dropping it (the test returning or
+/// panicking) disarms it.
+///
+/// ```ignore
+/// #[runtime::test]
+/// async fn ticks() {
+///     let _watchdog = abort_after("the interval's ticks");
+///     // ...
+/// }
+/// ```
+pub fn abort_after(waiting_for: &str) -> AbortGuard {
+    let bound = watchdog_bound();
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("<unnamed test>")
+        .to_owned();
+    let waiting_for = waiting_for.to_owned();
+    let (tx, rx) = mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        if let Err(mpsc::RecvTimeoutError::Timeout) = rx.recv_timeout(bound) {
+            // Straight to the stderr handle: `eprintln!` in a thread spawned by a test is
+            // captured with the test's output, which an abort would never print.
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
+                "watchdog: {}::{test} still waiting for {waiting_for} after {} s \
+                 (a lost wake-up or a deadlock); aborting the test binary",
+                env!("CARGO_CRATE_NAME"),
+                bound.as_secs(),
+            );
+            std::process::abort();
+        }
+    });
+    AbortGuard { _disarm: tx }
 }
 
 /// Awaits `fut` for at most [`GENEROUS`] on the runtime's clock; past it, panics naming
