@@ -207,34 +207,38 @@ thread_local! {
 
 #[test]
 fn child_current_thread_runtime_in_a_thread_local() {
-    if !is_child() {
-        return;
-    }
-    let dropped = Arc::new(AtomicBool::new(false));
-    let d = dropped.clone();
-    std::thread::spawn(move || {
-        // First touch registers TLS_RT's destructor before the runtime's own context:
-        // at thread exit that context is destroyed first.
-        TLS_RT.with(|rt| {
-            rt.block_on(async move {
-                assert_eq!(runtime::spawn(async { 1 }).await.unwrap(), 1);
-                // A task that is still live at shutdown, cancelled by the TLS destructor.
-                drop(runtime::spawn(async move {
-                    let _flag = SetOnDrop(d);
-                    std::future::pending::<()>().await
-                }));
-                runtime::task::yield_now().await;
-            })
-        });
+    watchdog("the thread whose thread-local runtime shuts down", || {
+        if !is_child() {
+            return;
+        }
+        let dropped = Arc::new(AtomicBool::new(false));
+        let d = dropped.clone();
+        std::thread::spawn(move || {
+            // First touch registers TLS_RT's destructor before the runtime's own context:
+            // at thread exit that context is destroyed first.
+            TLS_RT.with(|rt| {
+                rt.block_on(async move {
+                    assert_eq!(runtime::spawn(async { 1 }).await.unwrap(), 1);
+                    // A task that is still live at shutdown, cancelled by the TLS destructor.
+                    drop(runtime::spawn(async move {
+                        let _flag = SetOnDrop(d);
+                        std::future::pending::<()>().await
+                    }));
+                    runtime::task::yield_now().await;
+                })
+            });
+        })
+        .join()
+        .expect("the thread holding a runtime in a thread_local");
+        assert!(dropped.load(SeqCst), "the live task was not dropped");
     })
-    .join()
-    .expect("the thread holding a runtime in a thread_local");
-    assert!(dropped.load(SeqCst), "the live task was not dropped");
 }
 
 #[test]
 fn current_thread_runtime_in_a_thread_local_shuts_down_cleanly() {
-    run_in_child("child_current_thread_runtime_in_a_thread_local");
+    watchdog("the child process", || {
+        run_in_child("child_current_thread_runtime_in_a_thread_local");
+    })
 }
 
 struct SetOnDrop(Arc<AtomicBool>);
@@ -415,66 +419,68 @@ fn oneshot_receiver_polled_after_sender_dropped_and_failed_try_recv_panics() {
 /// begins: it runs anyway (spawned before shutdown), on every flavor and every shutdown.
 #[test]
 fn blocking_tasks_spawned_before_shutdown_run() {
-    #[derive(Clone, Copy, Debug)]
-    enum How {
-        Drop,
-        Timeout,
-        Background,
-    }
-    for how in [How::Drop, How::Timeout, How::Background] {
-        for ct in [true, false] {
-            let rt = if ct {
-                Builder::new_current_thread()
-            } else {
-                Builder::new_multi_thread()
-            }
-            .max_blocking_threads(1)
-            .build()
-            .unwrap();
-            let ran = Arc::new(AtomicUsize::new(0));
-            let (started_tx, started_rx) = mpsc::channel();
-            let (release_tx, release_rx) = mpsc::channel::<()>();
-            let r = ran.clone();
-            let first = rt.spawn_blocking(move || {
-                started_tx.send(()).unwrap();
-                // Held until shutdown has begun (or a little while, for the blocking kinds).
-                let _ = release_rx.recv_timeout(Duration::from_millis(50));
-                r.fetch_add(1, SeqCst);
-            });
-            started_rx
-                .recv_timeout(WATCHDOG)
-                .expect("first blocking task");
-            let queued: Vec<_> = (0..3)
-                .map(|_| {
-                    let r = ran.clone();
-                    rt.spawn_blocking(move || {
-                        r.fetch_add(1, SeqCst);
-                    })
-                })
-                .collect();
-            match how {
-                How::Drop => drop(rt),
-                How::Timeout => rt.shutdown_timeout(WATCHDOG),
-                How::Background => {
-                    rt.shutdown_background();
-                    drop(release_tx);
+    watchdog("the shutdowns with queued blocking tasks", || {
+        #[derive(Clone, Copy, Debug)]
+        enum How {
+            Drop,
+            Timeout,
+            Background,
+        }
+        for how in [How::Drop, How::Timeout, How::Background] {
+            for ct in [true, false] {
+                let rt = if ct {
+                    Builder::new_current_thread()
+                } else {
+                    Builder::new_multi_thread()
                 }
-            }
-            let ran2 = ran.clone();
-            watchdog("blocking tasks after shutdown", move || {
-                while ran2.load(SeqCst) < 4 {
-                    std::thread::sleep(Duration::from_millis(1));
-                }
-            });
-            assert_eq!(ran.load(SeqCst), 4, "{how:?} ct={ct}");
-            for h in std::iter::once(first).chain(queued) {
-                let r = watchdog("blocking JoinHandle", move || {
-                    futures::executor::block_on(h)
+                .max_blocking_threads(1)
+                .build()
+                .unwrap();
+                let ran = Arc::new(AtomicUsize::new(0));
+                let (started_tx, started_rx) = mpsc::channel();
+                let (release_tx, release_rx) = mpsc::channel::<()>();
+                let r = ran.clone();
+                let first = rt.spawn_blocking(move || {
+                    started_tx.send(()).unwrap();
+                    // Held until shutdown has begun (or a little while, for the blocking kinds).
+                    let _ = release_rx.recv_timeout(Duration::from_millis(50));
+                    r.fetch_add(1, SeqCst);
                 });
-                assert!(r.is_ok(), "{how:?} ct={ct}: {r:?}");
+                started_rx
+                    .recv_timeout(WATCHDOG)
+                    .expect("first blocking task");
+                let queued: Vec<_> = (0..3)
+                    .map(|_| {
+                        let r = ran.clone();
+                        rt.spawn_blocking(move || {
+                            r.fetch_add(1, SeqCst);
+                        })
+                    })
+                    .collect();
+                match how {
+                    How::Drop => drop(rt),
+                    How::Timeout => rt.shutdown_timeout(WATCHDOG),
+                    How::Background => {
+                        rt.shutdown_background();
+                        drop(release_tx);
+                    }
+                }
+                let ran2 = ran.clone();
+                watchdog("blocking tasks after shutdown", move || {
+                    while ran2.load(SeqCst) < 4 {
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                });
+                assert_eq!(ran.load(SeqCst), 4, "{how:?} ct={ct}");
+                for h in std::iter::once(first).chain(queued) {
+                    let r = watchdog("blocking JoinHandle", move || {
+                        futures::executor::block_on(h)
+                    });
+                    assert!(r.is_ok(), "{how:?} ct={ct}: {r:?}");
+                }
             }
         }
-    }
+    })
 }
 
 #[test]
