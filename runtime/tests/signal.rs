@@ -171,19 +171,21 @@ fn receivers_on_two_runtimes_both_hear_one_delivery() {
 
 #[test]
 fn forbidden_and_out_of_range_signals_are_errors() {
-    Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(async {
-            for sig in [libc::SIGKILL, libc::SIGSTOP, libc::SIGSEGV, 0, -1, 1000] {
-                let err = signal(SignalKind::from_raw(sig)).unwrap_err();
-                assert_eq!(
-                    err.to_string(),
-                    format!("Refusing to register signal {sig}")
-                );
-            }
-        });
+    watchdog("the signal registrations", || {
+        Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(async {
+                for sig in [libc::SIGKILL, libc::SIGSTOP, libc::SIGSEGV, 0, -1, 1000] {
+                    let err = signal(SignalKind::from_raw(sig)).unwrap_err();
+                    assert_eq!(
+                        err.to_string(),
+                        format!("Refusing to register signal {sig}")
+                    );
+                }
+            });
+    })
 }
 
 #[test]

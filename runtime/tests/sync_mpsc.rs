@@ -395,11 +395,13 @@ fn reserve_many_is_fifo_and_bounded() {
 
 #[test]
 fn reserve_many_larger_than_capacity_fails() {
-    futures::executor::block_on(async {
-        let (tx, _rx) = mpsc::channel::<u8>(2);
-        assert!(tx.reserve_many(3).await.is_err());
-        assert!(tx.reserve_many(2).await.is_ok());
-    });
+    watchdog("reserve_many", || {
+        futures::executor::block_on(async {
+            let (tx, _rx) = mpsc::channel::<u8>(2);
+            assert!(tx.reserve_many(3).await.is_err());
+            assert!(tx.reserve_many(2).await.is_ok());
+        });
+    })
 }
 
 #[test]
@@ -532,15 +534,17 @@ fn errors_display() {
 
 #[test]
 fn reserve_many_zero_is_immediate() {
-    futures::executor::block_on(async {
-        let (tx, _rx) = mpsc::channel::<u8>(1);
-        let _hold = tx.try_reserve().unwrap();
-        let mut waiting = Box::pin(tx.reserve());
-        assert!(poll_once(&mut waiting).is_pending());
-        // Someone waits and the channel is full: zero permits still need no wait.
-        assert_eq!(tx.reserve_many(0).await.unwrap().len(), 0);
-        assert_eq!(tx.try_reserve_many(0).unwrap().len(), 0);
-    });
+    watchdog("reserve_many(0)", || {
+        futures::executor::block_on(async {
+            let (tx, _rx) = mpsc::channel::<u8>(1);
+            let _hold = tx.try_reserve().unwrap();
+            let mut waiting = Box::pin(tx.reserve());
+            assert!(poll_once(&mut waiting).is_pending());
+            // Someone waits and the channel is full: zero permits still need no wait.
+            assert_eq!(tx.reserve_many(0).await.unwrap().len(), 0);
+            assert_eq!(tx.try_reserve_many(0).unwrap().len(), 0);
+        });
+    })
 }
 
 #[test]

@@ -126,22 +126,24 @@ fn waiters_get_the_lock_in_order_and_try_lock_does_not_barge() {
 
 #[test]
 fn guards_map_and_try_map() {
-    futures::executor::block_on(async {
-        let m = Mutex::new((1, vec![2]));
-        {
-            let mut g = MutexGuard::map(m.lock().await, |v| &mut v.1);
-            g.push(3);
-            let mut g = MappedMutexGuard::map(g, |v| &mut v[0]);
-            *g = 20;
-            assert!(m.try_lock().is_err());
-        }
-        let g = MutexGuard::try_map(m.lock().await, |v| v.1.get_mut(9)).unwrap_err();
-        assert_eq!(*g, (1, vec![20, 3]));
-        drop(g);
-        let g = MutexGuard::try_map(m.lock().await, |v| v.1.get_mut(1)).unwrap();
-        assert!(MappedMutexGuard::try_map(g, |_| None::<&mut u8>).is_err());
-        assert!(m.try_lock().is_ok());
-    });
+    watchdog("the uncontended locks", || {
+        futures::executor::block_on(async {
+            let m = Mutex::new((1, vec![2]));
+            {
+                let mut g = MutexGuard::map(m.lock().await, |v| &mut v.1);
+                g.push(3);
+                let mut g = MappedMutexGuard::map(g, |v| &mut v[0]);
+                *g = 20;
+                assert!(m.try_lock().is_err());
+            }
+            let g = MutexGuard::try_map(m.lock().await, |v| v.1.get_mut(9)).unwrap_err();
+            assert_eq!(*g, (1, vec![20, 3]));
+            drop(g);
+            let g = MutexGuard::try_map(m.lock().await, |v| v.1.get_mut(1)).unwrap();
+            assert!(MappedMutexGuard::try_map(g, |_| None::<&mut u8>).is_err());
+            assert!(m.try_lock().is_ok());
+        });
+    })
 }
 
 #[test]

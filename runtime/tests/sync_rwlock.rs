@@ -119,30 +119,32 @@ fn downgrade_lets_readers_in_but_no_writer() {
 
 #[test]
 fn mapped_guards() {
-    futures::executor::block_on(async {
-        let lock = RwLock::new((1, vec![2, 3]));
-        let r = RwLockReadGuard::map(lock.read().await, |v| &v.1);
-        assert_eq!(*r, [2, 3]);
-        assert!(RwLockReadGuard::try_map(r, |v| v.get(7)).is_err());
-        {
-            let w = RwLockWriteGuard::map(lock.write().await, |v| &mut v.1);
-            let mut w = RwLockMappedWriteGuard::map(w, |v| &mut v[0]);
-            *w = 20;
-            assert!(lock.try_read().is_err());
-        }
-        assert!(RwLockWriteGuard::try_map(lock.write().await, |v| v.1.get_mut(5)).is_err());
-        assert_eq!(*lock.read().await, (1, vec![20, 3]));
+    watchdog("the uncontended read and write locks", || {
+        futures::executor::block_on(async {
+            let lock = RwLock::new((1, vec![2, 3]));
+            let r = RwLockReadGuard::map(lock.read().await, |v| &v.1);
+            assert_eq!(*r, [2, 3]);
+            assert!(RwLockReadGuard::try_map(r, |v| v.get(7)).is_err());
+            {
+                let w = RwLockWriteGuard::map(lock.write().await, |v| &mut v.1);
+                let mut w = RwLockMappedWriteGuard::map(w, |v| &mut v[0]);
+                *w = 20;
+                assert!(lock.try_read().is_err());
+            }
+            assert!(RwLockWriteGuard::try_map(lock.write().await, |v| v.1.get_mut(5)).is_err());
+            assert_eq!(*lock.read().await, (1, vec![20, 3]));
 
-        let lock = Arc::new(RwLock::new((1, 2)));
-        let r = OwnedRwLockReadGuard::map(lock.clone().read_owned().await, |v| &v.1);
-        assert_eq!(*r, 2);
-        drop(r);
-        let mut w = lock.clone().try_write_owned().unwrap();
-        w.0 = 9;
-        assert!(Arc::ptr_eq(OwnedRwLockWriteGuard::rwlock(&w), &lock));
-        drop(w);
-        assert_eq!(*lock.clone().try_read_owned().unwrap(), (9, 2));
-    });
+            let lock = Arc::new(RwLock::new((1, 2)));
+            let r = OwnedRwLockReadGuard::map(lock.clone().read_owned().await, |v| &v.1);
+            assert_eq!(*r, 2);
+            drop(r);
+            let mut w = lock.clone().try_write_owned().unwrap();
+            w.0 = 9;
+            assert!(Arc::ptr_eq(OwnedRwLockWriteGuard::rwlock(&w), &lock));
+            drop(w);
+            assert_eq!(*lock.clone().try_read_owned().unwrap(), (9, 2));
+        });
+    })
 }
 
 #[test]

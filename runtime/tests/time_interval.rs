@@ -208,9 +208,11 @@ fn interval_at_and_poll_tick_under_paused_time() {
 
 #[test]
 fn default_missed_tick_behavior_is_burst() {
-    paused().block_on(async {
-        let iv = interval(Duration::from_secs(1));
-        assert_eq!(iv.missed_tick_behavior(), MissedTickBehavior::Burst);
-        assert_eq!(MissedTickBehavior::default(), MissedTickBehavior::Burst);
-    });
+    watchdog("the paused interval", || {
+        paused().block_on(async {
+            let iv = interval(Duration::from_secs(1));
+            assert_eq!(iv.missed_tick_behavior(), MissedTickBehavior::Burst);
+            assert_eq!(MissedTickBehavior::default(), MissedTickBehavior::Burst);
+        });
+    })
 }
