@@ -39,10 +39,11 @@ fn run<F: std::future::Future>(rt: &Runtime, what: &str, f: F) -> F::Output {
     })
 }
 
-#[test]
-fn ext_methods_over_tcp() {
-    watchdog("the TCP reads and writes", || {
-        for rt in [current_thread(), multi_thread(2)] {
+rt_test! {
+    #[test]
+    fn ext_methods_over_tcp() {
+        watchdog("the TCP reads and writes", || {
+            let rt = rt();
             run(&rt, "ext methods", async {
                 let (mut a, mut b) = tcp_pair().await;
                 a.write_u32(0xDEAD_BEEF).await.unwrap();
@@ -67,8 +68,8 @@ fn ext_methods_over_tcp() {
                 a.read_to_string(&mut back).await.unwrap();
                 assert_eq!(back, "still open");
             });
-        }
-    })
+        })
+    }
 }
 
 #[test]

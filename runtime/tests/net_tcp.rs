@@ -110,10 +110,11 @@ fn echo_1000_concurrent_connections() {
     })
 }
 
-#[test]
-fn half_close_peer_reads_eof_and_still_answers() {
-    watchdog("the half-closed echo", || {
-        for rt in [current_thread(), multi_thread(2)] {
+rt_test! {
+    #[test]
+    fn half_close_peer_reads_eof_and_still_answers() {
+        watchdog("the half-closed echo", || {
+            let rt = rt();
             rt.block_on(async {
                 let (mut client, mut server) = pair().await;
                 let srv = runtime::spawn(async move {
@@ -134,8 +135,28 @@ fn half_close_peer_reads_eof_and_still_answers() {
                 assert_eq!(back, b"answer");
                 timeout(GENEROUS, srv).await.unwrap().unwrap();
             });
-        }
-    })
+        })
+    }
+
+    #[test]
+    fn peer_dropped_while_a_read_waits_returns_eof() {
+        watchdog("the read's EOF after the peer dropped", || {
+            let rt = rt();
+            rt.block_on(async {
+                let (mut a, b) = pair().await;
+                let mut buf = [0u8; 16];
+                let mut read = pin!(a.read(&mut buf));
+                // The read is registered and waiting.
+                let first = poll_fn(|cx| Poll::Ready(read.as_mut().poll(cx))).await;
+                assert!(first.is_pending());
+                drop(b);
+                let res = timeout(GENEROUS, read)
+                    .await
+                    .expect("read hung after peer drop");
+                assert_eq!(res.unwrap(), 0);
+            });
+        })
+    }
 }
 
 #[test]
@@ -285,27 +306,6 @@ fn readable_try_read_and_writable_try_write() {
             assert_eq!(server.try_read(&mut buf).unwrap(), 1);
             assert_eq!(buf[0], b'!');
         });
-    })
-}
-
-#[test]
-fn peer_dropped_while_a_read_waits_returns_eof() {
-    watchdog("the read's EOF after the peer dropped", || {
-        for rt in [current_thread(), multi_thread(2)] {
-            rt.block_on(async {
-                let (mut a, b) = pair().await;
-                let mut buf = [0u8; 16];
-                let mut read = pin!(a.read(&mut buf));
-                // The read is registered and waiting.
-                let first = poll_fn(|cx| Poll::Ready(read.as_mut().poll(cx))).await;
-                assert!(first.is_pending());
-                drop(b);
-                let res = timeout(GENEROUS, read)
-                    .await
-                    .expect("read hung after peer drop");
-                assert_eq!(res.unwrap(), 0);
-            });
-        }
     })
 }
 

@@ -47,7 +47,7 @@ impl Drop for SockPath {
 
 rt_test! {
     #[test]
-    fn echo_through_a_socket_file_on_both_flavors() {
+    fn echo_through_a_socket_file() {
         watchdog("the unix echo", || {
             let rt = rt();
             rt.block_on(async {

@@ -52,7 +52,7 @@ rt_test! {
     }
 
     #[test]
-    fn lagged_through_recv_on_both_flavors() {
+    fn lagged_through_recv() {
         watchdog("recv's Lagged", || {
             on(&rt(), || async {
                 let (tx, mut rx) = broadcast::channel(2);

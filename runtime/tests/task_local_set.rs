@@ -46,7 +46,7 @@ impl Drop for DropProbe {
 
 rt_test! {
     #[test]
-    fn rc_tasks_run_on_the_owner_thread_on_both_flavors() {
+    fn rc_tasks_run_on_the_owner_thread() {
         watchdog("the local tasks", || {
             let rt = rt();
             let local = LocalSet::new();

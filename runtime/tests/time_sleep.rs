@@ -25,10 +25,11 @@ fn scrambled(n: u64) -> Vec<Duration> {
         .collect()
 }
 
-#[test]
-fn sleep_is_never_early_on_both_flavors() {
-    watchdog("the sleeps", || {
-        for rt in [current_thread(), multi_thread(2)] {
+rt_test! {
+    #[test]
+    fn sleep_is_never_early() {
+        watchdog("the sleeps", || {
+            let rt = rt();
             rt.block_on(async {
                 for d in [0, 1, 2, 3, 7, 15, 30]
                     .map(Duration::from_millis)
@@ -47,8 +48,49 @@ fn sleep_is_never_early_on_both_flavors() {
                     assert!(Instant::now() >= deadline, "woke early for {d:?}");
                 }
             });
-        }
-    })
+        })
+    }
+
+    #[test]
+    fn sub_millisecond_sleeps_never_complete_before_their_deadline() {
+        watchdog("the sub-millisecond sleeps", || {
+            let rt = rt();
+            rt.block_on(async {
+                for i in 0..200u64 {
+                    // 0..1 ms, in a scattered order, with odd nanoseconds.
+                    let d = Duration::from_nanos((i * 7919) % 1_000_000 + i % 7);
+                    let s = sleep(d);
+                    let deadline = s.deadline();
+                    s.await;
+                    assert!(
+                        std::time::Instant::now() >= deadline.into_std(),
+                        "a {d:?} sleep completed before its deadline"
+                    );
+                }
+            });
+        })
+    }
+
+    #[test]
+    fn pinned_sleep_reset_deadline_and_is_elapsed() {
+        watchdog("the pinned sleep", || {
+            let rt = rt();
+            rt.block_on(async {
+                let mut s = Box::pin(sleep(Duration::from_secs(3600)));
+                assert!(!s.is_elapsed());
+                // Polled once, so the entry is in the wheel, then moved (tokio's pinned API).
+                assert!(poll_fn(|cx| Poll::Ready(s.as_mut().poll(cx).is_pending())).await);
+                let target = Instant::now() + Duration::from_millis(5);
+                s.as_mut().reset(target);
+                assert_eq!(s.deadline(), target);
+                timeout(GENEROUS, s.as_mut())
+                    .await
+                    .expect("reset sleep never fired");
+                assert!(s.is_elapsed());
+                assert!(Instant::now() >= target);
+            });
+        })
+    }
 }
 
 #[test]
@@ -210,27 +252,6 @@ async fn sleep_with_the_test_macro_multi_thread() {
 }
 
 #[test]
-fn sub_millisecond_sleeps_never_complete_before_their_deadline() {
-    watchdog("the sub-millisecond sleeps", || {
-        for rt in [current_thread(), multi_thread(2)] {
-            rt.block_on(async {
-                for i in 0..200u64 {
-                    // 0..1 ms, in a scattered order, with odd nanoseconds.
-                    let d = Duration::from_nanos((i * 7919) % 1_000_000 + i % 7);
-                    let s = sleep(d);
-                    let deadline = s.deadline();
-                    s.await;
-                    assert!(
-                        std::time::Instant::now() >= deadline.into_std(),
-                        "a {d:?} sleep completed before its deadline"
-                    );
-                }
-            });
-        }
-    })
-}
-
-#[test]
 fn sub_millisecond_sleeps_are_rounded_up_under_paused_time() {
     watchdog("the paused sub-millisecond sleeps", || {
         let rt = Builder::new_current_thread()
@@ -248,27 +269,5 @@ fn sub_millisecond_sleeps_are_rounded_up_under_paused_time() {
                 assert!(slept <= d + Duration::from_millis(1), "{d:?}: {slept:?}");
             }
         });
-    })
-}
-
-#[test]
-fn pinned_sleep_reset_deadline_and_is_elapsed_on_both_flavors() {
-    watchdog("the pinned sleep", || {
-        for rt in [current_thread(), multi_thread(2)] {
-            rt.block_on(async {
-                let mut s = Box::pin(sleep(Duration::from_secs(3600)));
-                assert!(!s.is_elapsed());
-                // Polled once, so the entry is in the wheel, then moved (tokio's pinned API).
-                assert!(poll_fn(|cx| Poll::Ready(s.as_mut().poll(cx).is_pending())).await);
-                let target = Instant::now() + Duration::from_millis(5);
-                s.as_mut().reset(target);
-                assert_eq!(s.deadline(), target);
-                timeout(GENEROUS, s.as_mut())
-                    .await
-                    .expect("reset sleep never fired");
-                assert!(s.is_elapsed());
-                assert!(Instant::now() >= target);
-            });
-        }
     })
 }

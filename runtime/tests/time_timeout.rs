@@ -103,7 +103,7 @@ rt_test! {
     }
 
     #[test]
-    fn get_ref_get_mut_and_into_inner_on_both_flavors() {
+    fn get_ref_get_mut_and_into_inner() {
         watchdog("the wrapped future", || {
             let rt = rt();
             rt.block_on(async {
@@ -122,7 +122,7 @@ rt_test! {
     }
 
     #[test]
-    fn timeout_at_a_past_deadline_elapses_a_pending_future_on_both_flavors() {
+    fn timeout_at_a_past_deadline_elapses_a_pending_future() {
         watchdog("the past-deadline timeout", || {
             let rt = rt();
             rt.block_on(async {
