@@ -78,7 +78,8 @@ fn echo_1000_concurrent_connections() {
                     runtime::spawn(async move {
                         let data = payload(i);
                         let mut sock = TcpStream::connect(addr).await.unwrap();
-                        // Not `sock.split()`: with `AsyncReadExt` in scope that is the futures by-value split.
+                        // Not `sock.split()`: with `AsyncReadExt` in scope that is the futures
+                        // by-value split.
                         let (mut r, mut w) = TcpStream::split(&mut sock);
                         let write = async {
                             w.write_all(&data).await.unwrap();

@@ -3,7 +3,7 @@
 //! context of cancelled tasks, panicking tasks, out-of-order enter guards, misused
 //! oneshot receivers, and the blocking pool racing shutdown (issue 13).
 //!
-//! Every wait runs under a watchdog (`within`): a hang fails the test with a message
+//! Every wait runs under a watchdog (`support::watchdog`): a hang fails the test with a message
 //! instead of hanging the suite. No timing thresholds.
 #![cfg(not(loom))]
 

@@ -9,7 +9,7 @@
 //! # Failing instead of hanging
 //!
 //! A lost wake-up does not crash: it parks a thread forever, and a test that waits on it
-//! would hold CI until its own time limit, naming nothing. Two layers turn it into a failure
+//! would hold CI until its own time limit, naming nothing. Three tools turn it into a failure
 //! that names what was awaited:
 //!
 //! - [`watchdog`] runs a test's body on a thread of its own and waits for it a generous
@@ -39,9 +39,9 @@ use std::time::Duration;
 
 use runtime::{Builder, Runtime};
 
-/// How long [`watchdog`] and [`abort_after`] wait for a test body: generous wall time, a hang detector and
-/// never a speed claim. `RUNTIME_TEST_WATCHDOG_SECS` overrides it (a slower machine, or a
-/// quicker demonstration of a planted lost wake-up).
+/// How long [`watchdog`] and [`abort_after`] wait for a test body: generous wall time, a
+/// hang detector and never a speed claim. `RUNTIME_TEST_WATCHDOG_SECS` overrides it (a
+/// slower machine, or a quicker demonstration of a planted lost wake-up).
 pub const WATCHDOG: Duration = Duration::from_secs(60);
 
 /// How long [`within`] and the `on_both*` helpers wait, on the runtime's own clock.
@@ -117,6 +117,7 @@ pub fn watchdog<R: Send + 'static>(
     }
 }
 
+/// [`WATCHDOG`], or `RUNTIME_TEST_WATCHDOG_SECS` when set.
 fn watchdog_bound() -> Duration {
     std::env::var("RUNTIME_TEST_WATCHDOG_SECS")
         .ok()
