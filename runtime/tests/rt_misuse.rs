@@ -266,6 +266,26 @@ impl Drop for SeesRuntime {
     }
 }
 
+// --- 5. a panicking task's future is dropped during the unwind -------------------------
+
+struct PanicsOnPoll {
+    panicking_in_drop: Arc<Mutex<Option<bool>>>,
+}
+
+impl Future for PanicsOnPoll {
+    type Output = ();
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
+        panic!("poll panicked")
+    }
+}
+
+impl Drop for PanicsOnPoll {
+    fn drop(&mut self) {
+        *self.panicking_in_drop.lock().unwrap() = Some(std::thread::panicking());
+    }
+}
+
+// Sections 4 and 5 on each flavor.
 rt_test! {
     #[test]
     fn tasks_dropped_at_shutdown_see_the_runtime_context() {
@@ -326,25 +346,6 @@ rt_test! {
                 "the future must be dropped while the panic unwinds (as tokio does)"
             );
         })
-    }
-}
-
-// --- 5. a panicking task's future is dropped during the unwind -------------------------
-
-struct PanicsOnPoll {
-    panicking_in_drop: Arc<Mutex<Option<bool>>>,
-}
-
-impl Future for PanicsOnPoll {
-    type Output = ();
-    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
-        panic!("poll panicked")
-    }
-}
-
-impl Drop for PanicsOnPoll {
-    fn drop(&mut self) {
-        *self.panicking_in_drop.lock().unwrap() = Some(std::thread::panicking());
     }
 }
 
