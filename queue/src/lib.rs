@@ -16,6 +16,7 @@
 //! All atomics, cells and locks come from `shim`, so `--cfg loom` model-checks this code.
 
 #![deny(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::undocumented_unsafe_blocks)]
 #![warn(missing_docs)]
 
 mod inject;

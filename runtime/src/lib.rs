@@ -87,6 +87,7 @@
 //!   must name the trait at ambiguous calls (see [`io`]).
 
 #![deny(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::undocumented_unsafe_blocks)]
 
 mod block_on;
 mod blocking;

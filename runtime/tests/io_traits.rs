@@ -5,6 +5,11 @@
 //! ever entered. Every wait is bounded by a timeout so a bug fails instead of hanging.
 #![cfg(not(loom))]
 
+#[macro_use]
+mod support;
+
+use support::*;
+
 use std::future::poll_fn;
 use std::io;
 use std::mem::MaybeUninit;
@@ -14,21 +19,9 @@ use std::time::Duration;
 use runtime::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader, ReadBuf};
 use runtime::net::{TcpListener, TcpStream};
 use runtime::time::timeout;
-use runtime::{Builder, Runtime};
+use runtime::Runtime;
 
 const GENEROUS: Duration = Duration::from_secs(10);
-
-fn current() -> Runtime {
-    Builder::new_current_thread().enable_all().build().unwrap()
-}
-
-fn multi() -> Runtime {
-    Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
 
 async fn tcp_pair() -> (TcpStream, TcpStream) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -46,183 +39,196 @@ fn run<F: std::future::Future>(rt: &Runtime, what: &str, f: F) -> F::Output {
     })
 }
 
-#[test]
-fn ext_methods_over_tcp() {
-    for rt in [current(), multi()] {
-        run(&rt, "ext methods", async {
-            let (mut a, mut b) = tcp_pair().await;
-            a.write_u32(0xDEAD_BEEF).await.unwrap();
-            a.write_all_buf(&mut &b"buffered"[..]).await.unwrap();
-            a.write_i64_le(-5).await.unwrap();
-            a.shutdown().await.unwrap();
-            assert_eq!(b.read_u32().await.unwrap(), 0xDEAD_BEEF);
-            let mut word = [0; 8];
-            b.read_exact(&mut word).await.unwrap();
-            assert_eq!(&word, b"buffered");
-            assert_eq!(b.read_i64_le().await.unwrap(), -5);
-            let mut rest = Vec::new();
-            assert_eq!(
-                b.read_to_end(&mut rest).await.unwrap(),
-                0,
-                "EOF after shutdown"
-            );
-            // This side can still write after the peer shut down its write direction.
-            b.write_all(b"still open").await.unwrap();
-            drop(b);
-            let mut back = String::new();
-            a.read_to_string(&mut back).await.unwrap();
-            assert_eq!(back, "still open");
-        });
+rt_test! {
+    #[test]
+    fn ext_methods_over_tcp() {
+        watchdog("the TCP reads and writes", || {
+            let rt = rt();
+            run(&rt, "ext methods", async {
+                let (mut a, mut b) = tcp_pair().await;
+                a.write_u32(0xDEAD_BEEF).await.unwrap();
+                a.write_all_buf(&mut &b"buffered"[..]).await.unwrap();
+                a.write_i64_le(-5).await.unwrap();
+                a.shutdown().await.unwrap();
+                assert_eq!(b.read_u32().await.unwrap(), 0xDEAD_BEEF);
+                let mut word = [0; 8];
+                b.read_exact(&mut word).await.unwrap();
+                assert_eq!(&word, b"buffered");
+                assert_eq!(b.read_i64_le().await.unwrap(), -5);
+                let mut rest = Vec::new();
+                assert_eq!(
+                    b.read_to_end(&mut rest).await.unwrap(),
+                    0,
+                    "EOF after shutdown"
+                );
+                // This side can still write after the peer shut down its write direction.
+                b.write_all(b"still open").await.unwrap();
+                drop(b);
+                let mut back = String::new();
+                a.read_to_string(&mut back).await.unwrap();
+                assert_eq!(back, "still open");
+            });
+        })
     }
 }
 
 #[test]
 fn read_buf_filled_from_uninit_memory_keeps_initialized_part() {
-    let rt = current();
-    run(&rt, "read_buf", async {
-        let (mut a, mut b) = tcp_pair().await;
-        a.write_all(&[7; 10]).await.unwrap();
+    watchdog("the read into uninitialized memory", || {
+        let rt = current_thread();
+        run(&rt, "read_buf", async {
+            let (mut a, mut b) = tcp_pair().await;
+            a.write_all(&[7; 10]).await.unwrap();
 
-        // 40 bytes already initialized: a 10-byte read leaves them initialized.
-        let mut storage = [MaybeUninit::<u8>::uninit(); 64];
-        let mut rb = ReadBuf::uninit(&mut storage);
-        rb.initialize_unfilled_to(40);
-        poll_fn(|cx| Pin::new(&mut b).poll_read(cx, &mut rb))
-            .await
-            .unwrap();
-        assert_eq!(rb.filled(), &[7; 10]);
-        assert_eq!(rb.initialized().len(), 40, "the initialized part is kept");
+            // 40 bytes already initialized: a 10-byte read leaves them initialized.
+            let mut storage = [MaybeUninit::<u8>::uninit(); 64];
+            let mut rb = ReadBuf::uninit(&mut storage);
+            rb.initialize_unfilled_to(40);
+            poll_fn(|cx| Pin::new(&mut b).poll_read(cx, &mut rb))
+                .await
+                .unwrap();
+            assert_eq!(rb.filled(), &[7; 10]);
+            assert_eq!(rb.initialized().len(), 40, "the initialized part is kept");
 
-        // Fresh uninitialized memory: exactly the bytes read become initialized.
-        a.write_all(&[9; 10]).await.unwrap();
-        let mut storage = [MaybeUninit::<u8>::uninit(); 64];
-        let mut rb = ReadBuf::uninit(&mut storage);
-        poll_fn(|cx| Pin::new(&mut b).poll_read(cx, &mut rb))
-            .await
-            .unwrap();
-        assert_eq!(rb.filled(), &[9; 10]);
-        assert_eq!(
-            rb.initialized().len(),
-            10,
-            "nothing past the read is claimed"
-        );
+            // Fresh uninitialized memory: exactly the bytes read become initialized.
+            a.write_all(&[9; 10]).await.unwrap();
+            let mut storage = [MaybeUninit::<u8>::uninit(); 64];
+            let mut rb = ReadBuf::uninit(&mut storage);
+            poll_fn(|cx| Pin::new(&mut b).poll_read(cx, &mut rb))
+                .await
+                .unwrap();
+            assert_eq!(rb.filled(), &[9; 10]);
+            assert_eq!(
+                rb.initialized().len(),
+                10,
+                "nothing past the read is claimed"
+            );
 
-        // A full ReadBuf returns at once, reading nothing.
-        let mut none: [u8; 0] = [];
-        let mut rb = ReadBuf::new(&mut none);
-        poll_fn(|cx| Pin::new(&mut b).poll_read(cx, &mut rb))
-            .await
-            .unwrap();
-        assert!(rb.filled().is_empty());
+            // A full ReadBuf returns at once, reading nothing.
+            let mut none: [u8; 0] = [];
+            let mut rb = ReadBuf::new(&mut none);
+            poll_fn(|cx| Pin::new(&mut b).poll_read(cx, &mut rb))
+                .await
+                .unwrap();
+            assert!(rb.filled().is_empty());
 
-        // After a read that filled part of the buffer, the next one appends.
-        a.write_all(b"abc").await.unwrap();
-        let mut storage = [0u8; 8];
-        let mut rb = ReadBuf::new(&mut storage);
-        rb.put_slice(b"xy");
-        poll_fn(|cx| Pin::new(&mut b).poll_read(cx, &mut rb))
-            .await
-            .unwrap();
-        assert_eq!(rb.filled(), b"xyabc");
-    });
+            // After a read that filled part of the buffer, the next one appends.
+            a.write_all(b"abc").await.unwrap();
+            let mut storage = [0u8; 8];
+            let mut rb = ReadBuf::new(&mut storage);
+            rb.put_slice(b"xy");
+            poll_fn(|cx| Pin::new(&mut b).poll_read(cx, &mut rb))
+                .await
+                .unwrap();
+            assert_eq!(rb.filled(), b"xyabc");
+        });
+    })
 }
 
 #[test]
 fn halves_speak_tokio_traits() {
-    let rt = multi();
-    run(&rt, "halves", async {
-        let (a, mut b) = tcp_pair().await;
-        let (rd, mut wr) = a.into_split();
-        let echo = runtime::spawn(async move {
-            let (mut r, mut w) = b.split();
-            runtime::io::copy(&mut r, &mut w).await.unwrap()
-        });
-        let writer = runtime::spawn(async move {
-            for i in 0..100u32 {
-                wr.write_all(format!("line {i}\n").as_bytes())
-                    .await
-                    .unwrap();
+    watchdog("the split halves' reads and writes", || {
+        let rt = multi_thread(2);
+        run(&rt, "halves", async {
+            let (a, mut b) = tcp_pair().await;
+            let (rd, mut wr) = a.into_split();
+            let echo = runtime::spawn(async move {
+                let (mut r, mut w) = b.split();
+                runtime::io::copy(&mut r, &mut w).await.unwrap()
+            });
+            let writer = runtime::spawn(async move {
+                for i in 0..100u32 {
+                    wr.write_all(format!("line {i}\n").as_bytes())
+                        .await
+                        .unwrap();
+                }
+                wr.shutdown().await.unwrap();
+                wr
+            });
+            let mut lines = BufReader::new(rd).lines();
+            let mut n = 0u32;
+            while let Some(line) = lines.next_line().await.unwrap() {
+                assert_eq!(line, format!("line {n}"));
+                n += 1;
             }
-            wr.shutdown().await.unwrap();
-            wr
+            assert_eq!(n, 100);
+            let copied = echo.await.unwrap();
+            assert_eq!(
+                copied as usize,
+                (0..100).map(|i| format!("line {i}\n").len()).sum()
+            );
+            let wr = writer.await.unwrap();
+            let rd = lines.into_inner().into_inner();
+            rd.reunite(wr).expect("same stream");
         });
-        let mut lines = BufReader::new(rd).lines();
-        let mut n = 0u32;
-        while let Some(line) = lines.next_line().await.unwrap() {
-            assert_eq!(line, format!("line {n}"));
-            n += 1;
-        }
-        assert_eq!(n, 100);
-        let copied = echo.await.unwrap();
-        assert_eq!(
-            copied as usize,
-            (0..100).map(|i| format!("line {i}\n").len()).sum()
-        );
-        let wr = writer.await.unwrap();
-        let rd = lines.into_inner().into_inner();
-        rd.reunite(wr).expect("same stream");
-    });
+    })
 }
 
 #[test]
 fn copy_bidirectional_over_unix_pair() {
-    let rt = current();
-    run(&rt, "unix", async {
-        let (mut a, mut a_peer) = runtime::net::UnixStream::pair().unwrap();
-        let (mut b, mut b_peer) = runtime::net::UnixStream::pair().unwrap();
-        let proxy = runtime::spawn(async move {
-            runtime::io::copy_bidirectional(&mut a_peer, &mut b_peer)
-                .await
-                .unwrap()
+    watchdog("copy_bidirectional over the unix pair", || {
+        let rt = current_thread();
+        run(&rt, "unix", async {
+            let (mut a, mut a_peer) = runtime::net::UnixStream::pair().unwrap();
+            let (mut b, mut b_peer) = runtime::net::UnixStream::pair().unwrap();
+            let proxy = runtime::spawn(async move {
+                runtime::io::copy_bidirectional(&mut a_peer, &mut b_peer)
+                    .await
+                    .unwrap()
+            });
+            a.write_all(b"to b").await.unwrap();
+            b.write_all(b"to a!").await.unwrap();
+            a.shutdown().await.unwrap();
+            b.shutdown().await.unwrap();
+            let mut at_b = Vec::new();
+            b.read_to_end(&mut at_b).await.unwrap();
+            let mut at_a = Vec::new();
+            a.read_to_end(&mut at_a).await.unwrap();
+            assert_eq!(at_b, b"to b");
+            assert_eq!(at_a, b"to a!");
+            assert_eq!(proxy.await.unwrap(), (4, 5));
         });
-        a.write_all(b"to b").await.unwrap();
-        b.write_all(b"to a!").await.unwrap();
-        a.shutdown().await.unwrap();
-        b.shutdown().await.unwrap();
-        let mut at_b = Vec::new();
-        b.read_to_end(&mut at_b).await.unwrap();
-        let mut at_a = Vec::new();
-        a.read_to_end(&mut at_a).await.unwrap();
-        assert_eq!(at_b, b"to b");
-        assert_eq!(at_a, b"to a!");
-        assert_eq!(proxy.await.unwrap(), (4, 5));
-    });
+    })
 }
 
 #[test]
 fn both_trait_families_on_one_socket() {
-    let rt = current();
-    run(&rt, "both families", async {
-        let (mut a, mut b) = tcp_pair().await;
-        // Both extension traits are in scope here, so each call names its trait.
-        futures::io::AsyncWriteExt::write_all(&mut a, b"futures ")
-            .await
-            .unwrap();
-        AsyncWriteExt::write_all(&mut a, b"tokio").await.unwrap();
-        let mut buf = [0; 13];
-        futures::io::AsyncReadExt::read_exact(&mut b, &mut buf[..8])
-            .await
-            .unwrap();
-        AsyncReadExt::read_exact(&mut b, &mut buf[8..])
-            .await
-            .unwrap();
-        assert_eq!(&buf, b"futures tokio");
-    });
+    watchdog("the reads and writes of both trait families", || {
+        let rt = current_thread();
+        run(&rt, "both families", async {
+            let (mut a, mut b) = tcp_pair().await;
+            // Both extension traits are in scope here, so each call names its trait.
+            futures::io::AsyncWriteExt::write_all(&mut a, b"futures ")
+                .await
+                .unwrap();
+            AsyncWriteExt::write_all(&mut a, b"tokio").await.unwrap();
+            let mut buf = [0; 13];
+            futures::io::AsyncReadExt::read_exact(&mut b, &mut buf[..8])
+                .await
+                .unwrap();
+            AsyncReadExt::read_exact(&mut b, &mut buf[8..])
+                .await
+                .unwrap();
+            assert_eq!(&buf, b"futures tokio");
+        });
+    })
 }
 
 #[test]
 fn no_tokio_runtime_is_entered() {
-    let rt = multi();
-    run(&rt, "no tokio runtime", async {
-        let (mut a, mut b) = tcp_pair().await;
-        a.write_all(b"x").await.unwrap();
-        let mut one = [0];
-        b.read_exact(&mut one).await.unwrap();
-        assert!(
-            tokio::runtime::Handle::try_current().is_err(),
-            "our tasks run with no tokio runtime entered"
-        );
-    });
+    watchdog("the tokio-trait I/O", || {
+        let rt = multi_thread(2);
+        run(&rt, "no tokio runtime", async {
+            let (mut a, mut b) = tcp_pair().await;
+            a.write_all(b"x").await.unwrap();
+            let mut one = [0];
+            b.read_exact(&mut one).await.unwrap();
+            assert!(
+                tokio::runtime::Handle::try_current().is_err(),
+                "our tasks run with no tokio runtime entered"
+            );
+        });
+    })
 }
 
 /// An endless copy between two always-ready objects still yields: the `timeout` beside it
@@ -230,20 +236,22 @@ fn no_tokio_runtime_is_entered() {
 /// thread (the test's own watchdog is the outer `run`).
 #[test]
 fn endless_in_memory_copy_spends_the_budget() {
-    // A copy that never yields would also starve the timer of `run`'s timeout on this one
-    // thread, so the whole test runs on a thread watched from here.
-    let (done, finished) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        endless_copy_body();
-        done.send(()).unwrap();
-    });
-    finished
-        .recv_timeout(GENEROUS)
-        .expect("an endless in-memory copy never yielded (or the body panicked)");
+    watchdog("the endless copy to yield to the other task", || {
+        // A copy that never yields would also starve the timer of `run`'s timeout on this one
+        // thread, so the whole test runs on a thread watched from here.
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            endless_copy_body();
+            done.send(()).unwrap();
+        });
+        finished
+            .recv_timeout(GENEROUS)
+            .expect("an endless in-memory copy never yielded (or the body panicked)");
+    })
 }
 
 fn endless_copy_body() {
-    let rt = current();
+    let rt = current_thread();
     run(&rt, "repeat -> sink", async {
         let (mut zeros, mut bin) = (runtime::io::repeat(1), runtime::io::sink());
         let endless = runtime::io::copy(&mut zeros, &mut bin);
@@ -270,45 +278,49 @@ fn endless_copy_body() {
 
 #[test]
 fn duplex_backpressure_eof_and_broken_pipe() {
-    let rt = multi();
-    run(&rt, "duplex", async {
-        let (mut a, mut b) = runtime::io::duplex(16);
-        // 1,000 bytes through a 16-byte pipe: the writer waits for the reader.
-        let data: Vec<u8> = (0..1000u32).map(|i| i as u8).collect();
-        let sent = data.clone();
-        let writer = runtime::spawn(async move {
-            a.write_all(&sent).await.unwrap();
-            a.shutdown().await.unwrap();
-            // Our write side is closed now.
-            let err = a.write_all(b"late").await.unwrap_err();
-            assert_eq!(err.kind(), io::ErrorKind::BrokenPipe);
-            a
-        });
-        let mut got = Vec::new();
-        b.read_to_end(&mut got).await.unwrap();
-        assert_eq!(got, data);
-        let mut a = writer.await.unwrap();
+    watchdog("the duplex reader and writer", || {
+        let rt = multi_thread(2);
+        run(&rt, "duplex", async {
+            let (mut a, mut b) = runtime::io::duplex(16);
+            // 1,000 bytes through a 16-byte pipe: the writer waits for the reader.
+            let data: Vec<u8> = (0..1000u32).map(|i| i as u8).collect();
+            let sent = data.clone();
+            let writer = runtime::spawn(async move {
+                a.write_all(&sent).await.unwrap();
+                a.shutdown().await.unwrap();
+                // Our write side is closed now.
+                let err = a.write_all(b"late").await.unwrap_err();
+                assert_eq!(err.kind(), io::ErrorKind::BrokenPipe);
+                a
+            });
+            let mut got = Vec::new();
+            b.read_to_end(&mut got).await.unwrap();
+            assert_eq!(got, data);
+            let mut a = writer.await.unwrap();
 
-        // The other direction still works; then dropping `a` breaks b's writes.
-        b.write_all(b"back").await.unwrap();
-        let mut four = [0; 4];
-        a.read_exact(&mut four).await.unwrap();
-        assert_eq!(&four, b"back");
-        drop(a);
-        let err = b.write_all(b"nobody").await.unwrap_err();
-        assert_eq!(err.kind(), io::ErrorKind::BrokenPipe);
-        assert_eq!(
-            b.read(&mut four).await.unwrap(),
-            0,
-            "EOF once the peer is gone"
-        );
-    });
+            // The other direction still works; then dropping `a` breaks b's writes.
+            b.write_all(b"back").await.unwrap();
+            let mut four = [0; 4];
+            a.read_exact(&mut four).await.unwrap();
+            assert_eq!(&four, b"back");
+            drop(a);
+            let err = b.write_all(b"nobody").await.unwrap_err();
+            assert_eq!(err.kind(), io::ErrorKind::BrokenPipe);
+            assert_eq!(
+                b.read(&mut four).await.unwrap(),
+                0,
+                "EOF once the peer is gone"
+            );
+        });
+    })
 }
 
 #[test]
 fn duplex_speaks_futures_io_too() {
-    let rt = current();
-    run(&rt, "duplex futures-io", futures_only::duplex_roundtrip());
+    watchdog("the duplex futures-io reads and writes", || {
+        let rt = current_thread();
+        run(&rt, "duplex futures-io", futures_only::duplex_roundtrip());
+    })
 }
 
 /// Only futures' extension traits in scope here: plain method calls resolve.
@@ -336,60 +348,66 @@ fn duplex_of_zero_is_refused() {
 
 #[test]
 fn stdout_and_stderr_write_and_flush() {
-    let rt = current();
-    run(&rt, "stdio", async {
-        let mut out = runtime::io::stdout();
-        out.write_all(b"io_traits: stdout works\n").await.unwrap();
-        out.flush().await.unwrap();
-        let mut err = runtime::io::stderr();
-        err.write_all(b"io_traits: stderr works\n").await.unwrap();
-        err.shutdown().await.unwrap();
-    });
+    watchdog("the stdout and stderr writes", || {
+        let rt = current_thread();
+        run(&rt, "stdio", async {
+            let mut out = runtime::io::stdout();
+            out.write_all(b"io_traits: stdout works\n").await.unwrap();
+            out.flush().await.unwrap();
+            let mut err = runtime::io::stderr();
+            err.write_all(b"io_traits: stderr works\n").await.unwrap();
+            err.shutdown().await.unwrap();
+        });
+    })
 }
 
 #[test]
 fn ready_reports_interest() {
-    use runtime::io::{Interest, Ready};
-    let rt = current();
-    run(&rt, "ready", async {
-        let (a, b) = tcp_pair().await;
-        // A fresh connection is writable, not readable.
-        let r = a
-            .ready(Interest::READABLE | Interest::WRITABLE)
-            .await
-            .unwrap();
-        assert!(r.is_writable() && !r.is_readable(), "{r:?}");
-        b.try_write(b"x").unwrap();
-        let r = a.ready(Interest::READABLE).await.unwrap();
-        assert_eq!(r, Ready::READABLE);
-        let mut one = [0; 1];
-        assert_eq!(a.try_read(&mut one).unwrap(), 1);
-        let err = a.ready(Interest::ERROR).await.unwrap_err();
-        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
-        // The halves forward it.
-        let (rd, wr) = a.into_split();
-        assert!(wr.ready(Interest::WRITABLE).await.unwrap().is_writable());
-        b.try_write(b"y").unwrap();
-        assert!(rd.ready(Interest::READABLE).await.unwrap().is_readable());
-    });
+    watchdog("the socket readiness", || {
+        use runtime::io::{Interest, Ready};
+        let rt = current_thread();
+        run(&rt, "ready", async {
+            let (a, b) = tcp_pair().await;
+            // A fresh connection is writable, not readable.
+            let r = a
+                .ready(Interest::READABLE | Interest::WRITABLE)
+                .await
+                .unwrap();
+            assert!(r.is_writable() && !r.is_readable(), "{r:?}");
+            b.try_write(b"x").unwrap();
+            let r = a.ready(Interest::READABLE).await.unwrap();
+            assert_eq!(r, Ready::READABLE);
+            let mut one = [0; 1];
+            assert_eq!(a.try_read(&mut one).unwrap(), 1);
+            let err = a.ready(Interest::ERROR).await.unwrap_err();
+            assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+            // The halves forward it.
+            let (rd, wr) = a.into_split();
+            assert!(wr.ready(Interest::WRITABLE).await.unwrap().is_writable());
+            b.try_write(b"y").unwrap();
+            assert!(rd.ready(Interest::READABLE).await.unwrap().is_readable());
+        });
+    })
 }
 
 #[test]
 fn simplex_passes_bytes_one_way_between_tasks() {
-    let rt = multi();
-    run(&rt, "simplex", async {
-        let (mut rx, mut tx) = runtime::io::simplex(8);
-        let data: Vec<u8> = (0..10_000u32).map(|i| (i * 13) as u8).collect();
-        let sent = data.clone();
-        let writer = runtime::spawn(async move {
-            tx.write_all(&sent).await.unwrap();
-            tx.shutdown().await.unwrap();
-            let err = tx.write_all(b"late").await.unwrap_err();
-            assert_eq!(err.kind(), io::ErrorKind::BrokenPipe);
+    watchdog("the simplex reader and writer tasks", || {
+        let rt = multi_thread(2);
+        run(&rt, "simplex", async {
+            let (mut rx, mut tx) = runtime::io::simplex(8);
+            let data: Vec<u8> = (0..10_000u32).map(|i| (i * 13) as u8).collect();
+            let sent = data.clone();
+            let writer = runtime::spawn(async move {
+                tx.write_all(&sent).await.unwrap();
+                tx.shutdown().await.unwrap();
+                let err = tx.write_all(b"late").await.unwrap_err();
+                assert_eq!(err.kind(), io::ErrorKind::BrokenPipe);
+            });
+            let mut got = Vec::new();
+            rx.read_to_end(&mut got).await.unwrap();
+            assert_eq!(got, data);
+            writer.await.unwrap();
         });
-        let mut got = Vec::new();
-        rx.read_to_end(&mut got).await.unwrap();
-        assert_eq!(got, data);
-        writer.await.unwrap();
-    });
+    })
 }

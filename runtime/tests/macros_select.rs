@@ -3,6 +3,11 @@
 //! losers, control flow in handlers, random and seeded branch order, on both flavors.
 #![cfg(not(loom))]
 
+#[macro_use]
+mod support;
+
+use support::*;
+
 use std::cell::Cell;
 use std::future::{Future, IntoFuture};
 use std::pin::Pin;
@@ -12,7 +17,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use runtime::sync::oneshot;
-use runtime::{Builder, RngSeed, Runtime};
+use runtime::{Builder, RngSeed};
 
 /// A future that is ready at once with `v` and counts its polls.
 struct Ready<'a, T> {
@@ -81,13 +86,6 @@ impl Counter {
     }
 }
 
-async fn within<F: Future>(what: &str, fut: F) -> F::Output {
-    match runtime::time::timeout(Duration::from_secs(10), fut).await {
-        Ok(v) => v,
-        Err(_) => panic!("timed out after 10 s waiting for {what}"),
-    }
-}
-
 async fn question_mark(fail: bool) -> Result<u32, String> {
     let v = runtime::select! {
         r = async move { if fail { Err("bad".to_string()) } else { Ok(2) } } => r?,
@@ -102,84 +100,75 @@ async fn early_return() -> u32 {
     }
 }
 
-macro_rules! flavor_tests {
-    ($($flavor:ident => $build:expr;)*) => {$(
-        mod $flavor {
-            use super::*;
-
-            fn rt() -> Runtime {
-                $build
-            }
-
-            #[test]
-            fn first_ready_branch_wins_and_losers_are_dropped() {
-                rt().block_on(async {
-                    let (polls, drops) = (Cell::new(0), Cell::new(0));
-                    let (tx, rx) = oneshot::channel::<u32>();
-                    drop(runtime::spawn(async move {
-                        runtime::time::sleep(Duration::from_millis(5)).await;
-                        tx.send(3).unwrap();
-                    }));
-                    let got = within("the sender", async {
-                        runtime::select! {
-                            v = rx => v.unwrap(),
-                            _ = Never { polls: &polls, drops: &drops } => unreachable!(),
-                        }
-                    })
-                    .await;
-                    assert_eq!(got, 3);
-                    assert!(polls.get() >= 1);
-                    assert_eq!(drops.get(), 1, "the losing future was not dropped");
-                });
-            }
-
-            #[test]
-            fn non_matching_output_disables_only_its_branch() {
-                rt().block_on(async {
-                    let (tx, rx) = oneshot::channel::<u32>();
-                    drop(runtime::spawn(async move {
-                        runtime::time::sleep(Duration::from_millis(5)).await;
-                        tx.send(9).unwrap();
-                    }));
-                    let got = within("the sender", async {
-                        runtime::select! {
-                            Some(v) = async { None::<u32> } => v,
-                            Ok(v) = rx => v + 100,
-                        }
-                    })
-                    .await;
-                    assert_eq!(got, 109);
-                });
-            }
-
-            #[test]
-            fn loop_over_a_borrowed_source_until_else() {
-                rt().block_on(async {
-                    let mut src = Counter(0);
-                    let mut seen = Vec::new();
-                    loop {
-                        runtime::select! {
-                            Some(v) = src.next() => {
-                                // The branch's future (borrowing `src`) is gone by now.
-                                assert_eq!(src.0, v);
-                                seen.push(v);
-                                if v == 2 {
-                                    continue;
-                                }
-                            }
-                            else => break,
-                        }
+rt_test! {
+    #[test]
+    fn first_ready_branch_wins_and_losers_are_dropped() {
+        watchdog("select! on the sender's value", || {
+            rt().block_on(async {
+                let (polls, drops) = (Cell::new(0), Cell::new(0));
+                let (tx, rx) = oneshot::channel::<u32>();
+                drop(runtime::spawn(async move {
+                    runtime::time::sleep(Duration::from_millis(5)).await;
+                    tx.send(3).unwrap();
+                }));
+                let got = within("the sender", async {
+                    runtime::select! {
+                        v = rx => v.unwrap(),
+                        _ = Never { polls: &polls, drops: &drops } => unreachable!(),
                     }
-                    assert_eq!(seen, [1, 2, 3]);
-                });
-            }
-        }
-    )*};
-}
+                })
+                .await;
+                assert_eq!(got, 3);
+                assert!(polls.get() >= 1);
+                assert_eq!(drops.get(), 1, "the losing future was not dropped");
+            });
+        })
+    }
 
-flavor_tests! {
-    current_thread => Builder::new_current_thread().enable_all().build().unwrap();
-    multi_thread => Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    #[test]
+    fn non_matching_output_disables_only_its_branch() {
+        watchdog("select! after a non-matching branch", || {
+            rt().block_on(async {
+                let (tx, rx) = oneshot::channel::<u32>();
+                drop(runtime::spawn(async move {
+                    runtime::time::sleep(Duration::from_millis(5)).await;
+                    tx.send(9).unwrap();
+                }));
+                let got = within("the sender", async {
+                    runtime::select! {
+                        Some(v) = async { None::<u32> } => v,
+                        Ok(v) = rx => v + 100,
+                    }
+                })
+                .await;
+                assert_eq!(got, 109);
+            });
+        })
+    }
+
+    #[test]
+    fn loop_over_a_borrowed_source_until_else() {
+        watchdog("the select! loop to reach else", || {
+            rt().block_on(async {
+                let mut src = Counter(0);
+                let mut seen = Vec::new();
+                loop {
+                    runtime::select! {
+                        Some(v) = src.next() => {
+                            // The branch's future (borrowing `src`) is gone by now.
+                            assert_eq!(src.0, v);
+                            seen.push(v);
+                            if v == 2 {
+                                continue;
+                            }
+                        }
+                        else => break,
+                    }
+                }
+                assert_eq!(seen, [1, 2, 3]);
+            });
+        })
+    }
 }
 
 fn block_on<F: Future>(f: F) -> F::Output {
@@ -192,102 +181,112 @@ fn block_on<F: Future>(f: F) -> F::Output {
 
 #[test]
 fn precondition_disables_a_branch_but_its_future_is_still_evaluated() {
-    block_on(async {
-        let evaluated = Cell::new(0);
-        let make = || {
-            evaluated.set(evaluated.get() + 1);
-            MustNotPoll
-        };
-        let p = Cell::new(0);
-        let v = runtime::select! {
-            v = make(), if false => v,
-            v = ready(4u32, &p) => v,
-        };
-        assert_eq!(v, 4);
-        assert_eq!(
-            evaluated.get(),
-            1,
-            "a disabled branch's expression is evaluated"
-        );
-    });
+    watchdog("select! with a disabled branch", || {
+        block_on(async {
+            let evaluated = Cell::new(0);
+            let make = || {
+                evaluated.set(evaluated.get() + 1);
+                MustNotPoll
+            };
+            let p = Cell::new(0);
+            let v = runtime::select! {
+                v = make(), if false => v,
+                v = ready(4u32, &p) => v,
+            };
+            assert_eq!(v, 4);
+            assert_eq!(
+                evaluated.get(),
+                1,
+                "a disabled branch's expression is evaluated"
+            );
+        });
+    })
 }
 
 #[test]
 fn every_branch_disabled_runs_else() {
-    block_on(async {
-        // By preconditions: no future is polled.
-        let v = runtime::select! {
-            v = MustNotPoll, if false => v,
-            v = MustNotPoll, if 1 > 2 => v,
-            else => 42,
-        };
-        assert_eq!(v, 42);
-        // By outputs that do not match.
-        let p = Cell::new(0);
-        let v = runtime::select! {
-            Some(v) = ready(None::<u32>, &p) => v,
-            Err(e) = ready(Ok::<u32, u32>(1), &p) => e,
-            else => { 7 }
-        };
-        assert_eq!(v, 7);
-        assert_eq!(p.get(), 2, "each branch is polled once, then disabled");
-    });
+    watchdog("select! with every branch disabled", || {
+        block_on(async {
+            // By preconditions: no future is polled.
+            let v = runtime::select! {
+                v = MustNotPoll, if false => v,
+                v = MustNotPoll, if 1 > 2 => v,
+                else => 42,
+            };
+            assert_eq!(v, 42);
+            // By outputs that do not match.
+            let p = Cell::new(0);
+            let v = runtime::select! {
+                Some(v) = ready(None::<u32>, &p) => v,
+                Err(e) = ready(Ok::<u32, u32>(1), &p) => e,
+                else => { 7 }
+            };
+            assert_eq!(v, 7);
+            assert_eq!(p.get(), 2, "each branch is polled once, then disabled");
+        });
+    })
 }
 
 #[test]
 #[should_panic(expected = "all branches are disabled and there is no else branch")]
 fn every_branch_disabled_without_else_panics() {
-    block_on(async {
-        let p = Cell::new(0);
-        runtime::select! {
-            Some(v) = ready(None::<u32>, &p) => v,
-            v = MustNotPoll, if false => v,
-        }
-    });
+    watchdog("select! with every branch disabled and no else", || {
+        block_on(async {
+            let p = Cell::new(0);
+            runtime::select! {
+                Some(v) = ready(None::<u32>, &p) => v,
+                v = MustNotPoll, if false => v,
+            }
+        });
+    })
 }
 
 #[test]
 fn biased_polls_in_order() {
-    block_on(async {
-        for _ in 0..50 {
+    watchdog("the biased select!", || {
+        block_on(async {
+            for _ in 0..50 {
+                let (p0, p1) = (Cell::new(0), Cell::new(0));
+                let v = runtime::select! {
+                    biased;
+                    v = ready(0, &p0) => v,
+                    v = ready(1, &p1) => v,
+                };
+                assert_eq!(v, 0);
+                assert_eq!(p1.get(), 0, "biased select polled the second branch first");
+            }
+            // A disabled first branch lets the second win.
             let (p0, p1) = (Cell::new(0), Cell::new(0));
             let v = runtime::select! {
                 biased;
-                v = ready(0, &p0) => v,
+                Some(v) = ready(None, &p0) => v,
                 v = ready(1, &p1) => v,
             };
-            assert_eq!(v, 0);
-            assert_eq!(p1.get(), 0, "biased select polled the second branch first");
-        }
-        // A disabled first branch lets the second win.
-        let (p0, p1) = (Cell::new(0), Cell::new(0));
-        let v = runtime::select! {
-            biased;
-            Some(v) = ready(None, &p0) => v,
-            v = ready(1, &p1) => v,
-        };
-        assert_eq!(v, 1);
-    });
+            assert_eq!(v, 1);
+        });
+    })
 }
 
 #[test]
 fn unbiased_order_is_random() {
-    block_on(async {
-        let mut wins = [0u32; 3];
-        for _ in 0..300 {
-            let p = Cell::new(0);
-            let v: usize = runtime::select! {
-                v = ready(0, &p) => v,
-                v = ready(1, &p) => v,
-                v = ready(2, &p) => v,
-            };
-            wins[v] += 1;
-        }
-        assert!(
-            wins.iter().all(|&w| w > 0),
-            "some branch never went first: {wins:?}"
-        );
-    });
+    watchdog("the unbiased select!s", || {
+        block_on(async {
+            let mut wins = [0u32; 3];
+            for _ in 0..300 {
+                let p = Cell::new(0);
+                let v: usize = runtime::select! {
+                    v = ready(0, &p) => v,
+                    v = ready(1, &p) => v,
+                    v = ready(2, &p) => v,
+                };
+                wins[v] += 1;
+            }
+            assert!(
+                wins.iter().all(|&w| w > 0),
+                "some branch never went first: {wins:?}"
+            );
+        });
+    })
 }
 
 fn picks(seed: Option<&RngSeed>) -> Vec<u8> {
@@ -321,181 +320,191 @@ fn seeded_runtime_makes_the_same_choices() {
 
 #[test]
 fn patterns_with_mut_ref_and_alternatives() {
-    block_on(async {
-        let p = Cell::new(0);
-        let s = runtime::select! {
-            Some(mut s) = ready(Some(String::from("ab")), &p) => { s.push('c'); s }
-        };
-        assert_eq!(s, "abc");
-        let n = runtime::select! {
-            (ref a, mut b) = ready((String::from("x"), 1), &p) => { b += 1; a.len() + b }
-        };
-        assert_eq!(n, 3);
-        let n = runtime::select! {
-            Ok(v) | Err(v) = ready(Err::<u32, u32>(5), &p) => v,
-        };
-        assert_eq!(n, 5);
-        let n = runtime::select! {
-            v @ 1..=9 = ready(4, &p) => v,
-            else => 0,
-        };
-        assert_eq!(n, 4);
-    });
+    watchdog("select! with patterns", || {
+        block_on(async {
+            let p = Cell::new(0);
+            let s = runtime::select! {
+                Some(mut s) = ready(Some(String::from("ab")), &p) => { s.push('c'); s }
+            };
+            assert_eq!(s, "abc");
+            let n = runtime::select! {
+                (ref a, mut b) = ready((String::from("x"), 1), &p) => { b += 1; a.len() + b }
+            };
+            assert_eq!(n, 3);
+            let n = runtime::select! {
+                Ok(v) | Err(v) = ready(Err::<u32, u32>(5), &p) => v,
+            };
+            assert_eq!(n, 5);
+            let n = runtime::select! {
+                v @ 1..=9 = ready(4, &p) => v,
+                else => 0,
+            };
+            assert_eq!(n, 4);
+        });
+    })
 }
 
 #[test]
 #[allow(clippy::never_loop)] // the inner loop is left by the handler's labeled jumps
 fn handlers_use_the_callers_control_flow() {
-    block_on(async {
-        assert_eq!(question_mark(false).await, Ok(20));
-        assert_eq!(question_mark(true).await, Err("bad".to_string()));
-        assert_eq!(early_return().await, 6);
-        let mut n = 0;
-        'outer: loop {
-            n += 1;
-            for _ in 0..3 {
-                runtime::select! {
-                    _ = async {} => if n == 3 { break 'outer } else { continue 'outer },
+    watchdog("select! handlers that break and return", || {
+        block_on(async {
+            assert_eq!(question_mark(false).await, Ok(20));
+            assert_eq!(question_mark(true).await, Err("bad".to_string()));
+            assert_eq!(early_return().await, 6);
+            let mut n = 0;
+            'outer: loop {
+                n += 1;
+                for _ in 0..3 {
+                    runtime::select! {
+                        _ = async {} => if n == 3 { break 'outer } else { continue 'outer },
+                    }
                 }
             }
-        }
-        assert_eq!(n, 3);
-        // A handler may await.
-        let v = runtime::select! {
-            v = async { 1 } => { runtime::task::yield_now().await; v + 1 }
-        };
-        assert_eq!(v, 2);
-    });
+            assert_eq!(n, 3);
+            // A handler may await.
+            let v = runtime::select! {
+                v = async { 1 } => { runtime::task::yield_now().await; v + 1 }
+            };
+            assert_eq!(v, 2);
+        });
+    })
 }
 
 #[test]
 fn into_future_and_many_branches() {
-    block_on(async {
-        let v = runtime::select! { v = Seven => v };
-        assert_eq!(v, 7);
-        let p = Cell::new(0);
-        let v = runtime::select! {
-            biased;
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(Some(11u32), &p) => v,
-        };
-        assert_eq!(v, 11);
-        assert_eq!(p.get(), 12);
-    });
+    watchdog("select! over IntoFuture branches", || {
+        block_on(async {
+            let v = runtime::select! { v = Seven => v };
+            assert_eq!(v, 7);
+            let p = Cell::new(0);
+            let v = runtime::select! {
+                biased;
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(Some(11u32), &p) => v,
+            };
+            assert_eq!(v, 11);
+            assert_eq!(p.get(), 12);
+        });
+    })
 }
 
 #[test]
 fn select_in_spawned_tasks_is_send() {
-    let rt = Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let done = Arc::new(AtomicUsize::new(0));
-    rt.block_on(async {
-        let mut handles = Vec::new();
-        for i in 0..20u64 {
-            let done = done.clone();
-            handles.push(runtime::spawn(async move {
-                let (tx, rx) = oneshot::channel();
-                drop(runtime::spawn(async move { tx.send(i).unwrap() }));
-                let v = runtime::select! {
-                    v = rx => v.unwrap(),
-                    _ = runtime::time::sleep(Duration::from_secs(10)) => panic!("timed out"),
-                };
-                assert_eq!(v, i);
-                done.fetch_add(1, SeqCst);
-            }));
-        }
-        for h in handles {
-            h.await.unwrap();
-        }
-    });
-    assert_eq!(done.load(SeqCst), 20);
+    watchdog("select! in spawned tasks", || {
+        let rt = Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let done = Arc::new(AtomicUsize::new(0));
+        rt.block_on(async {
+            let mut handles = Vec::new();
+            for i in 0..20u64 {
+                let done = done.clone();
+                handles.push(runtime::spawn(async move {
+                    let (tx, rx) = oneshot::channel();
+                    drop(runtime::spawn(async move { tx.send(i).unwrap() }));
+                    let v = runtime::select! {
+                        v = rx => v.unwrap(),
+                        _ = runtime::time::sleep(Duration::from_secs(10)) => panic!("timed out"),
+                    };
+                    assert_eq!(v, i);
+                    done.fetch_add(1, SeqCst);
+                }));
+            }
+            for h in handles {
+                h.await.unwrap();
+            }
+        });
+        assert_eq!(done.load(SeqCst), 20);
+    })
 }
 
 #[test]
 fn sixty_four_branches() {
-    block_on(async {
-        let p = Cell::new(0);
-        let v = runtime::select! {
-            biased;
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            Some(v) = ready(None::<u32>, &p) => v,
-            v = ready(64u32, &p) => v,
-        };
-        assert_eq!(v, 64);
-        assert_eq!(p.get(), 64);
-    });
+    watchdog("select! of 64 branches", || {
+        block_on(async {
+            let p = Cell::new(0);
+            let v = runtime::select! {
+                biased;
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                Some(v) = ready(None::<u32>, &p) => v,
+                v = ready(64u32, &p) => v,
+            };
+            assert_eq!(v, 64);
+            assert_eq!(p.get(), 64);
+        });
+    })
 }

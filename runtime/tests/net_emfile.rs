@@ -4,6 +4,11 @@
 #![cfg(not(loom))]
 #![cfg(target_os = "linux")]
 
+#[macro_use]
+mod support;
+
+use support::watchdog;
+
 use std::fs::File;
 use std::process::Command;
 use std::time::Duration;
@@ -16,27 +21,32 @@ const CHILD_ENV: &str = "RUNTIME_NET_EMFILE_CHILD";
 
 #[test]
 fn accept_returns_emfile_instead_of_spinning() {
-    if std::env::var_os(CHILD_ENV).is_some() {
-        return child();
-    }
-    let exe = std::env::current_exe().unwrap();
-    let out = Command::new("sh")
+    watchdog(
+        "the accepts at the descriptor limit (or the child process running them)",
+        || {
+            if std::env::var_os(CHILD_ENV).is_some() {
+                return child();
+            }
+            let exe = std::env::current_exe().unwrap();
+            let out = Command::new("sh")
         .arg("-c")
         .arg("ulimit -n 256 && exec \"$0\" accept_returns_emfile_instead_of_spinning --exact --nocapture --test-threads=1")
         .arg(&exe)
         .env(CHILD_ENV, "1")
         .output()
         .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "child failed:\n{text}");
-    assert!(
-        text.contains("1 passed"),
-        "child did not run the test:\n{text}"
-    );
+            let text = format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(out.status.success(), "child failed:\n{text}");
+            assert!(
+                text.contains("1 passed"),
+                "child did not run the test:\n{text}"
+            );
+        },
+    )
 }
 
 fn child() {

@@ -3,20 +3,15 @@
 //! call them from.
 #![cfg(not(loom))]
 
+#[macro_use]
+mod support;
+
+use support::*;
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use runtime::net::{TcpListener, TcpStream, UdpSocket};
 use runtime::Builder;
-
-fn panic_message(err: Box<dyn std::any::Any + Send>) -> String {
-    if let Some(s) = err.downcast_ref::<String>() {
-        s.clone()
-    } else if let Some(s) = err.downcast_ref::<&str>() {
-        s.to_string()
-    } else {
-        String::from("<non-string panic>")
-    }
-}
 
 #[test]
 #[should_panic(expected = "Builder::enable_io()")]
@@ -51,19 +46,21 @@ fn from_std_without_io_panics_with_the_enable_io_message() {
 
 #[test]
 fn a_spawned_task_using_a_socket_without_io_fails_its_join_handle() {
-    let rt = Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_time()
-        .build()
-        .unwrap();
-    let err = rt
-        .block_on(rt.spawn(async {
-            let _ = TcpStream::connect("127.0.0.1:1").await;
-        }))
-        .unwrap_err();
-    assert!(err.is_panic());
-    let msg = panic_message(err.into_panic());
-    assert!(msg.contains("enable_io"), "{msg}");
+    watchdog("the failing task's JoinHandle", || {
+        let rt = Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_time()
+            .build()
+            .unwrap();
+        let err = rt
+            .block_on(rt.spawn(async {
+                let _ = TcpStream::connect("127.0.0.1:1").await;
+            }))
+            .unwrap_err();
+        assert!(err.is_panic());
+        let msg = panic_message(err.into_panic());
+        assert!(msg.contains("enable_io"), "{msg}");
+    })
 }
 
 #[test]

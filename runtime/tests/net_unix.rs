@@ -3,6 +3,11 @@
 #![cfg(not(loom))]
 #![cfg(unix)]
 
+#[macro_use]
+mod support;
+
+use support::*;
+
 use std::future::{poll_fn, Future};
 use std::net::Shutdown;
 use std::path::PathBuf;
@@ -40,60 +45,56 @@ impl Drop for SockPath {
     }
 }
 
-#[test]
-fn echo_through_a_socket_file_on_both_flavors() {
-    let rts = [
-        Builder::new_current_thread().enable_all().build().unwrap(),
-        Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap(),
-    ];
-    for rt in rts {
-        rt.block_on(async {
-            let path = SockPath::new();
-            let listener = UnixListener::bind(&path.0).unwrap();
-            assert_eq!(
-                listener.local_addr().unwrap().as_pathname(),
-                Some(path.0.as_path())
-            );
-            const N: usize = 50;
-            let server = runtime::spawn(async move {
-                for _ in 0..N {
-                    let (mut s, _) = listener.accept().await.unwrap();
-                    let _echo = runtime::spawn(async move {
-                        let (mut r, mut w) = UnixStream::split(&mut s);
-                        futures::io::copy(&mut r, &mut w).await.unwrap();
-                        w.close().await.unwrap();
-                    });
-                }
-            });
-            let clients: Vec<_> = (0..N)
-                .map(|i| {
-                    let p = path.0.clone();
-                    runtime::spawn(async move {
-                        let mut s = UnixStream::connect(&p).await.unwrap();
-                        assert_eq!(s.peer_addr().unwrap().as_pathname(), Some(p.as_path()));
-                        let msg = format!("message {i}").repeat(i + 1);
-                        s.write_all(msg.as_bytes()).await.unwrap();
-                        s.close().await.unwrap();
-                        let mut back = String::new();
-                        s.read_to_string(&mut back).await.unwrap();
-                        assert_eq!(back, msg);
+rt_test! {
+    #[test]
+    fn echo_through_a_socket_file() {
+        watchdog("the unix echo", || {
+            let rt = rt();
+            rt.block_on(async {
+                let path = SockPath::new();
+                let listener = UnixListener::bind(&path.0).unwrap();
+                assert_eq!(
+                    listener.local_addr().unwrap().as_pathname(),
+                    Some(path.0.as_path())
+                );
+                const N: usize = 50;
+                let server = runtime::spawn(async move {
+                    for _ in 0..N {
+                        let (mut s, _) = listener.accept().await.unwrap();
+                        let _echo = runtime::spawn(async move {
+                            let (mut r, mut w) = UnixStream::split(&mut s);
+                            futures::io::copy(&mut r, &mut w).await.unwrap();
+                            w.close().await.unwrap();
+                        });
+                    }
+                });
+                let clients: Vec<_> = (0..N)
+                    .map(|i| {
+                        let p = path.0.clone();
+                        runtime::spawn(async move {
+                            let mut s = UnixStream::connect(&p).await.unwrap();
+                            assert_eq!(s.peer_addr().unwrap().as_pathname(), Some(p.as_path()));
+                            let msg = format!("message {i}").repeat(i + 1);
+                            s.write_all(msg.as_bytes()).await.unwrap();
+                            s.close().await.unwrap();
+                            let mut back = String::new();
+                            s.read_to_string(&mut back).await.unwrap();
+                            assert_eq!(back, msg);
+                        })
                     })
-                })
-                .collect();
-            for c in clients {
-                timeout(GENEROUS, c).await.unwrap().unwrap();
-            }
-            timeout(GENEROUS, server).await.unwrap().unwrap();
-        });
+                    .collect();
+                for c in clients {
+                    timeout(GENEROUS, c).await.unwrap().unwrap();
+                }
+                timeout(GENEROUS, server).await.unwrap().unwrap();
+            });
+        })
     }
 }
 
 #[runtime::test]
 async fn pair_half_close_and_owned_halves() {
+    let _watchdog = abort_after("the unix pair");
     let (a, mut b) = UnixStream::pair().unwrap();
     let (mut ar, mut aw) = a.into_split();
     aw.write_all(b"to b").await.unwrap();
@@ -118,6 +119,7 @@ async fn pair_half_close_and_owned_halves() {
 
 #[runtime::test(flavor = "multi_thread", worker_threads = 2)]
 async fn peer_dropped_while_a_read_waits() {
+    let _watchdog = abort_after("the read after the peer dropped");
     let (mut a, b) = UnixStream::pair().unwrap();
     let mut buf = [0u8; 4];
     let mut read = pin!(a.read(&mut buf));
@@ -130,9 +132,11 @@ async fn peer_dropped_while_a_read_waits() {
 
 #[test]
 fn connect_to_a_missing_path_fails() {
-    let rt = Builder::new_current_thread().enable_io().build().unwrap();
-    rt.block_on(async {
-        let path = SockPath::new();
-        assert!(UnixStream::connect(&path.0).await.is_err());
-    });
+    watchdog("the failing unix connect", || {
+        let rt = Builder::new_current_thread().enable_io().build().unwrap();
+        rt.block_on(async {
+            let path = SockPath::new();
+            assert!(UnixStream::connect(&path.0).await.is_err());
+        });
+    })
 }

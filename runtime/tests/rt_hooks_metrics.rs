@@ -3,6 +3,11 @@
 //! publish asynchronously are bounded (10 s) and panic with what they waited for.
 #![cfg(not(loom))]
 
+#[macro_use]
+mod support;
+
+use support::*;
+
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::{Arc, Mutex};
@@ -33,195 +38,211 @@ fn counter() -> (Arc<AtomicUsize>, impl Fn() + Send + Sync + 'static) {
 
 #[test]
 fn start_and_stop_run_once_on_each_worker_thread() {
-    let threads = Arc::new(Mutex::new(HashSet::<ThreadId>::new()));
-    let t2 = threads.clone();
-    let (stopped, on_stop) = counter();
-    let rt = Builder::new_multi_thread()
-        .worker_threads(3)
-        .on_thread_start(move || {
-            assert!(t2.lock().unwrap().insert(std::thread::current().id()));
-        })
-        .on_thread_stop(on_stop)
-        .build()
-        .unwrap();
-    // Every task runs on a thread whose start hook ran first.
-    let ran_on: Vec<ThreadId> = rt.block_on(async {
-        let mut hs = Vec::new();
-        for _ in 0..20 {
-            hs.push(runtime::spawn(async { std::thread::current().id() }));
-        }
-        let mut out = Vec::new();
-        for h in hs {
-            out.push(h.await.unwrap());
-        }
-        out
-    });
-    for id in ran_on {
-        assert!(
-            threads.lock().unwrap().contains(&id),
-            "a worker ran before its start hook"
-        );
-    }
-    drop(rt);
-    assert_eq!(threads.lock().unwrap().len(), 3);
-    assert_eq!(
-        stopped.load(SeqCst),
-        3,
-        "each worker's stop hook ran before the join"
-    );
-}
-
-#[test]
-fn blocking_pool_threads_call_the_start_and_stop_hooks() {
-    for multi in [false, true] {
+    watchdog("the worker threads' start and stop hooks", || {
         let threads = Arc::new(Mutex::new(HashSet::<ThreadId>::new()));
         let t2 = threads.clone();
         let (stopped, on_stop) = counter();
-        let mut b = if multi {
-            Builder::new_multi_thread()
-        } else {
-            Builder::new_current_thread()
-        };
-        if multi {
-            b.worker_threads(1);
-        }
-        let rt = b
+        let rt = Builder::new_multi_thread()
+            .worker_threads(3)
             .on_thread_start(move || {
-                t2.lock().unwrap().insert(std::thread::current().id());
+                assert!(t2.lock().unwrap().insert(std::thread::current().id()));
             })
             .on_thread_stop(on_stop)
             .build()
             .unwrap();
-        let id = rt
-            .block_on(async { runtime::task::spawn_blocking(|| std::thread::current().id()).await })
-            .unwrap();
-        assert!(
-            threads.lock().unwrap().contains(&id),
-            "the pool thread started unhooked"
-        );
+        // Every task runs on a thread whose start hook ran first.
+        let ran_on: Vec<ThreadId> = rt.block_on(async {
+            let mut hs = Vec::new();
+            for _ in 0..20 {
+                hs.push(runtime::spawn(async { std::thread::current().id() }));
+            }
+            let mut out = Vec::new();
+            for h in hs {
+                out.push(h.await.unwrap());
+            }
+            out
+        });
+        for id in ran_on {
+            assert!(
+                threads.lock().unwrap().contains(&id),
+                "a worker ran before its start hook"
+            );
+        }
         drop(rt);
-        let started = threads.lock().unwrap().len();
-        // A pool thread calls its stop hook as it exits, just after shutdown saw it leave.
-        eventually("every stop hook", || stopped.load(SeqCst) == started);
-    }
+        assert_eq!(threads.lock().unwrap().len(), 3);
+        assert_eq!(
+            stopped.load(SeqCst),
+            3,
+            "each worker's stop hook ran before the join"
+        );
+    })
+}
+
+#[test]
+fn blocking_pool_threads_call_the_start_and_stop_hooks() {
+    watchdog("the blocking threads' hooks", || {
+        for multi in [false, true] {
+            let threads = Arc::new(Mutex::new(HashSet::<ThreadId>::new()));
+            let t2 = threads.clone();
+            let (stopped, on_stop) = counter();
+            let mut b = if multi {
+                Builder::new_multi_thread()
+            } else {
+                Builder::new_current_thread()
+            };
+            if multi {
+                b.worker_threads(1);
+            }
+            let rt = b
+                .on_thread_start(move || {
+                    t2.lock().unwrap().insert(std::thread::current().id());
+                })
+                .on_thread_stop(on_stop)
+                .build()
+                .unwrap();
+            let id = rt
+                .block_on(async {
+                    runtime::task::spawn_blocking(|| std::thread::current().id()).await
+                })
+                .unwrap();
+            assert!(
+                threads.lock().unwrap().contains(&id),
+                "the pool thread started unhooked"
+            );
+            drop(rt);
+            let started = threads.lock().unwrap().len();
+            // A pool thread calls its stop hook as it exits, just after shutdown saw it leave.
+            eventually("every stop hook", || stopped.load(SeqCst) == started);
+        }
+    })
 }
 
 #[test]
 fn workers_call_park_and_unpark() {
-    let (parks, on_park) = counter();
-    let (unparks, on_unpark) = counter();
-    let rt = Builder::new_multi_thread()
-        .worker_threads(2)
-        .on_thread_park(on_park)
-        .on_thread_unpark(on_unpark)
-        .build()
-        .unwrap();
-    eventually("the idle workers to park", || parks.load(SeqCst) >= 2);
-    let before = unparks.load(SeqCst);
-    // Work from outside wakes a parked worker.
-    rt.block_on(async { runtime::spawn(async {}).await.unwrap() });
-    eventually("a worker to unpark", || unparks.load(SeqCst) > before);
-    // Parks and unparks alternate on each worker: never more unparks than parks.
-    assert!(unparks.load(SeqCst) <= parks.load(SeqCst));
+    watchdog("the workers' park and unpark hooks", || {
+        let (parks, on_park) = counter();
+        let (unparks, on_unpark) = counter();
+        let rt = Builder::new_multi_thread()
+            .worker_threads(2)
+            .on_thread_park(on_park)
+            .on_thread_unpark(on_unpark)
+            .build()
+            .unwrap();
+        eventually("the idle workers to park", || parks.load(SeqCst) >= 2);
+        let before = unparks.load(SeqCst);
+        // Work from outside wakes a parked worker.
+        rt.block_on(async { runtime::spawn(async {}).await.unwrap() });
+        eventually("a worker to unpark", || unparks.load(SeqCst) > before);
+        // Parks and unparks alternate on each worker: never more unparks than parks.
+        assert!(unparks.load(SeqCst) <= parks.load(SeqCst));
+    })
 }
 
 #[test]
 fn the_current_thread_block_on_thread_calls_park_and_unpark() {
-    let me = std::thread::current().id();
-    let (parks, on_park) = counter();
-    let (unparks, on_unpark) = counter();
-    let rt = Builder::new_current_thread()
-        .enable_time()
-        .on_thread_park(move || {
-            assert_eq!(std::thread::current().id(), me);
-            on_park();
-        })
-        .on_thread_unpark(on_unpark)
-        .build()
-        .unwrap();
-    rt.block_on(async { runtime::time::sleep(Duration::from_millis(5)).await });
-    assert!(parks.load(SeqCst) >= 1);
-    assert_eq!(parks.load(SeqCst), unparks.load(SeqCst));
+    watchdog("the block_on thread's park hooks", || {
+        let me = std::thread::current().id();
+        let (parks, on_park) = counter();
+        let (unparks, on_unpark) = counter();
+        let rt = Builder::new_current_thread()
+            .enable_time()
+            .on_thread_park(move || {
+                assert_eq!(std::thread::current().id(), me);
+                on_park();
+            })
+            .on_thread_unpark(on_unpark)
+            .build()
+            .unwrap();
+        rt.block_on(async { runtime::time::sleep(Duration::from_millis(5)).await });
+        assert!(parks.load(SeqCst) >= 1);
+        assert_eq!(parks.load(SeqCst), unparks.load(SeqCst));
+    })
 }
 
 #[test]
 fn handle_id_is_per_runtime_and_name_is_the_builders() {
-    let a = Builder::new_multi_thread()
-        .worker_threads(1)
-        .name("alpha")
-        .build()
-        .unwrap();
-    let b = Builder::new_current_thread().build().unwrap();
-    assert_ne!(a.handle().id(), b.handle().id());
-    assert_eq!(a.handle().id(), a.handle().clone().id());
-    let inside = a.block_on(async { Handle::current().id() });
-    assert_eq!(inside, a.handle().id());
-    assert_eq!(a.handle().name(), Some("alpha"));
-    assert_eq!(b.handle().name(), None);
-    assert!(!a.handle().id().to_string().is_empty());
+    watchdog("the runtimes' handles", || {
+        let a = Builder::new_multi_thread()
+            .worker_threads(1)
+            .name("alpha")
+            .build()
+            .unwrap();
+        let b = Builder::new_current_thread().build().unwrap();
+        assert_ne!(a.handle().id(), b.handle().id());
+        assert_eq!(a.handle().id(), a.handle().clone().id());
+        let inside = a.block_on(async { Handle::current().id() });
+        assert_eq!(inside, a.handle().id());
+        assert_eq!(a.handle().name(), Some("alpha"));
+        assert_eq!(b.handle().name(), None);
+        assert!(!a.handle().id().to_string().is_empty());
+    })
 }
 
 #[test]
 fn metrics_methods_follow_the_snapshot() {
-    let rt = Builder::new_multi_thread()
-        .worker_threads(2)
-        .build()
-        .unwrap();
-    let n = 100;
-    rt.block_on(async {
-        let mut hs = Vec::new();
-        for _ in 0..n {
-            hs.push(runtime::spawn(async { runtime::task::yield_now().await }));
-        }
-        for h in hs {
-            h.await.unwrap();
-        }
-    });
-    // Workers publish when they park.
-    eventually("the workers' counters", || {
+    watchdog("the metrics to settle", || {
+        let rt = Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap();
+        let n = 100;
+        rt.block_on(async {
+            let mut hs = Vec::new();
+            for _ in 0..n {
+                hs.push(runtime::spawn(async { runtime::task::yield_now().await }));
+            }
+            for h in hs {
+                h.await.unwrap();
+            }
+        });
+        // Workers publish when they park.
+        eventually("the workers' counters", || {
+            let m = rt.metrics();
+            m.spawned_tasks_count() >= n && m.num_alive_tasks() == 0
+        });
         let m = rt.metrics();
-        m.spawned_tasks_count() >= n && m.num_alive_tasks() == 0
-    });
-    let m = rt.metrics();
-    assert_eq!(m.num_workers(), 2);
-    assert_eq!(m.global_queue_depth(), 0);
-    let polls: u64 = (0..2).map(|w| m.worker_poll_count(w)).sum();
-    assert!(
-        polls >= 2 * n,
-        "each task polled at least twice (it yields): {polls}"
-    );
-    for w in 0..2 {
-        assert_eq!(m.worker_park_count(w), m.workers[w].parks);
-        assert!(m.worker_park_unpark_count(w) >= m.worker_park_count(w));
-        assert_eq!(m.worker_total_busy_duration(w), m.workers[w].busy);
-        let _ = (
-            m.worker_noop_count(w),
-            m.worker_steal_count(w),
-            m.worker_steal_operations(w),
-            m.worker_local_schedule_count(w),
-            m.worker_overflow_count(w),
+        assert_eq!(m.num_workers(), 2);
+        assert_eq!(m.global_queue_depth(), 0);
+        let polls: u64 = (0..2).map(|w| m.worker_poll_count(w)).sum();
+        assert!(
+            polls >= 2 * n,
+            "each task polled at least twice (it yields): {polls}"
         );
-    }
-    let err = std::panic::catch_unwind(|| m.worker_poll_count(2)).unwrap_err();
-    let msg = err.downcast_ref::<String>().unwrap();
-    assert!(msg.contains("0..num_workers()"), "{msg}");
+        for w in 0..2 {
+            assert_eq!(m.worker_park_count(w), m.workers[w].parks);
+            assert!(m.worker_park_unpark_count(w) >= m.worker_park_count(w));
+            assert_eq!(m.worker_total_busy_duration(w), m.workers[w].busy);
+            let _ = (
+                m.worker_noop_count(w),
+                m.worker_steal_count(w),
+                m.worker_steal_operations(w),
+                m.worker_local_schedule_count(w),
+                m.worker_overflow_count(w),
+            );
+        }
+        let err = std::panic::catch_unwind(|| m.worker_poll_count(2)).unwrap_err();
+        let msg = err.downcast_ref::<String>().unwrap();
+        assert!(msg.contains("0..num_workers()"), "{msg}");
+    })
 }
 
 #[test]
 fn blocking_pool_metrics() {
-    let rt = Builder::new_current_thread().build().unwrap();
-    let m = rt.metrics();
-    assert_eq!(m.num_blocking_threads(), 0);
-    assert_eq!(m.blocking_queue_depth(), 0);
-    let (tx, rx) = std::sync::mpsc::channel::<()>();
-    let h = rt.spawn_blocking(move || rx.recv_timeout(Duration::from_secs(10)).is_ok());
-    eventually("the pool thread to start", || {
-        rt.metrics().num_blocking_threads() == 1
-    });
-    tx.send(()).unwrap();
-    assert!(rt.block_on(h).unwrap());
-    eventually("the pool thread to go idle", || {
+    watchdog("the blocking pool's metrics", || {
+        let rt = Builder::new_current_thread().build().unwrap();
         let m = rt.metrics();
-        m.num_idle_blocking_threads() == 1 && m.num_blocking_threads() == 1
-    });
+        assert_eq!(m.num_blocking_threads(), 0);
+        assert_eq!(m.blocking_queue_depth(), 0);
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let h = rt.spawn_blocking(move || rx.recv_timeout(Duration::from_secs(10)).is_ok());
+        eventually("the pool thread to start", || {
+            rt.metrics().num_blocking_threads() == 1
+        });
+        tx.send(()).unwrap();
+        assert!(rt.block_on(h).unwrap());
+        eventually("the pool thread to go idle", || {
+            let m = rt.metrics();
+            m.num_idle_blocking_threads() == 1 && m.num_blocking_threads() == 1
+        });
+    })
 }

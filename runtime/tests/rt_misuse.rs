@@ -3,9 +3,14 @@
 //! context of cancelled tasks, panicking tasks, out-of-order enter guards, misused
 //! oneshot receivers, and the blocking pool racing shutdown (issue 13).
 //!
-//! Every wait runs under a watchdog (`within`): a hang fails the test with a message
+//! Every wait runs under a watchdog (`support::watchdog`): a hang fails the test with a message
 //! instead of hanging the suite. No timing thresholds.
 #![cfg(not(loom))]
+
+#[macro_use]
+mod support;
+
+use support::*;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -18,40 +23,6 @@ use runtime::{Builder, Handle, Runtime};
 
 const WATCHDOG: Duration = Duration::from_secs(10);
 
-fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
-    p.downcast_ref::<String>()
-        .cloned()
-        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_default()
-}
-
-/// Runs `f` on its own thread; fails with `what` if it has not returned within the
-/// watchdog (the thread is left behind), re-raises its panic if it panicked.
-fn within<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
-        let _ = tx.send(r);
-    });
-    match rx.recv_timeout(WATCHDOG) {
-        Ok(Ok(v)) => v,
-        Ok(Err(p)) => std::panic::resume_unwind(p),
-        Err(_) => panic!("{what}: still running after {WATCHDOG:?} (a hang)"),
-    }
-}
-
-fn current_thread() -> Runtime {
-    Builder::new_current_thread().enable_all().build().unwrap()
-}
-
-fn multi_thread() -> Runtime {
-    Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
 // --- 1. current_thread survives a panic out of block_on --------------------------------
 
 #[test]
@@ -61,7 +32,7 @@ fn current_thread_block_on_works_after_a_panic_in_block_on() {
         rt.block_on(async { panic!("boom in block_on") })
     }));
     assert_eq!(panic_message(r.unwrap_err()), "boom in block_on");
-    let out = within("block_on after a panicking block_on", move || {
+    let out = watchdog("block_on after a panicking block_on", move || {
         rt.block_on(async { runtime::spawn(async { 2 }).await.unwrap() })
     });
     assert_eq!(out, 2);
@@ -75,7 +46,7 @@ fn current_thread_block_on_works_after_a_refused_nested_block_on() {
     }));
     let msg = panic_message(r.unwrap_err());
     assert!(msg.contains("cannot block_on inside a runtime"), "{msg}");
-    let out = within("block_on after a refused nested block_on", move || {
+    let out = watchdog("block_on after a refused nested block_on", move || {
         rt.block_on(async { runtime::spawn(async { 3 }).await.unwrap() })
     });
     assert_eq!(out, 3);
@@ -93,7 +64,7 @@ fn current_thread_tasks_spawned_before_a_panic_still_run() {
         })
     }));
     assert!(r.is_err());
-    within("a task queued before the panic", move || {
+    watchdog("a task queued before the panic", move || {
         rt.block_on(runtime::task::yield_now());
         rx.recv_timeout(WATCHDOG)
             .expect("the queued task never ran")
@@ -109,7 +80,7 @@ fn assert_drop_refused(msg: &str) {
 
 #[test]
 fn dropping_a_multi_thread_runtime_inside_its_own_task_panics() {
-    let rt = multi_thread();
+    let rt = multi_thread(2);
     let slot = Arc::new(Mutex::new(None::<Runtime>));
     let (tx, rx) = mpsc::channel();
     let s = slot.clone();
@@ -128,11 +99,11 @@ fn dropping_a_multi_thread_runtime_inside_its_own_task_panics() {
 
 #[test]
 fn dropping_a_runtime_inside_block_on_panics() {
-    for outer in [current_thread(), multi_thread()] {
+    for outer in [current_thread(), multi_thread(2)] {
         let outer = Arc::new(outer);
-        for inner in [current_thread(), multi_thread()] {
+        for inner in [current_thread(), multi_thread(2)] {
             let outer = outer.clone();
-            let msg = within("dropping a runtime inside block_on", move || {
+            let msg = watchdog("dropping a runtime inside block_on", move || {
                 outer.block_on(async move {
                     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(inner)));
                     panic_message(r.expect_err("the drop must panic"))
@@ -147,15 +118,15 @@ fn dropping_a_runtime_inside_block_on_panics() {
 fn shutdown_timeout_inside_a_task_panics_but_shutdown_background_is_fine() {
     let outer = Arc::new(current_thread());
     let o = outer.clone();
-    within("shutdown inside a task", move || {
+    watchdog("shutdown inside a task", move || {
         o.block_on(async {
-            let inner = multi_thread();
+            let inner = multi_thread(2);
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 inner.shutdown_timeout(Duration::from_secs(1))
             }));
             assert_drop_refused(&panic_message(r.expect_err("must panic")));
             // The documented way out of async context.
-            let inner = multi_thread();
+            let inner = multi_thread(2);
             assert_eq!(inner.block_on_spawned_value(), 5);
             inner.shutdown_background();
             let inner = current_thread();
@@ -182,7 +153,7 @@ impl SpawnedValue for Runtime {
 
 #[test]
 fn dropping_a_runtime_inside_its_own_spawn_blocking_shuts_it_down() {
-    for rt in [current_thread(), multi_thread()] {
+    for rt in [current_thread(), multi_thread(2)] {
         let slot = Arc::new(Mutex::new(None::<Runtime>));
         let (tx, rx) = mpsc::channel();
         let s = slot.clone();
@@ -236,34 +207,38 @@ thread_local! {
 
 #[test]
 fn child_current_thread_runtime_in_a_thread_local() {
-    if !is_child() {
-        return;
-    }
-    let dropped = Arc::new(AtomicBool::new(false));
-    let d = dropped.clone();
-    std::thread::spawn(move || {
-        // First touch registers TLS_RT's destructor before the runtime's own context:
-        // at thread exit that context is destroyed first.
-        TLS_RT.with(|rt| {
-            rt.block_on(async move {
-                assert_eq!(runtime::spawn(async { 1 }).await.unwrap(), 1);
-                // A task that is still live at shutdown, cancelled by the TLS destructor.
-                drop(runtime::spawn(async move {
-                    let _flag = SetOnDrop(d);
-                    std::future::pending::<()>().await
-                }));
-                runtime::task::yield_now().await;
-            })
-        });
+    watchdog("the thread whose thread-local runtime shuts down", || {
+        if !is_child() {
+            return;
+        }
+        let dropped = Arc::new(AtomicBool::new(false));
+        let d = dropped.clone();
+        std::thread::spawn(move || {
+            // First touch registers TLS_RT's destructor before the runtime's own context:
+            // at thread exit that context is destroyed first.
+            TLS_RT.with(|rt| {
+                rt.block_on(async move {
+                    assert_eq!(runtime::spawn(async { 1 }).await.unwrap(), 1);
+                    // A task that is still live at shutdown, cancelled by the TLS destructor.
+                    drop(runtime::spawn(async move {
+                        let _flag = SetOnDrop(d);
+                        std::future::pending::<()>().await
+                    }));
+                    runtime::task::yield_now().await;
+                })
+            });
+        })
+        .join()
+        .expect("the thread holding a runtime in a thread_local");
+        assert!(dropped.load(SeqCst), "the live task was not dropped");
     })
-    .join()
-    .expect("the thread holding a runtime in a thread_local");
-    assert!(dropped.load(SeqCst), "the live task was not dropped");
 }
 
 #[test]
 fn current_thread_runtime_in_a_thread_local_shuts_down_cleanly() {
-    run_in_child("child_current_thread_runtime_in_a_thread_local");
+    watchdog("the child process", || {
+        run_in_child("child_current_thread_runtime_in_a_thread_local");
+    })
 }
 
 struct SetOnDrop(Arc<AtomicBool>);
@@ -291,47 +266,6 @@ impl Drop for SeesRuntime {
     }
 }
 
-#[test]
-fn tasks_dropped_at_shutdown_see_the_runtime_context() {
-    for rt in [current_thread(), multi_thread()] {
-        let saw = Arc::new(AtomicUsize::new(0));
-        let dropped = Arc::new(AtomicUsize::new(0));
-        let guard = |saw: &Arc<AtomicUsize>, dropped: &Arc<AtomicUsize>| SeesRuntime {
-            saw: saw.clone(),
-            dropped: dropped.clone(),
-        };
-        // Parked (bound to the owned list).
-        let (tx, rx) = mpsc::channel();
-        let g = guard(&saw, &dropped);
-        rt.block_on(async {
-            drop(runtime::spawn(async move {
-                let _g = g;
-                tx.send(()).unwrap();
-                std::future::pending::<()>().await
-            }));
-            while rx.try_recv().is_err() {
-                runtime::task::yield_now().await;
-            }
-        });
-        // Never polled: spawned from outside after the last `block_on`, so on a
-        // current-thread runtime they are still queued at shutdown.
-        for _ in 0..3 {
-            let g = guard(&saw, &dropped);
-            drop(rt.spawn(async move {
-                let _g = g;
-                std::future::pending::<()>().await
-            }));
-        }
-        within("dropping the runtime", move || drop(rt));
-        assert_eq!(dropped.load(SeqCst), 4, "every live future dropped once");
-        assert_eq!(
-            saw.load(SeqCst),
-            4,
-            "a future dropped outside the runtime context"
-        );
-    }
-}
-
 // --- 5. a panicking task's future is dropped during the unwind -------------------------
 
 struct PanicsOnPoll {
@@ -351,21 +285,67 @@ impl Drop for PanicsOnPoll {
     }
 }
 
-#[test]
-fn a_panicking_tasks_future_is_dropped_during_the_unwind() {
-    for rt in [current_thread(), multi_thread()] {
-        let seen = Arc::new(Mutex::new(None));
-        let fut = PanicsOnPoll {
-            panicking_in_drop: seen.clone(),
-        };
-        let err = rt.block_on(rt.spawn(fut)).unwrap_err();
-        assert!(err.is_panic());
-        assert_eq!(panic_message(err.into_panic()), "poll panicked");
-        assert_eq!(
-            *seen.lock().unwrap(),
-            Some(true),
-            "the future must be dropped while the panic unwinds (as tokio does)"
-        );
+// Sections 4 and 5 on each flavor.
+rt_test! {
+    #[test]
+    fn tasks_dropped_at_shutdown_see_the_runtime_context() {
+        watchdog("the parked task to start", || {
+            let rt = rt();
+            let saw = Arc::new(AtomicUsize::new(0));
+            let dropped = Arc::new(AtomicUsize::new(0));
+            let guard = |saw: &Arc<AtomicUsize>, dropped: &Arc<AtomicUsize>| SeesRuntime {
+                saw: saw.clone(),
+                dropped: dropped.clone(),
+            };
+            // Parked (bound to the owned list).
+            let (tx, rx) = mpsc::channel();
+            let g = guard(&saw, &dropped);
+            rt.block_on(async {
+                drop(runtime::spawn(async move {
+                    let _g = g;
+                    tx.send(()).unwrap();
+                    std::future::pending::<()>().await
+                }));
+                while rx.try_recv().is_err() {
+                    runtime::task::yield_now().await;
+                }
+            });
+            // Never polled: spawned from outside after the last `block_on`, so on a
+            // current-thread runtime they are still queued at shutdown.
+            for _ in 0..3 {
+                let g = guard(&saw, &dropped);
+                drop(rt.spawn(async move {
+                    let _g = g;
+                    std::future::pending::<()>().await
+                }));
+            }
+            watchdog("dropping the runtime", move || drop(rt));
+            assert_eq!(dropped.load(SeqCst), 4, "every live future dropped once");
+            assert_eq!(
+                saw.load(SeqCst),
+                4,
+                "a future dropped outside the runtime context"
+            );
+        })
+    }
+
+    #[test]
+    fn a_panicking_tasks_future_is_dropped_during_the_unwind() {
+        watchdog("the panicking task's JoinError", || {
+            let rt = rt();
+            let seen = Arc::new(Mutex::new(None));
+            let fut = PanicsOnPoll {
+                panicking_in_drop: seen.clone(),
+            };
+            let err = rt.block_on(rt.spawn(fut)).unwrap_err();
+            assert!(err.is_panic());
+            assert_eq!(panic_message(err.into_panic()), "poll panicked");
+            assert_eq!(
+                *seen.lock().unwrap(),
+                Some(true),
+                "the future must be dropped while the panic unwinds (as tokio does)"
+            );
+        })
     }
 }
 
@@ -373,9 +353,9 @@ fn a_panicking_tasks_future_is_dropped_during_the_unwind() {
 
 #[test]
 fn enter_guards_dropped_out_of_order_panic() {
-    let (rt1, rt2) = (current_thread(), multi_thread());
+    let (rt1, rt2) = (current_thread(), multi_thread(2));
     let (h1, h2) = (rt1.handle().clone(), rt2.handle().clone());
-    let msg = within("out-of-order EnterGuard drop", move || {
+    let msg = watchdog("out-of-order EnterGuard drop", move || {
         let a = h1.enter();
         let b = h2.enter();
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(a)));
@@ -389,7 +369,7 @@ fn enter_guards_dropped_out_of_order_panic() {
 
 #[test]
 fn enter_guards_in_order_restore_the_previous_runtime() {
-    let (rt1, rt2) = (current_thread(), multi_thread());
+    let (rt1, rt2) = (current_thread(), multi_thread(2));
     let a = rt1.enter();
     {
         let _b = rt2.enter();
@@ -404,11 +384,6 @@ fn enter_guards_in_order_restore_the_previous_runtime() {
     );
     drop(a);
     assert!(Handle::try_current().is_err());
-}
-
-fn poll_once<F: Future + Unpin>(f: &mut F) -> Poll<F::Output> {
-    let waker = futures::task::noop_waker();
-    Pin::new(f).poll(&mut Context::from_waker(&waker))
 }
 
 #[test]
@@ -445,66 +420,68 @@ fn oneshot_receiver_polled_after_sender_dropped_and_failed_try_recv_panics() {
 /// begins: it runs anyway (spawned before shutdown), on every flavor and every shutdown.
 #[test]
 fn blocking_tasks_spawned_before_shutdown_run() {
-    #[derive(Clone, Copy, Debug)]
-    enum How {
-        Drop,
-        Timeout,
-        Background,
-    }
-    for how in [How::Drop, How::Timeout, How::Background] {
-        for ct in [true, false] {
-            let rt = if ct {
-                Builder::new_current_thread()
-            } else {
-                Builder::new_multi_thread()
-            }
-            .max_blocking_threads(1)
-            .build()
-            .unwrap();
-            let ran = Arc::new(AtomicUsize::new(0));
-            let (started_tx, started_rx) = mpsc::channel();
-            let (release_tx, release_rx) = mpsc::channel::<()>();
-            let r = ran.clone();
-            let first = rt.spawn_blocking(move || {
-                started_tx.send(()).unwrap();
-                // Held until shutdown has begun (or a little while, for the blocking kinds).
-                let _ = release_rx.recv_timeout(Duration::from_millis(50));
-                r.fetch_add(1, SeqCst);
-            });
-            started_rx
-                .recv_timeout(WATCHDOG)
-                .expect("first blocking task");
-            let queued: Vec<_> = (0..3)
-                .map(|_| {
-                    let r = ran.clone();
-                    rt.spawn_blocking(move || {
-                        r.fetch_add(1, SeqCst);
-                    })
-                })
-                .collect();
-            match how {
-                How::Drop => drop(rt),
-                How::Timeout => rt.shutdown_timeout(WATCHDOG),
-                How::Background => {
-                    rt.shutdown_background();
-                    drop(release_tx);
+    watchdog("the shutdowns with queued blocking tasks", || {
+        #[derive(Clone, Copy, Debug)]
+        enum How {
+            Drop,
+            Timeout,
+            Background,
+        }
+        for how in [How::Drop, How::Timeout, How::Background] {
+            for ct in [true, false] {
+                let rt = if ct {
+                    Builder::new_current_thread()
+                } else {
+                    Builder::new_multi_thread()
                 }
-            }
-            let ran2 = ran.clone();
-            within("blocking tasks after shutdown", move || {
-                while ran2.load(SeqCst) < 4 {
-                    std::thread::sleep(Duration::from_millis(1));
-                }
-            });
-            assert_eq!(ran.load(SeqCst), 4, "{how:?} ct={ct}");
-            for h in std::iter::once(first).chain(queued) {
-                let r = within("blocking JoinHandle", move || {
-                    futures::executor::block_on(h)
+                .max_blocking_threads(1)
+                .build()
+                .unwrap();
+                let ran = Arc::new(AtomicUsize::new(0));
+                let (started_tx, started_rx) = mpsc::channel();
+                let (release_tx, release_rx) = mpsc::channel::<()>();
+                let r = ran.clone();
+                let first = rt.spawn_blocking(move || {
+                    started_tx.send(()).unwrap();
+                    // Held until shutdown has begun (or a little while, for the blocking kinds).
+                    let _ = release_rx.recv_timeout(Duration::from_millis(50));
+                    r.fetch_add(1, SeqCst);
                 });
-                assert!(r.is_ok(), "{how:?} ct={ct}: {r:?}");
+                started_rx
+                    .recv_timeout(WATCHDOG)
+                    .expect("first blocking task");
+                let queued: Vec<_> = (0..3)
+                    .map(|_| {
+                        let r = ran.clone();
+                        rt.spawn_blocking(move || {
+                            r.fetch_add(1, SeqCst);
+                        })
+                    })
+                    .collect();
+                match how {
+                    How::Drop => drop(rt),
+                    How::Timeout => rt.shutdown_timeout(WATCHDOG),
+                    How::Background => {
+                        rt.shutdown_background();
+                        drop(release_tx);
+                    }
+                }
+                let ran2 = ran.clone();
+                watchdog("blocking tasks after shutdown", move || {
+                    while ran2.load(SeqCst) < 4 {
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                });
+                assert_eq!(ran.load(SeqCst), 4, "{how:?} ct={ct}");
+                for h in std::iter::once(first).chain(queued) {
+                    let r = watchdog("blocking JoinHandle", move || {
+                        futures::executor::block_on(h)
+                    });
+                    assert!(r.is_ok(), "{how:?} ct={ct}: {r:?}");
+                }
             }
         }
-    }
+    })
 }
 
 #[test]
@@ -515,7 +492,7 @@ fn spawn_blocking_after_shutdown_is_cancelled() {
     let ran = Arc::new(AtomicBool::new(false));
     let r = ran.clone();
     let h = handle.spawn_blocking(move || r.store(true, SeqCst));
-    let res = within("spawn_blocking after shutdown", move || {
+    let res = watchdog("spawn_blocking after shutdown", move || {
         futures::executor::block_on(h)
     });
     assert!(res.unwrap_err().is_cancelled());

@@ -2,117 +2,150 @@
 //! how many they missed and resume at the oldest value kept, closing, `len`, resubscribe,
 //! values dropped exactly once, cancellation of a waiting `recv`; on both flavors.
 
-use std::future::Future;
-use std::pin::Pin;
+#[macro_use]
+mod support;
+
+use support::*;
+
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::Arc;
-use std::task::{Context, Poll, Waker};
-use std::time::Duration;
+use std::task::Poll;
 
 use runtime::sync::broadcast::{self, error::RecvError, error::TryRecvError};
-use runtime::{Builder, Runtime};
+use runtime::Builder;
 
-fn runtimes() -> Vec<Runtime> {
-    vec![
-        Builder::new_current_thread().enable_all().build().unwrap(),
-        Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap(),
-    ]
-}
-
-fn on_both<F, Fut>(f: F)
-where
-    F: Fn() -> Fut,
-    Fut: Future<Output = ()> + Send + 'static,
-{
-    for rt in runtimes() {
-        rt.block_on(async {
-            runtime::time::timeout(Duration::from_secs(10), f())
-                .await
-                .expect("test timed out after 10 s")
-        });
-    }
-}
-
-fn poll<F: Future + Unpin>(f: &mut F) -> Poll<F::Output> {
-    Pin::new(f).poll(&mut Context::from_waker(Waker::noop()))
-}
-
-/// A clonable value that counts its drops.
-#[derive(Clone)]
-struct Tracked(Arc<AtomicUsize>);
-
-impl Drop for Tracked {
-    fn drop(&mut self) {
-        self.0.fetch_add(1, SeqCst);
-    }
-}
-
-#[test]
-fn every_receiver_gets_every_value() {
-    on_both(|| async {
-        let (tx, rx) = broadcast::channel::<u32>(1024);
-        let mut handles = Vec::new();
-        for _ in 0..16 {
-            let mut rx = rx.resubscribe();
-            handles.push(runtime::spawn(async move {
-                let mut got = Vec::new();
-                loop {
-                    match rx.recv().await {
-                        Ok(v) => got.push(v),
-                        Err(RecvError::Closed) => return got,
-                        Err(RecvError::Lagged(n)) => panic!("lagged by {n} with room for all"),
+rt_test! {
+    #[test]
+    fn every_receiver_gets_every_value() {
+        watchdog("every receiver's values", || {
+            on(&rt(), || async {
+                let (tx, rx) = broadcast::channel::<u32>(1024);
+                let mut handles = Vec::new();
+                for _ in 0..16 {
+                    let mut rx = rx.resubscribe();
+                    handles.push(runtime::spawn(async move {
+                        let mut got = Vec::new();
+                        loop {
+                            match rx.recv().await {
+                                Ok(v) => got.push(v),
+                                Err(RecvError::Closed) => return got,
+                                Err(RecvError::Lagged(n)) => {
+                                    panic!("lagged by {n} with room for all")
+                                }
+                            }
+                        }
+                    }));
+                }
+                drop(rx);
+                for i in 0..1000 {
+                    tx.send(i).unwrap();
+                    if i % 64 == 0 {
+                        runtime::task::yield_now().await;
                     }
                 }
-            }));
-        }
-        drop(rx);
-        for i in 0..1000 {
-            tx.send(i).unwrap();
-            if i % 64 == 0 {
-                runtime::task::yield_now().await;
-            }
-        }
-        drop(tx);
-        for h in handles {
-            assert_eq!(h.await.unwrap(), (0..1000).collect::<Vec<_>>());
-        }
-    });
+                drop(tx);
+                for h in handles {
+                    assert_eq!(h.await.unwrap(), (0..1000).collect::<Vec<_>>());
+                }
+            });
+        })
+    }
+
+    #[test]
+    fn lagged_through_recv() {
+        watchdog("recv's Lagged", || {
+            on(&rt(), || async {
+                let (tx, mut rx) = broadcast::channel(2);
+                let mut fast = tx.subscribe();
+                for i in 0..5 {
+                    tx.send(i).unwrap();
+                    assert_eq!(fast.recv().await, Ok(i));
+                }
+                assert_eq!(rx.recv().await, Err(RecvError::Lagged(3)));
+                assert_eq!(rx.recv().await, Ok(3));
+                assert_eq!(rx.recv().await, Ok(4));
+            });
+        })
+    }
+
+    #[test]
+    fn closed_after_everything_is_received() {
+        watchdog("recv's Closed", || {
+            on(&rt(), || async {
+                let (tx, mut rx) = broadcast::channel(4);
+                tx.send(1).unwrap();
+                let tx2 = tx.clone();
+                drop(tx);
+                tx2.send(2).unwrap();
+                let h = runtime::spawn(async move {
+                    runtime::task::yield_now().await;
+                    drop(tx2);
+                });
+                assert_eq!(rx.recv().await, Ok(1));
+                assert_eq!(rx.recv().await, Ok(2));
+                assert_eq!(rx.recv().await, Err(RecvError::Closed));
+                assert_eq!(rx.try_recv(), Err(TryRecvError::Closed));
+                h.await.unwrap();
+            });
+        })
+    }
+
+    #[test]
+    fn blocking_recv_inside_a_runtime_panics_with_advice() {
+        watchdog("the refused blocking_recv", || {
+            let rt = rt();
+            let (tx, mut rx) = broadcast::channel::<u8>(1);
+            let err = rt
+                .block_on(async move { runtime::spawn(async move { rx.blocking_recv() }).await })
+                .unwrap_err();
+            let msg = err.into_panic();
+            let msg = msg
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .unwrap_or_else(|| msg.downcast_ref::<&str>().copied().unwrap_or(""));
+            assert!(msg.contains("`.await`"), "unexpected panic message: {msg}");
+            drop(tx);
+        })
+    }
+
+    #[test]
+    fn sender_closed_waits_for_the_last_receiver() {
+        watchdog("closed() after the last receiver", || {
+            on(&rt(), || async {
+                let (tx, rx) = broadcast::channel::<u8>(2);
+                let rx2 = rx.resubscribe();
+                assert!(!tx.is_closed());
+                assert_eq!(tx.strong_count(), 1);
+                let h = runtime::spawn(async move {
+                    drop(rx);
+                    runtime::task::yield_now().await;
+                    drop(rx2);
+                });
+                tx.closed().await;
+                assert!(tx.is_closed());
+                h.await.unwrap();
+            });
+        })
+    }
 }
 
 #[test]
 fn slow_receiver_lags_and_resumes_at_the_oldest_kept() {
-    let (tx, mut rx) = broadcast::channel(4);
-    for i in 0..10 {
-        tx.send(i).unwrap();
-    }
-    assert_eq!(rx.len(), 10);
-    // 10 sent, 4 kept (6..10): 6 missed.
-    assert_eq!(rx.try_recv(), Err(TryRecvError::Lagged(6)));
-    for i in 6..10 {
-        assert_eq!(rx.try_recv(), Ok(i));
-    }
-    assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
-    tx.send(10).unwrap();
-    assert_eq!(rx.try_recv(), Ok(10));
-}
-
-#[test]
-fn lagged_through_recv_on_both_flavors() {
-    on_both(|| async {
-        let (tx, mut rx) = broadcast::channel(2);
-        let mut fast = tx.subscribe();
-        for i in 0..5 {
+    watchdog("the lagging receiver", || {
+        let (tx, mut rx) = broadcast::channel(4);
+        for i in 0..10 {
             tx.send(i).unwrap();
-            assert_eq!(fast.recv().await, Ok(i));
         }
-        assert_eq!(rx.recv().await, Err(RecvError::Lagged(3)));
-        assert_eq!(rx.recv().await, Ok(3));
-        assert_eq!(rx.recv().await, Ok(4));
-    });
+        assert_eq!(rx.len(), 10);
+        // 10 sent, 4 kept (6..10): 6 missed.
+        assert_eq!(rx.try_recv(), Err(TryRecvError::Lagged(6)));
+        for i in 6..10 {
+            assert_eq!(rx.try_recv(), Ok(i));
+        }
+        assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
+        tx.send(10).unwrap();
+        assert_eq!(rx.try_recv(), Ok(10));
+    })
 }
 
 #[test]
@@ -122,26 +155,6 @@ fn capacity_rounds_up_to_a_power_of_two() {
         tx.send(i).unwrap();
     }
     assert_eq!(rx.try_recv(), Ok(0), "room for 4");
-}
-
-#[test]
-fn closed_after_everything_is_received() {
-    on_both(|| async {
-        let (tx, mut rx) = broadcast::channel(4);
-        tx.send(1).unwrap();
-        let tx2 = tx.clone();
-        drop(tx);
-        tx2.send(2).unwrap();
-        let h = runtime::spawn(async move {
-            runtime::task::yield_now().await;
-            drop(tx2);
-        });
-        assert_eq!(rx.recv().await, Ok(1));
-        assert_eq!(rx.recv().await, Ok(2));
-        assert_eq!(rx.recv().await, Err(RecvError::Closed));
-        assert_eq!(rx.try_recv(), Err(TryRecvError::Closed));
-        h.await.unwrap();
-    });
 }
 
 #[test]
@@ -177,13 +190,15 @@ fn len_counts_values_some_receiver_has_not_read() {
 
 #[test]
 fn resubscribe_starts_at_the_tail() {
-    let (tx, mut rx) = broadcast::channel(4);
-    tx.send(1).unwrap();
-    let mut rx2 = rx.resubscribe();
-    tx.send(2).unwrap();
-    assert_eq!(rx.try_recv(), Ok(1));
-    assert_eq!(rx2.try_recv(), Ok(2));
-    assert!(rx.same_channel(&rx2));
+    watchdog("the resubscribed receiver", || {
+        let (tx, mut rx) = broadcast::channel(4);
+        tx.send(1).unwrap();
+        let mut rx2 = rx.resubscribe();
+        tx.send(2).unwrap();
+        assert_eq!(rx.try_recv(), Ok(1));
+        assert_eq!(rx2.try_recv(), Ok(2));
+        assert!(rx.same_channel(&rx2));
+    })
 }
 
 #[test]
@@ -191,7 +206,7 @@ fn values_dropped_exactly_once() {
     let drops = Arc::new(AtomicUsize::new(0));
     let (tx, mut rx) = broadcast::channel(2);
     for _ in 0..5 {
-        tx.send(Tracked(drops.clone())).unwrap();
+        tx.send(CountDrop(drops.clone())).unwrap();
     }
     // 3 overwritten.
     assert_eq!(drops.load(SeqCst), 3);
@@ -209,25 +224,29 @@ fn values_dropped_exactly_once() {
 
 #[test]
 fn cancelled_recv_leaves_the_channel_consistent() {
-    let (tx, mut rx) = broadcast::channel(2);
-    {
+    watchdog("the receivers after cancelled recvs", || {
+        let (tx, mut rx) = broadcast::channel(2);
+        {
+            let mut fut = Box::pin(rx.recv());
+            assert!(poll_once(&mut fut).is_pending());
+        }
+        tx.send(7).unwrap();
         let mut fut = Box::pin(rx.recv());
-        assert!(poll(&mut fut).is_pending());
-    }
-    tx.send(7).unwrap();
-    let mut fut = Box::pin(rx.recv());
-    assert_eq!(poll(&mut fut), Poll::Ready(Ok(7)));
+        assert_eq!(poll_once(&mut fut), Poll::Ready(Ok(7)));
+    })
 }
 
 #[test]
 fn blocking_recv_from_a_plain_thread() {
-    let (tx, mut rx) = broadcast::channel(4);
-    let t = std::thread::spawn(move || {
-        tx.send(1).unwrap();
-    });
-    assert_eq!(rx.blocking_recv(), Ok(1));
-    t.join().unwrap();
-    assert_eq!(rx.blocking_recv(), Err(RecvError::Closed));
+    watchdog("blocking_recv on the plain thread", || {
+        let (tx, mut rx) = broadcast::channel(4);
+        let t = std::thread::spawn(move || {
+            tx.send(1).unwrap();
+        });
+        assert_eq!(rx.blocking_recv(), Ok(1));
+        t.join().unwrap();
+        assert_eq!(rx.blocking_recv(), Err(RecvError::Closed));
+    })
 }
 
 #[test]
@@ -237,88 +256,57 @@ fn zero_capacity_panics() {
 }
 
 #[test]
-fn blocking_recv_inside_a_runtime_panics_with_advice() {
-    for rt in runtimes() {
-        let (tx, mut rx) = broadcast::channel::<u8>(1);
-        let err = rt
-            .block_on(async move { runtime::spawn(async move { rx.blocking_recv() }).await })
-            .unwrap_err();
-        let msg = err.into_panic();
-        let msg = msg
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .unwrap_or_else(|| msg.downcast_ref::<&str>().copied().unwrap_or(""));
-        assert!(msg.contains("`.await`"), "unexpected panic message: {msg}");
-        drop(tx);
-    }
-}
-
-#[test]
 fn draining_receiver_yields_to_other_tasks() {
-    let rts = [
-        Builder::new_current_thread().build().unwrap(),
-        Builder::new_multi_thread()
-            .worker_threads(1)
-            .build()
-            .unwrap(),
-    ];
-    for rt in rts {
-        rt.block_on(async {
-            let (tx, mut rx) = broadcast::channel(1024);
-            for i in 0..1000 {
-                tx.send(i).unwrap();
-            }
-            let h = runtime::spawn(async move {
-                let progress = Arc::new(AtomicUsize::new(0));
-                let at_other = Arc::new(AtomicUsize::new(usize::MAX));
-                let (p, o) = (progress.clone(), at_other.clone());
-                drop(runtime::spawn(
-                    async move { o.store(p.load(SeqCst), SeqCst) },
-                ));
-                for _ in 0..1000 {
-                    rx.recv().await.unwrap();
-                    progress.fetch_add(1, SeqCst);
+    watchdog("the draining receiver to yield", || {
+        let rts = [
+            Builder::new_current_thread().build().unwrap(),
+            Builder::new_multi_thread()
+                .worker_threads(1)
+                .build()
+                .unwrap(),
+        ];
+        for rt in rts {
+            rt.block_on(async {
+                let (tx, mut rx) = broadcast::channel(1024);
+                for i in 0..1000 {
+                    tx.send(i).unwrap();
                 }
-                at_other.load(SeqCst)
+                let h = runtime::spawn(async move {
+                    let progress = Arc::new(AtomicUsize::new(0));
+                    let at_other = Arc::new(AtomicUsize::new(usize::MAX));
+                    let (p, o) = (progress.clone(), at_other.clone());
+                    drop(runtime::spawn(
+                        async move { o.store(p.load(SeqCst), SeqCst) },
+                    ));
+                    for _ in 0..1000 {
+                        rx.recv().await.unwrap();
+                        progress.fetch_add(1, SeqCst);
+                    }
+                    at_other.load(SeqCst)
+                });
+                let at = h.await.unwrap();
+                assert!(
+                    (1..1000).contains(&at),
+                    "the other task ran at progress {at}: the receiver never yielded"
+                );
             });
-            let at = h.await.unwrap();
-            assert!(
-                (1..1000).contains(&at),
-                "the other task ran at progress {at}: the receiver never yielded"
-            );
-        });
-    }
-}
-
-#[test]
-fn sender_closed_waits_for_the_last_receiver() {
-    on_both(|| async {
-        let (tx, rx) = broadcast::channel::<u8>(2);
-        let rx2 = rx.resubscribe();
-        assert!(!tx.is_closed());
-        assert_eq!(tx.strong_count(), 1);
-        let h = runtime::spawn(async move {
-            drop(rx);
-            runtime::task::yield_now().await;
-            drop(rx2);
-        });
-        tx.closed().await;
-        assert!(tx.is_closed());
-        h.await.unwrap();
-    });
+        }
+    })
 }
 
 #[test]
 fn weak_sender_does_not_keep_the_channel_open() {
-    let (tx, mut rx) = broadcast::channel::<u8>(2);
-    let weak = tx.downgrade();
-    assert_eq!((tx.strong_count(), tx.weak_count()), (1, 1));
-    assert_eq!((rx.sender_strong_count(), rx.sender_weak_count()), (1, 1));
-    let tx2 = weak.upgrade().unwrap();
-    tx2.send(1).unwrap();
-    drop(tx);
-    drop(tx2);
-    assert!(weak.upgrade().is_none());
-    assert_eq!(rx.try_recv(), Ok(1));
-    assert_eq!(rx.try_recv(), Err(TryRecvError::Closed));
+    watchdog("recv's Closed with only a weak sender", || {
+        let (tx, mut rx) = broadcast::channel::<u8>(2);
+        let weak = tx.downgrade();
+        assert_eq!((tx.strong_count(), tx.weak_count()), (1, 1));
+        assert_eq!((rx.sender_strong_count(), rx.sender_weak_count()), (1, 1));
+        let tx2 = weak.upgrade().unwrap();
+        tx2.send(1).unwrap();
+        drop(tx);
+        drop(tx2);
+        assert!(weak.upgrade().is_none());
+        assert_eq!(rx.try_recv(), Ok(1));
+        assert_eq!(rx.try_recv(), Err(TryRecvError::Closed));
+    })
 }

@@ -2,507 +2,514 @@
 //! and backpressure, closing, drops, reservation and its cancellation, weak senders,
 //! blocking use from plain threads, and the cooperative budget; on both flavors.
 
-use std::future::Future;
-use std::pin::Pin;
+#[macro_use]
+mod support;
+
+use support::*;
+
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::Arc;
-use std::task::{Context, Poll, Waker};
+use std::task::Poll;
 use std::time::Duration;
 
 use runtime::sync::mpsc::{
     self, error::SendTimeoutError, error::TryRecvError, error::TrySendError,
 };
-use runtime::{Builder, Runtime};
+use runtime::Builder;
 
-fn runtimes() -> Vec<Runtime> {
-    vec![
-        Builder::new_current_thread().enable_all().build().unwrap(),
-        Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap(),
-    ]
-}
-
-/// Runs `f` on every flavor with a 10 s watchdog (a hang fails, it does not block CI).
-fn on_both<F, Fut>(f: F)
-where
-    F: Fn() -> Fut,
-    Fut: Future<Output = ()> + Send + 'static,
-{
-    for rt in runtimes() {
-        rt.block_on(async {
-            runtime::time::timeout(Duration::from_secs(10), f())
-                .await
-                .expect("test timed out after 10 s")
-        });
-    }
-}
-
-/// A value that counts its drops.
-struct Tracked(Arc<AtomicUsize>);
-
-impl Drop for Tracked {
-    fn drop(&mut self) {
-        self.0.fetch_add(1, SeqCst);
-    }
-}
-
-fn poll<F: Future + Unpin>(f: &mut F) -> Poll<F::Output> {
-    Pin::new(f).poll(&mut Context::from_waker(Waker::noop()))
-}
-
-#[test]
-fn bounded_delivers_in_order() {
-    on_both(|| async {
-        let (tx, mut rx) = mpsc::channel(4);
-        drop(runtime::spawn(async move {
-            for i in 0..1000u32 {
-                tx.send(i).await.unwrap();
-            }
-        }));
-        for i in 0..1000u32 {
-            assert_eq!(rx.recv().await, Some(i));
-        }
-        assert_eq!(rx.recv().await, None);
-    });
-}
-
-#[test]
-fn thousand_producers_into_bounded_8_each_message_once() {
-    on_both(|| async {
-        let (tx, mut rx) = mpsc::channel::<(usize, usize)>(8);
-        for p in 0..1000 {
-            let tx = tx.clone();
-            drop(runtime::spawn(async move {
-                for m in 0..3 {
-                    tx.send((p, m)).await.unwrap();
+rt_test! {
+    #[test]
+    fn bounded_delivers_in_order() {
+        watchdog("the bounded channel's messages", || {
+            on(&rt(), || async {
+                let (tx, mut rx) = mpsc::channel(4);
+                drop(runtime::spawn(async move {
+                    for i in 0..1000u32 {
+                        tx.send(i).await.unwrap();
+                    }
+                }));
+                for i in 0..1000u32 {
+                    assert_eq!(rx.recv().await, Some(i));
                 }
-            }));
-        }
-        drop(tx);
-        let mut seen = vec![[false; 3]; 1000];
-        let mut last = vec![None; 1000];
-        let mut n = 0;
-        while let Some((p, m)) = rx.recv().await {
-            assert!(!seen[p][m], "message ({p}, {m}) received twice");
-            seen[p][m] = true;
-            // One producer's messages arrive in the order it sent them.
-            assert!(last[p] < Some(m), "producer {p} out of order");
-            last[p] = Some(m);
-            n += 1;
-        }
-        assert_eq!(n, 3000);
-        assert!(seen.iter().all(|s| s.iter().all(|&b| b)));
-    });
-}
+                assert_eq!(rx.recv().await, None);
+            });
+        })
+    }
 
-#[test]
-fn thousand_producers_into_unbounded_each_message_once() {
-    on_both(|| async {
-        let (tx, mut rx) = mpsc::unbounded_channel::<usize>();
-        for p in 0..1000 {
-            let tx = tx.clone();
-            drop(runtime::spawn(async move { tx.send(p).unwrap() }));
-        }
-        drop(tx);
-        let mut seen = vec![false; 1000];
-        while let Some(p) = rx.recv().await {
-            assert!(!seen[p], "message {p} received twice");
-            seen[p] = true;
-        }
-        assert!(seen.iter().all(|&b| b));
-    });
+    #[test]
+    fn thousand_producers_into_bounded_8_each_message_once() {
+        watchdog("the messages of 1000 producers (bounded)", || {
+            on(&rt(), || async {
+                let (tx, mut rx) = mpsc::channel::<(usize, usize)>(8);
+                for p in 0..1000 {
+                    let tx = tx.clone();
+                    drop(runtime::spawn(async move {
+                        for m in 0..3 {
+                            tx.send((p, m)).await.unwrap();
+                        }
+                    }));
+                }
+                drop(tx);
+                let mut seen = vec![[false; 3]; 1000];
+                let mut last = vec![None; 1000];
+                let mut n = 0;
+                while let Some((p, m)) = rx.recv().await {
+                    assert!(!seen[p][m], "message ({p}, {m}) received twice");
+                    seen[p][m] = true;
+                    // One producer's messages arrive in the order it sent them.
+                    assert!(last[p] < Some(m), "producer {p} out of order");
+                    last[p] = Some(m);
+                    n += 1;
+                }
+                assert_eq!(n, 3000);
+                assert!(seen.iter().all(|s| s.iter().all(|&b| b)));
+            });
+        })
+    }
+
+    #[test]
+    fn thousand_producers_into_unbounded_each_message_once() {
+        watchdog("the messages of 1000 producers (unbounded)", || {
+            on(&rt(), || async {
+                let (tx, mut rx) = mpsc::unbounded_channel::<usize>();
+                for p in 0..1000 {
+                    let tx = tx.clone();
+                    drop(runtime::spawn(async move { tx.send(p).unwrap() }));
+                }
+                drop(tx);
+                let mut seen = vec![false; 1000];
+                while let Some(p) = rx.recv().await {
+                    assert!(!seen[p], "message {p} received twice");
+                    seen[p] = true;
+                }
+                assert!(seen.iter().all(|&b| b));
+            });
+        })
+    }
+
+    #[test]
+    fn messages_sent_before_close_are_delivered() {
+        watchdog("the messages sent before close", || {
+            on(&rt(), || async {
+                let (tx, mut rx) = mpsc::channel(8);
+                tx.send(1).await.unwrap();
+                let permit = tx.clone().reserve_owned().await.unwrap();
+                rx.close();
+                assert!(rx.is_closed());
+                assert!(tx.is_closed());
+                assert_eq!(tx.send(9).await.unwrap_err().0, 9);
+                assert_eq!(rx.recv().await, Some(1));
+                // A permit reserved before the close still sends, and the receiver waits for it.
+                let h = runtime::spawn(async move {
+                    runtime::task::yield_now().await;
+                    drop(permit.send(2));
+                });
+                drop(tx);
+                assert_eq!(rx.recv().await, Some(2));
+                assert_eq!(rx.recv().await, None);
+                h.await.unwrap();
+            });
+        })
+    }
+
+    #[test]
+    fn close_with_an_unused_permit_ends_when_it_is_dropped() {
+        watchdog("recv's end after the permit's drop", || {
+            on(&rt(), || async {
+                let (tx, mut rx) = mpsc::channel::<u8>(2);
+                let permit = tx.clone().try_reserve_owned().unwrap();
+                rx.close();
+                assert_eq!(
+                    rx.try_recv(),
+                    Err(TryRecvError::Empty),
+                    "a permit is outstanding"
+                );
+                drop(runtime::spawn(async move {
+                    runtime::task::yield_now().await;
+                    drop(permit);
+                }));
+                assert_eq!(rx.recv().await, None);
+                drop(tx);
+            });
+        })
+    }
+
+    #[test]
+    fn owned_permit_sends_and_releases() {
+        watchdog("the owned permit's send", || {
+            on(&rt(), || async {
+                let (tx, mut rx) = mpsc::channel(1);
+                let permit = tx.clone().reserve_owned().await.unwrap();
+                assert_eq!(tx.capacity(), 0);
+                assert!(permit.same_channel_as_sender(&tx));
+                let tx2 = runtime::spawn(async move { permit.send(5) }).await.unwrap();
+                assert!(tx2.same_channel(&tx));
+                assert_eq!(rx.recv().await, Some(5));
+                let permit = tx.clone().try_reserve_owned().unwrap();
+                assert!(tx.clone().try_reserve_owned().is_err());
+                let back = permit.release();
+                assert_eq!(back.capacity(), 1);
+            });
+        })
+    }
+
+    #[test]
+    fn closed_resolves_when_the_receiver_goes() {
+        watchdog("closed() after the receiver's drop", || {
+            on(&rt(), || async {
+                let (tx, rx) = mpsc::channel::<u8>(1);
+                let (utx, urx) = mpsc::unbounded_channel::<u8>();
+                let h = runtime::spawn(async move {
+                    runtime::task::yield_now().await;
+                    drop(rx);
+                    drop(urx);
+                });
+                tx.closed().await;
+                utx.closed().await;
+                assert!(tx.is_closed() && utx.is_closed());
+                h.await.unwrap();
+            });
+        })
+    }
+
+    #[test]
+    fn recv_many_and_len() {
+        watchdog("recv_many", || {
+            on(&rt(), || async {
+                let (tx, mut rx) = mpsc::unbounded_channel();
+                for i in 0..10 {
+                    tx.send(i).unwrap();
+                }
+                assert_eq!(rx.len(), 10);
+                let mut buf = Vec::new();
+                assert_eq!(rx.recv_many(&mut buf, 0).await, 0);
+                assert_eq!(rx.recv_many(&mut buf, 4).await, 4);
+                assert_eq!(rx.recv_many(&mut buf, 100).await, 6);
+                assert_eq!(buf, (0..10).collect::<Vec<_>>());
+                drop(tx);
+                assert_eq!(rx.recv_many(&mut buf, 4).await, 0);
+
+                let (tx, mut rx) = mpsc::channel(4);
+                tx.send(1).await.unwrap();
+                tx.send(2).await.unwrap();
+                let mut buf = Vec::new();
+                assert_eq!(rx.recv_many(&mut buf, 8).await, 2);
+                assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
+            });
+        })
+    }
+
+    #[test]
+    fn send_timeout_times_out_or_sends() {
+        watchdog("send_timeout", || {
+            on(&rt(), || async {
+                let (tx, mut rx) = mpsc::channel(1);
+                tx.send_timeout(1, Duration::from_millis(5)).await.unwrap();
+                let err = tx
+                    .send_timeout(2, Duration::from_millis(5))
+                    .await
+                    .unwrap_err();
+                assert_eq!(err, SendTimeoutError::Timeout(2));
+                assert_eq!(rx.recv().await, Some(1));
+                assert_eq!(tx.capacity(), 1, "the timed-out wait gave nothing away");
+                drop(rx);
+                let err = tx
+                    .send_timeout(3, Duration::from_millis(5))
+                    .await
+                    .unwrap_err();
+                assert_eq!(err, SendTimeoutError::Closed(3));
+            });
+        })
+    }
+
+    #[test]
+    fn blocking_inside_a_runtime_panics_with_advice() {
+        watchdog("the refused blocking_recv", || {
+            let rt = rt();
+            let (tx, mut rx) = mpsc::channel::<u8>(1);
+            let err = rt
+                .block_on(async move { runtime::spawn(async move { rx.blocking_recv() }).await })
+                .unwrap_err();
+            let msg = err.into_panic();
+            let msg = msg
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .unwrap_or_else(|| msg.downcast_ref::<&str>().copied().unwrap_or(""));
+            assert!(msg.contains("`.await`"), "unexpected panic message: {msg}");
+            let err = rt
+                .block_on(async move { runtime::spawn(async move { tx.blocking_send(1) }).await })
+                .unwrap_err();
+            assert!(err.is_panic());
+        })
+    }
+
+    #[test]
+    fn poll_recv_registers_and_is_woken() {
+        watchdog("poll_recv's wake-up", || {
+            on(&rt(), || async {
+                let (tx, mut rx) = mpsc::channel(1);
+                drop(runtime::spawn(async move {
+                    runtime::task::yield_now().await;
+                    tx.send(3).await.unwrap();
+                }));
+                let got = std::future::poll_fn(|cx| rx.poll_recv(cx)).await;
+                assert_eq!(got, Some(3));
+            });
+        })
+    }
 }
 
 #[test]
 fn try_send_full_and_capacity() {
-    let (tx, mut rx) = mpsc::channel(2);
-    assert_eq!((tx.capacity(), tx.max_capacity()), (2, 2));
-    tx.try_send(1).unwrap();
-    tx.try_send(2).unwrap();
-    assert_eq!(tx.capacity(), 0);
-    assert_eq!(rx.len(), 2);
-    assert_eq!(tx.try_send(3), Err(TrySendError::Full(3)));
-    assert_eq!(
-        tx.try_send(3).unwrap_err().to_string(),
-        "no available capacity"
-    );
-    assert_eq!(rx.try_recv(), Ok(1));
-    assert_eq!(tx.capacity(), 1);
-    assert_eq!(rx.capacity(), 1);
-    assert_eq!(rx.max_capacity(), 2);
-    tx.try_send(3).unwrap();
-    assert_eq!(rx.try_recv(), Ok(2));
-    assert_eq!(rx.try_recv(), Ok(3));
-    assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
-    assert!(rx.is_empty());
-    drop(rx);
-    assert_eq!(tx.try_send(4), Err(TrySendError::Closed(4)));
+    watchdog("the channel's capacity", || {
+        let (tx, mut rx) = mpsc::channel(2);
+        assert_eq!((tx.capacity(), tx.max_capacity()), (2, 2));
+        tx.try_send(1).unwrap();
+        tx.try_send(2).unwrap();
+        assert_eq!(tx.capacity(), 0);
+        assert_eq!(rx.len(), 2);
+        assert_eq!(tx.try_send(3), Err(TrySendError::Full(3)));
+        assert_eq!(
+            tx.try_send(3).unwrap_err().to_string(),
+            "no available capacity"
+        );
+        assert_eq!(rx.try_recv(), Ok(1));
+        assert_eq!(tx.capacity(), 1);
+        assert_eq!(rx.capacity(), 1);
+        assert_eq!(rx.max_capacity(), 2);
+        tx.try_send(3).unwrap();
+        assert_eq!(rx.try_recv(), Ok(2));
+        assert_eq!(rx.try_recv(), Ok(3));
+        assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
+        assert!(rx.is_empty());
+        drop(rx);
+        assert_eq!(tx.try_send(4), Err(TrySendError::Closed(4)));
+    })
 }
 
 #[test]
 fn send_waits_for_capacity() {
-    let (tx, mut rx) = mpsc::channel(1);
-    tx.try_send(1).unwrap();
-    let mut send = Box::pin(tx.send(2));
-    assert!(poll(&mut send).is_pending(), "the channel is full");
-    assert_eq!(rx.try_recv(), Ok(1));
-    assert_eq!(poll(&mut send), Poll::Ready(Ok(())));
-    assert_eq!(rx.try_recv(), Ok(2));
-}
-
-#[test]
-fn messages_sent_before_close_are_delivered() {
-    on_both(|| async {
-        let (tx, mut rx) = mpsc::channel(8);
-        tx.send(1).await.unwrap();
-        let permit = tx.clone().reserve_owned().await.unwrap();
-        rx.close();
-        assert!(rx.is_closed());
-        assert!(tx.is_closed());
-        assert_eq!(tx.send(9).await.unwrap_err().0, 9);
-        assert_eq!(rx.recv().await, Some(1));
-        // A permit reserved before the close still sends, and the receiver waits for it.
-        let h = runtime::spawn(async move {
-            runtime::task::yield_now().await;
-            drop(permit.send(2));
-        });
-        drop(tx);
-        assert_eq!(rx.recv().await, Some(2));
-        assert_eq!(rx.recv().await, None);
-        h.await.unwrap();
-    });
-}
-
-#[test]
-fn close_with_an_unused_permit_ends_when_it_is_dropped() {
-    on_both(|| async {
-        let (tx, mut rx) = mpsc::channel::<u8>(2);
-        let permit = tx.clone().try_reserve_owned().unwrap();
-        rx.close();
-        assert_eq!(
-            rx.try_recv(),
-            Err(TryRecvError::Empty),
-            "a permit is outstanding"
-        );
-        drop(runtime::spawn(async move {
-            runtime::task::yield_now().await;
-            drop(permit);
-        }));
-        assert_eq!(rx.recv().await, None);
-        drop(tx);
-    });
+    watchdog("the send waiting for capacity", || {
+        let (tx, mut rx) = mpsc::channel(1);
+        tx.try_send(1).unwrap();
+        let mut send = Box::pin(tx.send(2));
+        assert!(poll_once(&mut send).is_pending(), "the channel is full");
+        assert_eq!(rx.try_recv(), Ok(1));
+        assert_eq!(poll_once(&mut send), Poll::Ready(Ok(())));
+        assert_eq!(rx.try_recv(), Ok(2));
+    })
 }
 
 #[test]
 fn every_message_dropped_once_when_both_sides_go() {
-    let drops = Arc::new(AtomicUsize::new(0));
-    let (tx, mut rx) = mpsc::channel(8);
-    for _ in 0..5 {
-        tx.try_send(Tracked(drops.clone())).unwrap();
-    }
-    drop(rx.try_recv().unwrap());
-    assert_eq!(drops.load(SeqCst), 1);
-    drop(rx); // drains what is queued
-    assert_eq!(drops.load(SeqCst), 5);
-    // Sent after the receiver left: handed back, dropped by the caller.
-    let err = tx.try_send(Tracked(drops.clone())).unwrap_err();
-    drop(err);
-    assert_eq!(drops.load(SeqCst), 6);
-    drop(tx);
-    assert_eq!(drops.load(SeqCst), 6);
+    watchdog("the channel's drop", || {
+        let drops = Arc::new(AtomicUsize::new(0));
+        let (tx, mut rx) = mpsc::channel(8);
+        for _ in 0..5 {
+            tx.try_send(CountDrop(drops.clone())).unwrap();
+        }
+        drop(rx.try_recv().unwrap());
+        assert_eq!(drops.load(SeqCst), 1);
+        drop(rx); // drains what is queued
+        assert_eq!(drops.load(SeqCst), 5);
+        // Sent after the receiver left: handed back, dropped by the caller.
+        let err = tx.try_send(CountDrop(drops.clone())).unwrap_err();
+        drop(err);
+        assert_eq!(drops.load(SeqCst), 6);
+        drop(tx);
+        assert_eq!(drops.load(SeqCst), 6);
 
-    let drops = Arc::new(AtomicUsize::new(0));
-    let (tx, rx) = mpsc::unbounded_channel();
-    for _ in 0..5 {
-        tx.send(Tracked(drops.clone())).unwrap();
-    }
-    drop(tx);
-    assert_eq!(drops.load(SeqCst), 0);
-    drop(rx);
-    assert_eq!(drops.load(SeqCst), 5);
+        let drops = Arc::new(AtomicUsize::new(0));
+        let (tx, rx) = mpsc::unbounded_channel();
+        for _ in 0..5 {
+            tx.send(CountDrop(drops.clone())).unwrap();
+        }
+        drop(tx);
+        assert_eq!(drops.load(SeqCst), 0);
+        drop(rx);
+        assert_eq!(drops.load(SeqCst), 5);
 
-    // A permit used after the receiver is gone: dropped with the channel.
-    let drops = Arc::new(AtomicUsize::new(0));
-    let (tx, rx) = mpsc::channel(1);
-    let permit = tx.try_reserve().unwrap();
-    drop(rx);
-    permit.send(Tracked(drops.clone()));
-    assert_eq!(drops.load(SeqCst), 0);
-    drop(tx);
-    assert_eq!(drops.load(SeqCst), 1);
+        // A permit used after the receiver is gone: dropped with the channel.
+        let drops = Arc::new(AtomicUsize::new(0));
+        let (tx, rx) = mpsc::channel(1);
+        let permit = tx.try_reserve().unwrap();
+        drop(rx);
+        permit.send(CountDrop(drops.clone()));
+        assert_eq!(drops.load(SeqCst), 0);
+        drop(tx);
+        assert_eq!(drops.load(SeqCst), 1);
+    })
 }
 
 #[test]
 fn cancelled_reserve_passes_capacity_on() {
-    let (tx, mut rx) = mpsc::channel::<u8>(1);
-    let permit = tx.try_reserve().unwrap();
-    let mut a = Box::pin(tx.reserve());
-    let mut b = Box::pin(tx.reserve());
-    assert!(poll(&mut a).is_pending());
-    assert!(poll(&mut b).is_pending());
-    drop(permit); // granted to `a`, which is dropped before it sees it
-    drop(a);
-    match poll(&mut b) {
-        Poll::Ready(Ok(p)) => p.send(7),
-        other => panic!("the capacity did not pass on: {:?}", other.map(|_| ())),
-    }
-    drop(b);
-    assert_eq!(rx.try_recv(), Ok(7));
-    assert_eq!(tx.capacity(), 1);
+    watchdog("the next reserve after a cancelled one", || {
+        let (tx, mut rx) = mpsc::channel::<u8>(1);
+        let permit = tx.try_reserve().unwrap();
+        let mut a = Box::pin(tx.reserve());
+        let mut b = Box::pin(tx.reserve());
+        assert!(poll_once(&mut a).is_pending());
+        assert!(poll_once(&mut b).is_pending());
+        drop(permit); // granted to `a`, which is dropped before it sees it
+        drop(a);
+        match poll_once(&mut b) {
+            Poll::Ready(Ok(p)) => p.send(7),
+            other => panic!("the capacity did not pass on: {:?}", other.map(|_| ())),
+        }
+        drop(b);
+        assert_eq!(rx.try_recv(), Ok(7));
+        assert_eq!(tx.capacity(), 1);
+    })
 }
 
 #[test]
 fn reserve_many_is_fifo_and_bounded() {
-    let (tx, mut rx) = mpsc::channel::<u8>(3);
-    assert!(tx.try_reserve_many(4).is_err());
-    let permits = tx.try_reserve_many(3).unwrap();
-    assert_eq!(permits.len(), 3);
-    let mut big = Box::pin(tx.reserve_many(2));
-    assert!(poll(&mut big).is_pending());
-    drop(permits); // 3 back: 2 to the waiter, 1 free
-    let mut many = match poll(&mut big) {
-        Poll::Ready(Ok(p)) => p,
-        _ => panic!("reserve_many(2) not granted"),
-    };
-    drop(big);
-    assert_eq!(tx.capacity(), 1);
-    many.next().unwrap().send(1);
-    many.next().unwrap().send(2);
-    assert!(many.next().is_none());
-    assert_eq!(rx.try_recv(), Ok(1));
-    assert_eq!(rx.try_recv(), Ok(2));
-    // A waiting big reservation is not overtaken by a small one.
-    let hold = tx.try_reserve_many(3).unwrap();
-    let mut big = Box::pin(tx.reserve_many(3));
-    assert!(poll(&mut big).is_pending());
-    drop(hold); // all 3 back, to `big`
-    assert!(tx.try_reserve().is_err());
-    assert!(matches!(poll(&mut big), Poll::Ready(Ok(_))));
+    watchdog("the reserve_many waiters", || {
+        let (tx, mut rx) = mpsc::channel::<u8>(3);
+        assert!(tx.try_reserve_many(4).is_err());
+        let permits = tx.try_reserve_many(3).unwrap();
+        assert_eq!(permits.len(), 3);
+        let mut big = Box::pin(tx.reserve_many(2));
+        assert!(poll_once(&mut big).is_pending());
+        drop(permits); // 3 back: 2 to the waiter, 1 free
+        let mut many = match poll_once(&mut big) {
+            Poll::Ready(Ok(p)) => p,
+            _ => panic!("reserve_many(2) not granted"),
+        };
+        drop(big);
+        assert_eq!(tx.capacity(), 1);
+        many.next().unwrap().send(1);
+        many.next().unwrap().send(2);
+        assert!(many.next().is_none());
+        assert_eq!(rx.try_recv(), Ok(1));
+        assert_eq!(rx.try_recv(), Ok(2));
+        // A waiting big reservation is not overtaken by a small one.
+        let hold = tx.try_reserve_many(3).unwrap();
+        let mut big = Box::pin(tx.reserve_many(3));
+        assert!(poll_once(&mut big).is_pending());
+        drop(hold); // all 3 back, to `big`
+        assert!(tx.try_reserve().is_err());
+        assert!(matches!(poll_once(&mut big), Poll::Ready(Ok(_))));
+    })
 }
 
 #[test]
 fn reserve_many_larger_than_capacity_fails() {
-    futures::executor::block_on(async {
-        let (tx, _rx) = mpsc::channel::<u8>(2);
-        assert!(tx.reserve_many(3).await.is_err());
-        assert!(tx.reserve_many(2).await.is_ok());
-    });
-}
-
-#[test]
-fn owned_permit_sends_and_releases() {
-    on_both(|| async {
-        let (tx, mut rx) = mpsc::channel(1);
-        let permit = tx.clone().reserve_owned().await.unwrap();
-        assert_eq!(tx.capacity(), 0);
-        assert!(permit.same_channel_as_sender(&tx));
-        let tx2 = runtime::spawn(async move { permit.send(5) }).await.unwrap();
-        assert!(tx2.same_channel(&tx));
-        assert_eq!(rx.recv().await, Some(5));
-        let permit = tx.clone().try_reserve_owned().unwrap();
-        assert!(tx.clone().try_reserve_owned().is_err());
-        let back = permit.release();
-        assert_eq!(back.capacity(), 1);
-    });
+    watchdog("reserve_many", || {
+        futures::executor::block_on(async {
+            let (tx, _rx) = mpsc::channel::<u8>(2);
+            assert!(tx.reserve_many(3).await.is_err());
+            assert!(tx.reserve_many(2).await.is_ok());
+        });
+    })
 }
 
 #[test]
 fn weak_sender_does_not_keep_the_channel_open() {
-    let (tx, mut rx) = mpsc::channel::<u8>(1);
-    let weak = tx.downgrade();
-    assert_eq!((tx.strong_count(), tx.weak_count()), (1, 1));
-    let tx2 = weak.upgrade().unwrap();
-    assert_eq!(weak.strong_count(), 2);
-    drop(tx);
-    drop(tx2);
-    assert!(weak.upgrade().is_none());
-    assert_eq!(rx.try_recv(), Err(TryRecvError::Disconnected));
-
-    let (tx, _rx) = mpsc::unbounded_channel::<u8>();
-    let weak = tx.downgrade();
-    assert_eq!(tx.weak_count(), 1);
-    drop(tx);
-    assert!(weak.upgrade().is_none());
-}
-
-#[test]
-fn closed_resolves_when_the_receiver_goes() {
-    on_both(|| async {
-        let (tx, rx) = mpsc::channel::<u8>(1);
-        let (utx, urx) = mpsc::unbounded_channel::<u8>();
-        let h = runtime::spawn(async move {
-            runtime::task::yield_now().await;
-            drop(rx);
-            drop(urx);
-        });
-        tx.closed().await;
-        utx.closed().await;
-        assert!(tx.is_closed() && utx.is_closed());
-        h.await.unwrap();
-    });
-}
-
-#[test]
-fn recv_many_and_len() {
-    on_both(|| async {
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        for i in 0..10 {
-            tx.send(i).unwrap();
-        }
-        assert_eq!(rx.len(), 10);
-        let mut buf = Vec::new();
-        assert_eq!(rx.recv_many(&mut buf, 0).await, 0);
-        assert_eq!(rx.recv_many(&mut buf, 4).await, 4);
-        assert_eq!(rx.recv_many(&mut buf, 100).await, 6);
-        assert_eq!(buf, (0..10).collect::<Vec<_>>());
+    watchdog("recv's None with only a weak sender", || {
+        let (tx, mut rx) = mpsc::channel::<u8>(1);
+        let weak = tx.downgrade();
+        assert_eq!((tx.strong_count(), tx.weak_count()), (1, 1));
+        let tx2 = weak.upgrade().unwrap();
+        assert_eq!(weak.strong_count(), 2);
         drop(tx);
-        assert_eq!(rx.recv_many(&mut buf, 4).await, 0);
+        drop(tx2);
+        assert!(weak.upgrade().is_none());
+        assert_eq!(rx.try_recv(), Err(TryRecvError::Disconnected));
 
-        let (tx, mut rx) = mpsc::channel(4);
-        tx.send(1).await.unwrap();
-        tx.send(2).await.unwrap();
-        let mut buf = Vec::new();
-        assert_eq!(rx.recv_many(&mut buf, 8).await, 2);
-        assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
-    });
-}
-
-#[test]
-fn send_timeout_times_out_or_sends() {
-    on_both(|| async {
-        let (tx, mut rx) = mpsc::channel(1);
-        tx.send_timeout(1, Duration::from_millis(5)).await.unwrap();
-        let err = tx
-            .send_timeout(2, Duration::from_millis(5))
-            .await
-            .unwrap_err();
-        assert_eq!(err, SendTimeoutError::Timeout(2));
-        assert_eq!(rx.recv().await, Some(1));
-        assert_eq!(tx.capacity(), 1, "the timed-out wait gave nothing away");
-        drop(rx);
-        let err = tx
-            .send_timeout(3, Duration::from_millis(5))
-            .await
-            .unwrap_err();
-        assert_eq!(err, SendTimeoutError::Closed(3));
-    });
+        let (tx, _rx) = mpsc::unbounded_channel::<u8>();
+        let weak = tx.downgrade();
+        assert_eq!(tx.weak_count(), 1);
+        drop(tx);
+        assert!(weak.upgrade().is_none());
+    })
 }
 
 #[test]
 fn blocking_send_and_recv_from_plain_threads() {
-    let (tx, mut rx) = mpsc::channel(2);
-    let producer = std::thread::spawn(move || {
+    watchdog("blocking_send and blocking_recv on plain threads", || {
+        let (tx, mut rx) = mpsc::channel(2);
+        let producer = std::thread::spawn(move || {
+            for i in 0..100 {
+                tx.blocking_send(i).unwrap();
+            }
+        });
         for i in 0..100 {
-            tx.blocking_send(i).unwrap();
+            assert_eq!(rx.blocking_recv(), Some(i));
         }
-    });
-    for i in 0..100 {
-        assert_eq!(rx.blocking_recv(), Some(i));
-    }
-    assert_eq!(rx.blocking_recv(), None);
-    producer.join().unwrap();
+        assert_eq!(rx.blocking_recv(), None);
+        producer.join().unwrap();
 
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    std::thread::spawn(move || tx.send(1).unwrap())
-        .join()
-        .unwrap();
-    assert_eq!(rx.blocking_recv(), Some(1));
-    assert_eq!(rx.blocking_recv(), None);
-}
-
-#[test]
-fn blocking_inside_a_runtime_panics_with_advice() {
-    for rt in runtimes() {
-        let (tx, mut rx) = mpsc::channel::<u8>(1);
-        let err = rt
-            .block_on(async move { runtime::spawn(async move { rx.blocking_recv() }).await })
-            .unwrap_err();
-        let msg = err.into_panic();
-        let msg = msg
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .unwrap_or_else(|| msg.downcast_ref::<&str>().copied().unwrap_or(""));
-        assert!(msg.contains("`.await`"), "unexpected panic message: {msg}");
-        let err = rt
-            .block_on(async move { runtime::spawn(async move { tx.blocking_send(1) }).await })
-            .unwrap_err();
-        assert!(err.is_panic());
-    }
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        std::thread::spawn(move || tx.send(1).unwrap())
+            .join()
+            .unwrap();
+        assert_eq!(rx.blocking_recv(), Some(1));
+        assert_eq!(rx.blocking_recv(), None);
+    })
 }
 
 #[test]
 fn works_outside_a_runtime() {
-    futures::executor::block_on(async {
-        let (tx, mut rx) = mpsc::channel(1);
-        let t = std::thread::spawn(move || {
-            futures::executor::block_on(async {
-                for i in 0..50 {
-                    tx.send(i).await.unwrap();
-                }
-            })
+    watchdog("the channel outside a runtime", || {
+        futures::executor::block_on(async {
+            let (tx, mut rx) = mpsc::channel(1);
+            let t = std::thread::spawn(move || {
+                futures::executor::block_on(async {
+                    for i in 0..50 {
+                        tx.send(i).await.unwrap();
+                    }
+                })
+            });
+            for i in 0..50 {
+                assert_eq!(rx.recv().await, Some(i));
+            }
+            t.join().unwrap();
         });
-        for i in 0..50 {
-            assert_eq!(rx.recv().await, Some(i));
-        }
-        t.join().unwrap();
-    });
+    })
 }
 
 #[test]
 fn draining_a_full_channel_yields_to_other_tasks() {
-    // One worker each, so "the other task ran" can only mean "the drainer yielded" (with
-    // two workers the other task may simply run in parallel, or late).
-    let rts = [
-        Builder::new_current_thread().build().unwrap(),
-        Builder::new_multi_thread()
-            .worker_threads(1)
-            .build()
-            .unwrap(),
-    ];
-    for rt in rts {
-        rt.block_on(async {
-            let (tx, mut rx) = mpsc::unbounded_channel();
-            for i in 0..1000 {
-                tx.send(i).unwrap();
-            }
-            let h = runtime::spawn(async move {
-                // Spawned from the one worker, which is busy with us: it can only run once
-                // we yield. It records how far we got.
-                let progress = Arc::new(AtomicUsize::new(0));
-                let at_other = Arc::new(AtomicUsize::new(usize::MAX));
-                let (p, o) = (progress.clone(), at_other.clone());
-                drop(runtime::spawn(
-                    async move { o.store(p.load(SeqCst), SeqCst) },
-                ));
-                for _ in 0..1000 {
-                    rx.recv().await.unwrap();
-                    progress.fetch_add(1, SeqCst);
+    watchdog("the draining receiver to yield", || {
+        // One worker each, so "the other task ran" can only mean "the drainer yielded" (with
+        // two workers the other task may simply run in parallel, or late).
+        let rts = [
+            Builder::new_current_thread().build().unwrap(),
+            Builder::new_multi_thread()
+                .worker_threads(1)
+                .build()
+                .unwrap(),
+        ];
+        for rt in rts {
+            rt.block_on(async {
+                let (tx, mut rx) = mpsc::unbounded_channel();
+                for i in 0..1000 {
+                    tx.send(i).unwrap();
                 }
-                at_other.load(SeqCst)
+                let h = runtime::spawn(async move {
+                    // Spawned from the one worker, which is busy with us: it can only run once
+                    // we yield. It records how far we got.
+                    let progress = Arc::new(AtomicUsize::new(0));
+                    let at_other = Arc::new(AtomicUsize::new(usize::MAX));
+                    let (p, o) = (progress.clone(), at_other.clone());
+                    drop(runtime::spawn(
+                        async move { o.store(p.load(SeqCst), SeqCst) },
+                    ));
+                    for _ in 0..1000 {
+                        rx.recv().await.unwrap();
+                        progress.fetch_add(1, SeqCst);
+                    }
+                    at_other.load(SeqCst)
+                });
+                let at = h.await.unwrap();
+                assert!(
+                    (1..1000).contains(&at),
+                    "the other task ran at progress {at}: the drainer never yielded"
+                );
             });
-            let at = h.await.unwrap();
-            assert!(
-                (1..1000).contains(&at),
-                "the other task ran at progress {at}: the drainer never yielded"
-            );
-        });
-    }
-}
-
-#[test]
-fn poll_recv_registers_and_is_woken() {
-    on_both(|| async {
-        let (tx, mut rx) = mpsc::channel(1);
-        drop(runtime::spawn(async move {
-            runtime::task::yield_now().await;
-            tx.send(3).await.unwrap();
-        }));
-        let got = std::future::poll_fn(|cx| rx.poll_recv(cx)).await;
-        assert_eq!(got, Some(3));
-    });
+        }
+    })
 }
 
 #[test]
@@ -527,34 +534,38 @@ fn errors_display() {
 
 #[test]
 fn reserve_many_zero_is_immediate() {
-    futures::executor::block_on(async {
-        let (tx, _rx) = mpsc::channel::<u8>(1);
-        let _hold = tx.try_reserve().unwrap();
-        let mut waiting = Box::pin(tx.reserve());
-        assert!(poll(&mut waiting).is_pending());
-        // Someone waits and the channel is full: zero permits still need no wait.
-        assert_eq!(tx.reserve_many(0).await.unwrap().len(), 0);
-        assert_eq!(tx.try_reserve_many(0).unwrap().len(), 0);
-    });
+    watchdog("reserve_many(0)", || {
+        futures::executor::block_on(async {
+            let (tx, _rx) = mpsc::channel::<u8>(1);
+            let _hold = tx.try_reserve().unwrap();
+            let mut waiting = Box::pin(tx.reserve());
+            assert!(poll_once(&mut waiting).is_pending());
+            // Someone waits and the channel is full: zero permits still need no wait.
+            assert_eq!(tx.reserve_many(0).await.unwrap().len(), 0);
+            assert_eq!(tx.try_reserve_many(0).unwrap().len(), 0);
+        });
+    })
 }
 
 #[test]
 fn cancelled_recv_and_send_leave_the_channel_consistent() {
-    let (tx, mut rx) = mpsc::channel(1);
-    {
+    watchdog("the channel after cancelled recvs and sends", || {
+        let (tx, mut rx) = mpsc::channel(1);
+        {
+            let mut recv = Box::pin(rx.recv());
+            assert!(poll_once(&mut recv).is_pending());
+        } // dropped while waiting: takes nothing
+        tx.try_send(1).unwrap();
+        {
+            // A send waiting for room, dropped: its value goes with it, nothing else changes.
+            let mut send = Box::pin(tx.send(2));
+            assert!(poll_once(&mut send).is_pending());
+        }
+        assert_eq!(rx.try_recv(), Ok(1));
+        assert_eq!(tx.capacity(), 1);
+        assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
+        tx.try_send(3).unwrap();
         let mut recv = Box::pin(rx.recv());
-        assert!(poll(&mut recv).is_pending());
-    } // dropped while waiting: takes nothing
-    tx.try_send(1).unwrap();
-    {
-        // A send waiting for room, dropped: its value goes with it, nothing else changes.
-        let mut send = Box::pin(tx.send(2));
-        assert!(poll(&mut send).is_pending());
-    }
-    assert_eq!(rx.try_recv(), Ok(1));
-    assert_eq!(tx.capacity(), 1);
-    assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
-    tx.try_send(3).unwrap();
-    let mut recv = Box::pin(rx.recv());
-    assert_eq!(poll(&mut recv), Poll::Ready(Some(3)));
+        assert_eq!(poll_once(&mut recv), Poll::Ready(Some(3)));
+    })
 }

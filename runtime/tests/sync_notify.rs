@@ -4,14 +4,15 @@
 //! tasks and threads.
 #![cfg(not(loom))]
 
-mod sync_support;
+#[macro_use]
+mod support;
 
 use std::pin::pin;
 use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use std::sync::Arc;
 
 use runtime::sync::Notify;
-use sync_support::*;
+use support::*;
 
 #[test]
 fn notify_one_stores_a_single_permit() {
@@ -117,79 +118,89 @@ fn a_dropped_waiting_future_leaves_no_trace() {
     assert!(poll_noop(pin!(n.notified())).is_ready());
 }
 
-#[test]
-fn ping_pong_between_tasks() {
-    on_both(|| async {
-        let (a, b) = (Arc::new(Notify::new()), Arc::new(Notify::new()));
-        let (a2, b2) = (a.clone(), b.clone());
-        let t = runtime::spawn(async move {
-            for _ in 0..1000 {
-                a2.notified().await;
-                b2.notify_one();
-            }
-        });
-        for _ in 0..1000 {
-            a.notify_one();
-            b.notified().await;
-        }
-        t.await.unwrap();
-    });
-}
+rt_test! {
+    #[test]
+    fn ping_pong_between_tasks() {
+        watchdog("the ping-pong notifications", || {
+            on(&rt(), || async {
+                let (a, b) = (Arc::new(Notify::new()), Arc::new(Notify::new()));
+                let (a2, b2) = (a.clone(), b.clone());
+                let t = runtime::spawn(async move {
+                    for _ in 0..1000 {
+                        a2.notified().await;
+                        b2.notify_one();
+                    }
+                });
+                for _ in 0..1000 {
+                    a.notify_one();
+                    b.notified().await;
+                }
+                t.await.unwrap();
+            });
+        })
+    }
 
-#[test]
-fn notify_waiters_wakes_many_tasks() {
-    on_both(|| async {
-        let n = Arc::new(Notify::new());
-        let mut tasks = Vec::new();
-        let mut queued = Vec::new();
-        for _ in 0..50 {
-            let n2 = n.clone();
-            let (tx, rx) = runtime::sync::oneshot::channel();
-            tasks.push(runtime::spawn(async move {
-                let mut f = pin!(n2.notified());
-                f.as_mut().enable();
-                tx.send(()).unwrap();
-                f.await;
-            }));
-            queued.push(rx);
-        }
-        for rx in queued {
-            rx.await.unwrap();
-        }
-        n.notify_waiters();
-        for t in tasks {
-            t.await.unwrap();
-        }
-    });
+    #[test]
+    fn notify_waiters_wakes_many_tasks() {
+        watchdog("the tasks woken by notify_waiters", || {
+            on(&rt(), || async {
+                let n = Arc::new(Notify::new());
+                let mut tasks = Vec::new();
+                let mut queued = Vec::new();
+                for _ in 0..50 {
+                    let n2 = n.clone();
+                    let (tx, rx) = runtime::sync::oneshot::channel();
+                    tasks.push(runtime::spawn(async move {
+                        let mut f = pin!(n2.notified());
+                        f.as_mut().enable();
+                        tx.send(()).unwrap();
+                        f.await;
+                    }));
+                    queued.push(rx);
+                }
+                for rx in queued {
+                    rx.await.unwrap();
+                }
+                n.notify_waiters();
+                for t in tasks {
+                    t.await.unwrap();
+                }
+            });
+        })
+    }
 }
 
 #[test]
 fn ready_notifications_spend_the_cooperative_budget() {
-    let rt = runtime::Builder::new_current_thread().build().unwrap();
-    rt.block_on(async {
-        let flag = Arc::new(AtomicBool::new(false));
-        let f = flag.clone();
-        drop(runtime::spawn(async move { f.store(true, SeqCst) }));
-        let n = Notify::new();
-        for _ in 0..10_000 {
-            n.notify_one();
-            n.notified().await;
-            if flag.load(SeqCst) {
-                return;
+    watchdog("the notified loop to yield", || {
+        let rt = runtime::Builder::new_current_thread().build().unwrap();
+        rt.block_on(async {
+            let flag = Arc::new(AtomicBool::new(false));
+            let f = flag.clone();
+            drop(runtime::spawn(async move { f.store(true, SeqCst) }));
+            let n = Notify::new();
+            for _ in 0..10_000 {
+                n.notify_one();
+                n.notified().await;
+                if flag.load(SeqCst) {
+                    return;
+                }
             }
-        }
-        panic!("10,000 ready notifications never yielded");
-    });
+            panic!("10,000 ready notifications never yielded");
+        });
+    })
 }
 
 #[test]
 fn works_across_plain_threads() {
-    let n = Arc::new(Notify::new());
-    let n2 = n.clone();
-    let t = std::thread::spawn(move || futures::executor::block_on(n2.notified()));
-    // Either the thread waits already (woken) or it will find the stored permit.
-    n.notify_one();
-    t.join().unwrap();
+    watchdog("the notification across plain threads", || {
+        let n = Arc::new(Notify::new());
+        let n2 = n.clone();
+        let t = std::thread::spawn(move || futures::executor::block_on(n2.notified()));
+        // Either the thread waits already (woken) or it will find the stored permit.
+        n.notify_one();
+        t.join().unwrap();
+    })
 }
 
 #[test]
@@ -201,24 +212,26 @@ fn const_new_in_a_static() {
 
 #[test]
 fn owned_notified_moves_into_tasks_and_forwards_on_drop() {
-    on_both(|| async {
+    watchdog("the forwarded notification", || {
+        on_both(|| async {
+            let n = Arc::new(Notify::new());
+            let waiters: Vec<_> = (0..4)
+                .map(|_| runtime::spawn(n.clone().notified_owned()))
+                .collect();
+            n.notify_waiters();
+            for w in waiters {
+                w.await.unwrap();
+            }
+        });
         let n = Arc::new(Notify::new());
-        let waiters: Vec<_> = (0..4)
-            .map(|_| runtime::spawn(n.clone().notified_owned()))
-            .collect();
-        n.notify_waiters();
-        for w in waiters {
-            w.await.unwrap();
-        }
-    });
-    let n = Arc::new(Notify::new());
-    let (cb, wb) = counting_waker();
-    let mut a = Box::pin(n.clone().notified_owned());
-    let mut b = Box::pin(n.clone().notified_owned());
-    assert!(poll_noop(a.as_mut()).is_pending());
-    assert!(poll(b.as_mut(), &wb).is_pending());
-    n.notify_one();
-    drop(a);
-    assert_eq!(cb.count(), 1);
-    assert!(poll(b.as_mut(), &wb).is_ready());
+        let (cb, wb) = counting_waker();
+        let mut a = Box::pin(n.clone().notified_owned());
+        let mut b = Box::pin(n.clone().notified_owned());
+        assert!(poll_noop(a.as_mut()).is_pending());
+        assert!(poll(b.as_mut(), &wb).is_pending());
+        n.notify_one();
+        drop(a);
+        assert_eq!(cb.count(), 1);
+        assert!(poll(b.as_mut(), &wb).is_ready());
+    })
 }

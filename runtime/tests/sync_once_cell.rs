@@ -3,57 +3,64 @@
 //! value is dropped exactly once.
 #![cfg(not(loom))]
 
-mod sync_support;
+#[macro_use]
+mod support;
 
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::Arc;
 
 use runtime::sync::{OnceCell, SetError};
-use sync_support::*;
+use support::*;
 
-#[test]
-fn one_initializer_runs_and_everyone_gets_its_value() {
-    on_both(|| async {
-        let cell = Arc::new(OnceCell::new());
-        let runs = Arc::new(AtomicUsize::new(0));
-        let mut tasks = Vec::new();
-        for i in 0..20 {
-            let (cell, runs) = (cell.clone(), runs.clone());
-            tasks.push(runtime::spawn(async move {
-                *cell
-                    .get_or_init(|| async {
-                        runs.fetch_add(1, SeqCst);
-                        runtime::task::yield_now().await;
-                        i
-                    })
-                    .await
-            }));
-        }
-        let mut values = Vec::new();
-        for t in tasks {
-            values.push(t.await.unwrap());
-        }
-        assert_eq!(runs.load(SeqCst), 1);
-        assert!(values.iter().all(|v| *v == values[0]));
-        assert_eq!(cell.get(), Some(&values[0]));
-    });
+rt_test! {
+    #[test]
+    fn one_initializer_runs_and_everyone_gets_its_value() {
+        watchdog("the initialized value", || {
+            on(&rt(), || async {
+                let cell = Arc::new(OnceCell::new());
+                let runs = Arc::new(AtomicUsize::new(0));
+                let mut tasks = Vec::new();
+                for i in 0..20 {
+                    let (cell, runs) = (cell.clone(), runs.clone());
+                    tasks.push(runtime::spawn(async move {
+                        *cell
+                            .get_or_init(|| async {
+                                runs.fetch_add(1, SeqCst);
+                                runtime::task::yield_now().await;
+                                i
+                            })
+                            .await
+                    }));
+                }
+                let mut values = Vec::new();
+                for t in tasks {
+                    values.push(t.await.unwrap());
+                }
+                assert_eq!(runs.load(SeqCst), 1);
+                assert!(values.iter().all(|v| *v == values[0]));
+                assert_eq!(cell.get(), Some(&values[0]));
+            });
+        })
+    }
 }
 
 #[test]
 fn a_failed_initializer_lets_the_next_one_run() {
-    futures::executor::block_on(async {
-        let cell = OnceCell::new();
-        assert_eq!(
-            cell.get_or_try_init(|| async { Err("no") }).await,
-            Err("no")
-        );
-        assert!(!cell.initialized());
-        assert_eq!(
-            cell.get_or_try_init(|| async { Ok::<_, &str>(3) }).await,
-            Ok(&3)
-        );
-        assert_eq!(cell.get_or_try_init(|| async { Err("late") }).await, Ok(&3));
-    });
+    watchdog("the next initializer", || {
+        futures::executor::block_on(async {
+            let cell = OnceCell::new();
+            assert_eq!(
+                cell.get_or_try_init(|| async { Err("no") }).await,
+                Err("no")
+            );
+            assert!(!cell.initialized());
+            assert_eq!(
+                cell.get_or_try_init(|| async { Ok::<_, &str>(3) }).await,
+                Ok(&3)
+            );
+            assert_eq!(cell.get_or_try_init(|| async { Err("late") }).await, Ok(&3));
+        });
+    })
 }
 
 #[test]
@@ -121,12 +128,14 @@ fn the_value_is_dropped_exactly_once() {
 
 #[test]
 fn statics() {
-    static A: OnceCell<u32> = OnceCell::const_new();
-    static B: OnceCell<u32> = OnceCell::const_new_with(5);
-    assert_eq!(
-        futures::executor::block_on(A.get_or_init(|| async { 1 })),
-        &1
-    );
-    assert_eq!(B.get(), Some(&5));
-    assert!(B.set(6).unwrap_err().is_already_init_err());
+    watchdog("the static cell", || {
+        static A: OnceCell<u32> = OnceCell::const_new();
+        static B: OnceCell<u32> = OnceCell::const_new_with(5);
+        assert_eq!(
+            futures::executor::block_on(A.get_or_init(|| async { 1 })),
+            &1
+        );
+        assert_eq!(B.get(), Some(&5));
+        assert!(B.set(6).unwrap_err().is_already_init_err());
+    })
 }

@@ -4,7 +4,8 @@
 //! outside a runtime.
 #![cfg(not(loom))]
 
-mod sync_support;
+#[macro_use]
+mod support;
 
 use std::pin::pin;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
@@ -12,39 +13,121 @@ use std::sync::Arc;
 use std::task::Poll;
 
 use runtime::sync::{AcquireError, Semaphore, TryAcquireError};
-use sync_support::*;
+use support::*;
 
-#[test]
-fn never_exceeds_its_permits_under_100_contending_tasks() {
-    on_both(|| async {
-        let sem = Arc::new(Semaphore::new(5));
-        let inside = Arc::new(AtomicUsize::new(0));
-        let max = Arc::new(AtomicUsize::new(0));
-        let mut tasks = Vec::new();
-        for i in 0..100 {
-            let (sem, inside, max) = (sem.clone(), inside.clone(), max.clone());
-            tasks.push(runtime::spawn(async move {
-                let _p = if i % 2 == 0 {
-                    sem.acquire().await.unwrap().num_permits()
-                } else {
-                    sem.clone().acquire_owned().await.unwrap().num_permits()
-                };
-                let _permit = sem.acquire().await.unwrap();
-                let now = inside.fetch_add(1, SeqCst) + 1;
-                max.fetch_max(now, SeqCst);
-                for _ in 0..3 {
-                    runtime::task::yield_now().await;
+rt_test! {
+    #[test]
+    fn never_exceeds_its_permits_under_100_contending_tasks() {
+        watchdog("the 100 contending tasks", || {
+            on(&rt(), || async {
+                let sem = Arc::new(Semaphore::new(5));
+                let inside = Arc::new(AtomicUsize::new(0));
+                let max = Arc::new(AtomicUsize::new(0));
+                let mut tasks = Vec::new();
+                for i in 0..100 {
+                    let (sem, inside, max) = (sem.clone(), inside.clone(), max.clone());
+                    tasks.push(runtime::spawn(async move {
+                        let _p = if i % 2 == 0 {
+                            sem.acquire().await.unwrap().num_permits()
+                        } else {
+                            sem.clone().acquire_owned().await.unwrap().num_permits()
+                        };
+                        let _permit = sem.acquire().await.unwrap();
+                        let now = inside.fetch_add(1, SeqCst) + 1;
+                        max.fetch_max(now, SeqCst);
+                        for _ in 0..3 {
+                            runtime::task::yield_now().await;
+                        }
+                        inside.fetch_sub(1, SeqCst);
+                    }));
                 }
-                inside.fetch_sub(1, SeqCst);
-            }));
-        }
-        for t in tasks {
-            t.await.unwrap();
-        }
-        let max = max.load(SeqCst);
-        assert!((1..=5).contains(&max), "{max} tasks held a permit at once");
-        assert_eq!(sem.available_permits(), 5);
-    });
+                for t in tasks {
+                    t.await.unwrap();
+                }
+                let max = max.load(SeqCst);
+                assert!((1..=5).contains(&max), "{max} tasks held a permit at once");
+                assert_eq!(sem.available_permits(), 5);
+            });
+        })
+    }
+
+    #[test]
+    fn waiters_are_served_in_order() {
+        watchdog("the waiters in order", || {
+            on(&rt(), || async {
+                let sem = Arc::new(Semaphore::new(0));
+                let order = Arc::new(std::sync::Mutex::new(Vec::new()));
+                let mut tasks = Vec::new();
+                for i in 0..10 {
+                    let (s, o) = (sem.clone(), order.clone());
+                    let (queued_tx, queued_rx) = runtime::sync::oneshot::channel();
+                    tasks.push(runtime::spawn(async move {
+                        let mut acquire = pin!(s.acquire());
+                        // Queue (first poll), then tell the test, then wait.
+                        assert!(futures::poll!(acquire.as_mut()).is_pending());
+                        queued_tx.send(()).unwrap();
+                        acquire.await.unwrap().forget();
+                        o.lock().unwrap().push(i);
+                    }));
+                    queued_rx.await.unwrap();
+                }
+                for i in 0..10 {
+                    sem.add_permits(1);
+                    while order.lock().unwrap().len() <= i {
+                        runtime::task::yield_now().await;
+                    }
+                }
+                for t in tasks {
+                    t.await.unwrap();
+                }
+                assert_eq!(*order.lock().unwrap(), (0..10).collect::<Vec<_>>());
+            });
+        })
+    }
+
+    #[test]
+    fn a_cancelled_task_waiter_does_not_block_the_next() {
+        watchdog("the waiter behind a cancelled one", || {
+            on(&rt(), || async {
+                let sem = Arc::new(Semaphore::new(1));
+                let held = sem.clone().acquire_owned().await.unwrap();
+                let s = sem.clone();
+                let cancelled = runtime::spawn(async move {
+                    let _ = s.acquire().await;
+                    unreachable!("aborted before a permit came");
+                });
+                let s = sem.clone();
+                let next = runtime::spawn(async move { s.acquire().await.unwrap().num_permits() });
+                runtime::task::yield_now().await;
+                cancelled.abort();
+                let _ = cancelled.await;
+                drop(held);
+                assert_eq!(next.await.unwrap(), 1);
+                assert_eq!(sem.available_permits(), 1);
+            });
+        })
+    }
+
+    #[test]
+    fn close_fails_waiters_and_later_acquires_but_keeps_held_permits() {
+        watchdog("the waiters failed by close", || {
+            on(&rt(), || async {
+                let sem = Arc::new(Semaphore::new(1));
+                let held = sem.try_acquire().unwrap();
+                let s = sem.clone();
+                let waiter = runtime::spawn(async move { s.acquire_many(2).await.map(|_| ()) });
+                runtime::task::yield_now().await;
+                sem.close();
+                assert!(waiter.await.unwrap().is_err());
+                assert!(sem.is_closed());
+                assert_eq!(sem.try_acquire().unwrap_err(), TryAcquireError::Closed);
+                assert!(sem.acquire().await.is_err());
+                drop(held);
+                assert_eq!(sem.available_permits(), 1);
+                assert_eq!(closed_err().to_string(), "semaphore closed");
+            });
+        })
+    }
 }
 
 #[test]
@@ -74,38 +157,6 @@ fn a_big_acquire_many_is_not_starved_by_small_ones() {
     assert_eq!(sem.available_permits(), 2);
     assert!(poll_noop(small.as_mut()).is_ready());
     assert_eq!(sem.available_permits(), 3);
-}
-
-#[test]
-fn waiters_are_served_in_order() {
-    on_both(|| async {
-        let sem = Arc::new(Semaphore::new(0));
-        let order = Arc::new(std::sync::Mutex::new(Vec::new()));
-        let mut tasks = Vec::new();
-        for i in 0..10 {
-            let (s, o) = (sem.clone(), order.clone());
-            let (queued_tx, queued_rx) = runtime::sync::oneshot::channel();
-            tasks.push(runtime::spawn(async move {
-                let mut acquire = pin!(s.acquire());
-                // Queue (first poll), then tell the test, then wait.
-                assert!(futures::poll!(acquire.as_mut()).is_pending());
-                queued_tx.send(()).unwrap();
-                acquire.await.unwrap().forget();
-                o.lock().unwrap().push(i);
-            }));
-            queued_rx.await.unwrap();
-        }
-        for i in 0..10 {
-            sem.add_permits(1);
-            while order.lock().unwrap().len() <= i {
-                runtime::task::yield_now().await;
-            }
-        }
-        for t in tasks {
-            t.await.unwrap();
-        }
-        assert_eq!(*order.lock().unwrap(), (0..10).collect::<Vec<_>>());
-    });
 }
 
 #[test]
@@ -167,46 +218,6 @@ fn a_cancelled_acquire_many_gives_back_its_partial_permits() {
     assert!(sem.try_acquire_many(2).is_ok());
 }
 
-#[test]
-fn a_cancelled_task_waiter_does_not_block_the_next() {
-    on_both(|| async {
-        let sem = Arc::new(Semaphore::new(1));
-        let held = sem.clone().acquire_owned().await.unwrap();
-        let s = sem.clone();
-        let cancelled = runtime::spawn(async move {
-            let _ = s.acquire().await;
-            unreachable!("aborted before a permit came");
-        });
-        let s = sem.clone();
-        let next = runtime::spawn(async move { s.acquire().await.unwrap().num_permits() });
-        runtime::task::yield_now().await;
-        cancelled.abort();
-        let _ = cancelled.await;
-        drop(held);
-        assert_eq!(next.await.unwrap(), 1);
-        assert_eq!(sem.available_permits(), 1);
-    });
-}
-
-#[test]
-fn close_fails_waiters_and_later_acquires_but_keeps_held_permits() {
-    on_both(|| async {
-        let sem = Arc::new(Semaphore::new(1));
-        let held = sem.try_acquire().unwrap();
-        let s = sem.clone();
-        let waiter = runtime::spawn(async move { s.acquire_many(2).await.map(|_| ()) });
-        runtime::task::yield_now().await;
-        sem.close();
-        assert!(waiter.await.unwrap().is_err());
-        assert!(sem.is_closed());
-        assert_eq!(sem.try_acquire().unwrap_err(), TryAcquireError::Closed);
-        assert!(sem.acquire().await.is_err());
-        drop(held);
-        assert_eq!(sem.available_permits(), 1);
-        assert_eq!(closed_err().to_string(), "semaphore closed");
-    });
-}
-
 fn closed_err() -> AcquireError {
     let s = Semaphore::new(0);
     s.close();
@@ -262,38 +273,44 @@ fn adding_past_max_permits_panics() {
 
 #[test]
 fn zero_permit_acquires_succeed_at_once() {
-    let s = Semaphore::new(0);
-    assert!(s.try_acquire_many(0).is_ok());
-    assert!(futures::executor::block_on(s.acquire_many(0)).is_ok());
+    watchdog("the zero-permit acquires", || {
+        let s = Semaphore::new(0);
+        assert!(s.try_acquire_many(0).is_ok());
+        assert!(futures::executor::block_on(s.acquire_many(0)).is_ok());
+    })
 }
 
 /// A task that keeps finding permits ready still yields (each ready acquire spends budget).
 #[test]
 fn ready_acquires_spend_the_cooperative_budget() {
-    let rt = runtime::Builder::new_current_thread().build().unwrap();
-    rt.block_on(async {
-        let flag = Arc::new(AtomicBool::new(false));
-        let f = flag.clone();
-        drop(runtime::spawn(async move { f.store(true, SeqCst) }));
-        let sem = Semaphore::new(1);
-        for _ in 0..10_000 {
-            drop(sem.acquire().await.unwrap());
-            if flag.load(SeqCst) {
-                return;
+    watchdog("the acquiring loop to yield", || {
+        let rt = runtime::Builder::new_current_thread().build().unwrap();
+        rt.block_on(async {
+            let flag = Arc::new(AtomicBool::new(false));
+            let f = flag.clone();
+            drop(runtime::spawn(async move { f.store(true, SeqCst) }));
+            let sem = Semaphore::new(1);
+            for _ in 0..10_000 {
+                drop(sem.acquire().await.unwrap());
+                if flag.load(SeqCst) {
+                    return;
+                }
             }
-        }
-        panic!("10,000 ready acquires never yielded to the other task");
-    });
+            panic!("10,000 ready acquires never yielded to the other task");
+        });
+    })
 }
 
 #[test]
 fn works_outside_any_runtime() {
-    let sem = Arc::new(Semaphore::new(1));
-    let p = futures::executor::block_on(sem.clone().acquire_owned()).unwrap();
-    let s = sem.clone();
-    let t = std::thread::spawn(move || futures::executor::block_on(s.acquire()).is_ok());
-    drop(p);
-    assert!(t.join().unwrap());
+    watchdog("the acquires outside a runtime", || {
+        let sem = Arc::new(Semaphore::new(1));
+        let p = futures::executor::block_on(sem.clone().acquire_owned()).unwrap();
+        let s = sem.clone();
+        let t = std::thread::spawn(move || futures::executor::block_on(s.acquire()).is_ok());
+        drop(p);
+        assert!(t.join().unwrap());
+    })
 }
 
 #[test]
@@ -310,45 +327,47 @@ fn const_new_in_a_static() {
 /// some after a partial or full grant): the count never goes over 3 and ends at 3.
 #[test]
 fn a_storm_of_cancelled_acquires_loses_no_permit() {
-    static CANCELLED: AtomicUsize = AtomicUsize::new(0);
-    use std::time::Duration;
-    on_both(|| async {
-        let sem = Arc::new(Semaphore::new(3));
-        let held = Arc::new(AtomicUsize::new(0));
-        let mut tasks = Vec::new();
-        for i in 0..40u32 {
-            let (sem, held) = (sem.clone(), held.clone());
-            tasks.push(runtime::spawn(async move {
-                for j in 0..20u32 {
-                    let n = 1 + (i + j) % 3;
-                    let wait = Duration::from_micros(u64::from((i * 7 + j * 13) % 50));
-                    let acquire = sem.clone().acquire_many_owned(n);
-                    if let Ok(p) = runtime::time::timeout(wait, acquire).await {
-                        let p = p.unwrap();
-                        let now = held.fetch_add(n as usize, SeqCst) + n as usize;
-                        assert!(now <= 3, "{now} permits held at once");
-                        if j % 4 == 0 {
-                            // Hold long enough for the timeouts of others to fire.
-                            runtime::time::sleep(Duration::from_millis(1)).await;
+    watchdog("the permits after a storm of cancelled acquires", || {
+        static CANCELLED: AtomicUsize = AtomicUsize::new(0);
+        use std::time::Duration;
+        on_both(|| async {
+            let sem = Arc::new(Semaphore::new(3));
+            let held = Arc::new(AtomicUsize::new(0));
+            let mut tasks = Vec::new();
+            for i in 0..40u32 {
+                let (sem, held) = (sem.clone(), held.clone());
+                tasks.push(runtime::spawn(async move {
+                    for j in 0..20u32 {
+                        let n = 1 + (i + j) % 3;
+                        let wait = Duration::from_micros(u64::from((i * 7 + j * 13) % 50));
+                        let acquire = sem.clone().acquire_many_owned(n);
+                        if let Ok(p) = runtime::time::timeout(wait, acquire).await {
+                            let p = p.unwrap();
+                            let now = held.fetch_add(n as usize, SeqCst) + n as usize;
+                            assert!(now <= 3, "{now} permits held at once");
+                            if j % 4 == 0 {
+                                // Hold long enough for the timeouts of others to fire.
+                                runtime::time::sleep(Duration::from_millis(1)).await;
+                            } else {
+                                runtime::task::yield_now().await;
+                            }
+                            held.fetch_sub(n as usize, SeqCst);
+                            drop(p);
                         } else {
-                            runtime::task::yield_now().await;
+                            CANCELLED.fetch_add(1, SeqCst);
                         }
-                        held.fetch_sub(n as usize, SeqCst);
-                        drop(p);
-                    } else {
-                        CANCELLED.fetch_add(1, SeqCst);
                     }
-                }
-            }));
-        }
-        for t in tasks {
-            t.await.unwrap();
-        }
-        assert_eq!(sem.available_permits(), 3);
-        assert_eq!(sem.try_acquire_many(3).unwrap().num_permits(), 3);
-    });
-    assert!(
-        CANCELLED.load(SeqCst) > 0,
-        "no acquire was cancelled: the test did not exercise cancellation"
-    );
+                }));
+            }
+            for t in tasks {
+                t.await.unwrap();
+            }
+            assert_eq!(sem.available_permits(), 3);
+            assert_eq!(sem.try_acquire_many(3).unwrap().num_permits(), 3);
+        });
+        assert!(
+            CANCELLED.load(SeqCst) > 0,
+            "no acquire was cancelled: the test did not exercise cancellation"
+        );
+    })
 }

@@ -3,85 +3,106 @@
 //! marks, cancellation of a waiting `changed`, and blocking-free use outside a runtime; on
 //! both flavors.
 
-use std::future::Future;
-use std::pin::Pin;
-use std::task::{Context, Poll, Waker};
-use std::time::Duration;
+#[macro_use]
+mod support;
+
+use support::*;
+
+use std::task::Poll;
 
 use runtime::sync::watch;
-use runtime::{Builder, Runtime};
 
-fn runtimes() -> Vec<Runtime> {
-    vec![
-        Builder::new_current_thread().enable_all().build().unwrap(),
-        Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap(),
-    ]
-}
-
-fn on_both<F, Fut>(f: F)
-where
-    F: Fn() -> Fut,
-    Fut: Future<Output = ()> + Send + 'static,
-{
-    for rt in runtimes() {
-        rt.block_on(async {
-            runtime::time::timeout(Duration::from_secs(10), f())
-                .await
-                .expect("test timed out after 10 s")
-        });
+rt_test! {
+    #[test]
+    fn receiver_sees_every_last_value() {
+        watchdog("the receiver's last value", || {
+            on(&rt(), || async {
+                let (tx, mut rx) = watch::channel(0u32);
+                let h = runtime::spawn(async move {
+                    for i in 1..=1000 {
+                        tx.send(i).unwrap();
+                        if i % 7 == 0 {
+                            runtime::task::yield_now().await;
+                        }
+                    }
+                });
+                let mut last = 0;
+                while rx.changed().await.is_ok() {
+                    let v = *rx.borrow_and_update();
+                    assert!(v > last, "values go forward");
+                    last = v;
+                }
+                assert_eq!(last, 1000, "the last value is never missed");
+                h.await.unwrap();
+            });
+        })
     }
-}
 
-fn poll<F: Future + Unpin>(f: &mut F) -> Poll<F::Output> {
-    Pin::new(f).poll(&mut Context::from_waker(Waker::noop()))
-}
-
-#[test]
-fn receiver_sees_every_last_value() {
-    on_both(|| async {
-        let (tx, mut rx) = watch::channel(0u32);
-        let h = runtime::spawn(async move {
-            for i in 1..=1000 {
-                tx.send(i).unwrap();
-                if i % 7 == 0 {
+    #[test]
+    fn many_receivers_are_all_notified() {
+        watchdog("every receiver's change", || {
+            on(&rt(), || async {
+                let (tx, rx) = watch::channel(0);
+                let mut handles = Vec::new();
+                for _ in 0..16 {
+                    let mut rx = rx.clone();
+                    handles.push(runtime::spawn(async move {
+                        rx.wait_for(|v| *v == 3).await.map(|v| *v)
+                    }));
+                }
+                for i in 1..=3 {
+                    tx.send(i).unwrap();
                     runtime::task::yield_now().await;
                 }
-            }
-        });
-        let mut last = 0;
-        while rx.changed().await.is_ok() {
-            let v = *rx.borrow_and_update();
-            assert!(v > last, "values go forward");
-            last = v;
-        }
-        assert_eq!(last, 1000, "the last value is never missed");
-        h.await.unwrap();
-    });
-}
+                for h in handles {
+                    assert_eq!(h.await.unwrap(), Ok(3));
+                }
+            });
+        })
+    }
 
-#[test]
-fn many_receivers_are_all_notified() {
-    on_both(|| async {
-        let (tx, rx) = watch::channel(0);
-        let mut handles = Vec::new();
-        for _ in 0..16 {
-            let mut rx = rx.clone();
-            handles.push(runtime::spawn(async move {
-                rx.wait_for(|v| *v == 3).await.map(|v| *v)
-            }));
-        }
-        for i in 1..=3 {
-            tx.send(i).unwrap();
-            runtime::task::yield_now().await;
-        }
-        for h in handles {
-            assert_eq!(h.await.unwrap(), Ok(3));
-        }
-    });
+    #[test]
+    fn changed_errors_once_senders_are_gone_and_nothing_unseen() {
+        watchdog("changed()'s error", || {
+            on(&rt(), || async {
+                let (tx, mut rx) = watch::channel(0);
+                let tx2 = tx.clone();
+                tx.send(1).unwrap();
+                drop(tx);
+                assert!(rx.changed().await.is_ok());
+                let h = runtime::spawn(async move {
+                    runtime::task::yield_now().await;
+                    drop(tx2);
+                });
+                assert!(rx.changed().await.is_err());
+                h.await.unwrap();
+                assert!(
+                    rx.wait_for(|v| *v == 1).await.is_ok(),
+                    "the current value matches"
+                );
+                assert!(rx.wait_for(|v| *v == 2).await.is_err());
+            });
+        })
+    }
+
+    #[test]
+    fn sender_closed_waits_for_the_last_receiver() {
+        watchdog("closed() after the last receiver", || {
+            on(&rt(), || async {
+                let (tx, rx) = watch::channel(());
+                let rx2 = rx.clone();
+                assert_eq!(tx.receiver_count(), 2);
+                let h = runtime::spawn(async move {
+                    drop(rx);
+                    runtime::task::yield_now().await;
+                    drop(rx2);
+                });
+                tx.closed().await;
+                assert!(tx.is_closed());
+                h.await.unwrap();
+            });
+        })
+    }
 }
 
 #[test]
@@ -139,33 +160,11 @@ fn send_variants() {
 }
 
 #[test]
-fn changed_errors_once_senders_are_gone_and_nothing_unseen() {
-    on_both(|| async {
-        let (tx, mut rx) = watch::channel(0);
-        let tx2 = tx.clone();
-        tx.send(1).unwrap();
-        drop(tx);
-        assert!(rx.changed().await.is_ok());
-        let h = runtime::spawn(async move {
-            runtime::task::yield_now().await;
-            drop(tx2);
-        });
-        assert!(rx.changed().await.is_err());
-        h.await.unwrap();
-        assert!(
-            rx.wait_for(|v| *v == 1).await.is_ok(),
-            "the current value matches"
-        );
-        assert!(rx.wait_for(|v| *v == 2).await.is_err());
-    });
-}
-
-#[test]
 fn cancelled_changed_leaves_the_channel_consistent() {
     let (tx, mut rx) = watch::channel(0);
     {
         let mut fut = Box::pin(rx.changed());
-        assert!(poll(&mut fut).is_pending());
+        assert!(poll_once(&mut fut).is_pending());
     } // dropped while waiting
     assert!(
         !rx.has_changed().unwrap(),
@@ -173,39 +172,24 @@ fn cancelled_changed_leaves_the_channel_consistent() {
     );
     tx.send(1).unwrap();
     let mut fut = Box::pin(rx.changed());
-    assert_eq!(poll(&mut fut), Poll::Ready(Ok(())));
-}
-
-#[test]
-fn sender_closed_waits_for_the_last_receiver() {
-    on_both(|| async {
-        let (tx, rx) = watch::channel(());
-        let rx2 = rx.clone();
-        assert_eq!(tx.receiver_count(), 2);
-        let h = runtime::spawn(async move {
-            drop(rx);
-            runtime::task::yield_now().await;
-            drop(rx2);
-        });
-        tx.closed().await;
-        assert!(tx.is_closed());
-        h.await.unwrap();
-    });
+    assert_eq!(poll_once(&mut fut), Poll::Ready(Ok(())));
 }
 
 #[test]
 fn works_outside_a_runtime() {
-    let (tx, mut rx) = watch::channel(0);
-    let t = std::thread::spawn(move || {
-        for i in 1..=100 {
-            tx.send(i).unwrap();
-        }
-    });
-    futures::executor::block_on(async {
-        while rx.changed().await.is_ok() {}
-        assert_eq!(*rx.borrow(), 100);
-    });
-    t.join().unwrap();
+    watchdog("the watch outside a runtime", || {
+        let (tx, mut rx) = watch::channel(0);
+        let t = std::thread::spawn(move || {
+            for i in 1..=100 {
+                tx.send(i).unwrap();
+            }
+        });
+        futures::executor::block_on(async {
+            while rx.changed().await.is_ok() {}
+            assert_eq!(*rx.borrow(), 100);
+        });
+        t.join().unwrap();
+    })
 }
 
 #[test]

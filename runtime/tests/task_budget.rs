@@ -2,6 +2,11 @@
 //! while it loops), and `task::unconstrained` turns that off.
 #![cfg(not(loom))]
 
+#[macro_use]
+mod support;
+
+use support::*;
+
 use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use std::sync::Arc;
 use std::time::Duration;
@@ -34,80 +39,89 @@ fn one_worker_rts() -> Vec<Runtime> {
 
 #[test]
 fn consume_budget_yields_to_other_tasks() {
-    for rt in one_worker_rts() {
-        rt.block_on(async {
-            let flag = Arc::new(AtomicBool::new(false));
-            let f = flag.clone();
-            let spinner = runtime::spawn(async move { spin_until(&f).await });
-            let f = flag.clone();
-            drop(runtime::spawn(async move { f.store(true, SeqCst) }));
-            let n = runtime::time::timeout(Duration::from_secs(10), spinner)
-                .await
-                .expect("the spinner never saw the flag")
-                .unwrap();
-            assert!(n >= 1);
-        });
-    }
+    watchdog("consume_budget to yield to the other task", || {
+        for rt in one_worker_rts() {
+            rt.block_on(async {
+                let flag = Arc::new(AtomicBool::new(false));
+                let f = flag.clone();
+                let spinner = runtime::spawn(async move { spin_until(&f).await });
+                let f = flag.clone();
+                drop(runtime::spawn(async move { f.store(true, SeqCst) }));
+                let n = runtime::time::timeout(Duration::from_secs(10), spinner)
+                    .await
+                    .expect("the spinner never saw the flag")
+                    .unwrap();
+                assert!(n >= 1);
+            });
+        }
+    })
 }
 
 #[test]
 fn unconstrained_never_runs_out_of_budget() {
-    for rt in one_worker_rts() {
-        rt.block_on(async {
-            let flag = Arc::new(AtomicBool::new(false));
-            let f = flag.clone();
-            // 10x the budget, unconstrained: the other task cannot run in between.
-            let h = runtime::spawn(task::unconstrained(async move {
-                for _ in 0..1280 {
-                    task::consume_budget().await;
-                    assert!(!f.load(SeqCst), "an unconstrained loop yielded");
-                }
-            }));
-            let f = flag.clone();
-            drop(runtime::spawn(async move { f.store(true, SeqCst) }));
-            runtime::time::timeout(Duration::from_secs(10), h)
-                .await
-                .unwrap()
-                .unwrap();
-        });
-    }
+    watchdog("the unconstrained loop", || {
+        for rt in one_worker_rts() {
+            rt.block_on(async {
+                let flag = Arc::new(AtomicBool::new(false));
+                let f = flag.clone();
+                // 10x the budget, unconstrained: the other task cannot run in between.
+                let h = runtime::spawn(task::unconstrained(async move {
+                    for _ in 0..1280 {
+                        task::consume_budget().await;
+                        assert!(!f.load(SeqCst), "an unconstrained loop yielded");
+                    }
+                }));
+                let f = flag.clone();
+                drop(runtime::spawn(async move { f.store(true, SeqCst) }));
+                runtime::time::timeout(Duration::from_secs(10), h)
+                    .await
+                    .unwrap()
+                    .unwrap();
+            });
+        }
+    })
 }
 
 #[test]
 fn consume_budget_outside_a_runtime_is_ready() {
-    futures::executor::block_on(async {
-        for _ in 0..1000 {
-            task::consume_budget().await;
-        }
-    });
+    watchdog("consume_budget outside a runtime", || {
+        futures::executor::block_on(async {
+            for _ in 0..1000 {
+                task::consume_budget().await;
+            }
+        });
+    })
 }
 
 #[test]
 fn has_budget_remaining_tracks_the_budget() {
-    for rt in one_worker_rts() {
-        rt.block_on(async {
-            let h = runtime::spawn(async {
-                assert!(task::coop::has_budget_remaining());
-                // Spend budget until it runs out; the next call yields and refills it.
-                let mut spent = 0u32;
-                while task::coop::has_budget_remaining() {
-                    task::coop::consume_budget().await;
-                    spent += 1;
-                    assert!(spent <= 1000, "the budget never ran out");
-                }
-                task::consume_budget().await;
-                assert!(
-                    task::coop::has_budget_remaining(),
-                    "a yield did not refill it"
-                );
-                task::unconstrained(async { assert!(task::coop::has_budget_remaining()) }).await;
-                spent
+    watchdog("the budget loop", || {
+        for rt in one_worker_rts() {
+            rt.block_on(async {
+                let h = runtime::spawn(async {
+                    assert!(task::coop::has_budget_remaining());
+                    // Spend budget until it runs out; the next call yields and refills it.
+                    let mut spent = 0u32;
+                    while task::coop::has_budget_remaining() {
+                        task::coop::consume_budget().await;
+                        spent += 1;
+                        assert!(spent <= 1000, "the budget never ran out");
+                    }
+                    task::consume_budget().await;
+                    assert!(
+                        task::coop::has_budget_remaining(),
+                        "a yield did not refill it"
+                    );
+                    task::unconstrained(async { assert!(task::coop::has_budget_remaining()) })
+                        .await;
+                    spent
+                });
+                let spent = runtime::time::timeout(Duration::from_secs(10), h)
+                    .await
+                    .unwrap()
+                    .unwrap();
+                assert!(spent > 1);
             });
-            let spent = runtime::time::timeout(Duration::from_secs(10), h)
-                .await
-                .unwrap()
-                .unwrap();
-            assert!(spent > 1);
-        });
-    }
+        }
+    })
 }

@@ -2,68 +2,69 @@
 //! `AbortHandle::id`, uniqueness across threads, and `JoinError` naming the task.
 #![cfg(not(loom))]
 
+#[macro_use]
+mod support;
+
+use support::*;
+
 use std::collections::HashSet;
 
 use runtime::task;
-use runtime::{Builder, Runtime};
 
-macro_rules! flavor_tests {
-    ($($flavor:ident => $build:expr;)*) => {$(
-        mod $flavor {
-            use super::*;
+rt_test! {
+    flavors {
+        current_thread => support::current_thread();
+        multi_thread => support::multi_thread(4);
+    }
 
-            fn rt() -> Runtime {
-                $build
-            }
+    #[test]
+    fn ids_match_inside_and_out() {
+        watchdog("the 100 tasks' ids", || {
+            let rt = rt();
+            rt.block_on(async {
+                assert_eq!(task::try_id(), None, "block_on's future is no task");
+                let mut handles = Vec::new();
+                for _ in 0..100 {
+                    handles.push(runtime::spawn(async {
+                        let before = task::id();
+                        task::yield_now().await;
+                        assert_eq!(task::try_id(), Some(before));
+                        before
+                    }));
+                }
+                let mut seen = HashSet::new();
+                for h in handles {
+                    let id = h.id();
+                    assert_eq!(h.abort_handle().id(), id);
+                    assert_eq!(h.await.unwrap(), id);
+                    assert!(seen.insert(id), "duplicate id {id}");
+                }
+                let blocking = runtime::task::spawn_blocking(task::try_id);
+                let id = blocking.id();
+                assert_eq!(blocking.await.unwrap(), Some(id));
+            });
+        })
+    }
 
-            #[test]
-            fn ids_match_inside_and_out() {
-                let rt = rt();
-                rt.block_on(async {
-                    assert_eq!(task::try_id(), None, "block_on's future is no task");
-                    let mut handles = Vec::new();
-                    for _ in 0..100 {
-                        handles.push(runtime::spawn(async {
-                            let before = task::id();
-                            task::yield_now().await;
-                            assert_eq!(task::try_id(), Some(before));
-                            before
-                        }));
-                    }
-                    let mut seen = HashSet::new();
-                    for h in handles {
-                        let id = h.id();
-                        assert_eq!(h.abort_handle().id(), id);
-                        assert_eq!(h.await.unwrap(), id);
-                        assert!(seen.insert(id), "duplicate id {id}");
-                    }
-                    let blocking = runtime::task::spawn_blocking(task::try_id);
-                    let id = blocking.id();
-                    assert_eq!(blocking.await.unwrap(), Some(id));
-                });
-            }
-
-            #[test]
-            fn cancelled_join_error_names_the_task() {
-                let rt = rt();
-                let h = rt.spawn(std::future::pending::<()>());
-                let id = h.id();
-                h.abort();
-                let err = rt.block_on(h).unwrap_err();
-                assert!(err.is_cancelled());
-                assert_eq!(err.id(), id);
-                assert_eq!(err.to_string(), format!("task {id} was cancelled"));
-                assert_eq!(format!("{err:?}"), format!("JoinError::Cancelled(Id({id}))"));
-                let err = err.try_into_panic().unwrap_err();
-                assert!(!err.is_panic());
-            }
-        }
-    )*};
-}
-
-flavor_tests! {
-    current_thread => Builder::new_current_thread().enable_all().build().unwrap();
-    multi_thread => Builder::new_multi_thread().worker_threads(4).enable_all().build().unwrap();
+    #[test]
+    fn cancelled_join_error_names_the_task() {
+        watchdog("the aborted task's JoinError", || {
+            let rt = rt();
+            let h = rt.spawn(std::future::pending::<()>());
+            let id = h.id();
+            h.abort();
+            let err = rt.block_on(h).unwrap_err();
+            assert!(err.is_cancelled());
+            assert_eq!(err.id(), id);
+            assert_eq!(err.to_string(), format!("task {id} was cancelled"));
+            assert_eq!(
+                format!("{err:?}"),
+                format!("JoinError::Cancelled(Id({id}))")
+            );
+            let err = err.try_into_panic().unwrap_err();
+            assert!(!err.is_panic());
+        })
+    }
 }
 
 #[test]

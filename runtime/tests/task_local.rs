@@ -3,12 +3,16 @@
 //! access outside a scope errors (`try_with`) or panics with advice (`with`, `get`).
 #![cfg(not(loom))]
 
+#[macro_use]
+mod support;
+
+use support::*;
+
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::Arc;
 use std::time::Duration;
 
 use runtime::task::{self, JoinSet};
-use runtime::{Builder, Runtime};
 
 runtime::task_local! {
     static NUMBER: u32;
@@ -17,13 +21,6 @@ runtime::task_local! {
 
 runtime::task_local! {
     static SOLO: u8
-}
-
-async fn within<F: std::future::Future>(what: &str, fut: F) -> F::Output {
-    match runtime::time::timeout(Duration::from_secs(10), fut).await {
-        Ok(v) => v,
-        Err(_) => panic!("timed out after 10 s waiting for {what}"),
-    }
 }
 
 #[test]
@@ -73,86 +70,82 @@ fn access_error_displays() {
     assert_eq!(err.to_string(), "task-local value not set");
 }
 
-macro_rules! flavor_tests {
-    ($($flavor:ident => $build:expr;)*) => {$(
-        mod $flavor {
-            use super::*;
+rt_test! {
+    flavors {
+        current_thread => support::current_thread();
+        multi_thread => support::multi_thread(4);
+    }
 
-            fn rt() -> Runtime {
-                $build
-            }
-
-            #[test]
-            fn value_survives_awaits_and_stays_in_its_task() {
-                rt().block_on(async {
-                    let mut set = JoinSet::new();
-                    for i in 0..50u32 {
-                        set.spawn(NUMBER.scope(i, async move {
-                            for _ in 0..5 {
-                                assert_eq!(NUMBER.get(), i);
-                                task::yield_now().await;
-                                runtime::time::sleep(Duration::from_micros(50)).await;
-                            }
-                            NUMBER.get()
-                        }));
-                    }
-                    let mut seen = vec![false; 50];
-                    while let Some(res) = within("scoped tasks", set.join_next()).await {
-                        seen[res.unwrap() as usize] = true;
-                    }
-                    assert!(seen.iter().all(|s| *s));
-                    // Not visible to block_on's own future, outside any scope.
-                    assert!(NUMBER.try_with(|_| ()).is_err());
-                });
-            }
-
-            #[test]
-            fn scopes_nest_across_awaits() {
-                rt().block_on(async {
-                    NAME.scope("outer".into(), async {
-                        task::yield_now().await;
-                        let inner = NAME
-                            .scope("inner".into(), async {
-                                task::yield_now().await;
-                                NAME.get()
-                            })
-                            .await;
-                        assert_eq!(inner, "inner");
-                        assert_eq!(NAME.get(), "outer");
-                    })
-                    .await;
-                    assert!(NAME.try_with(|_| ()).is_err());
-                });
-            }
-
-            #[test]
-            fn a_dropped_scoped_future_sees_its_value() {
-                let seen = Arc::new(AtomicUsize::new(0));
-                struct ReadOnDrop(Arc<AtomicUsize>);
-                impl Drop for ReadOnDrop {
-                    fn drop(&mut self) {
-                        let v = NUMBER.try_with(|v| *v as usize).unwrap_or(usize::MAX);
-                        self.0.store(v, SeqCst);
-                    }
+    #[test]
+    fn value_survives_awaits_and_stays_in_its_task() {
+        watchdog("the scoped tasks", || {
+            rt().block_on(async {
+                let mut set = JoinSet::new();
+                for i in 0..50u32 {
+                    set.spawn(NUMBER.scope(i, async move {
+                        for _ in 0..5 {
+                            assert_eq!(NUMBER.get(), i);
+                            task::yield_now().await;
+                            runtime::time::sleep(Duration::from_micros(50)).await;
+                        }
+                        NUMBER.get()
+                    }));
                 }
-                let rt = rt();
-                let s = seen.clone();
-                rt.block_on(async move {
-                    let guard = ReadOnDrop(s);
-                    let fut = NUMBER.scope(42, async move {
-                        let _g = guard;
-                        std::future::pending::<()>().await
-                    });
-                    // Poll once, then drop it pending.
-                    let _ = runtime::time::timeout(Duration::from_millis(1), fut).await;
-                });
-                assert_eq!(seen.load(SeqCst), 42);
-            }
-        }
-    )*};
-}
+                let mut seen = [false; 50];
+                while let Some(res) = within("scoped tasks", set.join_next()).await {
+                    seen[res.unwrap() as usize] = true;
+                }
+                assert!(seen.iter().all(|s| *s));
+                // Not visible to block_on's own future, outside any scope.
+                assert!(NUMBER.try_with(|_| ()).is_err());
+            });
+        })
+    }
 
-flavor_tests! {
-    current_thread => Builder::new_current_thread().enable_all().build().unwrap();
-    multi_thread => Builder::new_multi_thread().worker_threads(4).enable_all().build().unwrap();
+    #[test]
+    fn scopes_nest_across_awaits() {
+        watchdog("the nested scopes", || {
+            rt().block_on(async {
+                NAME.scope("outer".into(), async {
+                    task::yield_now().await;
+                    let inner = NAME
+                        .scope("inner".into(), async {
+                            task::yield_now().await;
+                            NAME.get()
+                        })
+                        .await;
+                    assert_eq!(inner, "inner");
+                    assert_eq!(NAME.get(), "outer");
+                })
+                .await;
+                assert!(NAME.try_with(|_| ()).is_err());
+            });
+        })
+    }
+
+    #[test]
+    fn a_dropped_scoped_future_sees_its_value() {
+        watchdog("the scoped future's drop", || {
+            let seen = Arc::new(AtomicUsize::new(0));
+            struct ReadOnDrop(Arc<AtomicUsize>);
+            impl Drop for ReadOnDrop {
+                fn drop(&mut self) {
+                    let v = NUMBER.try_with(|v| *v as usize).unwrap_or(usize::MAX);
+                    self.0.store(v, SeqCst);
+                }
+            }
+            let rt = rt();
+            let s = seen.clone();
+            rt.block_on(async move {
+                let guard = ReadOnDrop(s);
+                let fut = NUMBER.scope(42, async move {
+                    let _g = guard;
+                    std::future::pending::<()>().await
+                });
+                // Poll once, then drop it pending.
+                let _ = runtime::time::timeout(Duration::from_millis(1), fut).await;
+            });
+            assert_eq!(seen.load(SeqCst), 42);
+        })
+    }
 }

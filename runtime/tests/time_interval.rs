@@ -3,6 +3,11 @@
 //! `(k - 1) * period`, and the three missed-tick behaviors.
 #![cfg(not(loom))]
 
+#[macro_use]
+mod support;
+
+use support::*;
+
 use std::time::Duration;
 
 use runtime::time::{interval, interval_at, sleep, timeout, Instant, MissedTickBehavior};
@@ -10,44 +15,36 @@ use runtime::{Builder, Runtime};
 
 const GENEROUS: Duration = Duration::from_secs(60);
 
-fn runtimes() -> Vec<Runtime> {
-    vec![
-        Builder::new_current_thread().enable_all().build().unwrap(),
-        Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap(),
-    ]
-}
-
 #[test]
 fn ticks_follow_the_schedule_and_never_come_early() {
-    const PERIOD: Duration = Duration::from_millis(15);
-    const K: u32 = 6;
-    for rt in runtimes() {
-        rt.block_on(async {
-            let start = Instant::now();
-            let mut iv = interval(PERIOD);
-            assert_eq!(iv.period(), PERIOD);
-            assert_eq!(iv.missed_tick_behavior(), MissedTickBehavior::Burst);
-            let mut ticks = Vec::new();
-            for _ in 0..K {
-                let t = timeout(GENEROUS, iv.tick()).await.unwrap();
-                assert!(Instant::now() >= t, "tick returned before its instant");
-                ticks.push(t);
-            }
-            assert!(start.elapsed() >= PERIOD * (K - 1));
-            assert!(ticks[0] >= start);
-            for (i, t) in ticks.iter().enumerate() {
-                assert_eq!(*t, ticks[0] + PERIOD * i as u32, "tick {i} off schedule");
-            }
-        });
-    }
+    watchdog("the interval's ticks", || {
+        const PERIOD: Duration = Duration::from_millis(15);
+        const K: u32 = 6;
+        for rt in runtimes() {
+            rt.block_on(async {
+                let start = Instant::now();
+                let mut iv = interval(PERIOD);
+                assert_eq!(iv.period(), PERIOD);
+                assert_eq!(iv.missed_tick_behavior(), MissedTickBehavior::Burst);
+                let mut ticks = Vec::new();
+                for _ in 0..K {
+                    let t = timeout(GENEROUS, iv.tick()).await.unwrap();
+                    assert!(Instant::now() >= t, "tick returned before its instant");
+                    ticks.push(t);
+                }
+                assert!(start.elapsed() >= PERIOD * (K - 1));
+                assert!(ticks[0] >= start);
+                for (i, t) in ticks.iter().enumerate() {
+                    assert_eq!(*t, ticks[0] + PERIOD * i as u32, "tick {i} off schedule");
+                }
+            });
+        }
+    })
 }
 
 #[runtime::test]
 async fn first_tick_is_immediate_even_for_a_long_period() {
+    let _watchdog = abort_after("the first tick");
     let mut iv = interval(Duration::from_secs(3600));
     let t = timeout(GENEROUS, iv.tick()).await.unwrap();
     assert!(t <= Instant::now());
@@ -55,6 +52,7 @@ async fn first_tick_is_immediate_even_for_a_long_period() {
 
 #[runtime::test]
 async fn interval_at_starts_at_the_given_instant() {
+    let _watchdog = abort_after("the interval_at ticks");
     let start = Instant::now() + Duration::from_millis(20);
     let mut iv = interval_at(start, Duration::from_millis(5));
     let t = iv.tick().await;
@@ -64,6 +62,7 @@ async fn interval_at_starts_at_the_given_instant() {
 
 #[runtime::test]
 async fn burst_catches_up_on_the_original_grid() {
+    let _watchdog = abort_after("the burst ticks");
     let period = Duration::from_millis(10);
     let mut iv = interval(period);
     let t0 = iv.tick().await;
@@ -76,6 +75,7 @@ async fn burst_catches_up_on_the_original_grid() {
 
 #[runtime::test]
 async fn delay_restarts_the_schedule_from_the_late_tick() {
+    let _watchdog = abort_after("the delayed ticks");
     let period = Duration::from_millis(10);
     let mut iv = interval(period);
     iv.set_missed_tick_behavior(MissedTickBehavior::Delay);
@@ -91,6 +91,7 @@ async fn delay_restarts_the_schedule_from_the_late_tick() {
 
 #[runtime::test]
 async fn skip_drops_missed_ticks_but_keeps_the_grid() {
+    let _watchdog = abort_after("the skipped ticks");
     let period = Duration::from_millis(10);
     let mut iv = interval(period);
     iv.set_missed_tick_behavior(MissedTickBehavior::Skip);
@@ -108,6 +109,7 @@ async fn skip_drops_missed_ticks_but_keeps_the_grid() {
 
 #[runtime::test]
 async fn reset_pushes_the_next_tick_a_period_out() {
+    let _watchdog = abort_after("the reset tick");
     let period = Duration::from_millis(20);
     let mut iv = interval(period);
     iv.tick().await;
@@ -137,71 +139,80 @@ fn paused() -> Runtime {
         .unwrap()
 }
 
-#[test]
-fn reset_after_and_reset_at_never_tick_early_on_both_flavors() {
-    for rt in runtimes() {
-        rt.block_on(async {
-            let mut iv = interval(Duration::from_secs(3600));
-            iv.tick().await;
-            let before = Instant::now();
-            iv.reset_after(Duration::from_millis(5));
-            let t = timeout(Duration::from_secs(60), iv.tick()).await.unwrap();
-            assert!(t >= before + Duration::from_millis(5));
-            assert!(Instant::now() >= t);
-            let at = Instant::now() + Duration::from_millis(3);
-            iv.reset_at(at);
-            assert_eq!(
-                timeout(Duration::from_secs(60), iv.tick()).await.unwrap(),
-                at
-            );
-            assert!(Instant::now() >= at);
-            assert_eq!(iv.period(), Duration::from_secs(3600));
-        });
+rt_test! {
+    #[test]
+    fn reset_after_and_reset_at_never_tick_early() {
+        watchdog("the reset interval's ticks", || {
+            let rt = rt();
+            rt.block_on(async {
+                let mut iv = interval(Duration::from_secs(3600));
+                iv.tick().await;
+                let before = Instant::now();
+                iv.reset_after(Duration::from_millis(5));
+                let t = timeout(Duration::from_secs(60), iv.tick()).await.unwrap();
+                assert!(t >= before + Duration::from_millis(5));
+                assert!(Instant::now() >= t);
+                let at = Instant::now() + Duration::from_millis(3);
+                iv.reset_at(at);
+                assert_eq!(
+                    timeout(Duration::from_secs(60), iv.tick()).await.unwrap(),
+                    at
+                );
+                assert!(Instant::now() >= at);
+                assert_eq!(iv.period(), Duration::from_secs(3600));
+            });
+        })
     }
 }
 
 #[test]
 fn reset_family_lands_exactly_under_paused_time() {
-    paused().block_on(async {
-        let period = Duration::from_secs(60);
-        let start = Instant::now();
-        let mut iv = interval(period);
-        assert_eq!(iv.tick().await, start);
-        assert_eq!(iv.tick().await, start + period);
-        iv.reset_after(Duration::from_secs(7));
-        assert_eq!(iv.tick().await, start + period + Duration::from_secs(7));
-        let at = Instant::now() + Duration::from_secs(1000);
-        iv.reset_at(at);
-        assert_eq!(iv.tick().await, at);
-        iv.reset_immediately();
-        assert_eq!(iv.tick().await, at);
-        iv.reset();
-        assert_eq!(iv.tick().await, at + period);
-        // The schedule continues from the reset tick.
-        assert_eq!(iv.tick().await, at + period * 2);
-    });
+    watchdog("the paused interval's ticks", || {
+        paused().block_on(async {
+            let period = Duration::from_secs(60);
+            let start = Instant::now();
+            let mut iv = interval(period);
+            assert_eq!(iv.tick().await, start);
+            assert_eq!(iv.tick().await, start + period);
+            iv.reset_after(Duration::from_secs(7));
+            assert_eq!(iv.tick().await, start + period + Duration::from_secs(7));
+            let at = Instant::now() + Duration::from_secs(1000);
+            iv.reset_at(at);
+            assert_eq!(iv.tick().await, at);
+            iv.reset_immediately();
+            assert_eq!(iv.tick().await, at);
+            iv.reset();
+            assert_eq!(iv.tick().await, at + period);
+            // The schedule continues from the reset tick.
+            assert_eq!(iv.tick().await, at + period * 2);
+        });
+    })
 }
 
 #[test]
 fn interval_at_and_poll_tick_under_paused_time() {
-    paused().block_on(async {
-        let start = Instant::now() + Duration::from_secs(30);
-        let mut iv = interval_at(start, Duration::from_secs(5));
-        let mut got = Vec::new();
-        while got.len() < 3 {
-            got.push(std::future::poll_fn(|cx| iv.poll_tick(cx)).await);
-        }
-        let want: Vec<Instant> = (0..3).map(|k| start + Duration::from_secs(5 * k)).collect();
-        assert_eq!(got, want);
-        assert_eq!(Instant::now(), start + Duration::from_secs(10));
-    });
+    watchdog("poll_tick under paused time", || {
+        paused().block_on(async {
+            let start = Instant::now() + Duration::from_secs(30);
+            let mut iv = interval_at(start, Duration::from_secs(5));
+            let mut got = Vec::new();
+            while got.len() < 3 {
+                got.push(std::future::poll_fn(|cx| iv.poll_tick(cx)).await);
+            }
+            let want: Vec<Instant> = (0..3).map(|k| start + Duration::from_secs(5 * k)).collect();
+            assert_eq!(got, want);
+            assert_eq!(Instant::now(), start + Duration::from_secs(10));
+        });
+    })
 }
 
 #[test]
 fn default_missed_tick_behavior_is_burst() {
-    paused().block_on(async {
-        let iv = interval(Duration::from_secs(1));
-        assert_eq!(iv.missed_tick_behavior(), MissedTickBehavior::Burst);
-        assert_eq!(MissedTickBehavior::default(), MissedTickBehavior::Burst);
-    });
+    watchdog("the paused interval", || {
+        paused().block_on(async {
+            let iv = interval(Duration::from_secs(1));
+            assert_eq!(iv.missed_tick_behavior(), MissedTickBehavior::Burst);
+            assert_eq!(MissedTickBehavior::default(), MissedTickBehavior::Burst);
+        });
+    })
 }

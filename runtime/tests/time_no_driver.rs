@@ -3,21 +3,16 @@
 //! where to call them from.
 #![cfg(not(loom))]
 
+#[macro_use]
+mod support;
+
+use support::*;
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Duration;
 
 use runtime::time::{interval, sleep, timeout};
 use runtime::Builder;
-
-fn panic_message(err: Box<dyn std::any::Any + Send>) -> String {
-    if let Some(s) = err.downcast_ref::<String>() {
-        s.clone()
-    } else if let Some(s) = err.downcast_ref::<&str>() {
-        s.to_string()
-    } else {
-        String::from("<non-string panic>")
-    }
-}
 
 #[test]
 #[should_panic(expected = "Builder::enable_time()")]

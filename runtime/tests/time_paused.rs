@@ -6,6 +6,11 @@
 //! finishing at all proves no real sleep happened. No real-time thresholds are asserted.
 #![cfg(not(loom))]
 
+#[macro_use]
+mod support;
+
+use support::*;
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
@@ -28,33 +33,9 @@ fn paused() -> Runtime {
         .unwrap()
 }
 
-/// Runs `f` on its own thread and panics if it takes more than 10 s of real time.
-fn within_watchdog<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
-    let (tx, rx) = mpsc::channel();
-    let worker = std::thread::spawn(move || {
-        let r = catch_unwind(AssertUnwindSafe(f));
-        let _ = tx.send(());
-        r
-    });
-    match rx.recv_timeout(WATCHDOG) {
-        Ok(()) => match worker.join().expect("joined") {
-            Ok(r) => r,
-            Err(p) => std::panic::resume_unwind(p),
-        },
-        Err(_) => panic!("paused-time test did not finish within 10 s of real time"),
-    }
-}
-
-fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
-    p.downcast_ref::<String>()
-        .cloned()
-        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_default()
-}
-
 #[test]
 fn an_hour_long_sleep_finishes_at_once_with_start_paused() {
-    within_watchdog(|| {
+    watchdog("the hour-long paused sleep", || {
         paused().block_on(async {
             let start = Instant::now();
             sleep(HOUR).await;
@@ -68,6 +49,7 @@ fn an_hour_long_sleep_finishes_at_once_with_start_paused() {
 
 #[runtime::test(start_paused = true)]
 async fn macro_start_paused_sleeps_a_day_in_no_time() {
+    let _watchdog = abort_after("the day-long paused sleep");
     // The macro's runtime is the test's; the watchdog is the harness's own timeout here,
     // so also bound it from inside: a paused clock would make a real-time bound useless,
     // hence the thread-based check below.
@@ -87,7 +69,7 @@ async fn macro_start_paused_sleeps_a_day_in_no_time() {
 
 #[test]
 fn pause_inside_block_on_then_timers_fire_in_deadline_order_at_their_instants() {
-    within_watchdog(|| {
+    watchdog("the paused timers in deadline order", || {
         let rt = Builder::new_current_thread().enable_time().build().unwrap();
         rt.block_on(async {
             pause();
@@ -120,7 +102,7 @@ fn pause_inside_block_on_then_timers_fire_in_deadline_order_at_their_instants() 
 
 #[test]
 fn advance_moves_the_clock_and_runs_what_became_due() {
-    within_watchdog(|| {
+    watchdog("the timers made due by advance", || {
         paused().block_on(async {
             let start = Instant::now();
             let sleeper = runtime::spawn(sleep(Duration::from_secs(10)));
@@ -138,7 +120,7 @@ fn advance_moves_the_clock_and_runs_what_became_due() {
 
 #[test]
 fn clock_does_not_move_while_a_task_is_runnable() {
-    within_watchdog(|| {
+    watchdog("the runnable task under paused time", || {
         paused().block_on(async {
             let start = Instant::now();
             let sleeper = runtime::spawn(sleep(Duration::from_millis(1)));
@@ -159,7 +141,7 @@ fn clock_does_not_move_while_a_task_is_runnable() {
 
 #[test]
 fn timeout_and_interval_follow_the_paused_clock() {
-    within_watchdog(|| {
+    watchdog("the paused timeout and interval", || {
         paused().block_on(async {
             let start = Instant::now();
             let res = timeout(HOUR, std::future::pending::<()>()).await;
@@ -180,7 +162,7 @@ fn timeout_and_interval_follow_the_paused_clock() {
 
 #[test]
 fn interval_missed_ticks_under_advance() {
-    within_watchdog(|| {
+    watchdog("the interval's missed ticks", || {
         paused().block_on(async {
             let p = Duration::from_secs(10);
             for (behavior, want) in [
@@ -211,7 +193,7 @@ fn interval_missed_ticks_under_advance() {
 
 #[test]
 fn resume_lets_time_run_again_from_where_it_stands() {
-    within_watchdog(|| {
+    watchdog("the sleep after resume", || {
         let rt = Builder::new_current_thread().enable_time().build().unwrap();
         rt.block_on(async {
             let real = std::time::Instant::now();
@@ -265,62 +247,67 @@ fn instant_api() {
 
 #[test]
 fn pausing_a_multi_thread_runtime_panics_with_a_message() {
-    let rt = Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let err = rt
-        .block_on(async { catch_unwind(pause) })
-        .expect_err("pause on multi_thread");
-    let msg = panic_message(err);
-    assert!(msg.contains("current-thread"), "{msg}");
-
-    let err = catch_unwind(|| {
-        Builder::new_multi_thread()
+    watchdog("the refused pause", || {
+        let rt = Builder::new_multi_thread()
+            .worker_threads(1)
             .enable_all()
-            .start_paused(true)
             .build()
+            .unwrap();
+        let err = rt
+            .block_on(async { catch_unwind(pause) })
+            .expect_err("pause on multi_thread");
+        let msg = panic_message(err);
+        assert!(msg.contains("current-thread"), "{msg}");
+
+        let err = catch_unwind(|| {
+            Builder::new_multi_thread()
+                .enable_all()
+                .start_paused(true)
+                .build()
+        })
+        .expect_err("start_paused on multi_thread");
+        assert!(panic_message(err).contains("current-thread"));
     })
-    .expect_err("start_paused on multi_thread");
-    assert!(panic_message(err).contains("current-thread"));
 }
 
 #[test]
 fn misuse_panics_with_messages() {
-    let msg = panic_message(catch_unwind(pause).unwrap_err());
-    assert!(msg.contains("context of a runtime"), "{msg}");
-
-    let err = catch_unwind(|| Builder::new_current_thread().start_paused(true).build())
-        .expect_err("start_paused without time");
-    assert!(panic_message(err).contains("enable_time"));
-
-    let rt = Builder::new_current_thread().enable_time().build().unwrap();
-    rt.block_on(async {
-        let msg = panic_message(catch_unwind(resume).unwrap_err());
-        assert!(msg.contains("not frozen"), "{msg}");
-        let adv = std::pin::pin!(advance(Duration::from_secs(1)));
-        let msg = panic_message(
-            catch_unwind(AssertUnwindSafe(|| {
-                let waker = std::task::Waker::noop();
-                let _ = std::future::Future::poll(adv, &mut std::task::Context::from_waker(waker));
-            }))
-            .unwrap_err(),
-        );
-        assert!(msg.contains("not frozen"), "{msg}");
-        pause();
+    watchdog("the refused advance and resume", || {
         let msg = panic_message(catch_unwind(pause).unwrap_err());
-        assert!(msg.contains("already frozen"), "{msg}");
-    });
+        assert!(msg.contains("context of a runtime"), "{msg}");
 
-    let rt = Builder::new_current_thread().enable_io().build().unwrap();
-    let msg = panic_message(rt.block_on(async { catch_unwind(pause) }).unwrap_err());
-    assert!(msg.contains("enable_time"), "{msg}");
+        let err = catch_unwind(|| Builder::new_current_thread().start_paused(true).build())
+            .expect_err("start_paused without time");
+        assert!(panic_message(err).contains("enable_time"));
+
+        let rt = Builder::new_current_thread().enable_time().build().unwrap();
+        rt.block_on(async {
+            let msg = panic_message(catch_unwind(resume).unwrap_err());
+            assert!(msg.contains("not frozen"), "{msg}");
+            let adv = std::pin::pin!(advance(Duration::from_secs(1)));
+            let msg = panic_message(
+                catch_unwind(AssertUnwindSafe(|| {
+                    let waker = std::task::Waker::noop();
+                    let _ =
+                        std::future::Future::poll(adv, &mut std::task::Context::from_waker(waker));
+                }))
+                .unwrap_err(),
+            );
+            assert!(msg.contains("not frozen"), "{msg}");
+            pause();
+            let msg = panic_message(catch_unwind(pause).unwrap_err());
+            assert!(msg.contains("already frozen"), "{msg}");
+        });
+
+        let rt = Builder::new_current_thread().enable_io().build().unwrap();
+        let msg = panic_message(rt.block_on(async { catch_unwind(pause) }).unwrap_err());
+        assert!(msg.contains("enable_time"), "{msg}");
+    })
 }
 
 #[test]
 fn a_running_blocking_task_holds_off_auto_advance() {
-    within_watchdog(|| {
+    watchdog("the blocking task under paused time", || {
         paused().block_on(async {
             let start = Instant::now();
             let (release_tx, release_rx) = mpsc::channel::<()>();
@@ -358,7 +345,7 @@ fn a_running_blocking_task_holds_off_auto_advance() {
 
 #[test]
 fn sleep_until_a_paused_instant_and_time_module_reexports() {
-    within_watchdog(|| {
+    watchdog("sleep_until under paused time", || {
         paused().block_on(async {
             let at = Instant::now() + Duration::from_secs(90);
             sleep_until(at).await;

@@ -217,6 +217,8 @@ impl<T> Inner<T> {
         // SAFETY: the owner set the slot before its Release RMW of the bit, which our RMW
         // acquired, and will not write it again (module doc); reading is shared.
         slot.with(|w| {
+            // SAFETY: the slot was written before the Release RMW our caller's RMW
+            // acquired and is not written again while the bit is set; readers only share.
             if let Some(w) = unsafe { &*w } {
                 w.wake_by_ref();
             }

@@ -251,17 +251,20 @@ impl<T, S: Semaphore> Chan<T, S> {
     /// The caller is the receiver.
     pub(crate) unsafe fn poll_recv(&self, cx: &mut Context<'_>) -> Poll<Option<T>> {
         std::task::ready!(poll_budget(cx));
-        // SAFETY (all `pop`s below): the caller is the receiver.
+        // SAFETY: the caller is the receiver, the one consumer `pop` requires.
         if let Some(v) = unsafe { self.pop() } {
             spend_budget(cx);
             return Poll::Ready(Some(v));
         }
         self.rx_waker.register(cx.waker());
+        // SAFETY: as above, the caller is the receiver.
         if let Some(v) = unsafe { self.pop() } {
             spend_budget(cx);
             return Poll::Ready(Some(v));
         }
         if self.is_done() {
+            // SAFETY: as above, the caller is the receiver, the one consumer `pop_wait`
+            // requires.
             let v = unsafe { self.pop_wait() };
             spend_budget(cx);
             return Poll::Ready(v);

@@ -123,16 +123,18 @@ impl<T> List<T> {
         // SeqCst: see the module doc (the load after our claim, against a move's CAS and
         // `tail_pos` read).
         let mut cur = self.block_tail.load(SeqCst);
-        // SAFETY (for every dereference below): a block reachable from `block_tail` is not
-        // recycled while we walk: our claim is not written yet, so the consumer has not
-        // passed it, and a block is recycled only when every claim below its
-        // `observed_tail` (which includes ours, see the module doc) has been consumed.
+        // SAFETY: a block reachable from `block_tail` is not recycled while we walk (this
+        // holds for every dereference below): our claim is not written yet, so the
+        // consumer has not passed it, and a block is recycled only when every claim below
+        // its `observed_tail` (which includes ours, see the module doc) has been consumed.
         let first = unsafe { &*cur }.start();
         debug_assert!(first <= start, "block_tail moved past an unwritten slot");
         // Only a producer well past the tail block tries to move `block_tail` (most
         // producers find their block at the tail and do no bookkeeping).
         let mut try_move = (start - first) / BLOCK > offset;
         loop {
+            // SAFETY: `cur` is `block_tail` or a successor linked from a block we walked;
+            // neither is recycled while our claim is unwritten (the argument above).
             let block = unsafe { &*cur };
             if block.start() == start {
                 return cur;

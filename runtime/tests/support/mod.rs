@@ -1,0 +1,360 @@
+//! What the runtime's integration tests share: runtimes of each flavor, a per-test
+//! watchdog, a generous in-runtime timeout, a panic-message reader, a drop counter, manual
+//! polling with a counting waker, and `rt_test!`, which writes a test once and instantiates it
+//! per flavor.
+//!
+//! A test file includes it with `#[macro_use] mod support;` (the attribute makes `rt_test!`
+//! visible after the line) and uses what it needs; the rest is allowed to go unused.
+//!
+//! # Failing instead of hanging
+//!
+//! A lost wake-up does not crash: it parks a thread forever, and a test that waits on it
+//! would hold CI until its own time limit, naming nothing. Three tools turn it into a failure
+//! that names what was awaited:
+//!
+//! - [`watchdog`] runs a test's body on a thread of its own and waits for it a generous
+//!   [`WATCHDOG`] of wall time (never a speed threshold: a healthy test finishes in a small
+//!   fraction of it on a loaded machine). Past it, the test panics with the test's name and
+//!   what the body was waiting for; the stuck thread is left behind, the other tests of the
+//!   binary go on. It holds even when the runtime itself is wedged (no timer fires).
+//! - [`AbortGuard`] is the same bound for a test whose body cannot move to another thread
+//!   (an `async fn` under `#[runtime::test]`, which runs on the test's thread): past the
+//!   bound it writes the test's name and what it waited for to stderr and aborts the
+//!   process, so the binary fails (taking its other tests with it) instead of hanging.
+//! - [`within`] bounds one await inside a healthy runtime with the runtime's own timer (10 s,
+//!   as the tests had it), for a message that names the exact step.
+//!
+//! A body that panics re-raises its own payload on the test's thread, so
+//! `#[should_panic(expected = ...)]` still sees the message.
+#![allow(dead_code, unused_macros)]
+
+use std::any::Any;
+use std::future::Future;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use std::sync::{mpsc, Arc};
+use std::task::{Context, Poll, Wake, Waker};
+use std::time::Duration;
+
+use runtime::{Builder, Runtime};
+
+/// How long [`watchdog`] and [`abort_after`] wait for a test body: generous wall time, a
+/// hang detector and never a speed claim. `RUNTIME_TEST_WATCHDOG_SECS` overrides it (a
+/// slower machine, or a quicker demonstration of a planted lost wake-up).
+pub const WATCHDOG: Duration = Duration::from_secs(60);
+
+/// How long [`within`] and the `on_both*` helpers wait, on the runtime's own clock.
+pub const GENEROUS: Duration = Duration::from_secs(10);
+
+/// A current-thread runtime with every driver enabled.
+pub fn current_thread() -> Runtime {
+    Builder::new_current_thread().enable_all().build().unwrap()
+}
+
+/// A multi-thread runtime with `workers` workers and every driver enabled.
+pub fn multi_thread(workers: usize) -> Runtime {
+    Builder::new_multi_thread()
+        .worker_threads(workers)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// Both flavors (the multi-thread one with 2 workers), every driver enabled.
+pub fn runtimes() -> Vec<Runtime> {
+    vec![current_thread(), multi_thread(2)]
+}
+
+/// [`runtimes`] with each flavor's name, for messages.
+pub fn flavors() -> Vec<(&'static str, Runtime)> {
+    vec![
+        ("current_thread", current_thread()),
+        ("multi_thread", multi_thread(2)),
+    ]
+}
+
+/// Runs `body` on a thread of its own and returns what it returns, re-raising its panic.
+/// If it has not finished within [`WATCHDOG`], fails the calling test with its name and
+/// `waiting_for` (the thread is left behind), instead of hanging.
+///
+/// ```ignore
+/// #[test]
+/// fn spawned_task_answers() {
+///     watchdog("the spawned task's answer", || {
+///         let rt = current_thread();
+///         assert_eq!(rt.block_on(rt.spawn(async { 1 })).unwrap(), 1);
+///     });
+/// }
+/// ```
+pub fn watchdog<R: Send + 'static>(
+    waiting_for: &str,
+    body: impl FnOnce() -> R + Send + 'static,
+) -> R {
+    let bound = watchdog_bound();
+    // libtest names each test's thread after the test; the body's thread takes the same
+    // name so that its panic reads like the test's own.
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("<unnamed test>")
+        .to_owned();
+    let (tx, rx) = mpsc::channel();
+    std::thread::Builder::new()
+        .name(test.clone())
+        .spawn(move || {
+            let _ = tx.send(catch_unwind(AssertUnwindSafe(body)));
+        })
+        .expect("spawn the test body's thread");
+    match rx.recv_timeout(bound) {
+        Ok(Ok(v)) => v,
+        Ok(Err(payload)) => resume_unwind(payload),
+        Err(_) => panic!(
+            "watchdog: {}::{test} still waiting for {waiting_for} after {} s \
+             (a lost wake-up or a deadlock; the body's thread is left behind)",
+            env!("CARGO_CRATE_NAME"),
+            bound.as_secs(),
+        ),
+    }
+}
+
+/// [`WATCHDOG`], or `RUNTIME_TEST_WATCHDOG_SECS` when set.
+fn watchdog_bound() -> Duration {
+    std::env::var("RUNTIME_TEST_WATCHDOG_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .map_or(WATCHDOG, Duration::from_secs)
+}
+
+/// While alive, a thread that aborts the process with a message naming the test and
+/// `waiting_for` if the guard is not dropped within [`WATCHDOG`]; see [`abort_after`].
+pub struct AbortGuard {
+    _disarm: mpsc::Sender<()>,
+}
+
+/// Arms an [`AbortGuard`] for the calling test; dropping it (the test returning or
+/// panicking) disarms it.
+///
+/// ```ignore
+/// #[runtime::test]
+/// async fn ticks() {
+///     let _watchdog = abort_after("the interval's ticks");
+///     // ...
+/// }
+/// ```
+pub fn abort_after(waiting_for: &str) -> AbortGuard {
+    let bound = watchdog_bound();
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("<unnamed test>")
+        .to_owned();
+    let waiting_for = waiting_for.to_owned();
+    let (tx, rx) = mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        if let Err(mpsc::RecvTimeoutError::Timeout) = rx.recv_timeout(bound) {
+            // Straight to the stderr handle: `eprintln!` in a thread spawned by a test is
+            // captured with the test's output, which an abort would never print.
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
+                "watchdog: {}::{test} still waiting for {waiting_for} after {} s \
+                 (a lost wake-up or a deadlock); aborting the test binary",
+                env!("CARGO_CRATE_NAME"),
+                bound.as_secs(),
+            );
+            std::process::abort();
+        }
+    });
+    AbortGuard { _disarm: tx }
+}
+
+/// Awaits `fut` for at most [`GENEROUS`] on the runtime's clock; past it, panics naming
+/// `what`.
+pub async fn within<F: Future>(what: &str, fut: F) -> F::Output {
+    match runtime::time::timeout(GENEROUS, fut).await {
+        Ok(v) => v,
+        Err(_) => panic!(
+            "timed out after {} s waiting for {what}",
+            GENEROUS.as_secs()
+        ),
+    }
+}
+
+/// Runs `f()` in `rt.block_on`, bounded by [`GENEROUS`] on the runtime's clock.
+pub fn on<F, Fut>(rt: &Runtime, f: F)
+where
+    F: FnOnce() -> Fut,
+    Fut: Future<Output = ()>,
+{
+    rt.block_on(async {
+        runtime::time::timeout(GENEROUS, f())
+            .await
+            .expect("the test hung for 10 s (a lost wake-up or permit?)");
+    });
+}
+
+/// Runs `f()` as a spawned task (on a worker, for the multi-thread flavor) and waits for
+/// it, bounded by [`GENEROUS`]; a panic in the task fails the test.
+pub fn on_in_task<F, Fut>(rt: &Runtime, f: F)
+where
+    F: FnOnce() -> Fut,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    let fut = f();
+    rt.block_on(async move {
+        runtime::time::timeout(GENEROUS, runtime::spawn(fut))
+            .await
+            .expect("test timed out")
+            .expect("test task panicked");
+    });
+}
+
+/// [`on`] on every flavor.
+pub fn on_both<F, Fut>(f: F)
+where
+    F: Fn() -> Fut,
+    Fut: Future<Output = ()>,
+{
+    for rt in runtimes() {
+        on(&rt, &f);
+    }
+}
+
+/// [`on_in_task`] on every flavor.
+pub fn on_both_in_task<F, Fut>(f: F)
+where
+    F: Fn() -> Fut,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    for rt in runtimes() {
+        on_in_task(&rt, &f);
+    }
+}
+
+/// The message of a caught panic (`String` or `&str` payload), or `<non-string panic>`.
+pub fn panic_message(payload: Box<dyn Any + Send>) -> String {
+    if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else if let Some(s) = payload.downcast_ref::<&str>() {
+        s.to_string()
+    } else {
+        String::from("<non-string panic>")
+    }
+}
+
+/// Counts its own drops in the shared counter: carried into a future, a task or a
+/// channel, it shows that a value was dropped, and how many times.
+#[derive(Clone, Debug)]
+pub struct CountDrop(pub Arc<AtomicUsize>);
+
+impl Drop for CountDrop {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, SeqCst);
+    }
+}
+
+/// A waker that counts its wake-ups.
+pub struct Counter(pub AtomicUsize);
+
+impl Wake for Counter {
+    fn wake(self: Arc<Self>) {
+        self.0.fetch_add(1, SeqCst);
+    }
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.0.fetch_add(1, SeqCst);
+    }
+}
+
+impl Counter {
+    /// Wake-ups so far.
+    pub fn count(&self) -> usize {
+        self.0.load(SeqCst)
+    }
+}
+
+/// A [`Counter`] and a waker that feeds it.
+pub fn counting_waker() -> (Arc<Counter>, Waker) {
+    let c = Arc::new(Counter(AtomicUsize::new(0)));
+    (c.clone(), Waker::from(c))
+}
+
+/// Polls `f` once with `waker`.
+pub fn poll<F: Future + ?Sized>(f: Pin<&mut F>, waker: &Waker) -> Poll<F::Output> {
+    f.poll(&mut Context::from_waker(waker))
+}
+
+/// Polls once with a no-op waker.
+pub fn poll_noop<F: Future + ?Sized>(f: Pin<&mut F>) -> Poll<F::Output> {
+    poll(f, Waker::noop())
+}
+
+/// Polls an `Unpin` future once with a no-op waker.
+pub fn poll_once<F: Future + Unpin>(f: &mut F) -> Poll<F::Output> {
+    poll_noop(Pin::new(f))
+}
+
+/// Polls an `Unpin` future once with `waker`.
+pub fn poll_once_with<F: Future + Unpin>(f: &mut F, waker: &Waker) -> Poll<F::Output> {
+    poll(Pin::new(f), waker)
+}
+
+/// Writes tests once and instantiates them per flavor, as tokio's `rt_common` does: each
+/// flavor becomes a module holding `fn rt() -> Runtime` (a fresh runtime of that flavor),
+/// `FLAVOR` (its name) and a copy of the tests, so a test is reported as
+/// `current_thread::name`, `multi_thread::name`.
+///
+/// ```ignore
+/// rt_test! {
+///     #[test]
+///     fn spawn_and_join() {
+///         watchdog("the spawned task", || {
+///             let rt = rt();
+///             assert_eq!(rt.block_on(rt.spawn(async { 1 })).unwrap(), 1);
+///         });
+///     }
+/// }
+/// ```
+///
+/// The default flavors are `current_thread` and `multi_thread` (2 workers); a file that
+/// wants others names them first, each `module_name => runtime expression;`:
+///
+/// ```ignore
+/// rt_test! {
+///     flavors {
+///         current_thread => support::current_thread();
+///         multi_thread_4 => support::multi_thread(4);
+///     }
+///     #[test]
+///     fn ...
+/// }
+/// ```
+macro_rules! rt_test {
+    (flavors { $($flavors:tt)* } $($tests:tt)*) => {
+        rt_test!(@each [$($flavors)*] { $($tests)* });
+    };
+    (@each [] $tests:tt) => {};
+    (@each [$flavor:ident => $build:expr; $($rest:tt)*] { $($tests:tt)* }) => {
+        mod $flavor {
+            #[allow(unused_imports)]
+            use super::*;
+
+            /// This flavor's name.
+            #[allow(dead_code)]
+            const FLAVOR: &str = stringify!($flavor);
+
+            /// A fresh runtime of this flavor.
+            #[allow(dead_code)]
+            fn rt() -> runtime::Runtime {
+                $build
+            }
+
+            $($tests)*
+        }
+        rt_test!(@each [$($rest)*] { $($tests)* });
+    };
+    ($($tests:tt)*) => {
+        rt_test!(@each [
+            current_thread => $crate::support::current_thread();
+            multi_thread => $crate::support::multi_thread(2);
+        ] { $($tests)* });
+    };
+}
