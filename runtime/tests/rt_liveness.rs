@@ -370,6 +370,36 @@ async fn the_local_flavor_takes_the_panic_policy() {
     std::future::pending::<()>().await
 }
 
+// `spawn_local` tasks are covered by the policy too (a LocalSet driven by the runtime, and
+// the local flavor's `spawn_local`).
+#[runtime::test(flavor = "local", unhandled_panic = "shutdown_runtime")]
+#[should_panic(expected = "local task boom")]
+async fn a_spawn_local_task_takes_the_panic_policy() {
+    let _watchdog = abort_after("the local task's panic");
+    drop(runtime::task::spawn_local(async {
+        let _not_send = std::rc::Rc::new(());
+        panic!("local task boom")
+    }));
+    std::future::pending::<()>().await
+}
+
+#[test]
+#[should_panic(expected = "local set boom")]
+fn a_local_set_task_takes_the_driving_runtimes_panic_policy() {
+    let rt = Builder::new_current_thread()
+        .unhandled_panic(runtime::UnhandledPanic::ShutdownRuntime)
+        .build()
+        .unwrap();
+    let local = runtime::task::LocalSet::new();
+    local.block_on(&rt, async {
+        let _watchdog = abort_after("the local set task's panic");
+        drop(runtime::task::spawn_local(async {
+            panic!("local set boom")
+        }));
+        std::future::pending::<()>().await
+    });
+}
+
 // The thread hooks run on the workers only, not on the runtime's monitor thread.
 #[test]
 fn thread_hooks_skip_the_monitor_thread() {

@@ -111,6 +111,20 @@ impl LocalContext {
         F: Future + 'static,
         F::Output: 'static,
     {
+        // Under `UnhandledPanic::ShutdownRuntime` of the runtime driving this thread, a
+        // local task's panic ends that runtime too, as a spawned task's does.
+        let policy = crate::context::with_handle(|h| h.and_then(|h| h.unhandled_panic().clone()));
+        match policy {
+            Some(state) => self.spawn_inner(crate::unhandled::ShutdownOnPanic::new(future, state)),
+            None => self.spawn_inner(future),
+        }
+    }
+
+    fn spawn_inner<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+    {
         // SAFETY: `self` is reached only through the `!Send` `Rc`/`LocalSet`, so this is
         // the owner thread; the set polls (`tick`), closes (`LocalSet::drop`) and drops
         // unbound `Notified`s only there too (module doc), which is the contract.
