@@ -87,7 +87,9 @@ pub fn format_metrics(group: &str, iterations: u64, m: &runtime::RuntimeMetrics)
         s,
         "runtime metrics, {group}: {} worker(s), {iterations} iterations (warm-up included), \
          live_tasks {}, global_queue_depth {}; counts per iteration:",
-        m.num_workers, m.live_tasks, m.global_queue_depth
+        m.num_workers(),
+        m.num_alive_tasks(),
+        m.global_queue_depth()
     );
     let _ = writeln!(
         s,
@@ -107,51 +109,59 @@ pub fn format_metrics(group: &str, iterations: u64, m: &runtime::RuntimeMetrics)
         "noop_unp",
         "busy_ms"
     );
-    let mut busy_total = Duration::ZERO;
-    let row = |s: &mut String, name: &str, w: &runtime::WorkerMetrics| {
+    // One row of counts: the twelve counters, then the busy time.
+    let counts = |w: &runtime::WorkerMetrics| {
+        [
+            w.polls(),
+            w.lifo_hits(),
+            w.local_schedules(),
+            w.spawned(),
+            w.completed(),
+            w.overflows(),
+            w.overflowed_tasks(),
+            w.steals(),
+            w.stolen_tasks(),
+            w.parks(),
+            w.unparks(),
+            w.noop_unparks(),
+        ]
+    };
+    let row = |s: &mut String, name: &str, c: [u64; 12], busy: Duration| {
         let _ = writeln!(
             s,
             "  {:>6} {:>10.1} {:>10.1} {:>10.1} {:>9.1} {:>9.1} {:>9.2} {:>9.1} {:>8.2} {:>8.1} {:>8.2} {:>8.2} {:>8.2} {:>9.3}",
             name,
-            per(w.polls),
-            per(w.lifo_hits),
-            per(w.local_schedules),
-            per(w.spawned),
-            per(w.completed),
-            per(w.overflows),
-            per(w.overflowed_tasks),
-            per(w.steals),
-            per(w.stolen_tasks),
-            per(w.parks),
-            per(w.unparks),
-            per(w.noop_unparks),
+            per(c[0]),
+            per(c[1]),
+            per(c[2]),
+            per(c[3]),
+            per(c[4]),
+            per(c[5]),
+            per(c[6]),
+            per(c[7]),
+            per(c[8]),
+            per(c[9]),
+            per(c[10]),
+            per(c[11]),
             if iterations == 0 {
                 0.0
             } else {
-                w.busy.as_secs_f64() * 1e3 / iterations as f64
+                busy.as_secs_f64() * 1e3 / iterations as f64
             },
         );
     };
-    let mut total = runtime::WorkerMetrics::default();
-    for (i, w) in m.workers.iter().enumerate() {
-        row(&mut s, &i.to_string(), w);
-        total.polls += w.polls;
-        total.lifo_hits += w.lifo_hits;
-        total.local_schedules += w.local_schedules;
-        total.spawned += w.spawned;
-        total.completed += w.completed;
-        total.overflows += w.overflows;
-        total.overflowed_tasks += w.overflowed_tasks;
-        total.steals += w.steals;
-        total.stolen_tasks += w.stolen_tasks;
-        total.parks += w.parks;
-        total.unparks += w.unparks;
-        total.noop_unparks += w.noop_unparks;
-        busy_total += w.busy;
+    let mut total = [0u64; 12];
+    let mut busy_total = Duration::ZERO;
+    for (i, w) in m.workers().iter().enumerate() {
+        let c = counts(w);
+        row(&mut s, &i.to_string(), c, w.busy());
+        for (t, v) in total.iter_mut().zip(c) {
+            *t += v;
+        }
+        busy_total += w.busy();
     }
-    total.busy = busy_total;
-    if m.workers.len() > 1 {
-        row(&mut s, "all", &total);
+    if m.workers().len() > 1 {
+        row(&mut s, "all", total, busy_total);
     }
     s
 }
