@@ -410,16 +410,13 @@ impl Builder {
     fn pause_clock(&self, driver: &Driver) {
         assert!(
             self.kind == Kind::CurrentThread,
-            "`Builder::start_paused(true)` requires the current-thread runtime \
-             (`Builder::new_current_thread()`): time cannot be paused with several workers"
+            "{}",
+            crate::misuse::START_PAUSED_MULTI_THREAD
         );
         #[cfg(not(loom))]
         {
             let Some(time) = driver.time_handle_opt() else {
-                panic!(
-                    "`Builder::start_paused(true)` needs the timer driver: call \
-                     `Builder::enable_time()` or `Builder::enable_all()`"
-                );
+                panic!("{}", crate::misuse::START_PAUSED_NO_TIMER);
             };
             crate::time::note_paused();
             time.pause().expect("a new clock is running");
@@ -556,8 +553,8 @@ impl Builder {
         let _ = options;
         assert!(
             self.kind == Kind::CurrentThread,
-            "`build_local` needs a current-thread builder: use \
-             `Builder::new_current_thread().build_local(..)`"
+            "{}",
+            crate::misuse::BUILD_LOCAL_NOT_CURRENT_THREAD
         );
         Ok(crate::LocalRuntime::from_runtime(self.build()?))
     }

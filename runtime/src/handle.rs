@@ -68,10 +68,7 @@ impl Handle {
     pub fn current() -> Handle {
         match Handle::try_current() {
             Ok(h) => h,
-            Err(_) => panic!(
-                "`Handle::current()` called outside of a runtime: call it from a task or from \
-                 inside `Runtime::block_on`, or keep a handle from `Runtime::handle()`"
-            ),
+            Err(_) => panic!("{}", crate::misuse::HANDLE_CURRENT_OUTSIDE_RUNTIME),
         }
     }
 

@@ -105,6 +105,7 @@ mod local_runtime;
 #[doc(hidden)]
 pub mod macros;
 mod metrics;
+mod misuse;
 #[cfg(not(loom))]
 pub mod net;
 mod park;

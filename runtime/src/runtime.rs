@@ -251,14 +251,7 @@ impl Runtime {
         self.handle.inner.blocking().shutdown(left);
         drop(enter);
         if refused && !std::thread::panicking() {
-            panic!(
-                "Cannot drop a runtime in a context where blocking is not allowed: this \
-                 thread is driving asynchronous tasks (it is inside a task or `block_on`), \
-                 and waiting here for the runtime's threads could deadlock. The runtime was \
-                 shut down in the background instead; to do that without this panic, call \
-                 `Runtime::shutdown_background()`, or drop the runtime outside asynchronous \
-                 context (a plain thread, or `spawn_blocking`)"
-            );
+            panic!("{}", crate::misuse::DROP_RUNTIME_IN_ASYNC_CONTEXT);
         }
     }
 }

@@ -156,9 +156,7 @@ impl<T> Mutex<T> {
     ///
     /// Inside a runtime (it would block a worker): `.await` [`lock`](Mutex::lock) instead.
     pub fn blocking_lock(&self) -> MutexGuard<'_, T> {
-        crate::context::assert_not_in_runtime(
-            "Mutex::blocking_lock called inside a runtime; use `.lock().await` instead",
-        );
+        crate::context::assert_not_in_runtime(crate::misuse::MUTEX_BLOCKING_LOCK);
         futures::executor::block_on(self.lock())
     }
 
@@ -173,9 +171,7 @@ impl<T> Mutex<T> {
     ///
     /// Inside a runtime: `.await` [`lock_owned`](Mutex::lock_owned) instead.
     pub fn blocking_lock_owned(self: Arc<Self>) -> OwnedMutexGuard<T> {
-        crate::context::assert_not_in_runtime(
-            "Mutex::blocking_lock_owned called inside a runtime; use `.lock_owned().await` instead",
-        );
+        crate::context::assert_not_in_runtime(crate::misuse::MUTEX_BLOCKING_LOCK_OWNED);
         futures::executor::block_on(self.lock_owned())
     }
 

@@ -277,9 +277,7 @@ impl<T> RwLock<T> {
     ///
     /// Inside a runtime: `.await` [`read`](RwLock::read) instead.
     pub fn blocking_read(&self) -> RwLockReadGuard<'_, T> {
-        crate::context::assert_not_in_runtime(
-            "RwLock::blocking_read called inside a runtime; use `.read().await` instead",
-        );
+        crate::context::assert_not_in_runtime(crate::misuse::RWLOCK_BLOCKING_READ);
         futures::executor::block_on(self.read())
     }
 
@@ -295,9 +293,7 @@ impl<T> RwLock<T> {
     ///
     /// Inside a runtime: `.await` [`write`](RwLock::write) instead.
     pub fn blocking_write(&self) -> RwLockWriteGuard<'_, T> {
-        crate::context::assert_not_in_runtime(
-            "RwLock::blocking_write called inside a runtime; use `.write().await` instead",
-        );
+        crate::context::assert_not_in_runtime(crate::misuse::RWLOCK_BLOCKING_WRITE);
         futures::executor::block_on(self.write())
     }
 

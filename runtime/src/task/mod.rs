@@ -68,10 +68,7 @@ where
     let join = context::with_handle(|h| h.map(|h| h.spawn(future.take().expect("once"))));
     match join {
         Some(join) => join,
-        None => panic!(
-            "`runtime::spawn` called outside of a runtime: spawn from inside a task or \
-             `Runtime::block_on`, or use `Runtime::spawn` / `Handle::spawn`"
-        ),
+        None => panic!("{}", crate::misuse::SPAWN_OUTSIDE_RUNTIME),
     }
 }
 
@@ -90,10 +87,7 @@ where
         context::with_handle(|h| h.map(|h| h.blocking().spawn_blocking(f.take().expect("once"))));
     match join {
         Some(join) => join,
-        None => panic!(
-            "`runtime::task::spawn_blocking` called outside of a runtime: call it from inside \
-             a task or `Runtime::block_on`, or use `Runtime::spawn_blocking` / `Handle::spawn_blocking`"
-        ),
+        None => panic!("{}", crate::misuse::SPAWN_BLOCKING_OUTSIDE_RUNTIME),
     }
 }
 
@@ -136,9 +130,7 @@ impl Future for YieldNow {
 pub fn id() -> Id {
     match ::task::current_id() {
         Some(id) => id,
-        None => panic!(
-            "`runtime::task::id()` called outside of a task: call it from a spawned task,              or use `runtime::task::try_id()`"
-        ),
+        None => panic!("{}", crate::misuse::TASK_ID_OUTSIDE_TASK),
     }
 }
 

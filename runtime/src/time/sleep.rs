@@ -72,10 +72,7 @@ impl Sleep {
     pub(crate) fn poll_unbudgeted(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         match ready!(self.timer.poll_elapsed(cx)) {
             Ok(()) => Poll::Ready(()),
-            Err(io_driver::TimerShutdown) => panic!(
-                "a `runtime::time` timer was polled after its runtime shut down: the timer \
-                 driver is gone, so the deadline can never be observed"
-            ),
+            Err(io_driver::TimerShutdown) => panic!("{}", crate::misuse::TIMER_AFTER_SHUTDOWN),
         }
     }
 }

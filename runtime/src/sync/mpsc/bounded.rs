@@ -216,9 +216,7 @@ impl<T> Sender<T> {
     /// ```
     #[track_caller]
     pub fn blocking_send(&self, value: T) -> Result<(), SendError<T>> {
-        crate::context::assert_not_in_runtime(
-            "Sender::blocking_send called inside a runtime; `.await` `Sender::send` instead",
-        );
+        crate::context::assert_not_in_runtime(crate::misuse::MPSC_BLOCKING_SEND);
         futures::executor::block_on(self.send(value))
     }
 
@@ -481,9 +479,7 @@ impl<T> Receiver<T> {
     /// Inside a runtime: `.await` [`recv`](Receiver::recv) instead.
     #[track_caller]
     pub fn blocking_recv(&mut self) -> Option<T> {
-        crate::context::assert_not_in_runtime(
-            "Receiver::blocking_recv called inside a runtime; `.await` `Receiver::recv` instead",
-        );
+        crate::context::assert_not_in_runtime(crate::misuse::MPSC_BLOCKING_RECV);
         futures::executor::block_on(self.recv())
     }
 
@@ -494,10 +490,7 @@ impl<T> Receiver<T> {
     /// Inside a runtime: `.await` [`recv_many`](Receiver::recv_many) instead.
     #[track_caller]
     pub fn blocking_recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
-        crate::context::assert_not_in_runtime(
-            "Receiver::blocking_recv_many called inside a runtime; `.await` \
-             `Receiver::recv_many` instead",
-        );
+        crate::context::assert_not_in_runtime(crate::misuse::MPSC_BLOCKING_RECV_MANY);
         futures::executor::block_on(self.recv_many(buffer, limit))
     }
 

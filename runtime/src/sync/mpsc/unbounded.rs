@@ -185,10 +185,7 @@ impl<T> UnboundedReceiver<T> {
     /// Inside a runtime: `.await` [`recv`](UnboundedReceiver::recv) instead.
     #[track_caller]
     pub fn blocking_recv(&mut self) -> Option<T> {
-        crate::context::assert_not_in_runtime(
-            "UnboundedReceiver::blocking_recv called inside a runtime; `.await` \
-             `UnboundedReceiver::recv` instead",
-        );
+        crate::context::assert_not_in_runtime(crate::misuse::UNBOUNDED_BLOCKING_RECV);
         futures::executor::block_on(self.recv())
     }
 
@@ -199,10 +196,7 @@ impl<T> UnboundedReceiver<T> {
     /// Inside a runtime: `.await` [`recv_many`](UnboundedReceiver::recv_many) instead.
     #[track_caller]
     pub fn blocking_recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
-        crate::context::assert_not_in_runtime(
-            "UnboundedReceiver::blocking_recv_many called inside a runtime; `.await` \
-             `UnboundedReceiver::recv_many` instead",
-        );
+        crate::context::assert_not_in_runtime(crate::misuse::UNBOUNDED_BLOCKING_RECV_MANY);
         futures::executor::block_on(self.recv_many(buffer, limit))
     }
 
