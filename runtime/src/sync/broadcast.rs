@@ -448,7 +448,7 @@ impl<T: Clone> Receiver<T> {
     #[track_caller]
     pub fn blocking_recv(&mut self) -> Result<T, RecvError> {
         crate::context::assert_not_in_runtime(crate::misuse::BROADCAST_BLOCKING_RECV);
-        futures::executor::block_on(self.recv())
+        futures_executor::block_on(self.recv())
     }
 }
 

@@ -401,7 +401,7 @@ impl<T> Receiver<T> {
     /// Inside a runtime (it would block a worker): `.await` the receiver instead.
     pub fn blocking_recv(self) -> Result<T, RecvError> {
         crate::context::assert_not_in_runtime(crate::misuse::ONESHOT_BLOCKING_RECV);
-        futures::executor::block_on(self)
+        futures_executor::block_on(self)
     }
 }
 

@@ -278,7 +278,7 @@ impl<T> RwLock<T> {
     /// Inside a runtime: `.await` [`read`](RwLock::read) instead.
     pub fn blocking_read(&self) -> RwLockReadGuard<'_, T> {
         crate::context::assert_not_in_runtime(crate::misuse::RWLOCK_BLOCKING_READ);
-        futures::executor::block_on(self.read())
+        futures_executor::block_on(self.read())
     }
 
     /// Exclusive access from synchronous code, blocking the thread.
@@ -294,7 +294,7 @@ impl<T> RwLock<T> {
     /// Inside a runtime: `.await` [`write`](RwLock::write) instead.
     pub fn blocking_write(&self) -> RwLockWriteGuard<'_, T> {
         crate::context::assert_not_in_runtime(crate::misuse::RWLOCK_BLOCKING_WRITE);
-        futures::executor::block_on(self.write())
+        futures_executor::block_on(self.write())
     }
 
     /// The value, through `&mut self` (no locking needed).

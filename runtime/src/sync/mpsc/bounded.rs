@@ -217,7 +217,7 @@ impl<T> Sender<T> {
     #[track_caller]
     pub fn blocking_send(&self, value: T) -> Result<(), SendError<T>> {
         crate::context::assert_not_in_runtime(crate::misuse::MPSC_BLOCKING_SEND);
-        futures::executor::block_on(self.send(value))
+        futures_executor::block_on(self.send(value))
     }
 
     /// Waits for room for one message and reserves it.
@@ -480,7 +480,7 @@ impl<T> Receiver<T> {
     #[track_caller]
     pub fn blocking_recv(&mut self) -> Option<T> {
         crate::context::assert_not_in_runtime(crate::misuse::MPSC_BLOCKING_RECV);
-        futures::executor::block_on(self.recv())
+        futures_executor::block_on(self.recv())
     }
 
     /// As [`recv_many`](Receiver::recv_many), blocking the thread.
@@ -491,7 +491,7 @@ impl<T> Receiver<T> {
     #[track_caller]
     pub fn blocking_recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
         crate::context::assert_not_in_runtime(crate::misuse::MPSC_BLOCKING_RECV_MANY);
-        futures::executor::block_on(self.recv_many(buffer, limit))
+        futures_executor::block_on(self.recv_many(buffer, limit))
     }
 
     /// Closes the channel for sending, keeping what is queued: later sends fail, while

@@ -186,7 +186,7 @@ impl<T> UnboundedReceiver<T> {
     #[track_caller]
     pub fn blocking_recv(&mut self) -> Option<T> {
         crate::context::assert_not_in_runtime(crate::misuse::UNBOUNDED_BLOCKING_RECV);
-        futures::executor::block_on(self.recv())
+        futures_executor::block_on(self.recv())
     }
 
     /// As [`recv_many`](UnboundedReceiver::recv_many), blocking the thread.
@@ -197,7 +197,7 @@ impl<T> UnboundedReceiver<T> {
     #[track_caller]
     pub fn blocking_recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
         crate::context::assert_not_in_runtime(crate::misuse::UNBOUNDED_BLOCKING_RECV_MANY);
-        futures::executor::block_on(self.recv_many(buffer, limit))
+        futures_executor::block_on(self.recv_many(buffer, limit))
     }
 
     /// Closes the channel for sending, keeping what is queued.
