@@ -176,7 +176,8 @@ macro_rules! worker_counters {
         /// ```
         /// let rt = runtime::Builder::new_current_thread().build().unwrap();
         /// rt.block_on(async { runtime::spawn(async {}).await.unwrap() });
-        /// let w = &rt.metrics().workers()[0];
+        /// let m = rt.metrics();
+        /// let w = &m.workers()[0];
         /// assert!(w.polls() >= 1);
         /// assert!(w.completed() <= w.spawned());
         /// ```

@@ -76,6 +76,7 @@ macro_rules! __task_local_inner {
 /// assert_eq!(v, 3);
 /// ```
 pub struct LocalKey<T: 'static> {
+    // Not API: `task_local!` expands, in the user's crate, to a struct literal naming it.
     #[doc(hidden)]
     pub inner: std::thread::LocalKey<RefCell<Option<T>>>,
 }
