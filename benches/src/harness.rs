@@ -72,8 +72,68 @@ pub fn own_oneshot_group<S: Signal>(c: &mut Criterion, flavor: Flavor) {
     g.finish();
 }
 
+/// The counter columns of [`format_metrics`]' table, in order (then `busy_ms`).
+pub const METRICS_COLUMNS: [&str; 12] = [
+    "polls",
+    "lifo_hits",
+    "local_sch",
+    "spawned",
+    "completed",
+    "overflow",
+    "ovf_tasks",
+    "steals",
+    "stolen",
+    "parks",
+    "unparks",
+    "noop_unp",
+];
+
+/// What [`format_metrics`] prints, as plain numbers: taken from a `RuntimeMetrics`
+/// (`MetricsTable::from`), or written out by a test.
+#[derive(Debug, Clone, Default)]
+pub struct MetricsTable {
+    pub num_workers: usize,
+    pub live_tasks: usize,
+    pub global_queue_depth: usize,
+    /// Per worker: the counters in [`METRICS_COLUMNS`] order, and the busy time.
+    pub workers: Vec<([u64; 12], Duration)>,
+}
+
+impl From<&runtime::RuntimeMetrics> for MetricsTable {
+    fn from(m: &runtime::RuntimeMetrics) -> MetricsTable {
+        let row = |w: &runtime::WorkerMetrics| {
+            let counts = [
+                w.polls(),
+                w.lifo_hits(),
+                w.local_schedules(),
+                w.spawned(),
+                w.completed(),
+                w.overflows(),
+                w.overflowed_tasks(),
+                w.steals(),
+                w.stolen_tasks(),
+                w.parks(),
+                w.unparks(),
+                w.noop_unparks(),
+            ];
+            (counts, w.busy())
+        };
+        MetricsTable {
+            num_workers: m.num_workers(),
+            live_tasks: m.num_alive_tasks(),
+            global_queue_depth: m.global_queue_depth(),
+            workers: m.workers().iter().map(row).collect(),
+        }
+    }
+}
+
 /// Our runtime's counters as a table: totals and per iteration.
 pub fn format_metrics(group: &str, iterations: u64, m: &runtime::RuntimeMetrics) -> String {
+    format_metrics_table(group, iterations, &MetricsTable::from(m))
+}
+
+/// [`format_metrics`] from plain numbers.
+pub fn format_metrics_table(group: &str, iterations: u64, m: &MetricsTable) -> String {
     use std::fmt::Write;
     let per = |v: u64| {
         if iterations == 0 {
@@ -87,45 +147,27 @@ pub fn format_metrics(group: &str, iterations: u64, m: &runtime::RuntimeMetrics)
         s,
         "runtime metrics, {group}: {} worker(s), {iterations} iterations (warm-up included), \
          live_tasks {}, global_queue_depth {}; counts per iteration:",
-        m.num_workers(),
-        m.num_alive_tasks(),
-        m.global_queue_depth()
+        m.num_workers, m.live_tasks, m.global_queue_depth
     );
+    let c = &METRICS_COLUMNS;
     let _ = writeln!(
         s,
         "  {:>6} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9}",
         "worker",
-        "polls",
-        "lifo_hits",
-        "local_sch",
-        "spawned",
-        "completed",
-        "overflow",
-        "ovf_tasks",
-        "steals",
-        "stolen",
-        "parks",
-        "unparks",
-        "noop_unp",
+        c[0],
+        c[1],
+        c[2],
+        c[3],
+        c[4],
+        c[5],
+        c[6],
+        c[7],
+        c[8],
+        c[9],
+        c[10],
+        c[11],
         "busy_ms"
     );
-    // One row of counts: the twelve counters, then the busy time.
-    let counts = |w: &runtime::WorkerMetrics| {
-        [
-            w.polls(),
-            w.lifo_hits(),
-            w.local_schedules(),
-            w.spawned(),
-            w.completed(),
-            w.overflows(),
-            w.overflowed_tasks(),
-            w.steals(),
-            w.stolen_tasks(),
-            w.parks(),
-            w.unparks(),
-            w.noop_unparks(),
-        ]
-    };
     let row = |s: &mut String, name: &str, c: [u64; 12], busy: Duration| {
         let _ = writeln!(
             s,
@@ -152,15 +194,14 @@ pub fn format_metrics(group: &str, iterations: u64, m: &runtime::RuntimeMetrics)
     };
     let mut total = [0u64; 12];
     let mut busy_total = Duration::ZERO;
-    for (i, w) in m.workers().iter().enumerate() {
-        let c = counts(w);
-        row(&mut s, &i.to_string(), c, w.busy());
-        for (t, v) in total.iter_mut().zip(c) {
+    for (i, &(counts, busy)) in m.workers.iter().enumerate() {
+        row(&mut s, &i.to_string(), counts, busy);
+        for (t, v) in total.iter_mut().zip(counts) {
             *t += v;
         }
-        busy_total += w.busy();
+        busy_total += busy;
     }
-    if m.workers().len() > 1 {
+    if m.workers.len() > 1 {
         row(&mut s, "all", total, busy_total);
     }
     s
