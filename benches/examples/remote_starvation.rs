@@ -19,7 +19,7 @@ fn stall() {
 }
 
 fn polls(m: runtime::RuntimeMetrics) -> u64 {
-    m.workers.iter().map(|w| w.polls).sum()
+    m.workers().iter().map(|w| w.polls()).sum()
 }
 
 fn main() {

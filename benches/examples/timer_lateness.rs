@@ -155,7 +155,7 @@ fn run_ours(n: usize, workers: usize, ds: &Arc<Vec<Duration>>) {
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let h = rt.handle().clone();
     let sampler =
-        detail().then(|| sample_depth(move || h.metrics().global_queue_depth, stop.clone()));
+        detail().then(|| sample_depth(move || h.metrics().global_queue_depth(), stop.clone()));
     let t = Instant::now();
     rt.block_on(async {
         let handles: Vec<_> = (0..n)
@@ -178,18 +178,22 @@ fn run_ours(n: usize, workers: usize, ds: &Arc<Vec<Duration>>) {
     }
     if detail() {
         let m = rt.metrics();
-        let sum = |f: fn(&runtime::WorkerMetrics) -> u64| m.workers.iter().map(f).sum::<u64>();
+        let sum = |f: fn(&runtime::WorkerMetrics) -> u64| m.workers().iter().map(f).sum::<u64>();
         println!(
             "        polls={} overflowed_tasks={} steals={} parks={}",
-            sum(|w| w.polls),
-            sum(|w| w.overflowed_tasks),
-            sum(|w| w.steals),
-            sum(|w| w.parks)
+            sum(|w| w.polls()),
+            sum(|w| w.overflowed_tasks()),
+            sum(|w| w.steals()),
+            sum(|w| w.parks())
         );
-        for (i, w) in m.workers.iter().enumerate() {
+        for (i, w) in m.workers().iter().enumerate() {
             println!(
                 "        worker {i}: polls={} local_schedules={} overflowed={} steals={} parks={}",
-                w.polls, w.local_schedules, w.overflowed_tasks, w.steals, w.parks
+                w.polls(),
+                w.local_schedules(),
+                w.overflowed_tasks(),
+                w.steals(),
+                w.parks()
             );
         }
     }

@@ -20,18 +20,33 @@ use std::mem::ManuallyDrop;
 use std::pin::{pin, Pin};
 use std::task::{Context, Poll, RawWaker, RawWakerVTable, Wake, Waker};
 
-use shim::cell::UnsafeCell;
-use shim::sync::atomic::{AtomicBool, Ordering};
-use shim::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use crate::{Bench, Flavor, Spawner};
+
+/// `std::cell::UnsafeCell` behind closure-scoped access: every raw access below is one
+/// `with_mut` call, so the extent of each borrow is visible at its site.
+#[repr(transparent)]
+struct UnsafeCell<T>(std::cell::UnsafeCell<T>);
+
+impl<T> UnsafeCell<T> {
+    const fn new(value: T) -> Self {
+        UnsafeCell(std::cell::UnsafeCell::new(value))
+    }
+
+    #[inline(always)]
+    fn with_mut<R>(&self, f: impl FnOnce(*mut T) -> R) -> R {
+        f(self.0.get())
+    }
+}
 
 /// A thread's run queue.
 struct RunQueue {
     tasks: UnsafeCell<VecDeque<Arc<dyn Run>>>,
 }
 
-shim::thread_local! {
+std::thread_local! {
     static QUEUE: RunQueue = const {
         RunQueue {
             tasks: UnsafeCell::new(VecDeque::new()),

@@ -72,8 +72,68 @@ pub fn own_oneshot_group<S: Signal>(c: &mut Criterion, flavor: Flavor) {
     g.finish();
 }
 
+/// The counter columns of [`format_metrics`]' table, in order (then `busy_ms`).
+pub const METRICS_COLUMNS: [&str; 12] = [
+    "polls",
+    "lifo_hits",
+    "local_sch",
+    "spawned",
+    "completed",
+    "overflow",
+    "ovf_tasks",
+    "steals",
+    "stolen",
+    "parks",
+    "unparks",
+    "noop_unp",
+];
+
+/// What [`format_metrics`] prints, as plain numbers: taken from a `RuntimeMetrics`
+/// (`MetricsTable::from`), or written out by a test.
+#[derive(Debug, Clone, Default)]
+pub struct MetricsTable {
+    pub num_workers: usize,
+    pub live_tasks: usize,
+    pub global_queue_depth: usize,
+    /// Per worker: the counters in [`METRICS_COLUMNS`] order, and the busy time.
+    pub workers: Vec<([u64; 12], Duration)>,
+}
+
+impl From<&runtime::RuntimeMetrics> for MetricsTable {
+    fn from(m: &runtime::RuntimeMetrics) -> MetricsTable {
+        let row = |w: &runtime::WorkerMetrics| {
+            let counts = [
+                w.polls(),
+                w.lifo_hits(),
+                w.local_schedules(),
+                w.spawned(),
+                w.completed(),
+                w.overflows(),
+                w.overflowed_tasks(),
+                w.steals(),
+                w.stolen_tasks(),
+                w.parks(),
+                w.unparks(),
+                w.noop_unparks(),
+            ];
+            (counts, w.busy())
+        };
+        MetricsTable {
+            num_workers: m.num_workers(),
+            live_tasks: m.num_alive_tasks(),
+            global_queue_depth: m.global_queue_depth(),
+            workers: m.workers().iter().map(row).collect(),
+        }
+    }
+}
+
 /// Our runtime's counters as a table: totals and per iteration.
 pub fn format_metrics(group: &str, iterations: u64, m: &runtime::RuntimeMetrics) -> String {
+    format_metrics_table(group, iterations, &MetricsTable::from(m))
+}
+
+/// [`format_metrics`] from plain numbers.
+pub fn format_metrics_table(group: &str, iterations: u64, m: &MetricsTable) -> String {
     use std::fmt::Write;
     let per = |v: u64| {
         if iterations == 0 {
@@ -89,69 +149,60 @@ pub fn format_metrics(group: &str, iterations: u64, m: &runtime::RuntimeMetrics)
          live_tasks {}, global_queue_depth {}; counts per iteration:",
         m.num_workers, m.live_tasks, m.global_queue_depth
     );
+    let c = &METRICS_COLUMNS;
     let _ = writeln!(
         s,
         "  {:>6} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9}",
         "worker",
-        "polls",
-        "lifo_hits",
-        "local_sch",
-        "spawned",
-        "completed",
-        "overflow",
-        "ovf_tasks",
-        "steals",
-        "stolen",
-        "parks",
-        "unparks",
-        "noop_unp",
+        c[0],
+        c[1],
+        c[2],
+        c[3],
+        c[4],
+        c[5],
+        c[6],
+        c[7],
+        c[8],
+        c[9],
+        c[10],
+        c[11],
         "busy_ms"
     );
-    let mut busy_total = Duration::ZERO;
-    let row = |s: &mut String, name: &str, w: &runtime::WorkerMetrics| {
+    let row = |s: &mut String, name: &str, c: [u64; 12], busy: Duration| {
         let _ = writeln!(
             s,
             "  {:>6} {:>10.1} {:>10.1} {:>10.1} {:>9.1} {:>9.1} {:>9.2} {:>9.1} {:>8.2} {:>8.1} {:>8.2} {:>8.2} {:>8.2} {:>9.3}",
             name,
-            per(w.polls),
-            per(w.lifo_hits),
-            per(w.local_schedules),
-            per(w.spawned),
-            per(w.completed),
-            per(w.overflows),
-            per(w.overflowed_tasks),
-            per(w.steals),
-            per(w.stolen_tasks),
-            per(w.parks),
-            per(w.unparks),
-            per(w.noop_unparks),
+            per(c[0]),
+            per(c[1]),
+            per(c[2]),
+            per(c[3]),
+            per(c[4]),
+            per(c[5]),
+            per(c[6]),
+            per(c[7]),
+            per(c[8]),
+            per(c[9]),
+            per(c[10]),
+            per(c[11]),
             if iterations == 0 {
                 0.0
             } else {
-                w.busy.as_secs_f64() * 1e3 / iterations as f64
+                busy.as_secs_f64() * 1e3 / iterations as f64
             },
         );
     };
-    let mut total = runtime::WorkerMetrics::default();
-    for (i, w) in m.workers.iter().enumerate() {
-        row(&mut s, &i.to_string(), w);
-        total.polls += w.polls;
-        total.lifo_hits += w.lifo_hits;
-        total.local_schedules += w.local_schedules;
-        total.spawned += w.spawned;
-        total.completed += w.completed;
-        total.overflows += w.overflows;
-        total.overflowed_tasks += w.overflowed_tasks;
-        total.steals += w.steals;
-        total.stolen_tasks += w.stolen_tasks;
-        total.parks += w.parks;
-        total.unparks += w.unparks;
-        total.noop_unparks += w.noop_unparks;
-        busy_total += w.busy;
+    let mut total = [0u64; 12];
+    let mut busy_total = Duration::ZERO;
+    for (i, &(counts, busy)) in m.workers.iter().enumerate() {
+        row(&mut s, &i.to_string(), counts, busy);
+        for (t, v) in total.iter_mut().zip(counts) {
+            *t += v;
+        }
+        busy_total += busy;
     }
-    total.busy = busy_total;
     if m.workers.len() > 1 {
-        row(&mut s, "all", &total);
+        row(&mut s, "all", total, busy_total);
     }
     s
 }

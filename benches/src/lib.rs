@@ -24,8 +24,8 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use futures::task::AtomicWaker;
-use shim::sync::atomic::{AtomicUsize, Ordering};
-use shim::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 pub mod chan;
 pub mod floor;
@@ -311,6 +311,6 @@ pub fn stall(dur: Duration) {
     }
     let start = Instant::now();
     while start.elapsed() < dur {
-        shim::thread::yield_now();
+        std::thread::yield_now();
     }
 }

@@ -59,7 +59,7 @@ pub struct Smol<E: Exec> {
     ex: &'static E,
     flavor: Flavor,
     stops: Vec<oneshot::Sender<()>>,
-    threads: Vec<shim::thread::JoinHandle<()>>,
+    threads: Vec<std::thread::JoinHandle<()>>,
 }
 
 /// `Executor`, as `smol::spawn` uses it.
@@ -94,7 +94,9 @@ impl<E: Exec> Smol<E> {
                         let _ = rx.await;
                     }))
                 };
-                let t = shim::thread::spawn_named(format!("smol-{i}"), None, body)
+                let t = std::thread::Builder::new()
+                    .name(format!("smol-{i}"))
+                    .spawn(body)
                     .expect("spawning an executor thread");
                 stops.push(tx);
                 threads.push(t);

@@ -15,8 +15,8 @@
 
 use std::time::Duration;
 
-use shim::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
-use shim::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+use std::sync::Arc;
 
 use crate::{stall, Bench, Flavor, FuturesOneshot, Notify, Oneshot, Signal, Spawner};
 

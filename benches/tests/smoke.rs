@@ -111,19 +111,20 @@ fn floor_with_multi_thread_file_workloads() {
 /// read 3.0 / 1.0 spawned and 2.0 / 2.0 completed, the "all" row 4.0 and 4.0.
 #[test]
 fn metrics_table_shows_spawned_and_completed_per_iteration() {
-    let worker = |spawned, completed| runtime::WorkerMetrics {
-        spawned,
-        completed,
-        ..Default::default()
+    use benches::harness::{format_metrics_table, MetricsTable, METRICS_COLUMNS};
+    let at = |name: &str| METRICS_COLUMNS.iter().position(|c| *c == name).expect(name);
+    let worker = |spawned, completed| {
+        let mut counts = [0; 12];
+        counts[at("spawned")] = spawned;
+        counts[at("completed")] = completed;
+        (counts, std::time::Duration::ZERO)
     };
-    let m = runtime::RuntimeMetrics {
+    let m = MetricsTable {
         num_workers: 2,
-        live_tasks: 0,
-        global_queue_depth: 0,
         workers: vec![worker(30, 20), worker(10, 20)],
-        ..Default::default()
+        ..MetricsTable::default()
     };
-    let table = benches::harness::format_metrics("g", 10, &m);
+    let table = format_metrics_table("g", 10, &m);
     let lines: Vec<&str> = table.lines().collect();
     let header: Vec<&str> = lines[1].split_whitespace().collect();
     let col = |name: &str| header.iter().position(|h| *h == name).expect(name);

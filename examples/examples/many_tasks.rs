@@ -36,12 +36,17 @@ async fn main() {
     assert_eq!(done.load(Ordering::Relaxed), n);
 
     let m = runtime::Handle::current().metrics();
-    println!("{n} tasks on {} workers in {elapsed:?}", m.num_workers);
+    println!("{n} tasks on {} workers in {elapsed:?}", m.num_workers());
     println!("worker       polls   lifo_hits  stolen  steals  overflowed   parks");
-    for (i, w) in m.workers.iter().enumerate() {
+    for (i, w) in m.workers().iter().enumerate() {
         println!(
             "{i:>6} {:>11} {:>11} {:>7} {:>7} {:>11} {:>7}",
-            w.polls, w.lifo_hits, w.stolen_tasks, w.steals, w.overflowed_tasks, w.parks
+            w.polls(),
+            w.lifo_hits(),
+            w.stolen_tasks(),
+            w.steals(),
+            w.overflowed_tasks(),
+            w.parks()
         );
     }
 }

@@ -33,6 +33,33 @@ const DEFAULT_MAX_BLOCKING_THREADS: usize = 512;
 const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(10);
 
 /// Builds a [`Runtime`] with custom settings.
+///
+/// ```
+/// use runtime::Builder;
+///
+/// let rt = Builder::new_multi_thread()
+///     .worker_threads(2)
+///     .thread_name("my-service-worker")
+///     .enable_all()
+///     .build()
+///     .unwrap();
+/// let answer = rt.block_on(async {
+///     runtime::time::sleep(std::time::Duration::from_millis(1)).await;
+///     runtime::spawn(async { 42 }).await.unwrap()
+/// });
+/// assert_eq!(answer, 42);
+/// ```
+///
+/// Pick a flavor first: [`new_multi_thread`](Builder::new_multi_thread) (what
+/// `#[runtime::main]` builds) runs tasks on a pool of worker threads that steal work from
+/// each other; [`new_current_thread`](Builder::new_current_thread) runs every task on the
+/// one thread that calls `block_on`. Then turn on the drivers the program needs
+/// ([`enable_io`](Builder::enable_io) for sockets, [`enable_time`](Builder::enable_time)
+/// for timers, or [`enable_all`](Builder::enable_all)): a runtime without them is
+/// lighter, and an API that needs a missing driver panics, saying which to enable.
+/// Everything else has tokio's defaults: one worker per CPU, a blocking pool of up to 512
+/// threads kept 10 s when idle, the LIFO slot on. [`build`](Builder::build) starts the
+/// worker threads (none for the current-thread flavor); the builder can build again.
 pub struct Builder {
     kind: Kind,
     worker_threads: Option<usize>,
@@ -61,11 +88,39 @@ enum Kind {
 
 impl Builder {
     /// A multi-thread, work-stealing runtime.
+    ///
+    /// ```
+    /// let rt = runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    /// let on_a_worker = rt.block_on(async {
+    ///     runtime::spawn(async { std::thread::current().name().map(String::from) })
+    ///         .await
+    ///         .unwrap()
+    /// });
+    /// assert_eq!(on_a_worker.as_deref(), Some("runtime-worker"));
+    /// ```
+    ///
+    /// Each worker thread owns a run queue; a worker with nothing to run steals half of a
+    /// busy sibling's queue, so the load spreads without a central lock. `block_on` only
+    /// polls the future it is given; spawned tasks run on the workers, in parallel.
     pub fn new_multi_thread() -> Builder {
         Builder::new(Kind::MultiThread)
     }
 
     /// A runtime that runs every task on the thread calling `block_on`.
+    ///
+    /// ```
+    /// let rt = runtime::Builder::new_current_thread().build().unwrap();
+    /// let here = std::thread::current().id();
+    /// let ran_on = rt.block_on(async {
+    ///     runtime::spawn(async { std::thread::current().id() }).await.unwrap()
+    /// });
+    /// assert_eq!(ran_on, here);
+    /// ```
+    ///
+    /// No thread is started: tasks run only while some thread is inside
+    /// [`Runtime::block_on`], in the order they became runnable. The lightest flavor (no
+    /// cross-thread synchronization on the task path), and the default of
+    /// `#[runtime::test]`; a task that blocks stalls all the others.
     pub fn new_current_thread() -> Builder {
         Builder::new(Kind::CurrentThread)
     }
@@ -94,6 +149,14 @@ impl Builder {
 
     /// Worker threads of a multi-thread runtime (default: available parallelism, or the
     /// `RUNTIME_WORKER_THREADS` environment variable). Ignored by the current-thread flavor.
+    ///
+    /// ```
+    /// let rt = runtime::Builder::new_multi_thread().worker_threads(3).build().unwrap();
+    /// assert_eq!(rt.metrics().num_workers(), 3);
+    /// ```
+    ///
+    /// More workers than CPUs buy nothing for CPU-bound tasks; blocking work goes to the
+    /// blocking pool (`spawn_blocking`), which has its own threads, not to extra workers.
     ///
     /// # Panics
     /// When `n` is 0.
@@ -158,6 +221,21 @@ impl Builder {
     }
 
     /// Enables the I/O and timer drivers.
+    ///
+    /// ```
+    /// use runtime::time::{timeout, Duration};
+    ///
+    /// let rt = runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    /// rt.block_on(async {
+    ///     let listener = runtime::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    ///     // Nobody connects: the timer driver ends the wait.
+    ///     assert!(timeout(Duration::from_millis(10), listener.accept()).await.is_err());
+    /// });
+    /// ```
+    ///
+    /// The drivers cost their setup (an epoll instance, a timer wheel) and nothing on the
+    /// task path: an idle worker parks in the driver, waiting for readiness events with the
+    /// next timer's deadline as its timeout.
     pub fn enable_all(&mut self) -> &mut Self {
         self.enable_io().enable_time()
     }
@@ -424,16 +502,13 @@ impl Builder {
     fn pause_clock(&self, driver: &Driver) {
         assert!(
             self.kind == Kind::CurrentThread,
-            "`Builder::start_paused(true)` requires the current-thread runtime \
-             (`Builder::new_current_thread()`): time cannot be paused with several workers"
+            "{}",
+            crate::misuse::START_PAUSED_MULTI_THREAD
         );
         #[cfg(not(loom))]
         {
             let Some(time) = driver.time_handle_opt() else {
-                panic!(
-                    "`Builder::start_paused(true)` needs the timer driver: call \
-                     `Builder::enable_time()` or `Builder::enable_all()`"
-                );
+                panic!("{}", crate::misuse::START_PAUSED_NO_TIMER);
             };
             crate::time::note_paused();
             time.pause().expect("a new clock is running");
@@ -443,6 +518,18 @@ impl Builder {
     }
 
     /// Builds the runtime (starting its worker threads).
+    ///
+    /// ```
+    /// fn main() -> std::io::Result<()> {
+    ///     let rt = runtime::Builder::new_multi_thread().enable_all().build()?;
+    ///     rt.block_on(async { println!("hello from the runtime") });
+    ///     Ok(())
+    /// }
+    /// ```
+    ///
+    /// Fails when the I/O driver cannot be created or a worker thread cannot be spawned
+    /// (the error of `epoll_create` or `thread::spawn`). The builder is left as it was, so
+    /// one builder can build several runtimes with the same settings.
     pub fn build(&mut self) -> io::Result<Runtime> {
         let seeds = self
             .rng_seed
@@ -568,8 +655,8 @@ impl Builder {
         let _ = options;
         assert!(
             self.kind == Kind::CurrentThread,
-            "`build_local` needs a current-thread builder: use \
-             `Builder::new_current_thread().build_local(..)`"
+            "{}",
+            crate::misuse::BUILD_LOCAL_NOT_CURRENT_THREAD
         );
         Ok(crate::LocalRuntime::from_runtime(self.build()?))
     }

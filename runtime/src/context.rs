@@ -126,11 +126,7 @@ impl Drop for EnterGuard {
             true
         });
         if !in_order && !std::thread::panicking() {
-            panic!(
-                "`EnterGuard` values dropped out of order: the guards returned by \
-                 `Handle::enter()` (and `Runtime::enter()`) must be dropped in the reverse \
-                 order of their creation, the last one entered first"
-            );
+            panic!("{}", crate::misuse::ENTER_GUARDS_OUT_OF_ORDER);
         }
     }
 }
@@ -175,16 +171,8 @@ pub(crate) struct RuntimeGuard {
 pub(crate) fn enter_runtime() -> RuntimeGuard {
     let prev = with(|cx| cx.map(|cx| cx.in_runtime.replace(true)).unwrap_or(false));
     if prev {
-        with(|cx| {
-            if let Some(cx) = cx {
-                cx.in_runtime.set(true);
-            }
-        });
-        panic!(
-            "cannot block_on inside a runtime: this would block a thread that is driving \
-             asynchronous tasks. `.await` the future instead, or run blocking code with \
-             `runtime::task::spawn_blocking`"
-        );
+        // `replace(true)` left the outer `block_on`'s mark as it was: nothing to undo.
+        panic!("{}", crate::misuse::BLOCK_ON_INSIDE_RUNTIME);
     }
     RuntimeGuard { prev }
 }

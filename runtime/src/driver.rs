@@ -147,10 +147,7 @@ impl Driver {
     pub(crate) fn io_handle(&self) -> &Arc<io_driver::Handle> {
         match (&self.inner, self.enable_io) {
             (Some(inner), true) => &inner.handle,
-            _ => panic!(
-                "this runtime has no I/O driver: build it with `Builder::enable_io()` or \
-                 `Builder::enable_all()` (`#[runtime::main]` enables it)"
-            ),
+            _ => panic!("{}", crate::misuse::NO_IO_DRIVER),
         }
     }
 
@@ -160,10 +157,7 @@ impl Driver {
     pub(crate) fn time_handle(&self) -> &Arc<io_driver::Handle> {
         match (&self.inner, self.enable_time) {
             (Some(inner), true) => &inner.handle,
-            _ => panic!(
-                "this runtime has no timer driver: build it with `Builder::enable_time()` or \
-                 `Builder::enable_all()` (`#[runtime::main]` enables it)"
-            ),
+            _ => panic!("{}", crate::misuse::NO_TIMER_DRIVER),
         }
     }
 }
@@ -199,10 +193,7 @@ impl Locked<'_> {
 pub(crate) fn current_driver(what: &str) -> Arc<Driver> {
     match crate::context::with_handle(|h| h.map(|h| h.driver().clone())) {
         Some(driver) => driver,
-        None => panic!(
-            "{what} must be called from the context of a runtime: inside a task or \
-             `Runtime::block_on`, or after `Runtime::enter()`"
-        ),
+        None => panic!("{what} {}", crate::misuse::OUTSIDE_RUNTIME_SUFFIX),
     }
 }
 

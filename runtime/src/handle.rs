@@ -61,6 +61,25 @@ pub struct EnterGuard<'a> {
 impl Handle {
     /// The runtime this thread is running in.
     ///
+    /// ```
+    /// use runtime::Handle;
+    ///
+    /// let rt = runtime::Runtime::new().unwrap();
+    /// let handle = rt.block_on(async { Handle::current() });
+    /// // From a plain thread, the handle spawns onto the runtime it came from.
+    /// let joined = std::thread::spawn(move || {
+    ///     let task = handle.spawn(async { "spawned from a thread" });
+    ///     handle.block_on(task).unwrap()
+    /// })
+    /// .join()
+    /// .unwrap();
+    /// assert_eq!(joined, "spawned from a thread");
+    /// ```
+    ///
+    /// Inside a task or `block_on` the thread knows its runtime; this clones that handle
+    /// (a reference count, no allocation). Libraries use it to reach the runtime they are
+    /// called on without taking a `Handle` argument.
+    ///
     /// # Panics
     /// Outside a runtime. Use [`Handle::try_current`], or pass a `Handle` obtained from
     /// `Runtime::handle()` to where it is needed.
@@ -68,10 +87,7 @@ impl Handle {
     pub fn current() -> Handle {
         match Handle::try_current() {
             Ok(h) => h,
-            Err(_) => panic!(
-                "`Handle::current()` called outside of a runtime: call it from a task or from \
-                 inside `Runtime::block_on`, or keep a handle from `Runtime::handle()`"
-            ),
+            Err(_) => panic!("{}", crate::misuse::HANDLE_CURRENT_OUTSIDE_RUNTIME),
         }
     }
 
@@ -82,7 +98,22 @@ impl Handle {
             .ok_or(TryCurrentError(()))
     }
 
-    /// Spawns a task onto this runtime.
+    /// Spawns a task onto this runtime, from any thread.
+    ///
+    /// ```
+    /// let rt = runtime::Runtime::new().unwrap();
+    /// let handle = rt.handle().clone();
+    /// let task = std::thread::spawn(move || handle.spawn(async { 6 * 7 }))
+    ///     .join()
+    ///     .unwrap();
+    /// assert_eq!(rt.block_on(task).unwrap(), 42);
+    /// ```
+    ///
+    /// [`runtime::spawn`](crate::spawn) with an explicit runtime: it works where no
+    /// runtime is current (a plain thread, a callback from a C library), and picks the
+    /// runtime when a program has several. Called on one of this runtime's workers the task
+    /// goes to that worker's queue; from anywhere else to the global queue, and an idle
+    /// worker is woken to run it. The task runs whether or not the handle is awaited.
     pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
@@ -123,6 +154,13 @@ impl Handle {
     /// drop(guard);
     /// assert_eq!(rt.block_on(task).unwrap(), 1);
     /// ```
+    ///
+    /// Entering does not run anything: it only sets the thread's current runtime, so that
+    /// code which finds its runtime implicitly ([`runtime::spawn`](crate::spawn),
+    /// [`Handle::current`], creating a socket or a timer) works on a thread that is not
+    /// inside `block_on`, typically while setting up state before the first `block_on`, or
+    /// in a synchronous callback. Tasks spawned this way run on the runtime's workers (on
+    /// a current-thread runtime, at the next `block_on`).
     ///
     /// # Panics
     /// Guards must be dropped in the reverse order of their creation: dropping one while a

@@ -8,7 +8,7 @@
 //! executor and the timer: its `TokioExecutor` calls `tokio::spawn` and its `TokioTimer`
 //! uses tokio's timer, and both panic without a tokio runtime. So a server on this runtime
 //! hands hyper [`HyperExecutor`] and [`HyperTimer`] (the one edit beyond the rename when
-//! porting, see `ports/src/bin/hyper_auto.rs`):
+//! porting a hyper-util server):
 //!
 //! ```no_run
 //! use hyper_util::rt::TokioIo;
@@ -59,7 +59,7 @@ use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 use std::time::{Duration, Instant};
 
-use futures::io::{AsyncRead, AsyncWrite};
+use futures_io::{AsyncRead, AsyncWrite};
 use hyper::rt::{self, ReadBufCursor};
 
 use crate::time::Sleep;

@@ -9,11 +9,11 @@
 //! ```
 //!
 //! The multi-thread scheduler follows the Tokio scheduler rewrite: per-worker fixed-size
-//! SPMC rings with a LIFO slot (`queue`), a mutex-protected intrusive global queue taking
-//! the overflow, throttled searching workers (at most half steal at once; a searcher that
+//! SPMC rings with a LIFO slot (`queue`), an intrusive global queue taking the overflow
+//! (pushed with one CAS, popped behind a mutex), throttled searching workers (at most half steal at once; a searcher that
 //! finds work wakes the next), single-allocation tasks with a hot header and a cold trailer
 //! (`task`), and parked workers that cost nothing until woken. All of it is model-checked
-//! under loom through the one sync shim (`shim`). See `DESIGN.md` for the map.
+//! under loom through the one sync shim (`shim`).
 //!
 //! # Porting from tokio
 //!
@@ -44,8 +44,7 @@
 //!
 //! **Compatible** (same names, signatures and documented behaviour):
 //! - `#[main]`/`#[test]` with `flavor` (`"multi_thread"`, `"current_thread"`, `"local"`),
-//!   `worker_threads`, `crate = ".."` (`start_paused` is a compile error: paused time is
-//!   not implemented);
+//!   `worker_threads`, `start_paused`, `crate = ".."`;
 //! - `spawn`, `task::{spawn_blocking, yield_now, JoinHandle, AbortHandle, JoinError, Id,
 //!   id, try_id, JoinSet, consume_budget, unconstrained, coop}`, `task_local!` (`JoinHandle`
 //!   is not `#[must_use]`, as tokio's);
@@ -72,16 +71,16 @@
 //!   work unchanged;
 //! - `fs` (each call on the blocking pool, as tokio's; `File` speaks both trait
 //!   families), `signal::ctrl_c` and `signal::unix::{signal, SignalKind, Signal}`;
-//! - `time`: `sleep`, `sleep_until`, `timeout`, `timeout_at`, `interval`, `Interval`,
-//!   `MissedTickBehavior`.
+//! - `time`: `sleep`, `sleep_until`, `timeout`, `timeout_at`, `interval`, `interval_at`,
+//!   `Interval`, `MissedTickBehavior`, and paused time (`pause`, `resume`, `advance`,
+//!   `Builder::start_paused`; current-thread runtimes only, as in tokio's tests).
 //!
 //! **Not compatible, or missing:**
 //! - anything that calls tokio's own runtime: `tokio::spawn`, tokio's timer or tokio's
 //!   `net` types inside a crate. Notably hyper-util's `TokioExecutor`/`TokioTimer` (use
 //!   `hyper_compat::{HyperExecutor, HyperTimer}`, feature `hyper`), `tokio-stream`'s
 //!   wrappers of tokio's `net` types (`TcpListenerStream`), `tokio_util::time`;
-//! - not implemented yet: `process`, `task::block_in_place`, `time::pause`,
-//!   `io::unix::AsyncFd`;
+//! - not implemented yet: `process`, `task::block_in_place`, `io::unix::AsyncFd`;
 //! - every I/O type *also* implements futures-io directly: a module that imports both
 //!   families' extension traits (`futures::prelude::*` next to `runtime::io::AsyncReadExt`)
 //!   must name the trait at ambiguous calls (see [`io`]).
@@ -104,9 +103,12 @@ pub mod hyper_compat;
 #[cfg(not(loom))]
 pub mod io;
 mod local_runtime;
+// Not API: what `select!`/`join!`/`try_join!` expand to must be reachable from the
+// user's crate by path.
 #[doc(hidden)]
 pub mod macros;
 mod metrics;
+mod misuse;
 #[cfg(not(loom))]
 pub mod net;
 mod park;

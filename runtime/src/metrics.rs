@@ -1,38 +1,46 @@
 //! Runtime metrics: per-worker counters, written without contention.
 //!
 //! Each worker counts in plain integers inside its own core (`Stats`) and publishes them
-//! to its own cache-padded `WorkerMetrics` slot with relaxed *stores* (never a shared
-//! read-modify-write) when it parks and every maintenance tick. `Handle::metrics()` reads
-//! the slots into a `RuntimeMetrics` snapshot. These atomics are plain std ones even
-//! under loom: they carry no synchronization the model needs to check.
+//! to its own cache-padded slot with relaxed *stores* (never a shared read-modify-write)
+//! when it parks and every maintenance tick. `Handle::metrics()` reads the slots into a
+//! `RuntimeMetrics` snapshot. These atomics are plain std ones even under loom: they
+//! carry no synchronization the model needs to check.
+//!
+//! The worker counters are listed once, in the `worker_counters!` invocation below, which
+//! generates the `WorkerMetrics` fields and accessors, the published slot, and the
+//! store (`Stats::submit`) and load (`Slot::read`) between them. Both snapshot types are
+//! `#[non_exhaustive]` with private fields, as tokio's: a counter added later is a new
+//! method, not a breaking change.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 use crossbeam_utils::CachePadded;
 
-/// A point-in-time view of a runtime.
+/// A point-in-time view of a runtime, from `Handle::metrics()` / `Runtime::metrics()`.
+///
+/// Read it through its methods (tokio's names); one worker's counters are in
+/// [`workers`](RuntimeMetrics::workers).
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct RuntimeMetrics {
     /// Worker threads (1 for the current-thread flavor).
-    pub num_workers: usize,
-    /// Tasks spawned and not yet complete: the workers' `spawned` plus `remote_spawns`,
-    /// less the workers' `completed`, so as of each worker's last publication (when it
-    /// parks, and every maintenance tick).
-    pub live_tasks: usize,
-    /// Tasks spawned from outside the runtime's threads (`Runtime::spawn`,
-    /// `Handle::spawn` from a plain thread or a `block_on`), counted by the spawner.
-    pub remote_spawns: u64,
+    pub(crate) num_workers: usize,
+    /// Tasks spawned and not yet complete (see `num_alive_tasks`).
+    pub(crate) live_tasks: usize,
+    /// Tasks spawned from outside the runtime's threads (see
+    /// `remote_spawned_tasks_count`).
+    pub(crate) remote_spawns: u64,
     /// Tasks waiting in the global (inject) queue.
-    pub global_queue_depth: usize,
+    pub(crate) global_queue_depth: usize,
     /// One entry per worker.
-    pub workers: Vec<WorkerMetrics>,
+    pub(crate) workers: Vec<WorkerMetrics>,
     /// Blocking-pool threads alive (idle ones included).
-    pub blocking_threads: usize,
+    pub(crate) blocking_threads: usize,
     /// Blocking-pool threads waiting for work.
-    pub idle_blocking_threads: usize,
+    pub(crate) idle_blocking_threads: usize,
     /// Blocking tasks queued, not yet picked up by a pool thread.
-    pub blocking_queue_depth: usize,
+    pub(crate) blocking_queue_depth: usize,
 }
 
 /// tokio's metrics methods (`tokio::runtime::RuntimeMetrics`), read from this snapshot.
@@ -52,8 +60,9 @@ impl RuntimeMetrics {
         self.num_workers
     }
 
-    /// Tasks spawned and not yet complete (see the `live_tasks` field for when it is
-    /// exact).
+    /// Tasks spawned and not yet complete: the workers' spawned count plus the spawns from
+    /// outside (counted at the spawn), less the workers' completed count, as of each
+    /// worker's last publication (when it parks, and every maintenance tick).
     pub fn num_alive_tasks(&self) -> usize {
         self.live_tasks
     }
@@ -78,10 +87,22 @@ impl RuntimeMetrics {
         self.blocking_queue_depth
     }
 
-    /// Tasks spawned since the runtime started: by its workers (`WorkerMetrics::spawned`)
-    /// and from outside (`remote_spawns`).
+    /// Tasks spawned since the runtime started: by its workers
+    /// ([`WorkerMetrics::spawned`]) and from outside
+    /// ([`remote_spawned_tasks_count`](Self::remote_spawned_tasks_count)).
     pub fn spawned_tasks_count(&self) -> u64 {
         self.workers.iter().map(|w| w.spawned).sum::<u64>() + self.remote_spawns
+    }
+
+    /// Tasks spawned from outside the runtime's threads (`Runtime::spawn`, `Handle::spawn`
+    /// from a plain thread or from a multi-thread `block_on`), counted by the spawner.
+    pub fn remote_spawned_tasks_count(&self) -> u64 {
+        self.remote_spawns
+    }
+
+    /// Every worker's counters, indexed by worker (`0..num_workers()`).
+    pub fn workers(&self) -> &[WorkerMetrics] {
+        &self.workers
     }
 
     #[track_caller]
@@ -152,48 +173,132 @@ impl RuntimeMetrics {
     }
 }
 
-/// Counters of one worker since the runtime started (as of its last publication).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct WorkerMetrics {
+/// Generates, from one list of `u64` counters, everything that names each of them: the
+/// `WorkerMetrics` fields and accessors, the published `Slot`, `Stats::submit` (worker ->
+/// slot) and `Slot::read` (slot -> snapshot). The fields that are not plain counters
+/// (`busy`, published in nanoseconds, and the poll-timing fields the multi-thread
+/// scheduler's monitor fills in) are written out once here.
+macro_rules! worker_counters {
+    ($( $(#[$doc:meta])* $name:ident, )*) => {
+        /// Counters of one worker since the runtime started (as of its last publication).
+        ///
+        /// ```
+        /// let rt = runtime::Builder::new_current_thread().build().unwrap();
+        /// rt.block_on(async { runtime::spawn(async {}).await.unwrap() });
+        /// let m = rt.metrics();
+        /// let w = &m.workers()[0];
+        /// assert!(w.polls() >= 1);
+        /// assert!(w.completed() <= w.spawned());
+        /// ```
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        #[non_exhaustive]
+        pub struct WorkerMetrics {
+            $( $(#[$doc])* pub(crate) $name: u64, )*
+            /// Time spent not parked.
+            pub(crate) busy: Duration,
+            /// See [`WorkerMetrics::long_polls`].
+            pub(crate) long_polls: u64,
+            /// See [`WorkerMetrics::longest_poll`].
+            pub(crate) longest_poll: Duration,
+            /// See [`WorkerMetrics::current_poll_since`].
+            pub(crate) current_poll_since: Option<Instant>,
+        }
+
+        impl WorkerMetrics {
+            $(
+                $(#[$doc])*
+                pub fn $name(&self) -> u64 {
+                    self.$name
+                }
+            )*
+        }
+
+        /// One worker's published counters; written by that worker only.
+        #[derive(Default)]
+        pub(crate) struct Slot {
+            $( $name: AtomicU64, )*
+            busy_ns: AtomicU64,
+        }
+
+        impl Stats {
+            /// Publishes the counters to `to`, this worker's slot.
+            pub(crate) fn submit(&self, to: &Slot) {
+                let m = &self.m;
+                $( to.$name.store(m.$name, Relaxed); )*
+                let busy = m.busy + self.busy_since.map_or(Duration::ZERO, |t| t.elapsed());
+                to.busy_ns.store(busy.as_nanos() as u64, Relaxed);
+            }
+        }
+
+        impl Slot {
+            /// The snapshot of the counters last published (the poll-timing fields are
+            /// left at their defaults for the monitor to fill in).
+            pub(crate) fn read(&self) -> WorkerMetrics {
+                WorkerMetrics {
+                    $( $name: self.$name.load(Relaxed), )*
+                    busy: Duration::from_nanos(self.busy_ns.load(Relaxed)),
+                    ..WorkerMetrics::default()
+                }
+            }
+        }
+    };
+}
+
+worker_counters! {
     /// Task polls.
-    pub polls: u64,
+    polls,
     /// Polls of a task taken from the LIFO slot.
-    pub lifo_hits: u64,
+    lifo_hits,
     /// Tasks scheduled onto this worker's own queue from this worker.
-    pub local_schedules: u64,
-    /// Tasks spawned on this worker (by the tasks it ran).
-    pub spawned: u64,
+    local_schedules,
+    /// Tasks spawned on this worker (by the tasks it ran; spawns from outside the runtime
+    /// are counted in `RuntimeMetrics::remote_spawned_tasks_count`).
+    spawned,
     /// Tasks this worker's polls completed (with output, panic or cancellation).
-    pub completed: u64,
+    completed,
     /// Times the local ring overflowed into the global queue.
-    pub overflows: u64,
+    overflows,
     /// Tasks moved to the global queue by those overflows.
-    pub overflowed_tasks: u64,
+    overflowed_tasks,
     /// Successful steal operations from a sibling.
-    pub steals: u64,
+    steals,
     /// Tasks taken by those steals.
-    pub stolen_tasks: u64,
+    stolen_tasks,
     /// Times this worker parked.
-    pub parks: u64,
+    parks,
     /// Times this worker was unparked.
-    pub unparks: u64,
+    unparks,
     /// Unparks after which the worker found nothing to run and parked again.
-    pub noop_unparks: u64,
+    noop_unparks,
+}
+
+impl WorkerMetrics {
     /// Time spent not parked.
-    pub busy: Duration,
+    pub fn busy(&self) -> Duration {
+        self.busy
+    }
+
     /// Polls that lasted 10 ms or more (a task blocking its worker: CPU-heavy work or a
     /// blocking call that belongs in `spawn_blocking`). Polls are timed by the runtime's
     /// monitor, which looks every millisecond: a poll counts once it has been seen running
     /// for 10 ms. Always 0 on the current-thread flavor.
-    pub long_polls: u64,
+    pub fn long_polls(&self) -> u64 {
+        self.long_polls
+    }
+
     /// The longest poll seen so far (the one running now included), to the monitor's 1 ms
     /// resolution: polls shorter than that are not timed and leave it at zero.
-    pub longest_poll: Duration,
+    pub fn longest_poll(&self) -> Duration {
+        self.longest_poll
+    }
+
     /// `Some(t)` while the worker is inside a poll right now: the poll has been running
     /// since `t` at the latest (the monitor's first sighting, within 1 ms of its start; a
     /// poll that began after the monitor's last look reads as starting now). `None`
     /// between polls and while parked. A watchdog compares `t` with `Instant::now()`.
-    pub current_poll_since: Option<Instant>,
+    pub fn current_poll_since(&self) -> Option<Instant> {
+        self.current_poll_since
+    }
 }
 
 /// A poll that has run longer than the `Builder::on_stall` threshold.
@@ -247,70 +352,13 @@ impl Stats {
     pub(crate) fn mark_unpark_polls(&mut self) {
         self.polls_at_unpark = self.m.polls;
     }
-
-    pub(crate) fn submit(&self, to: &Slot) {
-        let m = &self.m;
-        to.polls.store(m.polls, Relaxed);
-        to.lifo_hits.store(m.lifo_hits, Relaxed);
-        to.local_schedules.store(m.local_schedules, Relaxed);
-        to.spawned.store(m.spawned, Relaxed);
-        to.completed.store(m.completed, Relaxed);
-        to.overflows.store(m.overflows, Relaxed);
-        to.overflowed_tasks.store(m.overflowed_tasks, Relaxed);
-        to.steals.store(m.steals, Relaxed);
-        to.stolen_tasks.store(m.stolen_tasks, Relaxed);
-        to.parks.store(m.parks, Relaxed);
-        to.unparks.store(m.unparks, Relaxed);
-        to.noop_unparks.store(m.noop_unparks, Relaxed);
-        let busy = m.busy + self.busy_since.map_or(Duration::ZERO, |t| t.elapsed());
-        to.busy_ns.store(busy.as_nanos() as u64, Relaxed);
-    }
 }
 
-/// One worker's published counters; written by that worker only.
-#[derive(Default)]
-pub(crate) struct Slot {
-    polls: AtomicU64,
-    lifo_hits: AtomicU64,
-    local_schedules: AtomicU64,
-    spawned: AtomicU64,
-    completed: AtomicU64,
-    overflows: AtomicU64,
-    overflowed_tasks: AtomicU64,
-    steals: AtomicU64,
-    stolen_tasks: AtomicU64,
-    parks: AtomicU64,
-    unparks: AtomicU64,
-    noop_unparks: AtomicU64,
-    busy_ns: AtomicU64,
-}
-
-impl Slot {
-    pub(crate) fn read(&self) -> WorkerMetrics {
-        WorkerMetrics {
-            polls: self.polls.load(Relaxed),
-            lifo_hits: self.lifo_hits.load(Relaxed),
-            local_schedules: self.local_schedules.load(Relaxed),
-            spawned: self.spawned.load(Relaxed),
-            completed: self.completed.load(Relaxed),
-            overflows: self.overflows.load(Relaxed),
-            overflowed_tasks: self.overflowed_tasks.load(Relaxed),
-            steals: self.steals.load(Relaxed),
-            stolen_tasks: self.stolen_tasks.load(Relaxed),
-            parks: self.parks.load(Relaxed),
-            unparks: self.unparks.load(Relaxed),
-            noop_unparks: self.noop_unparks.load(Relaxed),
-            busy: Duration::from_nanos(self.busy_ns.load(Relaxed)),
-            ..WorkerMetrics::default()
-        }
-    }
-}
-
-/// `RuntimeMetrics::live_tasks` from the published slots and the remote-spawn counter:
-/// spawned less completed. Each worker publishes on its own schedule, so a task spawned
-/// on one worker and completed on another may be counted complete before it is counted
-/// spawned: the difference is clamped at 0, and exact once every worker published (all
-/// parked, or shut down).
+/// `RuntimeMetrics::num_alive_tasks` from the published slots and the remote-spawn
+/// counter: spawned less completed. Each worker publishes on its own schedule, so a task
+/// spawned on one worker and completed on another may be counted complete before it is
+/// counted spawned: the difference is clamped at 0, and exact once every worker published
+/// (all parked, or shut down).
 pub(crate) fn live_tasks(slots: &[CachePadded<Slot>], remote_spawns: u64) -> usize {
     let completed: u64 = slots.iter().map(|s| s.completed.load(Relaxed)).sum();
     let spawned: u64 = slots.iter().map(|s| s.spawned.load(Relaxed)).sum::<u64>() + remote_spawns;

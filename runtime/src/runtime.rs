@@ -64,9 +64,31 @@ impl Runtime {
     /// Runs `future` to completion on the current thread, entering the runtime's context
     /// so that `spawn`, sockets and timers inside it use this runtime.
     ///
+    /// ```
+    /// use runtime::Runtime;
+    ///
+    /// let rt = Runtime::new().unwrap();
+    /// // The bridge from synchronous code (`main`, a test, a thread) into async code.
+    /// let len = rt.block_on(async {
+    ///     let (tx, rx) = runtime::sync::oneshot::channel();
+    ///     runtime::spawn(async move { tx.send("from a task").unwrap() });
+    ///     rx.await.unwrap().len()
+    /// });
+    /// assert_eq!(len, 11);
+    /// ```
+    ///
+    /// The thread blocks until the future completes, and sleeps while it cannot progress.
+    /// On a multi-thread runtime the calling thread only polls `future`: the tasks it
+    /// spawns run on the worker threads. On a current-thread runtime the calling thread
+    /// *is* the scheduler: spawned tasks run only inside `block_on` (here or on another
+    /// thread calling it at the same time), and stop when it returns, to resume at the
+    /// next call. Several threads may call `block_on` on one runtime at once.
+    ///
     /// # Panics
     /// When called from inside a runtime (a task, or another `block_on`): `.await` the
-    /// future there instead.
+    /// future there instead. A panic of `future` itself propagates out of `block_on`
+    /// (a spawned task's panic goes to its `JoinHandle` instead, unless
+    /// [`Builder::unhandled_panic`](crate::Builder::unhandled_panic) says otherwise).
     #[track_caller]
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         let _rt = context::enter_runtime();
@@ -201,14 +223,7 @@ impl Runtime {
         self.handle.inner.blocking().shutdown(left);
         drop(enter);
         if refused && !std::thread::panicking() {
-            panic!(
-                "Cannot drop a runtime in a context where blocking is not allowed: this \
-                 thread is driving asynchronous tasks (it is inside a task or `block_on`), \
-                 and waiting here for the runtime's threads could deadlock. The runtime was \
-                 shut down in the background instead; to do that without this panic, call \
-                 `Runtime::shutdown_background()`, or drop the runtime outside asynchronous \
-                 context (a plain thread, or `spawn_blocking`)"
-            );
+            panic!("{}", crate::misuse::DROP_RUNTIME_IN_ASYNC_CONTEXT);
         }
     }
 }

@@ -198,7 +198,7 @@ rt_test! {
     fn yield_now_lets_others_run_first() {
         watchdog("the yielding tasks", || {
             let rt = rt();
-            let single = rt.metrics().num_workers == 1;
+            let single = rt.metrics().num_workers() == 1;
             let log = Arc::new(Mutex::new(Vec::new()));
             let l = log.clone();
             rt.block_on(async move {
@@ -244,7 +244,7 @@ rt_test! {
                     spins
                 }))
                 .unwrap();
-            if rt.metrics().num_workers == 1 {
+            if rt.metrics().num_workers() == 1 {
                 assert_eq!(spins, 1, "b must run at the first yield");
             }
         })

@@ -209,9 +209,9 @@ fn metrics_methods_follow_the_snapshot() {
             "each task polled at least twice (it yields): {polls}"
         );
         for w in 0..2 {
-            assert_eq!(m.worker_park_count(w), m.workers[w].parks);
+            assert_eq!(m.worker_park_count(w), m.workers()[w].parks());
             assert!(m.worker_park_unpark_count(w) >= m.worker_park_count(w));
-            assert_eq!(m.worker_total_busy_duration(w), m.workers[w].busy);
+            assert_eq!(m.worker_total_busy_duration(w), m.workers()[w].busy());
             let _ = (
                 m.worker_noop_count(w),
                 m.worker_steal_count(w),

@@ -215,18 +215,18 @@ fn a_stalled_poll_is_reported_and_visible_in_metrics() {
             .recv_timeout(PATIENCE)
             .expect("no on_stall call while a poll blocked");
         assert!(stall.elapsed >= threshold, "{stall:?}");
-        let m = rt.metrics().workers[stall.worker].clone();
+        let m = rt.metrics().workers()[stall.worker].clone();
         let since = m
-            .current_poll_since
+            .current_poll_since()
             .expect("the stuck worker is not shown inside a poll");
         assert!(since + threshold <= Instant::now(), "{m:?}");
-        assert!(m.long_polls >= 1, "{m:?}");
-        assert!(m.longest_poll >= threshold, "{m:?}");
+        assert!(m.long_polls() >= 1, "{m:?}");
+        assert!(m.longest_poll() >= threshold, "{m:?}");
         release_tx.send(()).unwrap();
         assert!(rt.block_on(task).unwrap());
         // Once the poll ended, the worker is no longer shown inside it (it parks soon).
         let deadline = Instant::now() + PATIENCE;
-        while rt.metrics().workers[stall.worker].current_poll_since == Some(since) {
+        while rt.metrics().workers()[stall.worker].current_poll_since() == Some(since) {
             assert!(Instant::now() < deadline, "the ended poll is still shown");
             std::thread::sleep(Duration::from_millis(1));
         }

@@ -96,7 +96,7 @@ async fn macro_test_default_is_current_thread() {
 async fn macro_test_multi_thread_with_workers() {
     let _watchdog = abort_after("the spawned task");
     let m = Handle::current().metrics();
-    assert_eq!(m.num_workers, 3);
+    assert_eq!(m.num_workers(), 3);
     assert_eq!(
         Handle::current().runtime_flavor(),
         RuntimeFlavor::MultiThread
@@ -137,25 +137,25 @@ fn metrics_count_polls_and_steals() {
         .unwrap();
         assert_eq!(done.load(SeqCst), n);
         let m = rt.metrics();
-        assert_eq!(m.num_workers, 2);
+        assert_eq!(m.num_workers(), 2);
         // Workers publish on park and every maintenance tick; wait until both parked again.
         let deadline = Instant::now() + Duration::from_secs(10);
         let m = loop {
             let m = rt.metrics();
-            let polls: u64 = m.workers.iter().map(|w| w.polls).sum();
+            let polls: u64 = m.workers().iter().map(|w| w.polls()).sum();
             // A completed task leaves the owned list just after waking its JoinHandle.
-            if (polls > n as u64 && m.live_tasks == 0) || Instant::now() > deadline {
+            if (polls > n as u64 && m.num_alive_tasks() == 0) || Instant::now() > deadline {
                 break m;
             }
             std::thread::sleep(Duration::from_millis(5));
         };
-        let polls: u64 = m.workers.iter().map(|w| w.polls).sum();
+        let polls: u64 = m.workers().iter().map(|w| w.polls()).sum();
         assert!(polls > n as u64, "{m:?}");
-        assert_eq!(m.live_tasks, 0, "{m:?}");
+        assert_eq!(m.num_alive_tasks(), 0, "{m:?}");
         // 20,000 tasks spawned in one poll cannot stay in the spawner's 256-slot ring: all but
         // a ring's worth left it, by overflow into the global queue or stolen by the sibling.
-        let overflowed: u64 = m.workers.iter().map(|w| w.overflowed_tasks).sum();
-        let stolen: u64 = m.workers.iter().map(|w| w.stolen_tasks).sum();
+        let overflowed: u64 = m.workers().iter().map(|w| w.overflowed_tasks()).sum();
+        let stolen: u64 = m.workers().iter().map(|w| w.stolen_tasks()).sum();
         assert!(overflowed + stolen >= (n - 256) as u64, "{m:?}");
     })
 }
@@ -175,19 +175,19 @@ fn idle_runtime_does_not_spin() {
             let m = rt.metrics();
             std::thread::sleep(Duration::from_millis(50));
             let m2 = rt.metrics();
-            if m.workers == m2.workers || Instant::now() > deadline {
+            if m.workers() == m2.workers() || Instant::now() > deadline {
                 break m2;
             }
         };
         std::thread::sleep(Duration::from_millis(200));
         let after = rt.metrics();
         // Parked workers burn nothing: no polls, no wake-ups while idle.
-        for (b, a) in before.workers.iter().zip(&after.workers) {
+        for (b, a) in before.workers().iter().zip(after.workers()) {
             assert_eq!(
-                b.unparks, a.unparks,
+                b.unparks(), a.unparks(),
                 "an idle worker woke up: {before:?} -> {after:?}"
             );
-            assert_eq!(b.polls, a.polls);
+            assert_eq!(b.polls(), a.polls());
         }
     })
 }
@@ -342,7 +342,7 @@ fn runtime_drop_reaches_remote_spawns_still_in_the_global_queue() {
                 })
             })
             .collect();
-        assert_eq!(rt.metrics().global_queue_depth, N);
+        assert_eq!(rt.metrics().global_queue_depth(), N);
         // Release the worker once the drop below has closed the queues.
         let releaser = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(50));
@@ -379,7 +379,7 @@ fn metrics_when(
 }
 
 /// `live_tasks` counts every spawned, unfinished task, whether spawned from outside (counted
-/// by the spawner, in `remote_spawns`) or from a task (counted by its worker), and whether
+/// by the spawner, in `remote_spawned_tasks_count`) or from a task (counted by its worker), and whether
 /// or not it ever parked (tasks join the owned list only at their first park); it reads 0
 /// again once they complete, and after the runtime drops the ones still pending. Spawns
 /// and completions add up.
@@ -420,18 +420,18 @@ fn live_tasks_counts_pending_tasks_of_both_flavors() {
             });
             joins.extend(local);
             let sum = |m: &runtime::RuntimeMetrics, f: fn(&runtime::WorkerMetrics) -> u64| -> u64 {
-                m.workers.iter().map(f).sum()
+                m.workers().iter().map(f).sum()
             };
             // 10 pending tasks; the spawner task finished. Five spawns from outside, five
             // by a task, and the spawner: from outside on the multi-thread flavor (the
             // `block_on` thread is no worker), on the core's thread on the current-thread one.
             let m = metrics_when(&handle, |m| {
-                m.live_tasks == 10 && m.spawned_tasks_count() == 11
+                m.num_alive_tasks() == 10 && m.spawned_tasks_count() == 11
             });
-            assert_eq!(m.live_tasks, 10, "multi {multi}: {m:?}");
+            assert_eq!(m.num_alive_tasks(), 10, "multi {multi}: {m:?}");
             let remote = if multi { 6 } else { 5 };
-            assert_eq!(m.remote_spawns, remote, "multi {multi}: {m:?}");
-            assert_eq!(sum(&m, |w| w.spawned), 11 - remote, "multi {multi}: {m:?}");
+            assert_eq!(m.remote_spawned_tasks_count(), remote, "multi {multi}: {m:?}");
+            assert_eq!(sum(&m, |w| w.spawned()), 11 - remote, "multi {multi}: {m:?}");
             assert_eq!(m.spawned_tasks_count(), 11, "multi {multi}: {m:?}");
             // Complete the first eight; two stay pending until the runtime drops.
             for (i, tx) in txs.drain(..8).enumerate() {
@@ -445,15 +445,15 @@ fn live_tasks_counts_pending_tasks_of_both_flavors() {
                 out
             });
             assert_eq!(finished, (0..8).collect::<Vec<u32>>());
-            let m = metrics_when(&handle, |m| m.live_tasks == 2);
-            assert_eq!(m.live_tasks, 2, "multi {multi}: {m:?}");
+            let m = metrics_when(&handle, |m| m.num_alive_tasks() == 2);
+            assert_eq!(m.num_alive_tasks(), 2, "multi {multi}: {m:?}");
             drop(rt);
             let m = handle.metrics();
             assert_eq!(
-                m.live_tasks, 0,
+                m.num_alive_tasks(), 0,
                 "multi {multi}: dropped with the runtime: {m:?}"
             );
-            assert_eq!(sum(&m, |w| w.completed), 11, "multi {multi}: {m:?}");
+            assert_eq!(sum(&m, |w| w.completed()), 11, "multi {multi}: {m:?}");
             for j in joins {
                 assert!(futures::executor::block_on(j).unwrap_err().is_cancelled());
             }
@@ -484,12 +484,12 @@ fn spawn_chain_stays_in_the_lifo_slot_when_nothing_else_waits() {
         drop(rt.spawn(async move { link(n, tx) }));
         rx.recv_timeout(Duration::from_secs(10))
             .expect("chain finished");
-        let m = metrics_when(rt.handle(), |m| m.workers[0].polls > n as u64);
-        let w = &m.workers[0];
-        assert_eq!(w.polls, n as u64 + 1, "{m:?}");
+        let m = metrics_when(rt.handle(), |m| m.workers()[0].polls() > n as u64);
+        let w = &m.workers()[0];
+        assert_eq!(w.polls(), n as u64 + 1, "{m:?}");
         // The root runs from the global queue; each of the 1,000 links is a LIFO candidate, and
         // at most one in 17 goes through the ring (one in 4 with a cap of 3).
-        assert!(w.lifo_hits >= 900, "{m:?}");
+        assert!(w.lifo_hits() >= 900, "{m:?}");
     })
 }
 

@@ -51,9 +51,36 @@ impl<T> JoinHandle<T> {
         unsafe { self.raw.as_ref() }
     }
 
-    /// Cancels the task. If it is idle it is scheduled once more to drop its future on a
-    /// worker; if running, it is cancelled after the current poll. Awaiting the handle then
-    /// yields a cancelled `JoinError` (unless the task completed first).
+    /// Cancels the task.
+    ///
+    /// ```ignore
+    /// use std::time::Duration;
+    ///
+    /// let rt = runtime::Builder::new_multi_thread().enable_time().build().unwrap();
+    /// rt.block_on(async {
+    ///     let ticker = runtime::spawn(async {
+    ///         loop {
+    ///             runtime::time::sleep(Duration::from_millis(1)).await;
+    ///         }
+    ///     });
+    ///     ticker.abort();
+    ///     let err = ticker.await.unwrap_err();
+    ///     assert!(err.is_cancelled());
+    /// });
+    /// ```
+    ///
+    /// (Tested as the `runtime::task` module's cancellation example: this crate cannot
+    /// depend on the runtime that runs its tasks.)
+    ///
+    /// A task can only stop at an `.await`: cancelling drops its future there, which runs
+    /// the destructors of everything it held (a lock guard, a socket), so cleanup happens
+    /// as for any dropped value. If the task is idle it is scheduled once more, to drop its
+    /// future on a runtime thread; if it is being polled right now, it is dropped when
+    /// that poll returns. `abort` does not wait for either: awaiting the handle afterwards
+    /// yields a `JoinError` for which `is_cancelled()` is true, unless the task completed
+    /// first (then its output, as if `abort` had not been called). Aborting a completed
+    /// task, or aborting twice, does nothing. A `spawn_blocking` closure that already runs
+    /// cannot be stopped.
     pub fn abort(&self) {
         // SAFETY: we hold a reference.
         unsafe { harness::remote_abort(self.raw) }

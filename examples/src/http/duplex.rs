@@ -10,10 +10,10 @@
 use std::collections::VecDeque;
 use std::io;
 use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker};
 
 use futures::io::{AsyncRead, AsyncWrite};
-use shim::sync::{Arc, Mutex};
 
 /// One end of an in-memory connection made by [`duplex`].
 #[derive(Debug)]
@@ -58,6 +58,12 @@ pub fn duplex(capacity: usize) -> (DuplexStream, DuplexStream) {
     )
 }
 
+/// Locks one direction's pipe. Poisoning is ignored: no update of a `Pipe` calls code
+/// that can panic halfway, so a pipe whose holder panicked is still consistent.
+fn lock(pipe: &Mutex<Pipe>) -> MutexGuard<'_, Pipe> {
+    pipe.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 impl Pipe {
     fn new(cap: usize) -> Pipe {
         Pipe {
@@ -75,7 +81,7 @@ impl Pipe {
 impl DuplexStream {
     /// How many writes the peer made that put bytes into this end's incoming pipe.
     pub fn peer_writes(&self) -> usize {
-        self.rx.lock().writes
+        lock(&self.rx).writes
     }
 }
 
@@ -85,7 +91,7 @@ impl AsyncRead for DuplexStream {
         cx: &mut Context<'_>,
         buf: &mut [u8],
     ) -> Poll<io::Result<usize>> {
-        let mut pipe = self.rx.lock();
+        let mut pipe = lock(&self.rx);
         if pipe.buf.is_empty() {
             if pipe.write_closed || buf.is_empty() {
                 return Poll::Ready(Ok(0));
@@ -112,7 +118,7 @@ impl AsyncWrite for DuplexStream {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        let mut pipe = self.tx.lock();
+        let mut pipe = lock(&self.tx);
         if pipe.read_closed || pipe.write_closed {
             return Poll::Ready(Err(io::ErrorKind::BrokenPipe.into()));
         }
@@ -140,7 +146,7 @@ impl AsyncWrite for DuplexStream {
     }
 
     fn poll_close(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        let mut pipe = self.tx.lock();
+        let mut pipe = lock(&self.tx);
         pipe.write_closed = true;
         let reader = pipe.reader.take();
         drop(pipe);
@@ -154,12 +160,12 @@ impl AsyncWrite for DuplexStream {
 impl Drop for DuplexStream {
     fn drop(&mut self) {
         let reader = {
-            let mut pipe = self.tx.lock();
+            let mut pipe = lock(&self.tx);
             pipe.write_closed = true;
             pipe.reader.take()
         };
         let writer = {
-            let mut pipe = self.rx.lock();
+            let mut pipe = lock(&self.rx);
             pipe.read_closed = true;
             pipe.writer.take()
         };

@@ -10,11 +10,11 @@
 //! EOPNOTSUPP) is returned.
 
 use std::io;
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::io::{AsyncRead, AsyncWrite};
 use runtime::net::TcpListener;
-use shim::sync::Arc;
 
 use super::conn;
 use super::Service;

@@ -47,7 +47,7 @@ impl tokio::io::AsyncSeek for File {
     }
 }
 
-impl futures::io::AsyncRead for File {
+impl futures_io::AsyncRead for File {
     fn poll_read(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -59,7 +59,7 @@ impl futures::io::AsyncRead for File {
     }
 }
 
-impl futures::io::AsyncWrite for File {
+impl futures_io::AsyncWrite for File {
     fn poll_write(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -77,7 +77,7 @@ impl futures::io::AsyncWrite for File {
     }
 }
 
-impl futures::io::AsyncSeek for File {
+impl futures_io::AsyncSeek for File {
     /// futures-io's one-phase seek: completes what is in flight, then tokio's
     /// `start_seek` + `poll_complete`.
     fn poll_seek(

@@ -116,7 +116,7 @@ fn next_batch(iter: &mut std::fs::ReadDir, batch: &mut Batch) -> bool {
     false
 }
 
-impl futures::Stream for ReadDir {
+impl futures_core::Stream for ReadDir {
     type Item = io::Result<DirEntry>;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {

@@ -197,7 +197,7 @@ macro_rules! pipe_io_impls {
             }
         }
 
-        impl futures::io::AsyncRead for $ty {
+        impl futures_io::AsyncRead for $ty {
             fn poll_read(
                 self: std::pin::Pin<&mut Self>,
                 cx: &mut std::task::Context<'_>,
@@ -210,7 +210,7 @@ macro_rules! pipe_io_impls {
             }
         }
 
-        impl futures::io::AsyncWrite for $ty {
+        impl futures_io::AsyncWrite for $ty {
             fn poll_write(
                 self: std::pin::Pin<&mut Self>,
                 cx: &mut std::task::Context<'_>,

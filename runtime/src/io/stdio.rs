@@ -93,7 +93,7 @@ impl tokio::io::AsyncRead for Stdin {
     }
 }
 
-impl futures::io::AsyncRead for Stdin {
+impl futures_io::AsyncRead for Stdin {
     fn poll_read(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -123,7 +123,7 @@ macro_rules! writer {
             }
         }
 
-        impl futures::io::AsyncWrite for $ty {
+        impl futures_io::AsyncWrite for $ty {
             fn poll_write(
                 self: Pin<&mut Self>,
                 cx: &mut Context<'_>,

@@ -127,7 +127,7 @@ macro_rules! drop_writes {
             }
         }
 
-        impl futures::io::AsyncWrite for $ty {
+        impl futures_io::AsyncWrite for $ty {
             fn poll_write(
                 self: Pin<&mut Self>,
                 cx: &mut Context<'_>,
@@ -148,7 +148,7 @@ macro_rules! drop_writes {
 drop_writes!(Empty);
 drop_writes!(Sink);
 
-impl futures::io::AsyncRead for Empty {
+impl futures_io::AsyncRead for Empty {
     fn poll_read(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -159,7 +159,7 @@ impl futures::io::AsyncRead for Empty {
     }
 }
 
-impl futures::io::AsyncBufRead for Empty {
+impl futures_io::AsyncBufRead for Empty {
     fn poll_fill_buf(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<&[u8]>> {
         tokio::io::AsyncBufRead::poll_fill_buf(self, cx)
     }
@@ -180,7 +180,7 @@ impl tokio::io::AsyncRead for Repeat {
     }
 }
 
-impl futures::io::AsyncRead for Repeat {
+impl futures_io::AsyncRead for Repeat {
     fn poll_read(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,

@@ -1,7 +1,7 @@
 //! Asynchronous networking: TCP, UDP and (on unix) Unix domain stream and datagram sockets.
 //!
-//! Every socket owns a non-blocking mio socket registered with the runtime's I/O driver
-//! (`io_source.rs`): an operation spends one unit of the task's cooperative budget, waits
+//! Every socket owns a non-blocking mio socket registered with the runtime's I/O driver:
+//! an operation spends one unit of the task's cooperative budget, waits
 //! for the driver to report readiness in its direction, tries the syscall and, on
 //! `WouldBlock`, clears the readiness it saw and waits again. Dropping a socket removes it
 //! from epoll, closes it and frees its driver slot; a task waiting on a socket whose

@@ -316,7 +316,7 @@ macro_rules! stream_halves {
             }
         }
 
-        impl futures::io::AsyncRead for ReadHalf<'_> {
+        impl futures_io::AsyncRead for ReadHalf<'_> {
             fn poll_read(
                 self: Pin<&mut Self>,
                 cx: &mut Context<'_>,
@@ -333,7 +333,7 @@ macro_rules! stream_halves {
             }
         }
 
-        impl futures::io::AsyncRead for OwnedReadHalf {
+        impl futures_io::AsyncRead for OwnedReadHalf {
             fn poll_read(
                 self: Pin<&mut Self>,
                 cx: &mut Context<'_>,
@@ -350,7 +350,7 @@ macro_rules! stream_halves {
             }
         }
 
-        impl futures::io::AsyncWrite for WriteHalf<'_> {
+        impl futures_io::AsyncWrite for WriteHalf<'_> {
             fn poll_write(
                 self: Pin<&mut Self>,
                 cx: &mut Context<'_>,
@@ -373,7 +373,7 @@ macro_rules! stream_halves {
             }
         }
 
-        impl futures::io::AsyncWrite for OwnedWriteHalf {
+        impl futures_io::AsyncWrite for OwnedWriteHalf {
             fn poll_write(
                 self: Pin<&mut Self>,
                 cx: &mut Context<'_>,

@@ -273,7 +273,7 @@ macro_rules! stream_io {
             }
         }
 
-        impl ::futures::io::AsyncRead for $stream {
+        impl ::futures_io::AsyncRead for $stream {
             fn poll_read(
                 self: ::std::pin::Pin<&mut Self>,
                 cx: &mut ::std::task::Context<'_>,
@@ -291,7 +291,7 @@ macro_rules! stream_io {
             }
         }
 
-        impl ::futures::io::AsyncWrite for $stream {
+        impl ::futures_io::AsyncWrite for $stream {
             fn poll_write(
                 self: ::std::pin::Pin<&mut Self>,
                 cx: &mut ::std::task::Context<'_>,

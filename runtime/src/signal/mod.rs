@@ -12,8 +12,8 @@
 //!
 //! Handlers are installed through `signal-hook-registry` (so they chain with other
 //! libraries' handlers) and only set a flag and write a byte to a socket; tasks learn of
-//! a delivery by waiting on that socket through the runtime's I/O driver (see
-//! `registry.rs`). No thread is started. A handler, once installed for a signal number,
+//! a delivery by waiting on that socket through the runtime's I/O driver. No thread is
+//! started. A handler, once installed for a signal number,
 //! stays installed for the life of the process, as with tokio.
 
 mod registry;

@@ -1,7 +1,7 @@
 //! Unix signals: [`signal`] returns a [`Signal`] stream for one [`SignalKind`].
 //!
-//! See `registry.rs` for how a delivery travels from the handler to the tasks: a flag and
-//! a doorbell byte, read through the runtime's I/O driver; no thread per signal.
+//! A delivery travels from the handler to the tasks as a flag and a doorbell byte, read
+//! through the runtime's I/O driver; no thread per signal.
 
 use std::fmt;
 use std::future::poll_fn;
@@ -174,7 +174,7 @@ impl fmt::Debug for Signal {
     }
 }
 
-impl futures::Stream for Signal {
+impl futures_core::Stream for Signal {
     type Item = ();
 
     fn poll_next(self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<()>> {

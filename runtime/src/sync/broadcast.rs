@@ -447,11 +447,8 @@ impl<T: Clone> Receiver<T> {
     /// Inside a runtime: `.await` [`recv`](Receiver::recv) instead.
     #[track_caller]
     pub fn blocking_recv(&mut self) -> Result<T, RecvError> {
-        crate::context::assert_not_in_runtime(
-            "broadcast::Receiver::blocking_recv called inside a runtime; `.await` \
-             `Receiver::recv` instead",
-        );
-        futures::executor::block_on(self.recv())
+        crate::context::assert_not_in_runtime(crate::misuse::BROADCAST_BLOCKING_RECV);
+        futures_executor::block_on(self.recv())
     }
 }
 

@@ -156,10 +156,8 @@ impl<T> Mutex<T> {
     ///
     /// Inside a runtime (it would block a worker): `.await` [`lock`](Mutex::lock) instead.
     pub fn blocking_lock(&self) -> MutexGuard<'_, T> {
-        crate::context::assert_not_in_runtime(
-            "Mutex::blocking_lock called inside a runtime; use `.lock().await` instead",
-        );
-        futures::executor::block_on(self.lock())
+        crate::context::assert_not_in_runtime(crate::misuse::MUTEX_BLOCKING_LOCK);
+        futures_executor::block_on(self.lock())
     }
 
     /// [`blocking_lock`](Mutex::blocking_lock) for an `Arc<Mutex<T>>`.
@@ -173,10 +171,8 @@ impl<T> Mutex<T> {
     ///
     /// Inside a runtime: `.await` [`lock_owned`](Mutex::lock_owned) instead.
     pub fn blocking_lock_owned(self: Arc<Self>) -> OwnedMutexGuard<T> {
-        crate::context::assert_not_in_runtime(
-            "Mutex::blocking_lock_owned called inside a runtime; use `.lock_owned().await` instead",
-        );
-        futures::executor::block_on(self.lock_owned())
+        crate::context::assert_not_in_runtime(crate::misuse::MUTEX_BLOCKING_LOCK_OWNED);
+        futures_executor::block_on(self.lock_owned())
     }
 
     /// [`lock`](Mutex::lock) for an `Arc<Mutex<T>>`: the guard owns a clone of the `Arc`

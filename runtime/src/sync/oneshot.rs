@@ -402,10 +402,8 @@ impl<T> Receiver<T> {
     ///
     /// Inside a runtime (it would block a worker): `.await` the receiver instead.
     pub fn blocking_recv(self) -> Result<T, RecvError> {
-        crate::context::assert_not_in_runtime(
-            "Receiver::blocking_recv called inside a runtime; `.await` the receiver instead",
-        );
-        futures::executor::block_on(self)
+        crate::context::assert_not_in_runtime(crate::misuse::ONESHOT_BLOCKING_RECV);
+        futures_executor::block_on(self)
     }
 }
 

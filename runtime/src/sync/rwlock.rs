@@ -277,10 +277,8 @@ impl<T> RwLock<T> {
     ///
     /// Inside a runtime: `.await` [`read`](RwLock::read) instead.
     pub fn blocking_read(&self) -> RwLockReadGuard<'_, T> {
-        crate::context::assert_not_in_runtime(
-            "RwLock::blocking_read called inside a runtime; use `.read().await` instead",
-        );
-        futures::executor::block_on(self.read())
+        crate::context::assert_not_in_runtime(crate::misuse::RWLOCK_BLOCKING_READ);
+        futures_executor::block_on(self.read())
     }
 
     /// Exclusive access from synchronous code, blocking the thread.
@@ -295,10 +293,8 @@ impl<T> RwLock<T> {
     ///
     /// Inside a runtime: `.await` [`write`](RwLock::write) instead.
     pub fn blocking_write(&self) -> RwLockWriteGuard<'_, T> {
-        crate::context::assert_not_in_runtime(
-            "RwLock::blocking_write called inside a runtime; use `.write().await` instead",
-        );
-        futures::executor::block_on(self.write())
+        crate::context::assert_not_in_runtime(crate::misuse::RWLOCK_BLOCKING_WRITE);
+        futures_executor::block_on(self.write())
     }
 
     /// The value, through `&mut self` (no locking needed).

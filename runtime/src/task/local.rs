@@ -471,11 +471,6 @@ where
 {
     match current() {
         Some(cx) => cx.spawn(future),
-        None => panic!(
-            "`spawn_local` called from outside of a `task::LocalSet` or LocalRuntime: drive \
-             this code with `LocalSet::run_until` / `LocalSet::block_on`, run it on a \
-             `LocalRuntime` (`#[runtime::main(flavor = \"local\")]`), or spawn with \
-             `LocalSet::spawn_local`"
-        ),
+        None => panic!("{}", crate::misuse::SPAWN_LOCAL_OUTSIDE_LOCAL_SET),
     }
 }

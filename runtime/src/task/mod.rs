@@ -1,13 +1,48 @@
-//! Tasks as users see them: `spawn`, `spawn_blocking`, `yield_now`, `JoinHandle`, task
-//! ids, `JoinSet` (join_set.rs), `!Send` tasks (`LocalSet`, `spawn_local`: local.rs and
-//! local_remote.rs), task-local storage (task_local.rs) and the cooperative
-//! budget (budget.rs).
+//! Asynchronous tasks: [`spawn`], [`spawn_blocking`], [`yield_now`], [`JoinHandle`], task
+//! ids, [`JoinSet`], `!Send` tasks ([`LocalSet`], [`spawn_local`]), task-local storage
+//! ([`task_local!`](crate::task_local)) and the cooperative budget ([`coop`]).
 //!
-//! `spawn` finds the current runtime through the thread's context; on a worker of that
-//! runtime the new task goes into the worker's LIFO slot, elsewhere into the global queue.
-//! `yield_now` wakes its own task while it runs, which the task harness turns into a
-//! re-schedule at the back of the queue: every task already runnable on that worker runs
-//! before the yielder resumes (it never sits in the LIFO slot).
+//! ```
+//! # runtime::Builder::new_multi_thread().build().unwrap().block_on(async {
+//! use runtime::task;
+//!
+//! let sum = runtime::spawn(async { (1..=10).sum::<u32>() });
+//! let read = task::spawn_blocking(|| std::fs::metadata(".").is_ok());
+//! assert_eq!(sum.await.unwrap(), 55);
+//! assert!(read.await.unwrap());
+//! # });
+//! ```
+//!
+//! A task is a future the runtime polls until it completes; it is the unit of concurrency,
+//! like a thread, but switching between tasks costs no system call. `spawn` finds the
+//! current runtime through the thread's context; on a worker of that runtime the new task
+//! is run next by that worker (where the data it was handed is still in cache), elsewhere
+//! it goes to the runtime's global queue. `yield_now` puts the running task at the back of
+//! its worker's queue: every task already runnable there runs before the yielder resumes.
+//! Blocking code (file I/O, CPU-heavy work, a synchronous library) belongs in
+//! `spawn_blocking`, which runs it on a separate pool of threads so that it does not stall
+//! the tasks sharing its worker.
+//!
+//! # Cancellation
+//!
+//! [`JoinHandle::abort`] stops a task at its next `.await` (its future is dropped, so
+//! its destructors run); awaiting the handle then reports the cancellation:
+//!
+//! ```
+//! use std::time::Duration;
+//!
+//! let rt = runtime::Builder::new_multi_thread().enable_time().build().unwrap();
+//! rt.block_on(async {
+//!     let ticker = runtime::spawn(async {
+//!         loop {
+//!             runtime::time::sleep(Duration::from_millis(1)).await;
+//!         }
+//!     });
+//!     ticker.abort();
+//!     let err = ticker.await.unwrap_err();
+//!     assert!(err.is_cancelled());
+//! });
+//! ```
 
 use std::future::Future;
 use std::pin::Pin;
@@ -27,6 +62,8 @@ pub use self::block_in_place::block_in_place;
 pub use self::budget::{consume_budget, unconstrained, Unconstrained};
 pub use self::join_set::JoinSet;
 pub use self::local::{spawn_local, LocalEnterGuard, LocalSet};
+// Not API: public only so that the loom suites (loom-tests/, another crate) can drive the
+// shipping `LocalSet` remote queue and `JoinSet` ready list directly.
 #[doc(hidden)]
 pub use self::local_remote::RemoteQueue;
 #[doc(hidden)]
@@ -46,16 +83,47 @@ pub mod futures {
 
 use crate::context;
 
-/// Spawns a task onto the current runtime.
+/// Spawns a task onto the current runtime, returning a [`JoinHandle`] for its output.
 ///
 /// ```
-/// #![deny(unused_must_use)] // a detached spawn does not warn: `JoinHandle` is not `#[must_use]`
-/// # runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-/// runtime::spawn(async { println!("detached") });
-/// let handle = runtime::spawn(async { 40 + 2 });
-/// assert_eq!(handle.await.unwrap(), 42);
-/// # });
+/// use runtime::net::TcpListener;
+/// use runtime::io::{AsyncReadExt, AsyncWriteExt};
+///
+/// #[runtime::main]
+/// async fn main() -> std::io::Result<()> {
+///     let listener = TcpListener::bind("127.0.0.1:0").await?;
+///     let addr = listener.local_addr()?;
+///     // One task per connection: the accept loop never waits for a client.
+///     let server = runtime::spawn(async move {
+///         let (mut socket, _) = listener.accept().await?;
+///         let mut buf = [0; 5];
+///         socket.read_exact(&mut buf).await?;
+///         socket.write_all(&buf).await?;
+///         Ok::<_, std::io::Error>(())
+///     });
+///     let mut client = runtime::net::TcpStream::connect(addr).await?;
+///     client.write_all(b"hello").await?;
+///     let mut echoed = [0; 5];
+///     client.read_exact(&mut echoed).await?;
+///     assert_eq!(&echoed, b"hello");
+///     server.await.unwrap()?; // `Err` if the task panicked or was aborted
+///     Ok(())
+/// }
 /// ```
+///
+/// The task starts running without being awaited: the handle is only a way to wait for
+/// its output, and dropping it *detaches* the task, which then runs to completion on its
+/// own (`JoinHandle` is not `#[must_use]`, as in tokio). To stop a task, call
+/// [`JoinHandle::abort`]. The future must be `Send + 'static`: it may move between worker
+/// threads at every `.await`, and it may outlive the code that spawned it, so it owns what
+/// it uses (`async move`); for `!Send` futures see [`spawn_local`].
+///
+/// Spawned on a worker of the current runtime, the task is the next one that worker runs
+/// (a task that spawns another and then waits for it hands over without a trip through a
+/// shared queue); spawned from elsewhere (`block_on`, or a thread that entered the
+/// runtime with [`Handle::enter`](crate::Handle::enter)) it goes to the runtime's global
+/// queue and an idle worker is woken. An idle worker steals half of a busy one's queue, so
+/// a burst of spawns spreads over the workers.
 ///
 /// # Panics
 /// Outside a runtime: spawn from inside a task or `Runtime::block_on`, or use
@@ -70,17 +138,40 @@ where
     let join = context::with_handle(|h| h.map(|h| h.spawn(future.take().expect("once"))));
     match join {
         Some(join) => join,
-        None => panic!(
-            "`runtime::spawn` called outside of a runtime: spawn from inside a task or \
-             `Runtime::block_on`, or use `Runtime::spawn` / `Handle::spawn`"
-        ),
+        None => panic!("{}", crate::misuse::SPAWN_OUTSIDE_RUNTIME),
     }
 }
 
-/// Runs a blocking closure on the current runtime's blocking pool.
+/// Runs a blocking closure on the current runtime's blocking pool, returning a
+/// [`JoinHandle`] for its result.
+///
+/// ```
+/// # runtime::Builder::new_multi_thread().build().unwrap().block_on(async {
+/// use runtime::task;
+///
+/// // Hashing a large buffer would hold a worker thread for as long as it takes.
+/// let data = vec![7u8; 1 << 20];
+/// let checksum = task::spawn_blocking(move || data.iter().map(|&b| u64::from(b)).sum::<u64>())
+///     .await
+///     .unwrap();
+/// assert_eq!(checksum, 7 << 20);
+/// # });
+/// ```
+///
+/// Asynchronous tasks share a few worker threads, so code that blocks (a synchronous
+/// file or database call, a long computation) stalls every task waiting behind it. The
+/// closure runs instead on a thread of the runtime's blocking pool: a pool thread that is
+/// idle takes it, otherwise a new one is started, up to
+/// [`Builder::max_blocking_threads`](crate::Builder::max_blocking_threads) (beyond that the
+/// closure waits in a queue); a thread idle for
+/// [`Builder::thread_keep_alive`](crate::Builder::thread_keep_alive) exits. A running
+/// closure cannot be aborted (nothing interrupts a thread); shutting the runtime down lets
+/// every closure spawned before it run to completion, and waits for them (at most the time
+/// given to [`Runtime::shutdown_timeout`](crate::Runtime::shutdown_timeout)).
 ///
 /// # Panics
-/// Outside a runtime, as [`spawn`].
+/// Outside a runtime, as [`spawn`]: use
+/// [`Handle::spawn_blocking`](crate::Handle::spawn_blocking) there.
 #[track_caller]
 pub fn spawn_blocking<F, R>(f: F) -> JoinHandle<R>
 where
@@ -92,10 +183,7 @@ where
         context::with_handle(|h| h.map(|h| h.blocking().spawn_blocking(f.take().expect("once"))));
     match join {
         Some(join) => join,
-        None => panic!(
-            "`runtime::task::spawn_blocking` called outside of a runtime: call it from inside \
-             a task or `Runtime::block_on`, or use `Runtime::spawn_blocking` / `Handle::spawn_blocking`"
-        ),
+        None => panic!("{}", crate::misuse::SPAWN_BLOCKING_OUTSIDE_RUNTIME),
     }
 }
 
@@ -138,9 +226,7 @@ impl Future for YieldNow {
 pub fn id() -> Id {
     match ::task::current_id() {
         Some(id) => id,
-        None => panic!(
-            "`runtime::task::id()` called outside of a task: call it from a spawned task,              or use `runtime::task::try_id()`"
-        ),
+        None => panic!("{}", crate::misuse::TASK_ID_OUTSIDE_TASK),
     }
 }
 

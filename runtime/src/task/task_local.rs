@@ -76,6 +76,7 @@ macro_rules! __task_local_inner {
 /// assert_eq!(v, 3);
 /// ```
 pub struct LocalKey<T: 'static> {
+    // Not API: `task_local!` expands, in the user's crate, to a struct literal naming it.
     #[doc(hidden)]
     pub inner: std::thread::LocalKey<RefCell<Option<T>>>,
 }
@@ -162,14 +163,8 @@ impl<T: 'static> LocalKey<T> {
         });
         match swapped {
             Ok(true) => {}
-            Ok(false) => panic!(
-                "cannot enter a task-local scope while the task-local value is borrowed: \
-                 finish the enclosing `LocalKey::with` closure first"
-            ),
-            Err(_) => panic!(
-                "cannot enter a task-local scope during or after destruction of the \
-                 underlying thread-local"
-            ),
+            Ok(false) => panic!("{}", crate::misuse::TASK_LOCAL_BORROWED),
+            Err(_) => panic!("{}", crate::misuse::TASK_LOCAL_DESTROYED),
         }
         let _guard = Guard { local: self, slot };
         f()
@@ -192,10 +187,7 @@ impl<T: 'static> LocalKey<T> {
     pub fn with<F: FnOnce(&T) -> R, R>(&'static self, f: F) -> R {
         match self.try_with(f) {
             Ok(r) => r,
-            Err(_) => panic!(
-                "cannot access a task-local value without setting it first: run the code \
-                 inside `LocalKey::scope` / `sync_scope`, or use `try_with`"
-            ),
+            Err(_) => panic!("{}", crate::misuse::TASK_LOCAL_NOT_SET),
         }
     }
 

@@ -40,15 +40,14 @@ use crate::scheduler;
 fn paused_clock(what: &str) -> std::sync::Arc<io_driver::Handle> {
     let Some(handle) = crate::context::current_handle() else {
         panic!(
-            "`time::{what}()` must be called from the context of a runtime: inside a task or \
-             `Runtime::block_on` (time cannot be frozen from outside a runtime)"
+            "`time::{what}()` {}",
+            crate::misuse::PAUSE_OUTSIDE_RUNTIME_SUFFIX
         );
     };
     if let scheduler::Handle::MultiThread(_) = handle {
         panic!(
-            "`time::{what}()` requires the current-thread runtime \
-             (`Builder::new_current_thread()`, `#[runtime::test]`'s default flavor): time \
-             cannot be paused on a multi-thread runtime"
+            "`time::{what}()` {}",
+            crate::misuse::PAUSE_MULTI_THREAD_SUFFIX
         );
     }
     let driver = handle.driver().clone();

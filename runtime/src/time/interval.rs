@@ -55,6 +55,29 @@ const MISSED_THRESHOLD: Duration = Duration::from_millis(5);
 
 /// Ticks every `period`, the first tick immediately.
 ///
+/// ```
+/// use runtime::time::{interval, Duration, Instant};
+///
+/// # runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+/// let mut ticks = interval(Duration::from_millis(10));
+/// let start = Instant::now();
+/// for _ in 0..3 {
+///     ticks.tick().await; // the first completes at once
+///     // ... periodic work: a tick is due every 10 ms, however long this takes
+/// }
+/// assert!(start.elapsed() >= Duration::from_millis(20));
+/// # });
+/// ```
+///
+/// Unlike `sleep(period)` in a loop, which drifts by the time the work between two sleeps
+/// takes, an interval keeps a fixed schedule: `start`, `start + period`, `start + 2 *
+/// period`, ... (`tick` returns the instant the tick was scheduled for). A tick observed
+/// more than 5 ms late counts as missed, and [`MissedTickBehavior`] decides how to catch
+/// up: [`Burst`](MissedTickBehavior::Burst) (the default, as tokio's) fires the missed ticks
+/// back to back, [`Delay`](MissedTickBehavior::Delay) restarts the schedule from now,
+/// [`Skip`](MissedTickBehavior::Skip) drops them. One timer backs the interval, reset in
+/// place at every tick.
+///
 /// # Panics
 /// When `period` is zero; outside a runtime, or on one without `Builder::enable_time()`.
 #[track_caller]

@@ -2,6 +2,19 @@
 //! [`Instant`] that follows the runtime's clock, and paused time for tests ([`pause`],
 //! [`resume`], [`advance`]).
 //!
+//! ```
+//! use std::time::Duration;
+//! use runtime::time::{sleep, timeout, Instant};
+//!
+//! # runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+//! let start = Instant::now();
+//! sleep(Duration::from_millis(10)).await;
+//! assert!(start.elapsed() >= Duration::from_millis(10));
+//! let res = timeout(Duration::from_millis(10), std::future::pending::<()>()).await;
+//! assert!(res.is_err());
+//! # });
+//! ```
+//!
 //! Each [`Sleep`] owns one `io_driver::Timer`: creating it takes no lock; the first poll
 //! that finds the deadline still ahead inserts an entry in the driver's hierarchical wheel,
 //! later polls only refresh the waker, `reset` moves the entry in O(1), and dropping the
@@ -31,19 +44,6 @@
 //! A ready timer spends one unit of the task's cooperative budget, like an I/O operation.
 //! [`Timeout`] polls its future first and its timer without spending budget, so a future
 //! that keeps exhausting the budget still times out.
-//!
-//! ```
-//! use std::time::Duration;
-//! use runtime::time::{sleep, timeout, Instant};
-//!
-//! # runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
-//! let start = Instant::now();
-//! sleep(Duration::from_millis(10)).await;
-//! assert!(start.elapsed() >= Duration::from_millis(10));
-//! let res = timeout(Duration::from_millis(10), std::future::pending::<()>()).await;
-//! assert!(res.is_err());
-//! # });
-//! ```
 
 mod clock;
 pub mod error;

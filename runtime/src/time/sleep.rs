@@ -21,6 +21,26 @@ use crate::coop;
 
 /// Waits until `duration` has passed.
 ///
+/// ```
+/// use runtime::time::{sleep, Duration, Instant};
+///
+/// # runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+/// let start = Instant::now();
+/// sleep(Duration::from_millis(20)).await;
+/// assert!(start.elapsed() >= Duration::from_millis(20));
+/// # });
+/// ```
+///
+/// The asynchronous `std::thread::sleep`: only this task waits, and the worker runs
+/// others meanwhile (never call `std::thread::sleep` in a task: it stops the worker). The
+/// returned [`Sleep`] does nothing until polled; its first poll registers a timer in the
+/// runtime's timer wheel, which a parked worker waits on. The wheel counts whole
+/// milliseconds and rounds the deadline up, so a sleep never ends early and usually ends
+/// within a millisecond of its deadline; a zero duration completes on the first poll.
+/// Dropping the `Sleep` removes the timer, which is how a `select!` branch or a
+/// [`timeout`](super::timeout) stops waiting. [`Sleep::reset`] moves the deadline of a
+/// sleep in place.
+///
 /// # Panics
 /// Outside a runtime, or on one built without `Builder::enable_time()`.
 #[track_caller]
@@ -72,10 +92,7 @@ impl Sleep {
     pub(crate) fn poll_unbudgeted(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         match ready!(self.timer.poll_elapsed(cx)) {
             Ok(()) => Poll::Ready(()),
-            Err(io_driver::TimerShutdown) => panic!(
-                "a `runtime::time` timer was polled after its runtime shut down: the timer \
-                 driver is gone, so the deadline can never be observed"
-            ),
+            Err(io_driver::TimerShutdown) => panic!("{}", crate::misuse::TIMER_AFTER_SHUTDOWN),
         }
     }
 }

@@ -21,6 +21,30 @@ use super::Instant;
 
 /// Runs `future` until it completes or `duration` passes, whichever comes first.
 ///
+/// ```
+/// use runtime::time::{timeout, Duration};
+///
+/// # runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+/// let (tx, rx) = runtime::sync::oneshot::channel::<u32>();
+/// // Nobody sends: give up after 10 ms.
+/// let res = timeout(Duration::from_millis(10), rx).await;
+/// assert!(res.is_err());
+/// drop(tx);
+///
+/// let quick = timeout(Duration::from_secs(5), async { 7 }).await;
+/// assert_eq!(quick.unwrap(), 7);
+/// # });
+/// ```
+///
+/// The result is `Ok(output)` when the future finished in time, and `Err(Elapsed)` when
+/// the time ran out; then the future is dropped (whatever it was waiting for is given up:
+/// a lock request withdrawn, a read abandoned), as when any future is dropped. Each poll
+/// polls the future first and the timer second, so a future that is ready is never
+/// reported as timed out however late it is polled; the timer does not spend the task's
+/// cooperative budget, so even a future that keeps using up its budget times out. A timeout
+/// wraps one future; for a deadline shared by several operations, use [`timeout_at`] with
+/// one `Instant`.
+///
 /// # Panics
 /// Outside a runtime, or on one built without `Builder::enable_time()`.
 #[track_caller]

@@ -1,8 +1,8 @@
 //! TCP: [`TcpListener`], [`TcpStream`] and the stream's read/write halves, and
 //! [`TcpSocket`] to set options before connecting or listening.
 //!
-//! Both socket types are an `IoSource` (a mio socket registered with the runtime's I/O
-//! driver) plus their API; see `io_source.rs` for how readiness is waited on and cleared.
+//! Both socket types are a mio socket registered with the runtime's I/O driver plus their
+//! API; readiness is waited on and cleared as the [`net`](crate::net) module describes.
 
 mod listener;
 mod socket;

@@ -216,10 +216,8 @@ impl<T> Sender<T> {
     /// ```
     #[track_caller]
     pub fn blocking_send(&self, value: T) -> Result<(), SendError<T>> {
-        crate::context::assert_not_in_runtime(
-            "Sender::blocking_send called inside a runtime; `.await` `Sender::send` instead",
-        );
-        futures::executor::block_on(self.send(value))
+        crate::context::assert_not_in_runtime(crate::misuse::MPSC_BLOCKING_SEND);
+        futures_executor::block_on(self.send(value))
     }
 
     /// Waits for room for one message and reserves it.
@@ -481,10 +479,8 @@ impl<T> Receiver<T> {
     /// Inside a runtime: `.await` [`recv`](Receiver::recv) instead.
     #[track_caller]
     pub fn blocking_recv(&mut self) -> Option<T> {
-        crate::context::assert_not_in_runtime(
-            "Receiver::blocking_recv called inside a runtime; `.await` `Receiver::recv` instead",
-        );
-        futures::executor::block_on(self.recv())
+        crate::context::assert_not_in_runtime(crate::misuse::MPSC_BLOCKING_RECV);
+        futures_executor::block_on(self.recv())
     }
 
     /// As [`recv_many`](Receiver::recv_many), blocking the thread.
@@ -494,11 +490,8 @@ impl<T> Receiver<T> {
     /// Inside a runtime: `.await` [`recv_many`](Receiver::recv_many) instead.
     #[track_caller]
     pub fn blocking_recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
-        crate::context::assert_not_in_runtime(
-            "Receiver::blocking_recv_many called inside a runtime; `.await` \
-             `Receiver::recv_many` instead",
-        );
-        futures::executor::block_on(self.recv_many(buffer, limit))
+        crate::context::assert_not_in_runtime(crate::misuse::MPSC_BLOCKING_RECV_MANY);
+        futures_executor::block_on(self.recv_many(buffer, limit))
     }
 
     /// Closes the channel for sending, keeping what is queued: later sends fail, while

@@ -185,11 +185,8 @@ impl<T> UnboundedReceiver<T> {
     /// Inside a runtime: `.await` [`recv`](UnboundedReceiver::recv) instead.
     #[track_caller]
     pub fn blocking_recv(&mut self) -> Option<T> {
-        crate::context::assert_not_in_runtime(
-            "UnboundedReceiver::blocking_recv called inside a runtime; `.await` \
-             `UnboundedReceiver::recv` instead",
-        );
-        futures::executor::block_on(self.recv())
+        crate::context::assert_not_in_runtime(crate::misuse::UNBOUNDED_BLOCKING_RECV);
+        futures_executor::block_on(self.recv())
     }
 
     /// As [`recv_many`](UnboundedReceiver::recv_many), blocking the thread.
@@ -199,11 +196,8 @@ impl<T> UnboundedReceiver<T> {
     /// Inside a runtime: `.await` [`recv_many`](UnboundedReceiver::recv_many) instead.
     #[track_caller]
     pub fn blocking_recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
-        crate::context::assert_not_in_runtime(
-            "UnboundedReceiver::blocking_recv_many called inside a runtime; `.await` \
-             `UnboundedReceiver::recv_many` instead",
-        );
-        futures::executor::block_on(self.recv_many(buffer, limit))
+        crate::context::assert_not_in_runtime(crate::misuse::UNBOUNDED_BLOCKING_RECV_MANY);
+        futures_executor::block_on(self.recv_many(buffer, limit))
     }
 
     /// Closes the channel for sending, keeping what is queued.
