@@ -47,7 +47,8 @@
 //!   `worker_threads`, `start_paused`, `crate = ".."`;
 //! - `spawn`, `task::{spawn_blocking, yield_now, JoinHandle, AbortHandle, JoinError, Id,
 //!   id, try_id, JoinSet, consume_budget, unconstrained, coop}`, `task_local!` (`JoinHandle`
-//!   is not `#[must_use]`, as tokio's);
+//!   is not `#[must_use]`, as tokio's); `task::block_in_place` on the multi-thread flavor
+//!   (it panics on current-thread, as tokio's);
 //! - `!Send` tasks: `task::{spawn_local, LocalSet}` (`run_until`, `block_on`, awaiting the
 //!   set), `LocalRuntime` (`Builder::build_local(LocalOptions::default())`),
 //!   `JoinSet::spawn_local{,_on}`;
@@ -80,7 +81,7 @@
 //!   `net` types inside a crate. Notably hyper-util's `TokioExecutor`/`TokioTimer` (use
 //!   `hyper_compat::{HyperExecutor, HyperTimer}`, feature `hyper`), `tokio-stream`'s
 //!   wrappers of tokio's `net` types (`TcpListenerStream`), `tokio_util::time`;
-//! - not implemented yet: `process`, `task::block_in_place`, `io::unix::AsyncFd`;
+//! - not implemented yet: `process`, `io::unix::AsyncFd`;
 //! - every I/O type *also* implements futures-io directly: a module that imports both
 //!   families' extension traits (`futures::prelude::*` next to `runtime::io::AsyncReadExt`)
 //!   must name the trait at ambiguous calls (see [`io`]).

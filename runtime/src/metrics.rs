@@ -223,7 +223,7 @@ macro_rules! worker_counters {
         impl Stats {
             /// Publishes the counters to `to`, this worker's slot.
             pub(crate) fn submit(&self, to: &Slot) {
-                let m = &self.m;
+                let m = &self.counts;
                 $( to.$name.store(m.$name, Relaxed); )*
                 let busy = m.busy + self.busy_since.map_or(Duration::ZERO, |t| t.elapsed());
                 to.busy_ns.store(busy.as_nanos() as u64, Relaxed);
@@ -317,7 +317,8 @@ pub(crate) type StallCallback = std::sync::Arc<dyn Fn(&Stall) + Send + Sync>;
 /// The worker-private counters, living in the worker's core.
 #[derive(Debug, Default)]
 pub(crate) struct Stats {
-    pub(crate) m: WorkerMetrics,
+    /// This worker's counters, published by `submit`.
+    pub(crate) counts: WorkerMetrics,
     busy_since: Option<Instant>,
     polls_at_unpark: u64,
 }
@@ -331,26 +332,26 @@ impl Stats {
     }
 
     pub(crate) fn about_to_park(&mut self) {
-        self.m.parks += 1;
+        self.counts.parks += 1;
         if let Some(t) = self.busy_since.take() {
-            self.m.busy += t.elapsed();
+            self.counts.busy += t.elapsed();
         }
     }
 
     pub(crate) fn unparked(&mut self) {
-        self.m.unparks += 1;
+        self.counts.unparks += 1;
         self.busy_since = Some(Instant::now());
     }
 
     /// Called when the worker, having been unparked, is about to park again.
     pub(crate) fn check_noop(&mut self) {
-        if self.m.unparks > 0 && self.m.polls == self.polls_at_unpark {
-            self.m.noop_unparks += 1;
+        if self.counts.unparks > 0 && self.counts.polls == self.polls_at_unpark {
+            self.counts.noop_unparks += 1;
         }
     }
 
     pub(crate) fn mark_unpark_polls(&mut self) {
-        self.polls_at_unpark = self.m.polls;
+        self.polls_at_unpark = self.counts.polls;
     }
 }
 

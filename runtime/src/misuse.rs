@@ -5,13 +5,24 @@
 //! went wrong, then what to do instead) and tests can match on it. A site panics with
 //! `panic!("{}", misuse::NAME)` (or a format that adds the API's name in front, for the
 //! messages ending in `_SUFFIX`). Argument checks (`capacity > 0`, permit limits) stay
-//! next to the argument they check. Messages raised inside the schedulers are still
-//! written at their sites.
+//! next to the argument they check.
 
 // Some APIs (net, time, signal) are not built under loom: their messages go unused there.
 #![cfg_attr(loom, allow(dead_code))]
 
 // ---- the runtime context ----
+
+/// A `Handle::block_on` on a current-thread runtime that was dropped meanwhile.
+pub(crate) const BLOCK_ON_AFTER_SHUTDOWN: &str =
+    "the runtime shut down while `block_on` was running: a `Handle::block_on` \
+     future cannot complete once its current-thread runtime is dropped";
+
+/// `task::block_in_place` on a current-thread runtime.
+pub(crate) const BLOCK_IN_PLACE_ON_CURRENT_THREAD: &str =
+    "`block_in_place` called on a current-thread runtime: there is no other worker \
+     to run this thread's tasks while it blocks. Use `runtime::task::spawn_blocking` \
+     instead, or a multi-thread runtime (`Builder::new_multi_thread`, \
+     `#[runtime::main(flavor = \"multi_thread\")]`)";
 
 /// `runtime::spawn` outside a runtime.
 pub(crate) const SPAWN_OUTSIDE_RUNTIME: &str =

@@ -184,7 +184,8 @@ fn idle_runtime_does_not_spin() {
         // Parked workers burn nothing: no polls, no wake-ups while idle.
         for (b, a) in before.workers().iter().zip(after.workers()) {
             assert_eq!(
-                b.unparks(), a.unparks(),
+                b.unparks(),
+                a.unparks(),
                 "an idle worker woke up: {before:?} -> {after:?}"
             );
             assert_eq!(b.polls(), a.polls());
@@ -430,8 +431,16 @@ fn live_tasks_counts_pending_tasks_of_both_flavors() {
             });
             assert_eq!(m.num_alive_tasks(), 10, "multi {multi}: {m:?}");
             let remote = if multi { 6 } else { 5 };
-            assert_eq!(m.remote_spawned_tasks_count(), remote, "multi {multi}: {m:?}");
-            assert_eq!(sum(&m, |w| w.spawned()), 11 - remote, "multi {multi}: {m:?}");
+            assert_eq!(
+                m.remote_spawned_tasks_count(),
+                remote,
+                "multi {multi}: {m:?}"
+            );
+            assert_eq!(
+                sum(&m, |w| w.spawned()),
+                11 - remote,
+                "multi {multi}: {m:?}"
+            );
             assert_eq!(m.spawned_tasks_count(), 11, "multi {multi}: {m:?}");
             // Complete the first eight; two stay pending until the runtime drops.
             for (i, tx) in txs.drain(..8).enumerate() {
@@ -450,7 +459,8 @@ fn live_tasks_counts_pending_tasks_of_both_flavors() {
             drop(rt);
             let m = handle.metrics();
             assert_eq!(
-                m.num_alive_tasks(), 0,
+                m.num_alive_tasks(),
+                0,
                 "multi {multi}: dropped with the runtime: {m:?}"
             );
             assert_eq!(sum(&m, |w| w.completed()), 11, "multi {multi}: {m:?}");

@@ -277,15 +277,15 @@ impl CurrentThread {
         };
         let mut core = cx.core.into_inner().expect("core present");
         core.is_shutdown = true;
-        core.stats.m.completed += cancelled as u64;
+        core.stats.counts.completed += cancelled as u64;
         // Bound tasks were cancelled through the list and only lose this reference; the
         // unbound ones (spawned, never parked) are cancelled here.
         let mut queued: Vec<RunTask> = core.tasks.drain(..).collect();
         core.defer.flush(|task| queued.push(task));
         for task in queued {
-            core.stats.m.completed += u64::from(task.shutdown());
+            core.stats.counts.completed += u64::from(task.shutdown());
         }
-        core.stats.m.completed += inject::cancel_all(&handle.shared.inject);
+        core.stats.counts.completed += inject::cancel_all(&handle.shared.inject);
         handle.driver.shutdown();
         core.stats.submit(&handle.shared.metrics[0]);
         *self.core.lock() = Some(core);
@@ -343,10 +343,7 @@ impl<'a> CoreGuard<'a> {
         });
         match out {
             Some(v) => v,
-            None => panic!(
-                "the runtime shut down while `block_on` was running: a `Handle::block_on` \
-                 future cannot complete once its current-thread runtime is dropped"
-            ),
+            None => panic!("{}", crate::misuse::BLOCK_ON_AFTER_SHUTDOWN),
         }
     }
 }
@@ -389,11 +386,11 @@ impl Context {
                     ran_out = true;
                     break;
                 };
-                core.stats.m.polls += 1;
+                core.stats.counts.polls += 1;
                 self.put_core(core);
                 let completed = coop::budget(|| task.run(&self.sched));
                 core = self.take_core();
-                core.stats.m.completed += u64::from(completed);
+                core.stats.counts.completed += u64::from(completed);
             }
             if ran_out && !core.defer.is_empty() {
                 // Nothing else is runnable: the yielders' turn, after a look at the driver.
@@ -443,11 +440,11 @@ impl Core {
     /// until the queue runs dry, anything else joins the back of the queue.
     #[inline]
     fn schedule_local(&mut self, task: RunTask, arrival: Arrival) {
-        self.stats.m.local_schedules += 1;
+        self.stats.counts.local_schedules += 1;
         match arrival {
             Arrival::Yield => self.defer.push(task),
             Arrival::Spawn => {
-                self.stats.m.spawned += 1;
+                self.stats.counts.spawned += 1;
                 self.tasks.push_back(task);
             }
             Arrival::Wake => self.tasks.push_back(task),

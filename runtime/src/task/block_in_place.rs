@@ -46,12 +46,7 @@ where
     let on_current_thread = context::in_runtime()
         && context::with_handle(|h| matches!(h, Some(scheduler::Handle::CurrentThread(_))));
     if on_current_thread {
-        panic!(
-            "`block_in_place` called on a current-thread runtime: there is no other worker \
-             to run this thread's tasks while it blocks. Use `runtime::task::spawn_blocking` \
-             instead, or a multi-thread runtime (`Builder::new_multi_thread`, \
-             `#[runtime::main(flavor = \"multi_thread\")]`)"
-        );
+        panic!("{}", crate::misuse::BLOCK_IN_PLACE_ON_CURRENT_THREAD);
     }
     scheduler::multi_thread::hand_off_core();
     context::exit_runtime(f)

@@ -134,8 +134,8 @@ impl Idle {
         self.sleepers.lock().first().copied()
     }
 
-    /// (searching, unparked) right now; for tests.
-    #[cfg(test)]
+    /// (searching, unparked) right now; for the unit tests below (not built under loom).
+    #[cfg(all(test, not(loom)))]
     pub(crate) fn counts(&self) -> (usize, usize) {
         let s = self.state.load(SeqCst);
         (num_searching(s), num_unparked(s))

@@ -207,7 +207,7 @@ pub(crate) fn hand_off_core() -> bool {
         };
         // The poll under way is no longer this core's: end its stamp, so the monitor does
         // not find the core stuck in a poll that its new thread is not running.
-        core.me.end_poll(core.stats.m.polls);
+        core.me.end_poll(core.stats.counts.polls);
         // Through a cell, so a failed spawn (the closure dropped unrun) gives it back.
         let cell = std::sync::Arc::new(std::sync::Mutex::new(Some(core)));
         let for_thread = cell.clone();
@@ -370,10 +370,10 @@ impl Context {
     fn run_task(&self, task: RunTask, mut core: Box<Core>) -> Option<Box<Core>> {
         core.transition_from_searching(&self.handle);
         core.lifo_streak_open = core.lifo_slot_enabled;
-        core.stats.m.polls += 1;
+        core.stats.counts.polls += 1;
         core.since_global += 1;
         let me = &self.handle.shared.workers[self.index];
-        let mut polls = core.stats.m.polls;
+        let mut polls = core.stats.counts.polls;
         *self.core.borrow_mut() = Some(core);
         coop::budget(|| {
             // The stamps are plain stores to this worker's own line (stall.rs): the
@@ -386,7 +386,7 @@ impl Context {
                 // on its new thread.
                 let mut core = self.core.borrow_mut().take()?;
                 me.end_poll(polls);
-                core.stats.m.completed += u64::from(completed);
+                core.stats.counts.completed += u64::from(completed);
                 let Some(task) = me.lifo.take() else {
                     return Some(core);
                 };
@@ -419,10 +419,10 @@ impl Context {
                     return Some(core);
                 }
                 lifo_polls += 1;
-                core.stats.m.polls += 1;
+                core.stats.counts.polls += 1;
                 core.since_global += 1;
-                core.stats.m.lifo_hits += 1;
-                polls = core.stats.m.polls;
+                core.stats.counts.lifo_hits += 1;
+                polls = core.stats.counts.polls;
                 *self.core.borrow_mut() = Some(core);
                 me.begin_poll(polls);
                 completed = task.run(&self.sched);
@@ -475,7 +475,7 @@ impl Context {
 
     fn shutdown(&self, mut core: Box<Core>) {
         // Cancel live tasks on this worker's thread, starting with its own shard.
-        core.stats.m.completed +=
+        core.stats.counts.completed +=
             self.handle.shared.owned.close_and_shutdown_all(core.index) as u64;
         core.stats.submit(&self.handle.shared.metrics[core.index]);
         let mut cores = self.handle.shared.shutdown_cores.lock();
@@ -491,8 +491,8 @@ impl Context {
         drop(cores);
         // Counted on this worker's core, so `live_tasks` reads 0 once the runtime is down.
         let own = drained.last_mut().expect("this worker's core");
-        own.stats.m.completed += inject::cancel_all(&self.handle.shared.overflow);
-        own.stats.m.completed += inject::cancel_all(&self.handle.shared.inject);
+        own.stats.counts.completed += inject::cancel_all(&self.handle.shared.overflow);
+        own.stats.counts.completed += inject::cancel_all(&self.handle.shared.inject);
         for core in drained.iter_mut() {
             let lifo = self.handle.shared.workers[core.index].lifo.steal();
             let mut tasks: Vec<RunTask> = lifo.into_iter().collect();
@@ -501,7 +501,7 @@ impl Context {
                 tasks.push(task);
             }
             for task in tasks {
-                core.stats.m.completed += u64::from(task.shutdown());
+                core.stats.counts.completed += u64::from(task.shutdown());
             }
             core.stats.submit(&self.handle.shared.metrics[core.index]);
         }
@@ -514,13 +514,13 @@ impl Core {
     /// Pushes a task from this worker. True when a parked sibling should be notified
     /// (the task landed where it can be stolen).
     fn schedule_local(&mut self, handle: &Handle, task: RunTask, arrival: Arrival) -> bool {
-        self.stats.m.local_schedules += 1;
+        self.stats.counts.local_schedules += 1;
         match arrival {
             Arrival::Yield => {
                 self.defer.push(task);
                 return false;
             }
-            Arrival::Spawn => self.stats.m.spawned += 1,
+            Arrival::Spawn => self.stats.counts.spawned += 1,
             Arrival::Wake => {}
         }
         let stealable = if !self.lifo_streak_open {
@@ -544,8 +544,8 @@ impl Core {
     fn push_back(&mut self, task: RunTask, handle: &Handle) {
         let moved = self.run_queue.push_back(task, &handle.shared.overflow);
         if moved > 0 {
-            self.stats.m.overflows += 1;
-            self.stats.m.overflowed_tasks += moved as u64;
+            self.stats.counts.overflows += 1;
+            self.stats.counts.overflowed_tasks += moved as u64;
         }
     }
 
@@ -589,7 +589,7 @@ impl Core {
             return;
         }
         let now = Instant::now();
-        let polls = self.stats.m.polls;
+        let polls = self.stats.counts.polls;
         if let Some((start, polls_then)) = self.tune_window {
             let n = u32::try_from(polls - polls_then).unwrap_or(u32::MAX).max(1);
             let per_poll = now.saturating_duration_since(start) / n;
@@ -655,15 +655,15 @@ impl Core {
             }
             let before = self.run_queue.len();
             if let Some(task) = remotes[victim].steal.steal_into(&mut self.run_queue) {
-                self.stats.m.steals += 1;
-                self.stats.m.stolen_tasks += (self.run_queue.len() - before + 1) as u64;
+                self.stats.counts.steals += 1;
+                self.stats.counts.stolen_tasks += (self.run_queue.len() - before + 1) as u64;
                 return Some(task);
             }
             // A sibling stuck in a long poll: the task it put in its LIFO slot (a child it
             // spawned, a task it woke) would wait for the whole poll.
             if let Some(task) = handle.shared.workers[victim].steal_lifo() {
-                self.stats.m.steals += 1;
-                self.stats.m.stolen_tasks += 1;
+                self.stats.counts.steals += 1;
+                self.stats.counts.stolen_tasks += 1;
                 return Some(task);
             }
         }
