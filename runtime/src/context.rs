@@ -60,6 +60,7 @@ shim::thread_local! {
 }
 
 /// Runs `f` with the thread's context (None while the thread-local is being destroyed).
+#[inline(always)]
 pub(crate) fn with<R>(f: impl FnOnce(Option<&Context>) -> R) -> R {
     let mut f = Some(f);
     match CONTEXT.try_with(|cx| (f.take().expect("called once"))(Some(cx))) {
@@ -221,6 +222,7 @@ pub(crate) fn set_scheduler<R>(sched: &scheduler::Context, f: impl FnOnce() -> R
 }
 
 /// Runs `f` with the scheduler context this thread is running, if any.
+#[inline(always)]
 pub(crate) fn with_scheduler<R>(f: impl FnOnce(Option<&scheduler::Context>) -> R) -> R {
     let ptr = with(|cx| cx.map(|cx| cx.scheduler.get()).unwrap_or(std::ptr::null()));
     if ptr.is_null() {

@@ -174,6 +174,7 @@ impl Handle {
     /// Where a task goes: on the thread that holds the core, its local queue; from
     /// anywhere else, the global queue and an unpark of the core's thread (a syscall only
     /// when it sleeps).
+    #[inline(always)]
     fn schedule(me: &Arc<Handle>, task: RunTask, arrival: Arrival) {
         let remote = with_core(me, |core| match core {
             Some(core) => {

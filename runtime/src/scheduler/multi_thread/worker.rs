@@ -287,6 +287,7 @@ impl Handle {
     /// its core: that worker's queues (`Core::schedule_local`), waking a sibling only when
     /// the task landed where it can be stolen. Anywhere else: the global queue, then a
     /// notify.
+    #[inline(always)]
     fn schedule(me: &Arc<Handle>, task: RunTask, arrival: Arrival) {
         let local = with_core(me, |core| match core {
             Some(core) => Ok(core.schedule_local(me, task, arrival)),
