@@ -47,6 +47,12 @@ SUITES = [
     ("queue/src/inject.rs", ["loom_inject", "loom_local", "loom_scheduler"]),
     ("task/src/", ["loom_task"]),
     ("runtime/src/sync/oneshot.rs", ["loom_oneshot"]),
+    # The locks (batch semaphore, its wait list, Notify) and the channels.
+    ("runtime/src/sync/batch_semaphore.rs", ["loom_sync_locks", "loom_sync_chan"]),
+    ("runtime/src/sync/wait_list.rs", ["loom_sync_locks"]),
+    ("runtime/src/sync/notify.rs", ["loom_sync_locks"]),
+    ("runtime/src/sync/atomic_waker.rs", ["loom_sync_chan", "loom_sync_locks"]),
+    ("runtime/src/sync/", ["loom_sync_chan"]),
     ("runtime/src/park.rs", ["loom_scheduler"]),
     ("runtime/src/scheduler/", ["loom_scheduler"]),
 ]
@@ -62,6 +68,17 @@ FILES = [
     "task/src/join.rs",
     "task/src/waker.rs",
     "runtime/src/sync/oneshot.rs",
+    "runtime/src/sync/batch_semaphore.rs",
+    "runtime/src/sync/wait_list.rs",
+    "runtime/src/sync/mpsc/semaphore.rs",
+    "runtime/src/sync/mpsc/chan.rs",
+    "runtime/src/sync/mpsc/list.rs",
+    "runtime/src/sync/mpsc/ring.rs",
+    "runtime/src/sync/atomic_waker.rs",
+    "runtime/src/sync/notify.rs",
+    "runtime/src/sync/watch.rs",
+    "runtime/src/sync/broadcast.rs",
+    "runtime/src/sync/once_cell.rs",
     "runtime/src/park.rs",
     "runtime/src/scheduler/multi_thread/idle.rs",
     "runtime/src/scheduler/multi_thread/worker.rs",
@@ -427,11 +444,13 @@ def first_message(out):
     return (lines[-1] if lines else "")[:300]
 
 
-def run_variant(tree, v, timeout, only_tests):
+def run_variant(tree, v, timeout, only_tests, only_suites=()):
     apply(tree, v)
     try:
         ran = 0
         for suite in suites_for(v["file"]):
+            if only_suites and suite not in only_suites:
+                continue
             exe, err = build(tree, suite)
             if exe is None:
                 return "build-err", suite, "", (err or "").strip().splitlines()[-1:] or [""]
@@ -546,6 +565,9 @@ def main():
                     help="skip variants whose id contains this (repeatable)")
     ap.add_argument("--tests", action="append", default=[],
                     help="run only tests whose name contains this (repeatable)")
+    ap.add_argument("--suites", action="append", default=[],
+                    help="build and run only these suites of a variant's list (repeatable; "
+                         "e.g. the one suite whose models the --tests filters name)")
     ap.add_argument("--timeout", type=int, default=180, help="seconds per test")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--table", metavar="JSONL", action="append",
@@ -570,7 +592,7 @@ def main():
     tree = sync_scratch(a.scratch)
     for v in variants:
         t0 = time.time()
-        status, suite, test, msg = run_variant(tree, v, a.timeout, a.tests)
+        status, suite, test, msg = run_variant(tree, v, a.timeout, a.tests, a.suites)
         rec = {"id": v["id"], "file": v["file"], "line": v["line"], "fn": v["fn"],
                "what": v["what"], "status": status, "suite": suite, "test": test,
                "message": msg, "secs": round(time.time() - t0),
