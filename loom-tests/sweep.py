@@ -488,10 +488,8 @@ RESOLVED = {
     ("queue/src/local.rs", "steal_into", "compare_exchange_weak failure Acquire -> Relaxed"):
         "weakened to Relaxed in the code (loops as on the first load)",
     ("queue/src/inject.rs", "close", "fetch_or AcqRel -> Acquire"):
-        "KEPT AcqRel: survives the queue suites, not run on loom_scheduler; Relaxed fails "
-        "loom_scheduler::current_thread_shutdown_while_waking (Arc leaked)",
-    ("queue/src/inject.rs", "close", "fetch_or AcqRel -> Release"):
-        "KEPT AcqRel: as above",
+        "weakened to Acquire in the code (its Release half publishes nothing; argued at the "
+        "site): survives loom_inject and loom_scheduler's current_thread and shutdown models",
     ("task/src/state.rs", "drop_join_handle_fast", "compare_exchange success AcqRel -> Acquire"):
         "weakened to Relaxed in the code (in INITIAL the handle touched no cell)",
     ("task/src/state.rs", "drop_join_handle_fast", "compare_exchange success AcqRel -> Release"):
@@ -502,18 +500,15 @@ RESOLVED = {
         "weakened to Acquire in the code (a close publishes nothing)",
     ("runtime/src/sync/oneshot.rs", "is_closed", "load Acquire -> Relaxed"):
         "weakened to Relaxed in the code (a snapshot; nothing read on its strength)",
-    ("task/src/state.rs", "update", "compare_exchange_weak success AcqRel -> Release"):
-        "KEPT, no model: the Acquire matters only when the CAS succeeds on a value another "
-        "thread's RMW restored (ABA through refcount/flag RMWs), which no model reaches",
-    ("task/src/list.rs", "is_closed", "load Acquire -> Relaxed"):
-        "KEPT, not resolved: read by the schedulers; loom_scheduler not run on it",
-    ("task/src/list.rs", "close_and_shutdown_all", "store Release -> Relaxed"):
-        "KEPT, not resolved: as above",
-    ("queue/src/inject.rs", "close", "store Release -> Relaxed"):
-        "KEPT, not resolved: `closed` is read by the schedulers (Handle::is_closed); "
-        "loom_scheduler not run on it",
-    ("queue/src/inject.rs", "is_closed", "load Acquire -> Relaxed"):
-        "KEPT, not resolved: as above",
+    ("runtime/src/scheduler/current_thread.rs", "run_until", "store Release -> Relaxed"):
+        "weakened to Relaxed in the code (only the core's holder reads `woken`)",
+    ("runtime/src/scheduler/current_thread.rs", "run_until", "swap AcqRel -> Acquire"):
+        "weakened to Acquire in the code (the false it writes is read only by this thread)",
+    ("runtime/src/scheduler/current_thread.rs", "run_until", "swap AcqRel -> Release"):
+        "redundant with the re-check load's Acquire; that load is now Relaxed and the swap "
+        "Acquire -> Relaxed is caught",
+    ("runtime/src/scheduler/current_thread.rs", "run_until", "load Acquire -> Relaxed"):
+        "weakened to Relaxed in the code (a true it reads is read again by the swap)",
 }
 
 
@@ -548,7 +543,9 @@ def print_table(variants, files):
             note = ""
             if "SeqCst ->" in v["what"]:
                 note = ("loom-blind: loom models SeqCst accesses as AcqRel "
-                        "(tokio-rs/loom#180), so this variant is the same model")
+                        "(tokio-rs/loom#180), so this variant is the same model; argued "
+                        "instead (README: which SeqCst is a store-load pattern, which "
+                        "AcqRel would do)")
             elif v["id"] == "plant:no-notify-others-on-park-exit":
                 note = "unreachable under loom (only the driver queues onto a parked worker)"
             print(f"| `{v['file']}:{v['line']}` `{v['fn']}` | {v['what']} | not run | {note} |")
