@@ -1,8 +1,10 @@
 //! loom suites for the `Inject` queue: concurrent push / pop / push_batch / pop_n, FIFO
 //! order while pushes (onto the lock-free stack) race consumers (moving it to the list),
-//! and close racing pushes (a push that saw the close, or came after it, is refused). Each checks that every item comes out exactly once (or comes back
-//! refused), that batches keep their order, and that the lock-free length agrees with the
-//! contents once the threads are joined; loom checks the item links for data races.
+//! and close racing pushes (a push that saw the close, or came after it, is refused; a
+//! drain after `is_closed()` finds every push accepted before the close). Each checks that
+//! every item comes out exactly once (or comes back refused), that batches keep their
+//! order, and that the lock-free length agrees with the contents once the threads are
+//! joined; loom checks the item links for data races.
 //! Preemption bound: `LOOM_MAX_PREEMPTIONS` (read by `loom::model::Builder::new`), 3 when
 //! unset.
 

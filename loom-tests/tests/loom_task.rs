@@ -7,7 +7,9 @@
 //! another thread during a poll, wake by reference vs by value, abort vs completion,
 //! JoinHandle drop / poll vs completion, the last reference, and runtime shutdown
 //! (`close_and_shutdown_all`) vs a wake and vs a running poll, and the late binding of
-//! every task at its first park (`Schedule::bind`) vs shutdown, vs a wake and vs abort.
+//! every task at its first park (`Schedule::bind`) vs shutdown, vs a wake and vs abort;
+//! shutdown's CAS succeeding on a word a wake, a run and a park restored (ABA), and a
+//! spawn refused by the closed list (it must happen-after the close).
 //! Tasks are spawned unbound, as the runtime spawns them; `spawn_bound` (the blocking
 //! pool's path) is raced against abort too.
 //!
