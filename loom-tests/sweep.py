@@ -47,6 +47,12 @@ SUITES = [
     ("queue/src/inject.rs", ["loom_inject", "loom_local", "loom_scheduler"]),
     ("task/src/", ["loom_task"]),
     ("runtime/src/sync/oneshot.rs", ["loom_oneshot"]),
+    # The locks (batch semaphore, its wait list, Notify) and the channels.
+    ("runtime/src/sync/batch_semaphore.rs", ["loom_sync_locks", "loom_sync_chan"]),
+    ("runtime/src/sync/wait_list.rs", ["loom_sync_locks"]),
+    ("runtime/src/sync/notify.rs", ["loom_sync_locks"]),
+    ("runtime/src/sync/atomic_waker.rs", ["loom_sync_chan", "loom_sync_locks"]),
+    ("runtime/src/sync/", ["loom_sync_chan"]),
     ("runtime/src/park.rs", ["loom_scheduler"]),
     ("runtime/src/scheduler/", ["loom_scheduler"]),
 ]
@@ -62,6 +68,17 @@ FILES = [
     "task/src/join.rs",
     "task/src/waker.rs",
     "runtime/src/sync/oneshot.rs",
+    "runtime/src/sync/batch_semaphore.rs",
+    "runtime/src/sync/wait_list.rs",
+    "runtime/src/sync/mpsc/semaphore.rs",
+    "runtime/src/sync/mpsc/chan.rs",
+    "runtime/src/sync/mpsc/list.rs",
+    "runtime/src/sync/mpsc/ring.rs",
+    "runtime/src/sync/atomic_waker.rs",
+    "runtime/src/sync/notify.rs",
+    "runtime/src/sync/watch.rs",
+    "runtime/src/sync/broadcast.rs",
+    "runtime/src/sync/once_cell.rs",
     "runtime/src/park.rs",
     "runtime/src/scheduler/multi_thread/idle.rs",
     "runtime/src/scheduler/multi_thread/worker.rs",
@@ -427,11 +444,13 @@ def first_message(out):
     return (lines[-1] if lines else "")[:300]
 
 
-def run_variant(tree, v, timeout, only_tests):
+def run_variant(tree, v, timeout, only_tests, only_suites=()):
     apply(tree, v)
     try:
         ran = 0
         for suite in suites_for(v["file"]):
+            if only_suites and suite not in only_suites:
+                continue
             exe, err = build(tree, suite)
             if exe is None:
                 return "build-err", suite, "", (err or "").strip().splitlines()[-1:] or [""]
@@ -469,10 +488,8 @@ RESOLVED = {
     ("queue/src/local.rs", "steal_into", "compare_exchange_weak failure Acquire -> Relaxed"):
         "weakened to Relaxed in the code (loops as on the first load)",
     ("queue/src/inject.rs", "close", "fetch_or AcqRel -> Acquire"):
-        "KEPT AcqRel: survives the queue suites, not run on loom_scheduler; Relaxed fails "
-        "loom_scheduler::current_thread_shutdown_while_waking (Arc leaked)",
-    ("queue/src/inject.rs", "close", "fetch_or AcqRel -> Release"):
-        "KEPT AcqRel: as above",
+        "weakened to Acquire in the code (its Release half publishes nothing; argued at the "
+        "site): survives loom_inject and loom_scheduler's current_thread and shutdown models",
     ("task/src/state.rs", "drop_join_handle_fast", "compare_exchange success AcqRel -> Acquire"):
         "weakened to Relaxed in the code (in INITIAL the handle touched no cell)",
     ("task/src/state.rs", "drop_join_handle_fast", "compare_exchange success AcqRel -> Release"):
@@ -483,18 +500,15 @@ RESOLVED = {
         "weakened to Acquire in the code (a close publishes nothing)",
     ("runtime/src/sync/oneshot.rs", "is_closed", "load Acquire -> Relaxed"):
         "weakened to Relaxed in the code (a snapshot; nothing read on its strength)",
-    ("task/src/state.rs", "update", "compare_exchange_weak success AcqRel -> Release"):
-        "KEPT, no model: the Acquire matters only when the CAS succeeds on a value another "
-        "thread's RMW restored (ABA through refcount/flag RMWs), which no model reaches",
-    ("task/src/list.rs", "is_closed", "load Acquire -> Relaxed"):
-        "KEPT, not resolved: read by the schedulers; loom_scheduler not run on it",
-    ("task/src/list.rs", "close_and_shutdown_all", "store Release -> Relaxed"):
-        "KEPT, not resolved: as above",
-    ("queue/src/inject.rs", "close", "store Release -> Relaxed"):
-        "KEPT, not resolved: `closed` is read by the schedulers (Handle::is_closed); "
-        "loom_scheduler not run on it",
-    ("queue/src/inject.rs", "is_closed", "load Acquire -> Relaxed"):
-        "KEPT, not resolved: as above",
+    ("runtime/src/scheduler/current_thread.rs", "run_until", "store Release -> Relaxed"):
+        "weakened to Relaxed in the code (only the core's holder reads `woken`)",
+    ("runtime/src/scheduler/current_thread.rs", "run_until", "swap AcqRel -> Acquire"):
+        "weakened to Acquire in the code (the false it writes is read only by this thread)",
+    ("runtime/src/scheduler/current_thread.rs", "run_until", "swap AcqRel -> Release"):
+        "redundant with the re-check load's Acquire; that load is now Relaxed and the swap "
+        "Acquire -> Relaxed is caught",
+    ("runtime/src/scheduler/current_thread.rs", "run_until", "load Acquire -> Relaxed"):
+        "weakened to Relaxed in the code (a true it reads is read again by the swap)",
 }
 
 
@@ -529,7 +543,9 @@ def print_table(variants, files):
             note = ""
             if "SeqCst ->" in v["what"]:
                 note = ("loom-blind: loom models SeqCst accesses as AcqRel "
-                        "(tokio-rs/loom#180), so this variant is the same model")
+                        "(tokio-rs/loom#180), so this variant is the same model; argued "
+                        "instead (README: which SeqCst is a store-load pattern, which "
+                        "AcqRel would do)")
             elif v["id"] == "plant:no-notify-others-on-park-exit":
                 note = "unreachable under loom (only the driver queues onto a parked worker)"
             print(f"| `{v['file']}:{v['line']}` `{v['fn']}` | {v['what']} | not run | {note} |")
@@ -546,6 +562,9 @@ def main():
                     help="skip variants whose id contains this (repeatable)")
     ap.add_argument("--tests", action="append", default=[],
                     help="run only tests whose name contains this (repeatable)")
+    ap.add_argument("--suites", action="append", default=[],
+                    help="build and run only these suites of a variant's list (repeatable; "
+                         "e.g. the one suite whose models the --tests filters name)")
     ap.add_argument("--timeout", type=int, default=180, help="seconds per test")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--table", metavar="JSONL", action="append",
@@ -570,7 +589,7 @@ def main():
     tree = sync_scratch(a.scratch)
     for v in variants:
         t0 = time.time()
-        status, suite, test, msg = run_variant(tree, v, a.timeout, a.tests)
+        status, suite, test, msg = run_variant(tree, v, a.timeout, a.tests, a.suites)
         rec = {"id": v["id"], "file": v["file"], "line": v["line"], "fn": v["fn"],
                "what": v["what"], "status": status, "suite": suite, "test": test,
                "message": msg, "secs": round(time.time() - t0),

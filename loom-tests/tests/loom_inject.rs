@@ -1,8 +1,10 @@
 //! loom suites for the `Inject` queue: concurrent push / pop / push_batch / pop_n, FIFO
 //! order while pushes (onto the lock-free stack) race consumers (moving it to the list),
-//! and close racing pushes (a push that saw the close, or came after it, is refused). Each checks that every item comes out exactly once (or comes back
-//! refused), that batches keep their order, and that the lock-free length agrees with the
-//! contents once the threads are joined; loom checks the item links for data races.
+//! and close racing pushes (a push that saw the close, or came after it, is refused; a
+//! drain after `is_closed()` finds every push accepted before the close). Each checks that
+//! every item comes out exactly once (or comes back refused), that batches keep their
+//! order, and that the lock-free length agrees with the contents once the threads are
+//! joined; loom checks the item links for data races.
 //! Preemption bound: `LOOM_MAX_PREEMPTIONS` (read by `loom::model::Builder::new`), 3 when
 //! unset.
 
@@ -252,5 +254,45 @@ fn push_seeing_close_is_refused() {
         }
         closer.join().unwrap();
         assert_eq!(q.pop_n(usize::MAX).count(), accepted);
+    });
+}
+
+/// A consumer that learns of the close from `is_closed()` (as the multi-thread runtime's
+/// workers do, before the last one drains the queue for good) and then drains must find
+/// every push that went in before the close: `true` from `is_closed` happens-after the
+/// `close` (its Release store, pairing with the Acquire load), and the close's RMW on the
+/// head acquired every push that got in before it, so the drain's length check (a Relaxed
+/// load of the counter) cannot read a count from before such a push. Weakening the store,
+/// the load, or the close's RMW to Release only lets the drain see an empty queue and
+/// leave an accepted push behind (the runtime leaks that task).
+#[test]
+fn drain_after_is_closed_finds_every_accepted_push() {
+    model(|| {
+        let q = Arc::new(Inject::<Item>::new());
+        let pusher = {
+            let q = q.clone();
+            thread::spawn(move || q.push(Item::new(0)).is_ok())
+        };
+        let closer = {
+            let q = q.clone();
+            thread::spawn(move || {
+                q.close();
+            })
+        };
+        let mut drained = 0;
+        if q.is_closed() {
+            while q.pop().is_some() {
+                drained += 1;
+            }
+            let accepted = pusher.join().unwrap();
+            assert_eq!(
+                drained,
+                usize::from(accepted),
+                "a drain after is_closed() missed a push accepted before the close"
+            );
+        } else {
+            pusher.join().unwrap();
+        }
+        closer.join().unwrap();
     });
 }

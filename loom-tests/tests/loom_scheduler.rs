@@ -17,7 +17,8 @@
 //!   reference, which loom checks for leaks and double frees);
 //! - a spawn racing the runtime's shutdown is run or cancelled, its future dropped once;
 //! - current_thread: a remote wake while `block_on` parks resumes it (both for a spawned
-//!   task and for `block_on`'s own future); two `block_on` callers hand the core over;
+//!   task and for `block_on`'s own future), and happens-before the poll it causes; two
+//!   `block_on` callers hand the core over;
 //! - `yield_now` lets the other runnable task run before the yielder resumes;
 //! - blocking pool: a blocking closure spawned before shutdown runs once, racing or not.
 //! - progress (lost parallelism): a task that spins in its poll until another task ran
@@ -744,6 +745,45 @@ fn current_thread_block_on_remote_wake() {
             thread::spawn(move || sig.set())
         };
         rt.block_on(sig.wait());
+        th.join().unwrap();
+        drop(rt);
+    });
+}
+
+/// A wake of `block_on`'s own future happens-before the poll it causes (the executor's
+/// side of the waker contract, as tokio's `block_on` keeps it): B writes a plain cell and
+/// then wakes; the future's second poll, which only that wake causes, reads the cell. When
+/// the `block_on` thread does not sleep in between, the `woken` flag alone carries the
+/// edge (the waker's Release store, read by the run loop's Acquire swap); when it sleeps,
+/// the unpark does as well.
+#[test]
+fn current_thread_block_on_wake_happens_before_poll() {
+    model(|| {
+        let rt = current_thread();
+        let cell = Arc::new(loom::cell::UnsafeCell::new(0usize));
+        let registered = Oneshot::<Waker>::new();
+        let th = {
+            let (cell, registered) = (cell.clone(), registered.clone());
+            thread::spawn(move || {
+                let waker = registered.recv();
+                // SAFETY: the future reads the cell only in the poll this wake causes.
+                cell.with_mut(|v| unsafe { *v = 1 });
+                waker.wake();
+            })
+        };
+        let mut first = true;
+        rt.block_on(poll_fn(|cx| {
+            if first {
+                first = false;
+                registered.send(cx.waker().clone());
+                return Poll::Pending;
+            }
+            // SAFETY: B wrote the cell before the wake that caused this poll; loom reports
+            // the read as a race unless that wake happens-before it.
+            let seen = cell.with(|v| unsafe { *v });
+            assert_eq!(seen, 1, "polled again before the wake");
+            Poll::Ready(())
+        }));
         th.join().unwrap();
         drop(rt);
     });

@@ -194,6 +194,44 @@ fn acquire_many_gathers_permits_from_concurrent_releases() {
     });
 }
 
+/// Permits left over once a release has served the queue go into the count, and carry the
+/// releaser's writes to whoever takes them there without the lock: W queues for 2 of a
+/// 0-permit semaphore, main writes a cell and adds 3 (W gets 2 through the queue, 1 is
+/// left for the count), C acquires 1 (on the lock-free path when it comes after that
+/// release) and reads the cell. The leftover's CAS must be Release, or C's read races
+/// main's write.
+#[test]
+fn permits_left_over_after_the_queue_carry_the_releasers_writes() {
+    model(|| {
+        let sem = Arc::new(Semaphore::new(0));
+        let cell = Arc::new(loom::cell::UnsafeCell::new(0usize));
+        let waiter = {
+            let (sem, cell) = (sem.clone(), cell.clone());
+            thread::spawn(move || {
+                let _permits = block_on(sem.acquire_many(2)).unwrap();
+                // SAFETY: main wrote the cell before the release that granted these
+                // permits; nobody writes it after (loom checks the ordering).
+                assert_eq!(cell.with(|v| unsafe { *v }), 1);
+            })
+        };
+        let taker = {
+            let (sem, cell) = (sem.clone(), cell.clone());
+            thread::spawn(move || {
+                let _permit = block_on(sem.acquire()).unwrap();
+                // SAFETY: as above.
+                assert_eq!(cell.with(|v| unsafe { *v }), 1);
+            })
+        };
+        // SAFETY: the other threads read the cell only after taking permits this thread
+        // releases below.
+        cell.with_mut(|v| unsafe { *v = 1 });
+        sem.add_permits(3);
+        waiter.join().unwrap();
+        taker.join().unwrap();
+        assert_eq!(sem.available_permits(), 3);
+    });
+}
+
 /// A writer waiting behind a reader gets the lock when the reader leaves, while a new
 /// reader arrives concurrently: the writer completes, and the reader sees either the old
 /// value or the writer's (never a torn or racing access).

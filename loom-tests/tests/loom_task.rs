@@ -7,7 +7,9 @@
 //! another thread during a poll, wake by reference vs by value, abort vs completion,
 //! JoinHandle drop / poll vs completion, the last reference, and runtime shutdown
 //! (`close_and_shutdown_all`) vs a wake and vs a running poll, and the late binding of
-//! every task at its first park (`Schedule::bind`) vs shutdown, vs a wake and vs abort.
+//! every task at its first park (`Schedule::bind`) vs shutdown, vs a wake and vs abort;
+//! shutdown's CAS succeeding on a word a wake, a run and a park restored (ABA), and a
+//! spawn refused by the closed list (it must happen-after the close).
 //! Tasks are spawned unbound, as the runtime spawns them; `spawn_bound` (the blocking
 //! pool's path) is raced against abort too.
 //!
@@ -930,5 +932,82 @@ fn spawn_racing_shutdown() {
         }
         sched.teardown();
         assert_eq!(drops.load(Relaxed), 1);
+    });
+}
+
+/// Shutdown's CAS succeeds on a word equal to the one it loaded, but restored in between
+/// by B (ABA): B's wake by reference adds NOTIFIED and a reference, B's run takes RUNNING
+/// and clears NOTIFIED, B's poll changes the future, and B's park drops RUNNING and the
+/// reference again. Shutdown then takes RUNNING and drops the future, so its CAS itself
+/// must acquire B's park (the state CAS's AcqRel on success; the earlier Acquire load read
+/// the word from before B's run): with Release only on success, the future's drop races
+/// B's poll. B keeps its waker until after the join, so the word comes back exactly.
+#[test]
+fn shutdown_racing_wake_and_poll_restoring_the_word() {
+    model(|| {
+        let sched = Sched::new();
+        let in_poll = Arc::new(AtomicBool::new(false));
+        let drops = counter();
+        let slot = slot();
+        let join = sched.spawn(pending_forever(&in_poll, &drops, &slot, false));
+        assert!(sched.tick());
+        let waker = take(&slot);
+
+        let th = {
+            let sched = sched.clone();
+            thread::spawn(move || {
+                waker.wake_by_ref();
+                sched.run_all();
+                waker
+            })
+        };
+        sched.shutdown();
+        drop(th.join().unwrap());
+        sched.run_all();
+
+        expect_cancelled(join);
+        sched.teardown();
+        assert_eq!(drops.load(Relaxed), 1, "future dropped exactly once");
+    });
+}
+
+/// A spawn the closed list refuses (`OwnedTasks::spawn` cancels the task on the spot and
+/// hands back no `Notified`) happens-after the close, as a spawn refused under a shard
+/// lock would (tokio's contract): the spawner sees what the closing thread wrote before
+/// it closed the list. `is_closed`'s Acquire pairs with `close`'s Release store; with
+/// either Relaxed, the read below races the write.
+#[test]
+fn spawn_refused_by_closed_list_happens_after_close() {
+    model(|| {
+        let sched = Sched::new();
+        let before_close = Arc::new(loom::cell::UnsafeCell::new(0usize));
+        let th = {
+            let (sched, before_close) = (sched.clone(), before_close.clone());
+            thread::spawn(move || {
+                let (join, notified) = sched.0.owned.spawn(async {});
+                match notified {
+                    Some(task) => sched.schedule(task),
+                    None => {
+                        // SAFETY: the closer wrote the cell before closing the list and
+                        // never touches it again; this read is ordered after that write
+                        // exactly when the refusal happens-after the close (loom checks).
+                        let seen = before_close.with(|v| unsafe { *v });
+                        assert_eq!(seen, 1, "a refused spawn did not see the closer's write");
+                    }
+                }
+                join
+            })
+        };
+        // SAFETY: B reads the cell only after its spawn was refused, i.e. after the close
+        // below; nothing else touches it.
+        before_close.with_mut(|v| unsafe { *v = 1 });
+        sched.shutdown();
+        let join = th.join().unwrap();
+        sched.run_all();
+        match join_now(join) {
+            Ok(()) => {}
+            Err(e) => assert!(e.is_cancelled(), "{e:?}"),
+        }
+        sched.teardown();
     });
 }

@@ -25,7 +25,7 @@ use core::ptr::NonNull;
 use crossbeam_utils::CachePadded;
 use shim::sync::atomic::{
     AtomicBool, AtomicUsize,
-    Ordering::{AcqRel, Acquire, Relaxed, Release},
+    Ordering::{Acquire, Relaxed, Release},
 };
 use shim::sync::Mutex;
 
@@ -270,12 +270,25 @@ impl<T: Link> Inject<T> {
     /// Closes the queue: later pushes are refused, pops still drain what is left.
     /// Returns true if this call closed it (false if it already was closed).
     pub fn close(&self) -> bool {
-        // AcqRel: a push that lost the race to this RMW sees CLOSED and is refused. (The
-        // weakening sweep: Acquire and Release each survive the queue suites, but Relaxed
-        // fails loom_scheduler's current_thread_shutdown_while_waking, "Arc leaked": the
-        // runtime's shutdown orders through this RMW, so it stays AcqRel.)
-        let was = self.stack.head.fetch_or(CLOSED, AcqRel);
-        // Release: pairs with `is_closed`'s Acquire.
+        // A push that lost the race to this RMW sees CLOSED and is refused (atomicity,
+        // whatever the ordering). Acquire: takes in every push that got in before the
+        // close, for `closed`'s readers below (Release only fails loom_inject's
+        // `drain_after_is_closed_finds_every_accepted_push`; Relaxed fails
+        // loom_scheduler's `current_thread_shutdown_while_waking`, "Arc leaked"). No
+        // Release: nobody learns anything from the CLOSED bit. A push refused on it read
+        // it Relaxed and reads nothing of the closer's; a pop's `fetch_and` that reads
+        // this RMW's value takes the pushes' chain through their own release sequence,
+        // which an RMW of any ordering continues; whoever needs what the closer did
+        // before the close reads `closed` (the Release store below). The weakening sweep
+        // found no model, in the queue suites or loom_scheduler's shutdown models, that
+        // tells AcqRel here from Acquire.
+        let was = self.stack.head.fetch_or(CLOSED, Acquire);
+        // Release: pairs with `is_closed`'s Acquire. A consumer that learns of the close
+        // there and then drains (the multi-thread runtime's last worker out) must find
+        // every push that got in before the close: this RMW acquired them, and the
+        // Release passes them on, so the drain's Relaxed length check cannot read a count
+        // from before such a push (loom: `drain_after_is_closed_finds_every_accepted_push`
+        // fails with this store or that load Relaxed, or this RMW Release only).
         self.closed.store(true, Release);
         was & CLOSED == 0
     }

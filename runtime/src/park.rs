@@ -92,9 +92,20 @@ impl Parker {
 impl Inner {
     /// NOTIFIED -> EMPTY: a notification that arrived before the park is consumed.
     fn take_notification(&self) -> bool {
-        // SeqCst on every state access: the state word orders the parker against the
-        // unparker's swap, and (for workers) must not reorder with the idle-state RMWs
-        // that decide who gets notified.
+        // SeqCst on every state access, though AcqRel (Acquire on a CAS failure) would
+        // do: every access to `state` is a read-modify-write (a CAS or a swap), so a
+        // parker's and an unparker's accesses are totally ordered by the word's
+        // modification order whatever the ordering, and the second reads the first's
+        // value: an unpark before the park's CAS makes it fail on NOTIFIED (the park
+        // returns), one after it reads PARKED_* and signals. What the callers need
+        // ordered (the unparker's pushes seen by the woken thread) is the swap's Release
+        // half read by the CAS's or swap's Acquire half. No store-load (Dekker) pattern
+        // runs through this word: a worker's idle-state RMW and its park are ordered
+        // against a notifier's choice of it by the sleepers mutex, and a notifier's push
+        // against a parking worker's re-check by the idle word's own RMW pair (idle.rs).
+        // Kept SeqCst: on x86 it is the same instruction (`xchg`, `lock cmpxchg`), and loom
+        // models SeqCst accesses as AcqRel, so the loom suites verify exactly the AcqRel
+        // reading of this code (the weakening sweep's SeqCst rows cannot be told apart).
         self.state
             .compare_exchange(NOTIFIED, EMPTY, SeqCst, SeqCst)
             .is_ok()

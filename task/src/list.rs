@@ -268,6 +268,10 @@ impl<S: Schedule> OwnedTasks<S> {
 
     /// True once `close` or `close_and_shutdown_all` started.
     pub fn is_closed(&self) -> bool {
+        // Acquire: pairs with `close`'s Release store, so a spawn refused here (cancelled
+        // on the spot) happens-after the close began, as a refusal under a shard lock
+        // would (loom: `spawn_refused_by_closed_list_happens_after_close`, which fails
+        // with either side Relaxed).
         self.closed.load(Ordering::Acquire)
     }
 
@@ -276,6 +280,7 @@ impl<S: Schedule> OwnedTasks<S> {
     /// it stay, to complete or to be cancelled by a later `close_and_shutdown_all`.
     /// Idempotent.
     pub fn close(&self) {
+        // Release: pairs with `is_closed`'s Acquire (see there).
         self.closed.store(true, Ordering::Release);
         for shard in self.shards.iter() {
             shard.lock().closed = true;

@@ -200,7 +200,11 @@ impl State {
     /// One CAS loop; `f` edits a copy of the word and returns it (or None to leave the word
     /// as it is) and a result.
     /// AcqRel on success: every transition hands the future, the output or the join waker
-    /// from one thread to another, so it both publishes and observes.
+    /// from one thread to another, so it both publishes and observes. The success's
+    /// Acquire is not covered by the load's: the CAS may succeed on a word equal to the
+    /// one loaded but written since by another thread (a wake, a run and a park restore
+    /// it exactly), whose writes the caller must then see (loom:
+    /// `shutdown_racing_wake_and_poll_restoring_the_word`).
     #[inline]
     fn update<R>(&self, mut f: impl FnMut(Snapshot) -> (Option<Snapshot>, R)) -> R {
         let mut cur = self.val.load(Acquire);

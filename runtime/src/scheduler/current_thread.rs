@@ -49,7 +49,9 @@ pub(crate) struct Shared {
     /// Tasks spawned from outside the core's thread (inject.rs).
     remote_spawns: RemoteSpawns,
     pub(crate) owned: OwnedTasks<scheduler::Handle>,
-    /// Set by the `block_on` future's waker.
+    /// Set by the `block_on` future's waker. A wake happens-before the poll it causes: the
+    /// waker's Release store is read by the run loop's Acquire swap (the only Acquire on
+    /// it; see `Context::run_until`). Only the thread holding the core reads it.
     woken: AtomicBool,
     /// Wakes whoever holds the core.
     unpark: Unparker,
@@ -219,6 +221,9 @@ impl Wake for BlockOnWaker {
     }
 
     fn wake_by_ref(self: &std::sync::Arc<Self>) {
+        // Release: pairs with the run loop's Acquire swap, so whatever the waking thread
+        // did before the wake is seen by the poll it causes (loom:
+        // `current_thread_block_on_wake_happens_before_poll`).
         self.0.shared.woken.store(true, Ordering::Release);
         self.0.shared.unpark.unpark();
     }
@@ -362,10 +367,15 @@ impl Context {
         let handle = &self.handle;
         let waker = Waker::from(std::sync::Arc::new(BlockOnWaker(handle.clone())));
         let mut cx = TaskContext::from_waker(&waker);
-        // The future is polled first, before any task.
-        handle.shared.woken.store(true, Ordering::Release);
+        // The future is polled first, before any task. Relaxed: only this thread (the core's
+        // holder) reads `woken`, so this store reaches the swap below by program order and
+        // publishes nothing to anyone.
+        handle.shared.woken.store(true, Ordering::Relaxed);
         loop {
-            if handle.shared.woken.swap(false, Ordering::AcqRel) {
+            // Acquire: pairs with the waker's Release store (a wake happens-before the poll
+            // it causes). No Release: the false written here is read only by this thread's
+            // own load below; the wakers only store.
+            if handle.shared.woken.swap(false, Ordering::Acquire) {
                 if let Poll::Ready(v) = coop::budget(|| future.as_mut().poll(&mut cx)) {
                     // Publish the counters as the core leaves this `block_on` (it may sit
                     // unused until the next one).
@@ -399,7 +409,11 @@ impl Context {
                 let Core { tasks, defer, .. } = &mut *core;
                 defer.flush(|task| tasks.push_back(task));
             } else if ran_out {
-                if !handle.shared.woken.load(Ordering::Acquire) {
+                // Relaxed: only decides whether to park. A true read here is read again by
+                // the swap at the top of the loop (only this thread writes false), whose
+                // Acquire orders the wake before the poll; a false one parks, and the wake's
+                // unpark ends the park.
+                if !handle.shared.woken.load(Ordering::Relaxed) {
                     core = self.park(core);
                 }
             } else {
