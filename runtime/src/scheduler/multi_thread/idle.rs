@@ -59,6 +59,11 @@ impl Idle {
             return None;
         }
         let worker = sleepers.pop()?;
+        // SeqCst needed: a store-load pair with the monitor, which stores its `sleeping`
+        // flag and then loads this count; this increment happens-before the waking
+        // worker's load of `sleeping` (`Monitor::worker_unparked`). With AcqRel both
+        // sides may read stale values and the monitor sleeps while a worker runs. The
+        // monitor has no loom build: this is argued, not modelled (loom-tests/README.md).
         self.state.fetch_add(UNPARKED_ONE | 1, SeqCst);
         Some(worker)
     }
@@ -112,6 +117,11 @@ impl Idle {
         match sleepers.iter().position(|&w| w == worker) {
             Some(i) => {
                 sleepers.swap_remove(i);
+                // SeqCst needed: a store-load pair with the monitor, which stores its `sleeping`
+                // flag and then loads this count; this increment happens-before the waking
+                // worker's load of `sleeping` (`Monitor::worker_unparked`). With AcqRel both
+                // sides may read stale values and the monitor sleeps while a worker runs. The
+                // monitor has no loom build: this is argued, not modelled (loom-tests/README.md).
                 self.state.fetch_add(UNPARKED_ONE, SeqCst);
                 true
             }
@@ -126,6 +136,8 @@ impl Idle {
 
     /// Workers not parked (running, searching, or notified and waking).
     pub(crate) fn num_unparked(&self) -> usize {
+        // SeqCst needed: the monitor's side of the store-load pair above (it stored
+        // `sleeping` just before this load).
         num_unparked(self.state.load(SeqCst))
     }
 
