@@ -20,41 +20,11 @@
 //! loom_scheduler.rs (`LOOM_UNCAPPED=1` lifts the cap).
 
 use runtime::task::block_in_place;
-use runtime::{Builder, Runtime};
 use shim::sync::atomic::{AtomicUsize, Ordering::*};
 use shim::sync::{Arc, Condvar, Mutex};
 
-const DEFAULT_PREEMPTIONS: usize = 2;
-const TWO_WORKER_CAP: usize = 1;
-
-fn check(cap: Option<usize>, f: impl Fn() + Sync + Send + 'static) {
-    let mut b = loom::model::Builder::new();
-    let mut bound = b.preemption_bound.unwrap_or(DEFAULT_PREEMPTIONS);
-    if let Some(cap) = cap {
-        if std::env::var_os("LOOM_UNCAPPED").is_none() {
-            bound = bound.min(cap);
-        }
-    }
-    b.preemption_bound = Some(bound);
-    // A std atomic on purpose: it counts executions from outside the model.
-    let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let counted = runs.clone();
-    b.check(move || {
-        counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        f()
-    });
-    eprintln!(
-        "explored {} executions (preemption bound {bound})",
-        runs.load(std::sync::atomic::Ordering::Relaxed)
-    );
-}
-
-fn multi_thread(workers: usize) -> Runtime {
-    Builder::new_multi_thread()
-        .worker_threads(workers)
-        .build()
-        .expect("build a multi-thread runtime")
-}
+mod sched_model;
+use sched_model::{check, multi_thread, TWO_WORKER_CAP};
 
 /// Counts runs of the queued tasks; a blocking thread waits for a count (loom condvar).
 struct Ran {

@@ -49,41 +49,8 @@ use runtime::{Builder, Runtime};
 use shim::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
 use shim::sync::{Arc, Condvar, Mutex};
 
-/// Preemption bound when `LOOM_MAX_PREEMPTIONS` is not set.
-const DEFAULT_PREEMPTIONS: usize = 2;
-
-/// The bound two-worker models are capped at unless `LOOM_UNCAPPED` is set. Two workers
-/// searching, spinning, stealing and parking around each other explode: the two-worker
-/// `spawn_from_outside` explores 23k executions at bound 1 but 877k (over a minute) at
-/// bound 2, and the larger two-worker models take many minutes to hours at 2. The
-/// one-worker twins cover the same wake / park / shutdown races at the full bound; the
-/// two-worker ones add searching and stealing.
-const TWO_WORKER_CAP: usize = 1;
-
-/// Runs `f` under loom at the bound from `LOOM_MAX_PREEMPTIONS` (else
-/// `DEFAULT_PREEMPTIONS`), capped at `cap` unless `LOOM_UNCAPPED` is set, and prints how
-/// many executions were explored.
-fn check(cap: Option<usize>, f: impl Fn() + Sync + Send + 'static) {
-    let mut b = loom::model::Builder::new();
-    let mut bound = b.preemption_bound.unwrap_or(DEFAULT_PREEMPTIONS);
-    if let Some(cap) = cap {
-        if std::env::var_os("LOOM_UNCAPPED").is_none() {
-            bound = bound.min(cap);
-        }
-    }
-    b.preemption_bound = Some(bound);
-    // A std atomic on purpose: it counts executions from outside the model.
-    let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let counted = runs.clone();
-    b.check(move || {
-        counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        f()
-    });
-    eprintln!(
-        "explored {} executions (preemption bound {bound})",
-        runs.load(std::sync::atomic::Ordering::Relaxed)
-    );
-}
+mod sched_model;
+use sched_model::{check, multi_thread, TWO_WORKER_CAP};
 
 /// A model with at most one worker: the full bound.
 fn model(f: impl Fn() + Sync + Send + 'static) {
@@ -102,13 +69,6 @@ fn model_workers(workers: usize, scenario: fn(usize)) {
     } else {
         model(move || scenario(workers))
     }
-}
-
-fn multi_thread(workers: usize) -> Runtime {
-    Builder::new_multi_thread()
-        .worker_threads(workers)
-        .build()
-        .expect("build a multi-thread runtime")
 }
 
 fn current_thread() -> Runtime {

@@ -614,8 +614,9 @@ impl Builder {
                         Box::new(move || multi_thread::run_monitor(handle)),
                     ));
                 }
+                spawner.count_in(bodies.len());
                 for (role, body) in bodies {
-                    match spawner.spawn(role, body) {
+                    match spawner.spawn_counted(role, body) {
                         Ok(t) => threads.push(t),
                         Err(e) => {
                             handle.close();

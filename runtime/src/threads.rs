@@ -39,8 +39,8 @@ impl Latch {
         }
     }
 
-    fn count_in(&self) {
-        self.counts.lock().started += 1;
+    fn count_in(&self, n: usize) {
+        self.counts.lock().started += n;
     }
 
     fn count_out(&self) {
@@ -109,7 +109,24 @@ impl ThreadSpawner {
         role: Role,
         body: impl FnOnce() + Send + 'static,
     ) -> std::io::Result<shim::thread::JoinHandle<()>> {
-        self.latch.count_in();
+        self.latch.count_in(1);
+        self.spawn_counted(role, body)
+    }
+
+    /// Counts `n` threads in at once, before they are started with `spawn_counted`: the
+    /// runtime's first threads take the latch's lock once, before any of them runs (under
+    /// loom, a lock per thread while the first workers already run would only multiply
+    /// the interleavings every scheduler model explores).
+    pub(crate) fn count_in(&self, n: usize) {
+        self.latch.count_in(n);
+    }
+
+    /// As `spawn`, for a thread already counted in (`count_in`).
+    pub(crate) fn spawn_counted(
+        &self,
+        role: Role,
+        body: impl FnOnce() + Send + 'static,
+    ) -> std::io::Result<shim::thread::JoinHandle<()>> {
         let signal = ExitSignal(self.latch.clone());
         let hooks = self.hooks.clone();
         let seeds = self.seeds.clone();

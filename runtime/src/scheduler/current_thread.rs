@@ -30,7 +30,7 @@ use crate::park::{Parker, Unparker};
 use crate::scheduler::core_slot::{park_reachable, with_core_slot, HoldsParker};
 use crate::scheduler::defer::Defer;
 use crate::scheduler::inject::{self, RemoteSpawns};
-use crate::scheduler::{self, RunTask};
+use crate::scheduler::{self, Arrival, RunTask};
 
 /// Remote tasks taken from the inject queue under one lock.
 const REMOTE_BATCH: usize = 128;
@@ -141,14 +141,6 @@ fn with_core<R>(handle: &Arc<Handle>, f: impl FnOnce(Option<&mut Core>) -> R) ->
     })
 }
 
-/// How a task reaches the scheduler: decides where it waits and what is counted.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Arrival {
-    Spawn,
-    Wake,
-    Yield,
-}
-
 impl Handle {
     pub(crate) fn spawn<F>(me: &Arc<Handle>, future: F) -> JoinHandle<F::Output>
     where
@@ -164,20 +156,11 @@ impl Handle {
         join
     }
 
-    pub(crate) fn schedule_task(me: &Arc<Handle>, task: RunTask, is_yield: bool) {
-        let arrival = if is_yield {
-            Arrival::Yield
-        } else {
-            Arrival::Wake
-        };
-        Handle::schedule(me, task, arrival);
-    }
-
     /// Where a task goes: on the thread that holds the core, its local queue; from
     /// anywhere else, the global queue and an unpark of the core's thread (a syscall only
     /// when it sleeps).
     #[inline(always)]
-    fn schedule(me: &Arc<Handle>, task: RunTask, arrival: Arrival) {
+    pub(crate) fn schedule(me: &Arc<Handle>, task: RunTask, arrival: Arrival) {
         let remote = with_core(me, |core| match core {
             Some(core) => {
                 core.schedule_local(task, arrival);

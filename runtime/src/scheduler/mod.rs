@@ -33,6 +33,19 @@ use crate::metrics::RuntimeMetrics;
 /// A task of this runtime, as queues hold it.
 pub(crate) type RunTask = Notified<Handle>;
 
+/// How a task reaches its scheduler: decides where it waits (a yield waits in the
+/// deferred list) and what is counted (a spawn).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Arrival {
+    /// A new task.
+    Spawn,
+    /// A task woken by someone (`task::Schedule::schedule`).
+    Wake,
+    /// A task that woke itself while running: `yield_now`, a spent budget
+    /// (`task::Schedule::yield_now`).
+    Yield,
+}
+
 #[derive(Clone)]
 pub(crate) enum Handle {
     MultiThread(Arc<multi_thread::Handle>),
@@ -146,8 +159,8 @@ impl Handle {
 impl Schedule for Handle {
     fn schedule(&self, task: RunTask) {
         match self {
-            Handle::MultiThread(h) => multi_thread::Handle::schedule_task(h, task, false),
-            Handle::CurrentThread(h) => current_thread::Handle::schedule_task(h, task, false),
+            Handle::MultiThread(h) => multi_thread::Handle::schedule(h, task, Arrival::Wake),
+            Handle::CurrentThread(h) => current_thread::Handle::schedule(h, task, Arrival::Wake),
         }
     }
 
@@ -172,8 +185,8 @@ impl Schedule for Handle {
 
     fn yield_now(&self, task: RunTask) {
         match self {
-            Handle::MultiThread(h) => multi_thread::Handle::schedule_task(h, task, true),
-            Handle::CurrentThread(h) => current_thread::Handle::schedule_task(h, task, true),
+            Handle::MultiThread(h) => multi_thread::Handle::schedule(h, task, Arrival::Yield),
+            Handle::CurrentThread(h) => current_thread::Handle::schedule(h, task, Arrival::Yield),
         }
     }
 }

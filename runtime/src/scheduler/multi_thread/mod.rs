@@ -4,7 +4,7 @@
 //! `Inject` queues (below); `Idle` accounting of searching/parked workers. This file is the shared
 //! state (`Handle`, `Shared`), its construction, shutdown and metrics. `worker.rs` is the
 //! per-thread loop and, next to the `Core` it works on, the one place that decides where
-//! a spawned or woken task goes (`Handle::spawn`, `Handle::schedule_task`) and whom to
+//! a spawned or woken task goes (`Handle::spawn`, `Handle::schedule`) and whom to
 //! wake (`Handle::notify_parked`).
 //!
 //! Scheduling: on a worker of this runtime a woken/spawned task goes into that worker's

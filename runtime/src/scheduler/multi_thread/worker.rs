@@ -40,7 +40,7 @@ use crate::park::Parker;
 use crate::scheduler::core_slot::{park_reachable, with_core_slot, HoldsParker};
 use crate::scheduler::defer::Defer;
 use crate::scheduler::inject;
-use crate::scheduler::{self, RunTask};
+use crate::scheduler::{self, Arrival, RunTask};
 use crate::threads::Role;
 use crate::util::FastRand;
 use crossbeam_utils::CachePadded;
@@ -246,17 +246,6 @@ fn with_core<R>(handle: &Arc<Handle>, f: impl FnOnce(Option<&mut Core>) -> R) ->
     })
 }
 
-/// How a task reaches the scheduler: decides where it waits and what is counted.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Arrival {
-    /// A new task.
-    Spawn,
-    /// A task woken by someone.
-    Wake,
-    /// A task that woke itself while running (`yield_now`, a spent budget).
-    Yield,
-}
-
 impl Handle {
     pub(crate) fn spawn<F>(me: &Arc<Handle>, future: F) -> JoinHandle<F::Output>
     where
@@ -273,22 +262,12 @@ impl Handle {
         join
     }
 
-    /// Schedules a notified task (the `task::Schedule` entry points).
-    pub(crate) fn schedule_task(me: &Arc<Handle>, task: RunTask, is_yield: bool) {
-        let arrival = if is_yield {
-            Arrival::Yield
-        } else {
-            Arrival::Wake
-        };
-        Handle::schedule(me, task, arrival);
-    }
-
     /// The one place that decides where a task goes. On a worker of this runtime holding
     /// its core: that worker's queues (`Core::schedule_local`), waking a sibling only when
     /// the task landed where it can be stolen. Anywhere else: the global queue, then a
     /// notify.
     #[inline(always)]
-    fn schedule(me: &Arc<Handle>, task: RunTask, arrival: Arrival) {
+    pub(crate) fn schedule(me: &Arc<Handle>, task: RunTask, arrival: Arrival) {
         let local = with_core(me, |core| match core {
             Some(core) => Ok(core.schedule_local(me, task, arrival)),
             None => Err(task),
