@@ -4,7 +4,9 @@
 //! message, send to receive, with no timing noise.
 //!
 //! `instr_chan <runtime|tokio|smol> <uncontended_bounded|uncontended_unbounded|full_ping>
-//! <N>`; prints the messages one iteration moves.
+//! <N> [WORKERS]`; prints the messages one iteration moves. With `WORKERS` the multi-thread
+//! flavor runs instead (for `strace -c -f` or `perf stat`: syscalls and parks per message
+//! cross threads there, and instruction counts then depend on timing).
 
 use std::process::ExitCode;
 
@@ -16,7 +18,7 @@ use benches::workloads::Iteration;
 use benches::{Bench, Flavor};
 
 const USAGE: &str = "usage: instr_chan <runtime|tokio|smol> \
-                     <uncontended_bounded|uncontended_unbounded|full_ping> <iterations>";
+                     <uncontended_bounded|uncontended_unbounded|full_ping> <iterations> [workers]";
 
 fn run<B: Bench>(rt: B, f: for<'a> fn(&'a B) -> Iteration<'a>, iterations: usize) {
     let mut iteration = f(&rt);
@@ -34,7 +36,14 @@ fn main() -> ExitCode {
         eprintln!("{USAGE}");
         return ExitCode::from(2);
     };
-    let f = Flavor::CurrentThread;
+    let f = match args.get(3).map(|w| w.parse::<usize>()) {
+        None => Flavor::CurrentThread,
+        Some(Ok(n)) if n > 0 => Flavor::MultiThread(n),
+        Some(_) => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
     match (args[0].as_str(), args[1].as_str()) {
         ("runtime", "uncontended_bounded") => run(
             Ours::new(f),
@@ -46,11 +55,21 @@ fn main() -> ExitCode {
             mpsc_uncontended::<Ours, OursUnbounded>,
             iterations,
         ),
-        ("runtime", "full_ping") => run(
-            Ours::new(f),
-            mpsc_full_ping::<Ours, OursBounded>,
-            iterations,
-        ),
+        ("runtime", "full_ping") => {
+            let rt = Ours::new(f);
+            let mut iteration = mpsc_full_ping::<Ours, OursBounded>(&rt);
+            for _ in 0..=iterations {
+                iteration();
+            }
+            drop(iteration);
+            if benches::harness::metrics_enabled() {
+                // Idle workers publish their counters when they park.
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                let m = rt.metrics();
+                let n = iterations as u64 + 1;
+                eprint!("{}", benches::harness::format_metrics("full_ping", n, &m));
+            }
+        }
         ("tokio", "uncontended_bounded") => run(
             Tokio::new(f),
             mpsc_uncontended::<Tokio, TokioBounded>,

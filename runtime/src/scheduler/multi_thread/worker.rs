@@ -689,13 +689,24 @@ impl Core {
         self.is_searching
     }
 
-    /// Found work: stop searching; the last searcher to stop wakes another worker.
+    /// Found work: stop searching; the last searcher to stop wakes another worker when
+    /// there is work left for it (the seed's "a searcher that finds work wakes the next
+    /// one").
+    ///
+    /// Only when work is left: a searcher that took the one task there was (a remote wake
+    /// of a ping-pong partner, a request) would otherwise wake a sibling that finds
+    /// nothing and parks again, a futex pair per task for nobody's benefit. No wake-up is
+    /// lost by skipping it: work pushed before our `fetch_sub` in the idle word's
+    /// modification order is seen by the check below (the pusher's notify is an RMW on
+    /// that word, which our `fetch_sub` reads after, acquiring the push), and work pushed
+    /// after it meets a notifier that sees no searcher and wakes someone itself
+    /// (loom: `searcher_hand_off_two_workers`, `searcher_skips_hand_off_*`).
     fn transition_from_searching(&mut self, handle: &Handle) {
         if !self.is_searching {
             return;
         }
         self.is_searching = false;
-        if handle.shared.idle.transition_worker_from_searching() {
+        if handle.shared.idle.transition_worker_from_searching() && handle.has_visible_work() {
             handle.notify_parked();
         }
     }
