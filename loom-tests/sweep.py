@@ -54,6 +54,7 @@ SUITES = [
     ("runtime/src/sync/atomic_waker.rs", ["loom_sync_chan", "loom_sync_locks"]),
     ("runtime/src/sync/", ["loom_sync_chan"]),
     ("runtime/src/park.rs", ["loom_scheduler"]),
+    ("runtime/src/scheduler/multi_thread/idle.rs", ["loom_idle", "loom_scheduler"]),
     ("runtime/src/scheduler/", ["loom_scheduler"]),
 ]
 

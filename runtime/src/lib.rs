@@ -126,6 +126,13 @@ pub mod time;
 mod unhandled;
 mod util;
 
+/// Not API: scheduler parts the loom suites drive directly (loom builds only).
+#[cfg(loom)]
+#[doc(hidden)]
+pub mod loom_internals {
+    pub use crate::scheduler::multi_thread::idle::Idle;
+}
+
 pub use crate::builder::Builder;
 pub use crate::handle::{EnterGuard, Handle, Id, RuntimeFlavor, TryCurrentError};
 pub use crate::local_runtime::{LocalOptions, LocalRuntime};

@@ -23,7 +23,8 @@ const UNPARKED_SHIFT: usize = 16;
 const SEARCHING_MASK: usize = (1 << UNPARKED_SHIFT) - 1;
 const UNPARKED_ONE: usize = 1 << UNPARKED_SHIFT;
 
-pub(crate) struct Idle {
+/// Shared by the workers of one runtime; the loom suite `loom_idle` drives it directly.
+pub struct Idle {
     state: AtomicUsize,
     num_workers: usize,
     sleepers: Mutex<Vec<usize>>,
@@ -38,7 +39,7 @@ fn num_unparked(s: usize) -> usize {
 }
 
 impl Idle {
-    pub(crate) fn new(num_workers: usize) -> Idle {
+    pub fn new(num_workers: usize) -> Idle {
         assert!(num_workers < SEARCHING_MASK, "too many workers");
         Idle {
             state: AtomicUsize::new(num_workers << UNPARKED_SHIFT),
@@ -49,7 +50,7 @@ impl Idle {
 
     /// The index of a parked worker to wake for new work, already counted as unparked
     /// and searching; None when someone is searching or nobody is parked.
-    pub(crate) fn worker_to_notify(&self) -> Option<usize> {
+    pub fn worker_to_notify(&self) -> Option<usize> {
         if !self.notify_should_wakeup() {
             return None;
         }
@@ -76,7 +77,7 @@ impl Idle {
     }
 
     /// True when this worker may start searching (fewer than half search already).
-    pub(crate) fn transition_worker_to_searching(&self) -> bool {
+    pub fn transition_worker_to_searching(&self) -> bool {
         let s = self.state.load(SeqCst);
         if 2 * num_searching(s) >= self.num_workers {
             return false;
@@ -86,11 +87,20 @@ impl Idle {
         true
     }
 
-    /// A searcher found work. True when it was the last searcher: it must then wake
-    /// another worker so the search goes on.
-    pub(crate) fn transition_worker_from_searching(&self) -> bool {
+    /// A searcher found work. True when it was the last searcher and `work_left()` (asked
+    /// only then) sees work for another worker: the caller must then wake one, so the
+    /// search goes on (the seed's hand-off).
+    ///
+    /// `work_left` runs after the decrement, and must: a notifier that pushed work and
+    /// saw us still searching skipped its wake-up, relying on us. Its check is an RMW on
+    /// this word (`notify_should_wakeup`) ordered before our `fetch_sub`, which reads from
+    /// it and so acquires the push: `work_left` sees that work. A notifier ordered after
+    /// sees no searcher and wakes someone itself. Asked before the decrement, the check
+    /// could miss a push that lands between the two, and nobody would wake for it
+    /// (loom: `loom_idle`'s `last_searcher_or_notifier_wakes`).
+    pub fn transition_worker_from_searching(&self, work_left: impl FnOnce() -> bool) -> bool {
         let prev = self.state.fetch_sub(1, SeqCst);
-        num_searching(prev) == 1
+        num_searching(prev) == 1 && work_left()
     }
 
     /// The worker parks. True when no searcher is left after it (it was the last one, or
@@ -102,7 +112,7 @@ impl Idle {
     /// that found work meanwhile handed off to nobody for the same reason. This worker is
     /// then the only one that can still see that work (loom:
     /// `local_spawn_wakes_sibling_two_workers`).
-    pub(crate) fn transition_worker_to_parked(&self, worker: usize, is_searching: bool) -> bool {
+    pub fn transition_worker_to_parked(&self, worker: usize, is_searching: bool) -> bool {
         let mut sleepers = self.sleepers.lock();
         let dec = UNPARKED_ONE + usize::from(is_searching);
         let prev = self.state.fetch_sub(dec, SeqCst);
@@ -164,8 +174,8 @@ mod tests {
         assert!(idle.transition_worker_to_searching());
         assert!(idle.transition_worker_to_searching());
         assert!(!idle.transition_worker_to_searching());
-        assert!(!idle.transition_worker_from_searching());
-        assert!(idle.transition_worker_from_searching());
+        assert!(!idle.transition_worker_from_searching(|| true));
+        assert!(idle.transition_worker_from_searching(|| true));
         assert_eq!(idle.counts(), (0, 4));
     }
 
@@ -184,7 +194,7 @@ mod tests {
         // leaves the re-check to that searcher.
         assert!(!idle.transition_worker_to_parked(0, false));
         assert_eq!(idle.worker_to_notify(), None);
-        assert!(idle.transition_worker_from_searching());
+        assert!(idle.transition_worker_from_searching(|| true));
         assert_eq!(idle.worker_to_notify(), Some(0));
     }
 

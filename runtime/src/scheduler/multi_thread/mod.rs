@@ -24,7 +24,7 @@
 //! behind it by the whole burst); its periodic fairness visits alternate between the two,
 //! so neither can starve the other.
 
-mod idle;
+pub(crate) mod idle;
 #[cfg_attr(loom, allow(dead_code))]
 mod monitor;
 mod spin;

@@ -700,13 +700,14 @@ impl Core {
     /// modification order is seen by the check below (the pusher's notify is an RMW on
     /// that word, which our `fetch_sub` reads after, acquiring the push), and work pushed
     /// after it meets a notifier that sees no searcher and wakes someone itself
-    /// (loom: `searcher_hand_off_two_workers`, `searcher_skips_hand_off_*`).
+    /// (idle.rs; loom: `loom_idle`, and `searcher_hand_off_two_workers` for the hand-off).
     fn transition_from_searching(&mut self, handle: &Handle) {
         if !self.is_searching {
             return;
         }
         self.is_searching = false;
-        if handle.shared.idle.transition_worker_from_searching() && handle.has_visible_work() {
+        let idle = &handle.shared.idle;
+        if idle.transition_worker_from_searching(|| handle.has_visible_work()) {
             handle.notify_parked();
         }
     }
