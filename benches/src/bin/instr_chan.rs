@@ -3,8 +3,8 @@
 //! counting under callgrind: `(I(N2) - I(N1)) / ((N2 - N1) * messages)` is the cost of one
 //! message, send to receive, with no timing noise.
 //!
-//! `instr_chan <runtime|tokio|smol> <uncontended_bounded|uncontended_unbounded|full_ping>
-//! <N> [WORKERS]`; prints the messages one iteration moves. With `WORKERS` the multi-thread
+//! `instr_chan <runtime|tokio|smol> <uncontended_bounded|uncontended_unbounded|full_ping|
+//! contention_bounded|contention_unbounded> <N> [WORKERS]`; prints the messages one iteration moves. With `WORKERS` the multi-thread
 //! flavor runs instead (for `strace -c -f` or `perf stat`: syscalls and parks per message
 //! cross threads there, and instruction counts then depend on timing).
 
@@ -18,7 +18,8 @@ use benches::workloads::Iteration;
 use benches::{Bench, Flavor};
 
 const USAGE: &str = "usage: instr_chan <runtime|tokio|smol> \
-                     <uncontended_bounded|uncontended_unbounded|full_ping> <iterations> [workers]";
+                     <uncontended_bounded|uncontended_unbounded|full_ping|contention_bounded|\
+                     contention_unbounded> <iterations> [workers]";
 
 fn run<B: Bench>(rt: B, f: for<'a> fn(&'a B) -> Iteration<'a>, iterations: usize) {
     let mut iteration = f(&rt);
@@ -80,6 +81,26 @@ fn main() -> ExitCode {
             mpsc_uncontended::<Tokio, TokioUnbounded>,
             iterations,
         ),
+        ("runtime", "contention_bounded") => run(
+            Ours::new(f),
+            mpsc_contention::<Ours, OursBounded>,
+            iterations,
+        ),
+        ("runtime", "contention_unbounded") => run(
+            Ours::new(f),
+            mpsc_contention::<Ours, OursUnbounded>,
+            iterations,
+        ),
+        ("tokio", "contention_bounded") => run(
+            Tokio::new(f),
+            mpsc_contention::<Tokio, TokioBounded>,
+            iterations,
+        ),
+        ("tokio", "contention_unbounded") => run(
+            Tokio::new(f),
+            mpsc_contention::<Tokio, TokioUnbounded>,
+            iterations,
+        ),
         ("tokio", "full_ping") => run(
             Tokio::new(f),
             mpsc_full_ping::<Tokio, TokioBounded>,
@@ -105,6 +126,11 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    println!("{MESSAGES}");
+    let messages = if args[1].starts_with("contention") {
+        PRODUCERS * MESSAGES
+    } else {
+        MESSAGES
+    };
+    println!("{messages}");
     ExitCode::SUCCESS
 }
