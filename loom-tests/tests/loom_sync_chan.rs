@@ -470,3 +470,142 @@ fn ring_slot_reused_a_lap_later() {
         producer.join().unwrap();
     });
 }
+
+/// Writes 1 to `cell` (the thread that does is the writer of a happens-after model).
+fn write_cell(cell: &loom::cell::UnsafeCell<u8>) {
+    // SAFETY: the models read the cell only once they saw the event this write precedes
+    // (loom checks the ordering).
+    cell.with_mut(|v| unsafe { *v = 1 });
+}
+
+/// Reads `cell`, which must hold the writer's 1.
+fn read_cell(cell: &loom::cell::UnsafeCell<u8>) {
+    // SAFETY: called only after the event the write precedes (loom checks the ordering).
+    assert_eq!(cell.with(|v| unsafe { *v }), 1);
+}
+
+/// A watch receiver that sees a new version happens-after the `send` that made it (tokio's
+/// contract): the sender writes a cell, then sends; the receiver, told of the change by
+/// `changed()` (`await`ed) or by `has_changed()`, reads the cell.
+#[test]
+fn watch_change_seen_happens_after_send() {
+    for via_has_changed in [false, true] {
+        model(move || {
+            let cell = Arc::new(loom::cell::UnsafeCell::new(0u8));
+            let (tx, mut rx) = watch::channel(0u8);
+            let c = cell.clone();
+            let sender = thread::spawn(move || {
+                write_cell(&c);
+                tx.send(1).unwrap();
+            });
+            let changed = if via_has_changed {
+                rx.has_changed() == Ok(true)
+            } else {
+                block_on(rx.changed()).is_ok()
+            };
+            if changed {
+                read_cell(&cell);
+            }
+            sender.join().unwrap();
+        });
+    }
+}
+
+/// A watch sender told every receiver is gone (`closed()` `await`ed, or `is_closed()`)
+/// happens-after the receiver's drop, which follows its write of a cell.
+#[test]
+fn watch_sender_closed_happens_after_receiver_drop() {
+    for via_is_closed in [false, true] {
+        model(move || {
+            let cell = Arc::new(loom::cell::UnsafeCell::new(0u8));
+            let (tx, rx) = watch::channel(0u8);
+            let c = cell.clone();
+            let receiver = thread::spawn(move || {
+                write_cell(&c);
+                drop(rx);
+            });
+            let closed = if via_is_closed {
+                tx.is_closed()
+            } else {
+                block_on(tx.closed());
+                true
+            };
+            if closed {
+                read_cell(&cell);
+            }
+            receiver.join().unwrap();
+        });
+    }
+}
+
+/// A watch receiver told every sender is gone (`is_closed`) happens-after every sender's
+/// drop: X writes a cell and drops its sender, Y drops the other; whichever is last sets
+/// CLOSED, so the last must have acquired the other's decrement.
+#[test]
+fn watch_receiver_closed_happens_after_every_sender_left() {
+    model(|| {
+        let cell = Arc::new(loom::cell::UnsafeCell::new(0u8));
+        let (tx, rx) = watch::channel(0u8);
+        let tx2 = tx.clone();
+        let c = cell.clone();
+        let x = thread::spawn(move || {
+            write_cell(&c);
+            drop(tx);
+        });
+        let y = thread::spawn(move || drop(tx2));
+        if rx.is_closed() {
+            read_cell(&cell);
+        }
+        x.join().unwrap();
+        y.join().unwrap();
+    });
+}
+
+/// A broadcast sender told every receiver is gone (`closed()` `await`ed, or `is_closed()`)
+/// happens-after the receiver's drop, which follows its write of a cell.
+#[test]
+fn broadcast_sender_closed_happens_after_receiver_drop() {
+    for via_is_closed in [false, true] {
+        model(move || {
+            let cell = Arc::new(loom::cell::UnsafeCell::new(0u8));
+            let (tx, rx) = broadcast::channel::<u8>(1);
+            let c = cell.clone();
+            let receiver = thread::spawn(move || {
+                write_cell(&c);
+                drop(rx);
+            });
+            let closed = if via_is_closed {
+                tx.is_closed()
+            } else {
+                block_on(tx.closed());
+                true
+            };
+            if closed {
+                read_cell(&cell);
+            }
+            receiver.join().unwrap();
+        });
+    }
+}
+
+/// A broadcast receiver told `Closed` happens-after every sender's drop: X writes a cell
+/// and drops its sender, Y drops the other; the last one closes the channel (under the tail
+/// lock), so it must have acquired the other's decrement.
+#[test]
+fn broadcast_recv_closed_happens_after_every_sender_left() {
+    model(|| {
+        let cell = Arc::new(loom::cell::UnsafeCell::new(0u8));
+        let (tx, mut rx) = broadcast::channel::<u8>(1);
+        let tx2 = tx.clone();
+        let c = cell.clone();
+        let x = thread::spawn(move || {
+            write_cell(&c);
+            drop(tx);
+        });
+        let y = thread::spawn(move || drop(tx2));
+        assert_eq!(block_on(rx.recv()), Err(RecvError::Closed));
+        read_cell(&cell);
+        x.join().unwrap();
+        y.join().unwrap();
+    });
+}

@@ -20,7 +20,7 @@ use std::task::Waker;
 use shim::cell::UnsafeCell;
 use shim::sync::atomic::{
     AtomicUsize,
-    Ordering::{AcqRel, Acquire, Release},
+    Ordering::{AcqRel, Acquire, Relaxed, Release},
 };
 
 const IDLE: usize = 0;
@@ -50,9 +50,12 @@ impl AtomicWaker {
     /// `waker` right here.
     pub(crate) fn register(&self, waker: &Waker) {
         // Acquire: the slot's last writer (a previous registration or take) is before us.
+        // Failure Relaxed: that branch touches no slot and reads nothing; it wakes our own
+        // waker, and the re-poll that causes gets the waking side's data through a later
+        // registration, whose success acquires the take's release of WAKING.
         match self
             .state
-            .compare_exchange(IDLE, REGISTERING, Acquire, Acquire)
+            .compare_exchange(IDLE, REGISTERING, Acquire, Relaxed)
         {
             Ok(_) => {
                 // SAFETY: we hold REGISTERING and WAKING was clear: the slot is ours.
@@ -62,10 +65,15 @@ impl AtomicWaker {
                         _ => (*w).replace(waker.clone()),
                     }
                 });
-                // AcqRel: Release publishes the slot to the next take.
+                // Release: publishes the slot to the next take. No Acquire on success:
+                // nothing is read after it. Failure Relaxed: a take that set WAKING
+                // meanwhile left the slot alone (it saw REGISTERING), so the slot needs no
+                // edge from it; the edge to what that waker sent before waking (which our
+                // self-wake's re-poll must see) is taken by the swap below, which reads the
+                // same WAKING (one of the two must acquire it; the swap does).
                 match self
                     .state
-                    .compare_exchange(REGISTERING, IDLE, AcqRel, Acquire)
+                    .compare_exchange(REGISTERING, IDLE, Release, Relaxed)
                 {
                     Ok(_) => drop(old),
                     Err(_) => {
@@ -73,6 +81,8 @@ impl AtomicWaker {
                         // it left the slot to us. Take the waker back and wake it ourselves.
                         // SAFETY: REGISTERING is still ours; the waker side does not read.
                         let w = self.waker.with_mut(|w| unsafe { (*w).take() });
+                        // AcqRel: Release publishes our slot access to the next take;
+                        // Acquire takes in what the waking side did before setting WAKING.
                         self.state.swap(IDLE, AcqRel);
                         drop(old);
                         if let Some(w) = w {

@@ -143,7 +143,10 @@ impl<T> List<T> {
             if next.is_null() {
                 next = self.grow(block);
             }
-            try_move &= block.ready.load(Acquire) & ALL_READY == ALL_READY;
+            // Relaxed: a test only. Moving `block_tail` past the block reads no slot; the
+            // consumer, who reads and recycles them, acquires each slot's write through its
+            // own Acquire load of `ready` (and the move's RELEASED through another).
+            try_move &= block.ready.load(Relaxed) & ALL_READY == ALL_READY;
             if try_move {
                 match self.block_tail.compare_exchange(cur, next, SeqCst, SeqCst) {
                     Ok(_) => {
