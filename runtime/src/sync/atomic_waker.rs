@@ -68,9 +68,8 @@ impl AtomicWaker {
                 // Release: publishes the slot to the next take. No Acquire on success:
                 // nothing is read after it. Failure Relaxed: a take that set WAKING
                 // meanwhile left the slot alone (it saw REGISTERING), so the slot needs no
-                // edge from it; the edge to what that waker sent before waking (which our
-                // self-wake's re-poll must see) is taken by the swap below, which reads the
-                // same WAKING (one of the two must acquire it; the swap does).
+                // edge from it, and what that waker sent before waking reaches our
+                // self-wake's re-poll through its next registration (see the swap below).
                 match self
                     .state
                     .compare_exchange(REGISTERING, IDLE, Release, Relaxed)
@@ -81,9 +80,14 @@ impl AtomicWaker {
                         // it left the slot to us. Take the waker back and wake it ourselves.
                         // SAFETY: REGISTERING is still ours; the waker side does not read.
                         let w = self.waker.with_mut(|w| unsafe { (*w).take() });
-                        // AcqRel: Release publishes our slot access to the next take;
-                        // Acquire takes in what the waking side did before setting WAKING.
-                        self.state.swap(IDLE, AcqRel);
+                        // Release: publishes our slot access to the next take. No
+                        // Acquire: what the waking side did before setting WAKING need not
+                        // reach this poll (it may miss the message; the wake below makes
+                        // the task poll again). Every write to `state` is an RMW, so each
+                        // Release on it heads a release sequence running through all later
+                        // writes: the re-poll's registration CAS (Acquire) synchronizes
+                        // with that take's `fetch_or` and sees the message.
+                        self.state.swap(IDLE, Release);
                         drop(old);
                         if let Some(w) = w {
                             w.wake();
