@@ -3,7 +3,7 @@
 flag test) matter to some loom model?
 
 For each atomic operation in the shipping code that goes through the shim (queue/,
-task/, runtime/src/{park.rs,scheduler,sync/oneshot.rs}), this script makes the
+task/, runtime/src/{park.rs,scheduler,sync/}), this script makes the
 one-step-weaker variant -- SeqCst -> AcqRel (RMW) / Acquire (load, CAS failure) /
 Release (store), AcqRel -> Acquire and -> Release, Acquire/Release -> Relaxed -- plus the
 hand-written variants in `MANUAL` (a retried CAS that gives up, a flag test removed,
