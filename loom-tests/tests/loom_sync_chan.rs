@@ -20,7 +20,7 @@ use std::task::{Context, Poll, Waker};
 use loom::future::block_on;
 use loom::thread;
 use runtime::sync::broadcast::{self, error::RecvError};
-use runtime::sync::mpsc::{self, error::TryRecvError};
+use runtime::sync::mpsc::{self, error::TryRecvError, Pop, Queue};
 use runtime::sync::watch;
 use shim::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use shim::sync::Arc;
@@ -378,5 +378,234 @@ fn senders_closed_racing_receiver_drop() {
         block_on(wtx.closed());
         assert!(wtx.is_closed());
         receiver.join().unwrap();
+    });
+}
+
+/// A "closed" answer happens-after what made it so (tokio's contract), on the unbounded
+/// channel (the bounded channel's answers come from the batch semaphore:
+/// `loom_sync_locks::closed_*`). `observe` runs on a sender's thread while the receiver
+/// writes a cell and then closes the channel; when it answers "closed", the sender reads
+/// the cell, which loom checks against the write.
+fn closed_seen_by_a_sender_happens_after_close(
+    observe: impl Fn(&mpsc::UnboundedSender<u8>) -> bool + Send + Sync + Copy + 'static,
+) {
+    model(move || {
+        let cell = Arc::new(loom::cell::UnsafeCell::new(0u8));
+        let (tx, mut rx) = mpsc::unbounded_channel::<u8>();
+        let c = cell.clone();
+        let sender = thread::spawn(move || {
+            if observe(&tx) {
+                // SAFETY: the receiver wrote the cell before the close we saw; nobody
+                // writes it after (loom checks the ordering).
+                assert_eq!(c.with(|v| unsafe { *v }), 1);
+            }
+        });
+        // SAFETY: the sender reads the cell only once it saw the close below.
+        cell.with_mut(|v| unsafe { *v = 1 });
+        rx.close();
+        sender.join().unwrap();
+    });
+}
+
+/// `UnboundedSender::is_closed` answering true happens-after the receiver's `close`.
+#[test]
+fn unbounded_is_closed_happens_after_close() {
+    closed_seen_by_a_sender_happens_after_close(|tx| tx.is_closed());
+}
+
+/// An unbounded `send` refused because the receiver closed happens-after the `close` (the
+/// refusal can come from the count's first load or from its CAS failing on the close).
+#[test]
+fn unbounded_send_refused_happens_after_close() {
+    closed_seen_by_a_sender_happens_after_close(|tx| tx.send(1).is_err());
+}
+
+/// The other way: `UnboundedReceiver::is_closed` answering true because the one sender is
+/// gone happens-after that sender's drop (which follows its write of a cell).
+#[test]
+fn receiver_is_closed_happens_after_the_last_sender_left() {
+    model(|| {
+        let cell = Arc::new(loom::cell::UnsafeCell::new(0u8));
+        let (tx, rx) = mpsc::unbounded_channel::<u8>();
+        let c = cell.clone();
+        let sender = thread::spawn(move || {
+            // SAFETY: the receiver reads the cell only once it saw us gone.
+            c.with_mut(|v| unsafe { *v = 1 });
+            drop(tx);
+        });
+        if rx.is_closed() {
+            // SAFETY: the sender wrote the cell before the drop we saw.
+            assert_eq!(cell.with(|v| unsafe { *v }), 1);
+        }
+        sender.join().unwrap();
+    });
+}
+
+/// The bounded channel's ring on its own, without the semaphore that in the channel also
+/// orders a slot's laps: two slots, a producer pushing three messages, the consumer popping
+/// them. The third push reuses slot 0, so it must wait for the consumer's read of the
+/// first message and be ordered after it (`pop`'s Release store of the stamp, `push`'s
+/// Acquire load of it), or its write races that read. (Two slots, not one: with one slot
+/// the stamp "holds position p" and "free for position p + 1" are the same number, so the
+/// ring alone does not hold a producer back; the channel's permits do, see `ring.rs`.)
+#[test]
+fn ring_slot_reused_a_lap_later() {
+    model(|| {
+        let ring = Arc::new(mpsc::Ring::<u8>::new(2));
+        let r = ring.clone();
+        let producer = thread::spawn(move || {
+            for v in 1..=3 {
+                r.push(v);
+            }
+        });
+        let mut got = Vec::new();
+        while got.len() < 3 {
+            // SAFETY: this thread is the ring's one consumer.
+            match unsafe { ring.pop() } {
+                Pop::Value(v) => got.push(v),
+                Pop::Empty | Pop::Busy => thread::yield_now(),
+            }
+        }
+        assert_eq!(got, [1, 2, 3]);
+        producer.join().unwrap();
+    });
+}
+
+/// Writes 1 to `cell` (the thread that does is the writer of a happens-after model).
+fn write_cell(cell: &loom::cell::UnsafeCell<u8>) {
+    // SAFETY: the models read the cell only once they saw the event this write precedes
+    // (loom checks the ordering).
+    cell.with_mut(|v| unsafe { *v = 1 });
+}
+
+/// Reads `cell`, which must hold the writer's 1.
+fn read_cell(cell: &loom::cell::UnsafeCell<u8>) {
+    // SAFETY: called only after the event the write precedes (loom checks the ordering).
+    assert_eq!(cell.with(|v| unsafe { *v }), 1);
+}
+
+/// A watch receiver that sees a new version happens-after the `send` that made it (tokio's
+/// contract): the sender writes a cell, then sends; the receiver, told of the change by
+/// `changed()` (`await`ed) or by `has_changed()`, reads the cell.
+#[test]
+fn watch_change_seen_happens_after_send() {
+    for via_has_changed in [false, true] {
+        model(move || {
+            let cell = Arc::new(loom::cell::UnsafeCell::new(0u8));
+            let (tx, mut rx) = watch::channel(0u8);
+            let c = cell.clone();
+            let sender = thread::spawn(move || {
+                write_cell(&c);
+                tx.send(1).unwrap();
+            });
+            let changed = if via_has_changed {
+                rx.has_changed() == Ok(true)
+            } else {
+                block_on(rx.changed()).is_ok()
+            };
+            if changed {
+                read_cell(&cell);
+            }
+            sender.join().unwrap();
+        });
+    }
+}
+
+/// A watch sender told every receiver is gone (`closed()` `await`ed, or `is_closed()`)
+/// happens-after the receiver's drop, which follows its write of a cell.
+#[test]
+fn watch_sender_closed_happens_after_receiver_drop() {
+    for via_is_closed in [false, true] {
+        model(move || {
+            let cell = Arc::new(loom::cell::UnsafeCell::new(0u8));
+            let (tx, rx) = watch::channel(0u8);
+            let c = cell.clone();
+            let receiver = thread::spawn(move || {
+                write_cell(&c);
+                drop(rx);
+            });
+            let closed = if via_is_closed {
+                tx.is_closed()
+            } else {
+                block_on(tx.closed());
+                true
+            };
+            if closed {
+                read_cell(&cell);
+            }
+            receiver.join().unwrap();
+        });
+    }
+}
+
+/// A watch receiver told every sender is gone (`is_closed`) happens-after every sender's
+/// drop: X writes a cell and drops its sender, Y drops the other; whichever is last sets
+/// CLOSED, so the last must have acquired the other's decrement.
+#[test]
+fn watch_receiver_closed_happens_after_every_sender_left() {
+    model(|| {
+        let cell = Arc::new(loom::cell::UnsafeCell::new(0u8));
+        let (tx, rx) = watch::channel(0u8);
+        let tx2 = tx.clone();
+        let c = cell.clone();
+        let x = thread::spawn(move || {
+            write_cell(&c);
+            drop(tx);
+        });
+        let y = thread::spawn(move || drop(tx2));
+        if rx.is_closed() {
+            read_cell(&cell);
+        }
+        x.join().unwrap();
+        y.join().unwrap();
+    });
+}
+
+/// A broadcast sender told every receiver is gone (`closed()` `await`ed, or `is_closed()`)
+/// happens-after the receiver's drop, which follows its write of a cell.
+#[test]
+fn broadcast_sender_closed_happens_after_receiver_drop() {
+    for via_is_closed in [false, true] {
+        model(move || {
+            let cell = Arc::new(loom::cell::UnsafeCell::new(0u8));
+            let (tx, rx) = broadcast::channel::<u8>(1);
+            let c = cell.clone();
+            let receiver = thread::spawn(move || {
+                write_cell(&c);
+                drop(rx);
+            });
+            let closed = if via_is_closed {
+                tx.is_closed()
+            } else {
+                block_on(tx.closed());
+                true
+            };
+            if closed {
+                read_cell(&cell);
+            }
+            receiver.join().unwrap();
+        });
+    }
+}
+
+/// A broadcast receiver told `Closed` happens-after every sender's drop: X writes a cell
+/// and drops its sender, Y drops the other; the last one closes the channel (under the tail
+/// lock), so it must have acquired the other's decrement.
+#[test]
+fn broadcast_recv_closed_happens_after_every_sender_left() {
+    model(|| {
+        let cell = Arc::new(loom::cell::UnsafeCell::new(0u8));
+        let (tx, mut rx) = broadcast::channel::<u8>(1);
+        let tx2 = tx.clone();
+        let c = cell.clone();
+        let x = thread::spawn(move || {
+            write_cell(&c);
+            drop(tx);
+        });
+        let y = thread::spawn(move || drop(tx2));
+        assert_eq!(block_on(rx.recv()), Err(RecvError::Closed));
+        read_cell(&cell);
+        x.join().unwrap();
+        y.join().unwrap();
     });
 }

@@ -18,7 +18,7 @@ use std::task::{Context, Poll, Waker};
 
 use loom::future::block_on;
 use loom::thread;
-use runtime::sync::{Mutex, Notify, RwLock, Semaphore};
+use runtime::sync::{Mutex, Notify, OnceCell, RwLock, Semaphore, TryAcquireError};
 
 fn model(f: impl Fn() + Sync + Send + 'static) {
     let mut builder = loom::model::Builder::new();
@@ -229,6 +229,65 @@ fn permits_left_over_after_the_queue_carry_the_releasers_writes() {
         waiter.join().unwrap();
         taker.join().unwrap();
         assert_eq!(sem.available_permits(), 3);
+    });
+}
+
+/// A "closed" answer happens-after the `close` that caused it (tokio's contract: its close
+/// is a Release RMW, its acquire paths and `is_closed` load with Acquire; `OnceCell` relies
+/// on it). `observe` runs on another thread while main writes a cell and then closes; when
+/// it answers "closed" that thread reads the cell, which loom checks against the write.
+fn closed_seen_happens_after_close(observe: fn(&Semaphore) -> bool) {
+    model(move || {
+        let sem = Arc::new(Semaphore::new(1));
+        let cell = Arc::new(loom::cell::UnsafeCell::new(0usize));
+        let observer = {
+            let (sem, cell) = (sem.clone(), cell.clone());
+            thread::spawn(move || {
+                if observe(&sem) {
+                    // SAFETY: main wrote the cell before the close we saw; nobody writes it
+                    // after (loom checks the ordering).
+                    assert_eq!(cell.with(|v| unsafe { *v }), 1);
+                }
+            })
+        };
+        // SAFETY: the observer reads the cell only once it saw the close below.
+        cell.with_mut(|v| unsafe { *v = 1 });
+        sem.close();
+        observer.join().unwrap();
+    });
+}
+
+/// `try_acquire` failing with `Closed` happens-after the `close`. One permit is free, so
+/// it gets as far as its CAS, which the close can make fail (the failure's value says
+/// CLOSED).
+#[test]
+fn closed_error_happens_after_close() {
+    closed_seen_happens_after_close(|sem| {
+        matches!(sem.try_acquire(), Err(TryAcquireError::Closed))
+    });
+}
+
+/// `is_closed` answering true happens-after the `close`.
+#[test]
+fn closed_snapshot_happens_after_close() {
+    closed_seen_happens_after_close(|sem| sem.is_closed());
+}
+
+/// Two `get_or_init`s racing on an empty `OnceCell`: exactly one initializer runs and both
+/// callers get its value. The loser learns the cell is set from a `get` (the flag's
+/// Acquire), or from its semaphore acquire failing with `Closed` (the close happens after
+/// the flag is stored, and the `Closed` answer happens after the close); either way it
+/// reads the value cell, which loom checks against the winner's write.
+#[test]
+fn once_cell_get_or_init_racing() {
+    model(|| {
+        let cell = Arc::new(OnceCell::new());
+        let c = cell.clone();
+        let other = thread::spawn(move || *block_on(c.get_or_init(|| async { 1u8 })));
+        let mine = *block_on(cell.get_or_init(|| async { 2u8 }));
+        let theirs = other.join().unwrap();
+        assert_eq!(mine, theirs, "both callers get the one value");
+        assert_eq!(cell.get(), Some(&mine));
     });
 }
 

@@ -20,7 +20,7 @@ use std::task::Waker;
 use shim::cell::UnsafeCell;
 use shim::sync::atomic::{
     AtomicUsize,
-    Ordering::{AcqRel, Acquire, Release},
+    Ordering::{AcqRel, Acquire, Relaxed, Release},
 };
 
 const IDLE: usize = 0;
@@ -50,9 +50,12 @@ impl AtomicWaker {
     /// `waker` right here.
     pub(crate) fn register(&self, waker: &Waker) {
         // Acquire: the slot's last writer (a previous registration or take) is before us.
+        // Failure Relaxed: that branch touches no slot and reads nothing; it wakes our own
+        // waker, and the re-poll that causes gets the waking side's data through a later
+        // registration, whose success acquires the take's release of WAKING.
         match self
             .state
-            .compare_exchange(IDLE, REGISTERING, Acquire, Acquire)
+            .compare_exchange(IDLE, REGISTERING, Acquire, Relaxed)
         {
             Ok(_) => {
                 // SAFETY: we hold REGISTERING and WAKING was clear: the slot is ours.
@@ -62,10 +65,14 @@ impl AtomicWaker {
                         _ => (*w).replace(waker.clone()),
                     }
                 });
-                // AcqRel: Release publishes the slot to the next take.
+                // Release: publishes the slot to the next take. No Acquire on success:
+                // nothing is read after it. Failure Relaxed: a take that set WAKING
+                // meanwhile left the slot alone (it saw REGISTERING), so the slot needs no
+                // edge from it, and what that waker sent before waking reaches our
+                // self-wake's re-poll through its next registration (see the swap below).
                 match self
                     .state
-                    .compare_exchange(REGISTERING, IDLE, AcqRel, Acquire)
+                    .compare_exchange(REGISTERING, IDLE, Release, Relaxed)
                 {
                     Ok(_) => drop(old),
                     Err(_) => {
@@ -73,7 +80,14 @@ impl AtomicWaker {
                         // it left the slot to us. Take the waker back and wake it ourselves.
                         // SAFETY: REGISTERING is still ours; the waker side does not read.
                         let w = self.waker.with_mut(|w| unsafe { (*w).take() });
-                        self.state.swap(IDLE, AcqRel);
+                        // Release: publishes our slot access to the next take. No
+                        // Acquire: what the waking side did before setting WAKING need not
+                        // reach this poll (it may miss the message; the wake below makes
+                        // the task poll again). Every write to `state` is an RMW, so each
+                        // Release on it heads a release sequence running through all later
+                        // writes: the re-poll's registration CAS (Acquire) synchronizes
+                        // with that take's `fetch_or` and sees the message.
+                        self.state.swap(IDLE, Release);
                         drop(old);
                         if let Some(w) = w {
                             w.wake();

@@ -19,14 +19,24 @@
 //!
 //! Memory ordering: permits that travel through the word are taken with Acquire and given
 //! with Release (so a `Mutex` guard's writes are seen by the next holder); permits handed
-//! over through the queue are ordered by the waiters' mutex. Wakers are collected under
-//! the lock and woken, or dropped, after it is released.
+//! over through the queue are ordered by the waiters' mutex. A CAS that takes permits is
+//! Acquire only (taking publishes nothing: the taker's writes go out with its own release)
+//! and one that gives them is Release only (giving reads nothing); each loop's first load
+//! and failure ordering only seed the CAS (Relaxed), except on the lock-free acquire path,
+//! where a `Closed` answer read there must happen-after the `close` (Acquire, paired with
+//! `close`'s Release; `is_closed` likewise), as tokio's does (the loom model
+//! `closed_error_happens_after_close`, `closed_snapshot_happens_after_close`). `forget` and `available_permits` carry nothing
+//! (Relaxed). Wakers are collected under the lock and woken, or dropped, after it is
+//! released.
 
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
-use shim::sync::atomic::{AtomicUsize, Ordering::AcqRel, Ordering::Acquire};
+use shim::sync::atomic::{
+    AtomicUsize,
+    Ordering::{Acquire, Relaxed, Release},
+};
 use shim::sync::Mutex;
 
 use super::wait_list::{WaitList, WakeList};
@@ -89,16 +99,27 @@ impl Sem {
     }
 
     pub(crate) fn available_permits(&self) -> usize {
-        self.permits.load(Acquire) >> SHIFT
+        // Relaxed: a snapshot. A count read here entitles the caller to nothing (permits are
+        // taken only by a CAS, which acquires), and the channel's idleness test
+        // (`Bounded::is_idle`, after an Acquire `is_closed`) needs only the coherence of
+        // this one word: a later load never reads an older value.
+        self.permits.load(Relaxed) >> SHIFT
     }
 
     pub(crate) fn is_closed(&self) -> bool {
+        // Acquire: pairs with `close`'s Release. A caller that sees the semaphore closed
+        // sees what the closer wrote before `close` (tokio's contract; the loom model
+        // `closed_snapshot_happens_after_close`).
         self.permits.load(Acquire) & CLOSED != 0
     }
 
     /// Takes `n` permits if they are there, without waiting.
     #[inline]
     pub(crate) fn try_acquire(&self, n: usize) -> Result<(), TryAcquire> {
+        // Acquire (here and on the CAS's failure): the value may say CLOSED, and a `Closed`
+        // answer happens-after the `close` (its Release), as `is_closed` does
+        // (`closed_error_happens_after_close`; `OnceCell` reads its value on that edge:
+        // `once_cell_get_or_init_racing`). A `NoPermits` answer hands over nothing.
         let mut cur = self.permits.load(Acquire);
         loop {
             if cur & CLOSED != 0 {
@@ -108,9 +129,11 @@ impl Sem {
                 return Err(TryAcquire::NoPermits);
             }
             // Acquire: the data the permits guard, released by their last holder, is ours.
+            // No Release: taking permits publishes nothing (our writes under them go out
+            // with our own release of them).
             match self
                 .permits
-                .compare_exchange_weak(cur, cur - (n << SHIFT), AcqRel, Acquire)
+                .compare_exchange_weak(cur, cur - (n << SHIFT), Acquire, Acquire)
             {
                 Ok(_) => return Ok(()),
                 Err(now) => cur = now,
@@ -134,13 +157,17 @@ impl Sem {
         if n == 0 {
             return;
         }
-        let mut cur = self.permits.load(Acquire);
+        // Relaxed: the value only seeds the CAS (which fails on a stale one), and a WAITERS
+        // seen here sends us to the lock, which orders what follows.
+        let mut cur = self.permits.load(Relaxed);
         while cur & WAITERS == 0 {
             check_add(cur, n);
-            // Release: our writes under the permits go to whoever takes them next.
+            // Release: our writes under the permits go to whoever takes them next. No
+            // Acquire: giving permits back reads nothing on the word's strength. Failure
+            // Relaxed: as the first load.
             match self
                 .permits
-                .compare_exchange_weak(cur, cur + (n << SHIFT), AcqRel, Acquire)
+                .compare_exchange_weak(cur, cur + (n << SHIFT), Release, Relaxed)
             {
                 Ok(_) => return,
                 Err(now) => cur = now,
@@ -178,7 +205,11 @@ impl Sem {
             }
         }
         let empty = list.is_empty();
-        let mut cur = self.permits.load(Acquire);
+        // Relaxed: the value seeds the CAS. The WAITERS bit it shows is current: that bit
+        // is written only under the lock we hold, and the lock orders those writes before
+        // this load (so coherence forbids an older value); the count may be stale, and
+        // then the CAS fails.
+        let mut cur = self.permits.load(Relaxed);
         loop {
             if n > 0 {
                 check_add(cur, n);
@@ -190,9 +221,13 @@ impl Sem {
             if next == cur {
                 return;
             }
+            // Release: the permits left over carry our writes to a lock-free taker (the
+            // loom model `permits_left_over_after_the_queue_carry_the_releasers_writes`).
+            // No Acquire: giving permits (or clearing WAITERS) reads nothing. Failure
+            // Relaxed: as the first load.
             match self
                 .permits
-                .compare_exchange_weak(cur, next, AcqRel, Acquire)
+                .compare_exchange_weak(cur, next, Release, Relaxed)
             {
                 Ok(_) => return,
                 Err(now) => cur = now,
@@ -202,7 +237,11 @@ impl Sem {
 
     /// Removes up to `n` available permits for good; returns how many.
     pub(crate) fn forget(&self, n: usize) -> usize {
-        let mut cur = self.permits.load(Acquire);
+        // Relaxed throughout: forgotten permits are gone for good, so they guard nothing
+        // for anyone (no later holder to publish to, nothing of an earlier holder to
+        // read); the word's modification order alone keeps the count exact, and as an RMW
+        // the CAS continues the release sequence of the release it follows.
+        let mut cur = self.permits.load(Relaxed);
         loop {
             let take = (cur >> SHIFT).min(n);
             if take == 0 {
@@ -210,7 +249,7 @@ impl Sem {
             }
             match self
                 .permits
-                .compare_exchange_weak(cur, cur - (take << SHIFT), AcqRel, Acquire)
+                .compare_exchange_weak(cur, cur - (take << SHIFT), Relaxed, Relaxed)
             {
                 Ok(_) => return take,
                 Err(now) => cur = now,
@@ -232,12 +271,18 @@ impl Sem {
                 need.status = Status::Closed;
                 list.unlink_and_wake(head, &mut wakes);
             }
-            let mut cur = self.permits.load(Acquire);
+            // Relaxed: the value only seeds the CAS.
+            let mut cur = self.permits.load(Relaxed);
             loop {
                 let next = ((cur | CLOSED) & !WAITERS) + (back << SHIFT);
+                // Release: a thread that reads CLOSED with Acquire (`is_closed`, a `Closed`
+                // answer) sees what we wrote before closing. No Acquire: once CLOSED is set
+                // no permit is handed out again, so the permits we put back carry nothing,
+                // and the waiters learn of the close under the lock. Failure Relaxed: as the
+                // first load.
                 match self
                     .permits
-                    .compare_exchange_weak(cur, next, AcqRel, Acquire)
+                    .compare_exchange_weak(cur, next, Release, Relaxed)
                 {
                     Ok(_) => break,
                     Err(now) => cur = now,
@@ -278,7 +323,9 @@ impl Sem {
         key: &mut Option<usize>,
     ) -> Poll<Result<(), Closed>> {
         let mut list = self.waiters.lock();
-        let mut cur = self.permits.load(Acquire);
+        // Relaxed: the value seeds the CAS; a CLOSED in it was set under the lock we hold
+        // (`close` sets it there), so the lock already orders the close before us.
+        let mut cur = self.permits.load(Relaxed);
         loop {
             if cur & CLOSED != 0 {
                 return Poll::Ready(Err(Closed));
@@ -290,9 +337,13 @@ impl Sem {
                 // Take what there is and mark the queue non-empty, in one step.
                 ((cur & CLOSED) | WAITERS, avail)
             };
+            // Acquire: the permits taken carry their last lock-free releaser's writes. No
+            // Release: taking publishes nothing (setting WAITERS included: the releasers
+            // that see it take the lock, which orders them after us). Failure Relaxed: as
+            // the first load.
             match self
                 .permits
-                .compare_exchange_weak(cur, next, AcqRel, Acquire)
+                .compare_exchange_weak(cur, next, Acquire, Relaxed)
             {
                 Ok(_) if granted == n => return Poll::Ready(Ok(())),
                 Ok(_) => {

@@ -27,7 +27,7 @@ use std::task::{Context, Poll};
 
 use shim::sync::atomic::{
     AtomicUsize,
-    Ordering::{AcqRel, Acquire, Relaxed},
+    Ordering::{AcqRel, Acquire, Relaxed, Release},
 };
 use shim::sync::{Arc, Mutex, RwLock};
 
@@ -213,7 +213,9 @@ impl<T> Sender<T> {
         self.shared
             .buffer
             .iter()
-            .filter(|s| s.rem.load(Acquire) > 0)
+            // Relaxed: a count for a snapshot; the values are read under the slots' locks,
+            // never on its strength.
+            .filter(|s| s.rem.load(Relaxed) > 0)
             .count()
     }
 
@@ -351,6 +353,9 @@ impl<T> Clone for Sender<T> {
 
 impl<T> Drop for Sender<T> {
     fn drop(&mut self) {
+        // AcqRel: each sender releases what it wrote; the last one acquires them all before
+        // it closes the channel under the tail lock, where receivers learn of it (the loom
+        // model `broadcast_recv_closed_happens_after_every_sender_left`).
         if self.shared.num_tx.fetch_sub(1, AcqRel) == 1 {
             let mut wakers = WakeList::new();
             let mut tail = self.shared.tail.lock();
@@ -378,7 +383,9 @@ impl<T: Clone> Receiver<T> {
                 let value = inner.val.clone().expect("a written slot holds a value");
                 drop(inner);
                 self.next = self.next.wrapping_add(1);
-                slot.rem.fetch_sub(1, AcqRel);
+                // Relaxed: `rem` only feeds `len`'s snapshot; the value was read under the
+                // slot's lock, which orders it against the next write.
+                slot.rem.fetch_sub(1, Relaxed);
                 return Ok(value);
             }
             let unwritten = inner.pos.wrapping_add(len) == self.next;
@@ -531,7 +538,12 @@ impl<T> Drop for Receiver<T> {
             tail.rx_cnt -= 1;
             tail.pos
         };
-        if shared.num_rx.fetch_sub(1, AcqRel) == 1 {
+        // Release: a sender told every receiver is gone (`is_closed`, `closed()`, with
+        // Acquire) sees what the receivers did first (the loom model
+        // `broadcast_sender_closed_happens_after_receiver_drop`); with several receivers the
+        // count's release sequence (all its writes are RMWs) carries each one's. No
+        // Acquire: the last receiver reads nothing (it notifies under the list's lock).
+        if shared.num_rx.fetch_sub(1, Release) == 1 {
             notify_all(&shared.closed_waiters);
         }
         // The values sent while we were subscribed and that we did not read counted us.
@@ -544,7 +556,8 @@ impl<T> Drop for Receiver<T> {
             let slot = shared.slot(p);
             let inner = slot.inner.read();
             if inner.pos == p {
-                slot.rem.fetch_sub(1, AcqRel);
+                // Relaxed: as in `recv_ref`, a count for `len` only.
+                slot.rem.fetch_sub(1, Relaxed);
             }
             drop(inner);
             p = p.wrapping_add(1);

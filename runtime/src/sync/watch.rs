@@ -87,7 +87,10 @@ struct Shared<T> {
 
 impl<T> Shared<T> {
     fn version(&self) -> usize {
-        self.state.load(Acquire) & !CLOSED
+        // Relaxed: read under the value's lock (`borrow*`, `subscribe`, `wait_for`), which
+        // orders it after the write-locked bump of the value it goes with, or as a bare
+        // marker (`mark_changed` / `mark_unchanged`) that reads no data.
+        self.state.load(Relaxed) & !CLOSED
     }
 }
 
@@ -311,8 +314,14 @@ impl<T> Clone for Sender<T> {
 
 impl<T> Drop for Sender<T> {
     fn drop(&mut self) {
+        // AcqRel: each sender releases what it wrote; the last one acquires them all before
+        // it sets CLOSED (the loom model
+        // `watch_receiver_closed_happens_after_every_sender_left`).
         if self.shared.tx_count.fetch_sub(1, AcqRel) == 1 {
-            self.shared.state.fetch_or(CLOSED, AcqRel);
+            // Release: CLOSED carries every sender's writes (this one acquired the others'
+            // through `tx_count` above) to a receiver that reads it with Acquire. No
+            // Acquire: setting the flag reads nothing.
+            self.shared.state.fetch_or(CLOSED, Release);
             notify_all(&self.shared.rx_waiters);
         }
     }
@@ -324,12 +333,18 @@ async fn changed_impl<T>(shared: &Shared<T>, seen: &mut usize) -> Result<(), Rec
     let mut waiter = Waiter::new(&shared.rx_waiters);
     std::future::poll_fn(|cx| {
         std::task::ready!(poll_budget(cx));
+        // Relaxed: a test only. Once it says ready, the load below reads the word again
+        // (the same value or a later one, by coherence) and its Acquire carries the edge
+        // from the send (or the close) to our caller.
         let done = || {
-            let s = shared.state.load(Acquire);
+            let s = shared.state.load(Relaxed);
             s & !CLOSED != *seen || s & CLOSED != 0
         };
         std::task::ready!(waiter.poll_until(cx, done));
         spend_budget(cx);
+        // Acquire: pairs with the send's Release (or the last sender's, for CLOSED): a
+        // change seen happens-after the send (tokio's contract; the loom model
+        // `watch_change_seen_happens_after_send`).
         let s = shared.state.load(Acquire);
         Poll::Ready(if s & !CLOSED != *seen {
             *seen = s & !CLOSED;
@@ -463,7 +478,12 @@ impl<T> Clone for Receiver<T> {
 
 impl<T> Drop for Receiver<T> {
     fn drop(&mut self) {
-        if self.shared.rx_count.fetch_sub(1, AcqRel) == 1 {
+        // Release: a sender told every receiver is gone (`is_closed`, `closed()`, with
+        // Acquire) sees what the receivers did first (the loom model
+        // `watch_sender_closed_happens_after_receiver_drop`); with several receivers the
+        // count's release sequence (all its writes are RMWs) carries each one's. No
+        // Acquire: the last receiver reads nothing (it notifies under the list's lock).
+        if self.shared.rx_count.fetch_sub(1, Release) == 1 {
             notify_all(&self.shared.tx_waiters);
         }
     }

@@ -20,7 +20,7 @@ use std::task::{Context, Poll};
 
 use shim::sync::atomic::{
     AtomicUsize,
-    Ordering::{AcqRel, Acquire, Relaxed},
+    Ordering::{Acquire, Relaxed, Release},
 };
 use shim::sync::Mutex;
 
@@ -32,7 +32,7 @@ use crate::sync::wait_list::{notify_all, WaitList, Waiter};
 use crate::sync::{poll_budget, spend_budget};
 
 /// What one look at the queue found.
-pub(crate) enum Pop<T> {
+pub enum Pop<T> {
     Value(T),
     Empty,
     /// A producer claimed the next position but has not written it yet.
@@ -40,7 +40,10 @@ pub(crate) enum Pop<T> {
 }
 
 /// A many-producer, one-consumer queue.
-pub(crate) trait Queue<T> {
+// Public only as a doc-hidden export for the loom suites (`mpsc/mod.rs`); no caller asks a
+// queue whether it is empty, so there is no `is_empty` to go with `len`.
+#[allow(clippy::len_without_is_empty)]
+pub trait Queue<T> {
     fn push(&self, value: T);
     /// # Safety
     /// The caller is the one consumer.
@@ -144,8 +147,10 @@ impl<T, S: Semaphore> Chan<T, S> {
 
     /// A sender is gone; the last one wakes the receiver (it may be done).
     pub(crate) fn dec_tx(&self) {
-        // AcqRel: Release orders this sender's pushes before the receiver's Acquire of zero.
-        if self.tx_count.fetch_sub(1, AcqRel) == 1 {
+        // Release: orders this sender's pushes before the receiver's Acquire of zero. No
+        // Acquire: the last sender reads nothing on the count's strength (it wakes the
+        // receiver through the AtomicWaker, whose own protocol orders the wake).
+        if self.tx_count.fetch_sub(1, Release) == 1 {
             self.rx_waker.wake();
         }
     }
@@ -326,6 +331,9 @@ impl<T, S: Semaphore> Chan<T, S> {
 
     /// Whether the receiver sees the channel closed (closed by it, or every sender gone).
     pub(crate) fn rx_is_closed(&self) -> bool {
+        // Acquire: a receiver told "closed" because every sender is gone sees what they
+        // wrote before leaving (their Release decrements), as `is_done` does (the loom
+        // model `receiver_is_closed_happens_after_the_last_sender_left`).
         self.sem.is_closed() || self.tx_count.load(Acquire) == 0
     }
 

@@ -37,7 +37,7 @@ use crossbeam_utils::CachePadded;
 use shim::cell::UnsafeCell;
 use shim::sync::atomic::{
     AtomicPtr, AtomicUsize,
-    Ordering::{AcqRel, Acquire, Relaxed, Release, SeqCst},
+    Ordering::{Acquire, Relaxed, Release, SeqCst},
 };
 
 use super::chan::{Pop, Queue};
@@ -143,7 +143,10 @@ impl<T> List<T> {
             if next.is_null() {
                 next = self.grow(block);
             }
-            try_move &= block.ready.load(Acquire) & ALL_READY == ALL_READY;
+            // Relaxed: a test only. Moving `block_tail` past the block reads no slot; the
+            // consumer, who reads and recycles them, acquires each slot's write through its
+            // own Acquire load of `ready` (and the move's RELEASED through another).
+            try_move &= block.ready.load(Relaxed) & ALL_READY == ALL_READY;
             if try_move {
                 match self.block_tail.compare_exchange(cur, next, SeqCst, SeqCst) {
                     Ok(_) => {
@@ -166,9 +169,13 @@ impl<T> List<T> {
     #[cold]
     fn grow(&self, block: &Block<T>) -> *mut Block<T> {
         let new = Block::alloc(block.start() + BLOCK);
+        // Release: publishes `new` (its `start`) to walkers. No Acquire on success: the
+        // null we replace was stored Relaxed (initially, or by the consumer resetting a
+        // recycled block before its own Release CAS published it), so it carries nothing.
+        // Failure Acquire: we walk into the winner's block.
         match block
             .next
-            .compare_exchange(ptr::null_mut(), new, AcqRel, Acquire)
+            .compare_exchange(ptr::null_mut(), new, Release, Acquire)
         {
             Ok(_) => new,
             Err(winner) => {
@@ -191,9 +198,11 @@ impl<T> List<T> {
             let block = unsafe { &*cur };
             // SAFETY: `new` is private until the CAS publishes it (Release).
             unsafe { &*new }.start.store(block.start() + BLOCK, Relaxed);
+            // Release: publishes `new`. No Acquire on success (the null carries nothing, as
+            // in `grow`); failure Acquire: we go on from the block found there.
             match block
                 .next
-                .compare_exchange(ptr::null_mut(), new, AcqRel, Acquire)
+                .compare_exchange(ptr::null_mut(), new, Release, Acquire)
             {
                 Ok(_) => return true,
                 Err(next) => cur = next,
@@ -222,8 +231,11 @@ impl<T> List<T> {
             if observed > rx.index {
                 return;
             }
-            // Not null: `head` is further down.
-            let next = block.next.load(Acquire);
+            // Not null: `head` is further down. Relaxed: `pop` already walked this link
+            // with Acquire (that is how `head` got past it), and a non-null `next` is not
+            // written again until we recycle the block, so this load reads that same value
+            // and needs no edge of its own.
+            let next = block.next.load(Relaxed);
             // Every value here was taken; touching each slot lets loom check that every
             // producer's write happened before this reuse.
             for slot in &block.slots {

@@ -51,3 +51,10 @@ mod unbounded;
 pub use bounded::{channel, Receiver, Sender, WeakSender};
 pub use permit::{OwnedPermit, Permit, PermitIterator};
 pub use unbounded::{unbounded_channel, UnboundedReceiver, UnboundedSender, WeakUnboundedSender};
+
+// Not API: public only so that the loom suites (loom-tests/, another crate) can drive the
+// bounded channel's ring on its own, without the semaphore that also orders its laps.
+#[doc(hidden)]
+pub use chan::{Pop, Queue};
+#[doc(hidden)]
+pub use ring::Ring;

@@ -15,6 +15,12 @@
 //! (Acquire pairs with the producer's Release). A claimed slot whose message is not written
 //! yet reads as [`Pop::Busy`].
 //!
+//! With one slot (a channel of capacity 1) the stamps "holds position `p`" and "free for
+//! position `p + 1`" are the same number, `p + 1`, so the stamp alone does not hold the next
+//! producer back until the consumer has read: the permit does (it comes back only after the
+//! consumer's read and stamp store). With two slots or more the ring orders its laps by
+//! itself (the loom model `ring_slot_reused_a_lap_later` drives it without the semaphore).
+//!
 //! No allocation after construction; every message is dropped once: by the consumer, or by
 //! the ring's `Drop` (the stamps say which slots are full).
 
@@ -34,7 +40,7 @@ struct Slot<T> {
     value: UnsafeCell<MaybeUninit<T>>,
 }
 
-pub(crate) struct Ring<T> {
+pub struct Ring<T> {
     slots: Box<[Slot<T>]>,
     mask: usize,
     tail: CachePadded<AtomicUsize>,
@@ -44,7 +50,7 @@ pub(crate) struct Ring<T> {
 
 impl<T> Ring<T> {
     /// A ring with room for at least `cap` messages.
-    pub(crate) fn new(cap: usize) -> Ring<T> {
+    pub fn new(cap: usize) -> Ring<T> {
         let len = cap.max(1).next_power_of_two();
         let slots = (0..len)
             .map(|i| Slot {
