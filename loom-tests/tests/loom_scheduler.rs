@@ -598,7 +598,17 @@ fn first_poll_waker_racing_shutdown_one_worker() {
     model_workers(1, first_poll_waker_racing_shutdown);
 }
 
+/// Ignored in CI: 1.75M executions (the largest model; about 2.5 minutes of CPU), and
+/// redundant there. The bug this scenario is for, a task whose scheduler handle is stored
+/// after the task can be woken (the store moved after `transition_to_idle`), fails the
+/// one-worker twin above ("Causality violation: Concurrent read and write accesses", at
+/// once) and `loom_task`'s `first_park_racing_shutdown` and `shutdown_racing_poll`; what a
+/// second worker adds (the task cancelled or drained by the worker that did not bind it,
+/// the last one out) `shutdown_while_waking_two_workers`, `spawn_racing_shutdown_two_workers`
+/// and `shutdown_with_queued_and_idle_tasks_two_workers` drive. Run it when the bind or
+/// shutdown path changes (`cargo test ... -- --ignored first_poll`).
 #[test]
+#[ignore = "slow (1.75M executions), covered by its one-worker twin: run with --ignored when bind or shutdown changes"]
 fn first_poll_waker_racing_shutdown_two_workers() {
     model_workers(2, first_poll_waker_racing_shutdown);
 }
