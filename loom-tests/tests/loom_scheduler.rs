@@ -491,7 +491,17 @@ fn shutdown_while_waking_one_worker() {
     model_workers(1, shutdown_while_waking);
 }
 
+/// Ignored in CI: 3.8M executions (over five minutes of CPU, twice all the other models
+/// together), and redundant there. The bugs this scenario is for fail the one-worker twin
+/// above at once: a wake whose push finds the queue closed and drops the task without
+/// cancelling it, or a last worker out that does not drain the global queue ("Arc
+/// leaked."), a lost unpark (loom's deadlock). A second worker adds the shutdown raced by
+/// two workers, which `shutdown_with_queued_and_idle_tasks_two_workers` (the drain) and
+/// `spawn_racing_shutdown_two_workers` (the closed push: "JoinHandle still pending after
+/// its runtime shut down") drive. Run it when the wake or shutdown path changes
+/// (`cargo test ... -- --ignored shutdown_while_waking`).
 #[test]
+#[ignore = "slow (3.8M executions), covered by its one-worker twin: run with --ignored when wake or shutdown changes"]
 fn shutdown_while_waking_two_workers() {
     model_workers(2, shutdown_while_waking);
 }
