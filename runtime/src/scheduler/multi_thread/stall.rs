@@ -94,8 +94,13 @@ impl WorkerShared {
     }
 
     /// A stuck worker with a task in its LIFO slot (what a searcher should come for).
+    /// The permission first, as in `steal_lifo`: a sibling reads the slot only while the
+    /// owner is stuck (module docs). Both are plain loads of this one line, so the order
+    /// costs nothing here; under loom (no monitor, never stuck) a slot load first would be
+    /// a racing access to every push and take of the owner's, multiplying the
+    /// interleavings every scheduler model explores for a test that cannot pass.
     pub(super) fn has_stealable_lifo(&self) -> bool {
-        !self.lifo.is_empty() && self.is_stuck()
+        self.is_stuck() && !self.lifo.is_empty()
     }
 }
 
