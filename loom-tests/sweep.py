@@ -104,6 +104,8 @@ FILES = [
 
 # The slow suite's tests that reach a file's code, per suite (the likely catcher first):
 # used when no --tests filter is given, so that a variant never runs the whole suite.
+# (scheduler/inject.rs: its own atomics are argued, NO_LOOM; these are for a hand-written
+# variant of its logic: the remote push refused at shutdown, the drain at shutdown.)
 TESTS = {
     "runtime/src/scheduler/inject.rs": {
         "loom_scheduler": ["spawn_racing_shutdown_one_worker",
@@ -188,8 +190,8 @@ MANUAL = [
      "let prev = Snapshot(self.val.fetch_sub(count * REF_ONE, shim::sync::atomic::Ordering::Release));",
      "the completing run's terminal decrement is Release only"),
     ("plant:wake-by-val-leaks", "task/src/harness.rs",
-     "        ToNotified::Dealloc => unsafe { (header.vtable.dealloc)(ptr) },",
-     "        ToNotified::Dealloc => {}",
+     "        ToNotifiedByVal::Dealloc => unsafe { (header.vtable.dealloc)(ptr) },",
+     "        ToNotifiedByVal::Dealloc => {}",
      "a by-value wake holding the last reference leaks the task"),
     # --- oneshot ---
     ("plant:try-recv-relaxed", "runtime/src/sync/oneshot.rs",
@@ -210,10 +212,10 @@ MANUAL = [
      "a waker replacement ignores that the event already happened"),
     # --- scheduler: skipped wake-ups (issue 18 class 3) ---
     ("plant:no-searcher-handoff", "runtime/src/scheduler/multi_thread/worker.rs",
-     """        if handle.shared.idle.transition_worker_from_searching() {
+     """        if idle.transition_worker_from_searching(|| handle.has_visible_work()) {
             handle.notify_parked();
         }""",
-     """        if handle.shared.idle.transition_worker_from_searching() {}""",
+     """        if idle.transition_worker_from_searching(|| handle.has_visible_work()) {}""",
      "the last searcher to find work wakes no one"),
     ("plant:no-notify-others-on-park-exit", "runtime/src/scheduler/multi_thread/worker.rs",
      """        if core.should_notify_others() {
@@ -232,21 +234,14 @@ MANUAL = [
      "is_searching && num_searching(prev) == 1",
      "only the last searcher re-checks on park (a non-searcher parking while none "
      "searches does not)"),
-    ("plant:no-notify-local-wake", "runtime/src/scheduler/multi_thread/worker.rs",
-     """    // After the core's borrow ended: notifying may run arbitrary wake-up code.
-    if notify {
-        handle.notify_parked();
-    }""",
-     """    let _ = notify;""",
-     "a task woken on a worker where it can be stolen wakes no sibling"),
-    ("plant:no-notify-local-spawn", "runtime/src/scheduler/multi_thread/worker.rs",
-     """    if notify {
-        handle.notify_parked();
-    }
-    Ok(join)""",
-     """    let _ = notify;
-    Ok(join)""",
-     "a task spawned on a worker where it can be stolen wakes no sibling"),
+    # (Spawns and wakes on a worker now share one decision, `Handle::schedule`; the two
+    # plants of the separate paths, `no-notify-local-wake` and `no-notify-local-spawn`,
+    # became this one.)
+    ("plant:no-notify-local-schedule", "runtime/src/scheduler/multi_thread/worker.rs",
+     "            Ok(true) => me.notify_parked(),",
+     "            Ok(true) => {}",
+     "a task scheduled (spawned or woken) on a worker where it can be stolen wakes no "
+     "sibling"),
     # --- the stuck-worker rescue (stall.rs): the permission's flag tests ---
     ("flag:steal-lifo-ignores-stuck", "runtime/src/scheduler/multi_thread/stall.rs",
      "        if self.is_stuck() {\n            self.lifo.steal()",
@@ -268,15 +263,10 @@ MANUAL = [
      "!self.lifo.is_empty() && self.is_stuck()",
      "!self.lifo.is_empty()",
      "`has_stealable_lifo` offers any worker's LIFO task to searchers"),
-    # --- the schedulers' inject helpers (runtime/src/scheduler/inject.rs) ---
-    ("plant:remote-push-refused-not-cancelled", "runtime/src/scheduler/inject.rs",
-     "            task.shutdown();\n            false",
-     "            drop(task);\n            false",
-     "a remote push refused by the closed queue drops the task without cancelling it"),
-    ("plant:cancel-all-drops", "runtime/src/scheduler/inject.rs",
-     "        cancelled += u64::from(task.shutdown());",
-     "        drop(task);",
-     "shutdown's drain of the global queue drops the tasks without cancelling them"),
+    ("plant:lifo-take-load-then-store", "queue/src/lifo.rs",
+     "        let p = self.item.swap(ptr::null_mut(), Acquire);",
+     "        let p = self.item.load(Acquire);\n        self.item.store(ptr::null_mut(), Relaxed);",
+     "taking from the LIFO slot is a load then a store of null, not one swap"),
 ]
 
 ORD = r"(?:(?:shim::sync::atomic::|std::sync::atomic::)?Ordering::)?(Relaxed|Acquire|Release|AcqRel|SeqCst)\b"
@@ -370,6 +360,11 @@ def auto_variants():
                 order = o.group(1)
                 label = f"{op}" + (" success" if role == "rmw" and op.startswith("compare") else
                                    " failure" if role == "fail" else "")
+                if rel in NO_LOOM:
+                    # Argued rows name the word (two accesses may share a line).
+                    recv = re.search(r"(\w+)\s*$", src[max(0, call.start() - 200):call.start()])
+                    word = recv.group(1) if recv else "?"
+                    label = f"`{'token' if word == '0' else word}` {label}"
                 if rel in NO_LOOM and order == "Relaxed":
                     a = lparen + o.start()
                     lineno = src.count("\n", 0, a) + 1
@@ -451,7 +446,7 @@ def argued(v):
     if f.endswith("scheduler/inject.rs"):
         return REMOTE_SPAWNS
     if f.endswith("spin.rs"):
-        return SPIN_HINT if ".load(" in src else SPIN_TOKEN
+        return SPIN_HINT if "load Relaxed" in v["what"] else SPIN_TOKEN
     if f.endswith("monitor.rs"):
         if fn == "worker_unparked" or "sleeping.store(true" in src:
             return MONITOR_NEEDED
@@ -642,6 +637,19 @@ RESOLVED = {
         "weakened to Acquire in the code (a close publishes nothing)",
     ("runtime/src/sync/oneshot.rs", "is_closed", "load Acquire -> Relaxed"):
         "weakened to Relaxed in the code (a snapshot; nothing read on its strength)",
+    ("queue/src/lifo.rs", "push", "store Release -> Relaxed"):
+        "caught by a model added for it: loom_lifo::owner_writes_reach_the_thief (no model "
+        "wrote to an item before pushing it)",
+    ("queue/src/lifo.rs", "push", "swap AcqRel -> Acquire"):
+        "caught by a model added for it: loom_lifo::owner_writes_reach_the_thief",
+    ("queue/src/lifo.rs", "push", "swap AcqRel -> Release"):
+        "weakened to Release in the code (what the swap displaces is the owner's own push "
+        "or a thief's null; argued at the site)",
+    ("queue/src/lifo.rs", "steal", "load Acquire -> Relaxed"):
+        "weakened to Relaxed in the code (a hint: the swap that takes the item acquires it, "
+        "and must, since it may take a newer item than the load saw)",
+    ("queue/src/lifo.rs", "swap_out", "swap Acquire -> Relaxed"):
+        "caught by a model added for it: loom_lifo::owner_writes_reach_the_thief",
     ("runtime/src/scheduler/current_thread.rs", "run_until", "store Release -> Relaxed"):
         "weakened to Relaxed in the code (only the core's holder reads `woken`)",
     ("runtime/src/scheduler/current_thread.rs", "run_until", "swap AcqRel -> Acquire"):
