@@ -364,7 +364,9 @@ def auto_variants():
                     # Argued rows name the word (two accesses may share a line).
                     recv = re.search(r"(\w+)\s*$", src[max(0, call.start() - 200):call.start()])
                     word = recv.group(1) if recv else "?"
-                    label = f"`{'token' if word == '0' else word}` {label}"
+                    if word == "0":  # a newtype's field: name the type
+                        word = "SpinToken" if rel.endswith("spin.rs") else "RemoteSpawns"
+                    label = f"`{word}` {label}"
                 if rel in NO_LOOM and order == "Relaxed":
                     a = lparen + o.start()
                     lineno = src.count("\n", 0, a) + 1

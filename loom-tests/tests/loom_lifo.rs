@@ -183,7 +183,10 @@ fn stuck_worker_lifo_rescue() {
         );
         // The monitor finds the poll stuck: a sibling comes and gets the task.
         w.mark_stuck(w.poll_seq());
-        assert!(w.has_stealable_lifo(), "a stuck worker's LIFO task is not offered");
+        assert!(
+            w.has_stealable_lifo(),
+            "a stuck worker's LIFO task is not offered"
+        );
         let thief = {
             let w = w.clone();
             thread::spawn(move || w.steal_lifo())
