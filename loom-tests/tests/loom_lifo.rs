@@ -236,6 +236,9 @@ fn rescue_racing_the_end_of_the_stuck_poll() {
             let w = w.clone();
             thread::spawn(move || w.steal_lifo())
         };
+        // loom switches threads only at its own operations, and the poll stamps are std
+        // atomics: without this yield the sibling could never look before the poll ends.
+        thread::yield_now();
         w.end_poll(1);
         let mine = w.lifo.take();
         let theirs = thief.join().unwrap();
