@@ -57,6 +57,14 @@ SUITES = [
     ("runtime/src/sync/", ["loom_sync_chan"]),
     ("runtime/src/park.rs", ["loom_scheduler"]),
     ("runtime/src/scheduler/multi_thread/idle.rs", ["loom_idle", "loom_scheduler"]),
+    # The LIFO slot, and the stuck-worker rescue around it (driven directly: under loom no
+    # monitor runs, so no loom_scheduler model reaches the rescue).
+    ("queue/src/lifo.rs", ["loom_lifo"]),
+    ("runtime/src/scheduler/multi_thread/stall.rs", ["loom_lifo"]),
+    # No loom build: std atomics, the monitor thread is not built and the spin token is a
+    # no-op under loom. Their rows are argued (NO_LOOM), never run.
+    ("runtime/src/scheduler/multi_thread/spin.rs", []),
+    ("runtime/src/scheduler/multi_thread/monitor.rs", []),
     ("runtime/src/scheduler/", ["loom_scheduler"]),
 ]
 
@@ -87,7 +95,35 @@ FILES = [
     "runtime/src/scheduler/multi_thread/worker.rs",
     "runtime/src/scheduler/multi_thread/mod.rs",
     "runtime/src/scheduler/current_thread.rs",
+    "queue/src/lifo.rs",
+    "runtime/src/scheduler/inject.rs",
+    "runtime/src/scheduler/multi_thread/stall.rs",
+    "runtime/src/scheduler/multi_thread/spin.rs",
+    "runtime/src/scheduler/multi_thread/monitor.rs",
 ]
+
+# The slow suite's tests that reach a file's code, per suite (the likely catcher first):
+# used when no --tests filter is given, so that a variant never runs the whole suite.
+# (scheduler/inject.rs: its own atomics are argued, NO_LOOM; these are for a hand-written
+# variant of its logic: the remote push refused at shutdown, the drain at shutdown.)
+TESTS = {
+    "runtime/src/scheduler/inject.rs": {
+        "loom_scheduler": ["spawn_racing_shutdown_one_worker",
+                           "shutdown_with_queued_and_idle_tasks_one_worker",
+                           "current_thread_shutdown_while_waking"],
+    },
+}
+
+# Files whose atomics loom cannot see: std atomics (not the shim's) that carry no
+# synchronization, or code with no loom build. Their auto variants are not run; each
+# operation, Relaxed ones included (nothing is weaker), gets an "argued" row whose argument
+# is `argued(v)`, also written at the site.
+NO_LOOM = {
+    "runtime/src/scheduler/inject.rs",
+    "runtime/src/scheduler/multi_thread/stall.rs",
+    "runtime/src/scheduler/multi_thread/spin.rs",
+    "runtime/src/scheduler/multi_thread/monitor.rs",
+}
 
 # Hand-written variants: (id, file, old, new, what). `old` must occur exactly once.
 MANUAL = [
@@ -154,8 +190,8 @@ MANUAL = [
      "let prev = Snapshot(self.val.fetch_sub(count * REF_ONE, shim::sync::atomic::Ordering::Release));",
      "the completing run's terminal decrement is Release only"),
     ("plant:wake-by-val-leaks", "task/src/harness.rs",
-     "        ToNotified::Dealloc => unsafe { (header.vtable.dealloc)(ptr) },",
-     "        ToNotified::Dealloc => {}",
+     "        ToNotifiedByVal::Dealloc => unsafe { (header.vtable.dealloc)(ptr) },",
+     "        ToNotifiedByVal::Dealloc => {}",
      "a by-value wake holding the last reference leaks the task"),
     # --- oneshot ---
     ("plant:try-recv-relaxed", "runtime/src/sync/oneshot.rs",
@@ -176,10 +212,10 @@ MANUAL = [
      "a waker replacement ignores that the event already happened"),
     # --- scheduler: skipped wake-ups (issue 18 class 3) ---
     ("plant:no-searcher-handoff", "runtime/src/scheduler/multi_thread/worker.rs",
-     """        if handle.shared.idle.transition_worker_from_searching() {
+     """        if idle.transition_worker_from_searching(|| handle.has_visible_work()) {
             handle.notify_parked();
         }""",
-     """        if handle.shared.idle.transition_worker_from_searching() {}""",
+     """        if idle.transition_worker_from_searching(|| handle.has_visible_work()) {}""",
      "the last searcher to find work wakes no one"),
     ("plant:no-notify-others-on-park-exit", "runtime/src/scheduler/multi_thread/worker.rs",
      """        if core.should_notify_others() {
@@ -198,21 +234,39 @@ MANUAL = [
      "is_searching && num_searching(prev) == 1",
      "only the last searcher re-checks on park (a non-searcher parking while none "
      "searches does not)"),
-    ("plant:no-notify-local-wake", "runtime/src/scheduler/multi_thread/worker.rs",
-     """    // After the core's borrow ended: notifying may run arbitrary wake-up code.
-    if notify {
-        handle.notify_parked();
-    }""",
-     """    let _ = notify;""",
-     "a task woken on a worker where it can be stolen wakes no sibling"),
-    ("plant:no-notify-local-spawn", "runtime/src/scheduler/multi_thread/worker.rs",
-     """    if notify {
-        handle.notify_parked();
-    }
-    Ok(join)""",
-     """    let _ = notify;
-    Ok(join)""",
-     "a task spawned on a worker where it can be stolen wakes no sibling"),
+    # (Spawns and wakes on a worker now share one decision, `Handle::schedule`; the two
+    # plants of the separate paths, `no-notify-local-wake` and `no-notify-local-spawn`,
+    # became this one.)
+    ("plant:no-notify-local-schedule", "runtime/src/scheduler/multi_thread/worker.rs",
+     "            Ok(true) => me.notify_parked(),",
+     "            Ok(true) => {}",
+     "a task scheduled (spawned or woken) on a worker where it can be stolen wakes no "
+     "sibling"),
+    # --- the stuck-worker rescue (stall.rs): the permission's flag tests ---
+    ("flag:steal-lifo-ignores-stuck", "runtime/src/scheduler/multi_thread/stall.rs",
+     "        if self.is_stuck() {\n            self.lifo.steal()",
+     "        if true || self.is_stuck() {\n            self.lifo.steal()",
+     "a sibling takes a worker's LIFO task without the stuck permission"),
+    ("flag:is-stuck-ignores-parity", "runtime/src/scheduler/multi_thread/stall.rs",
+     "seq & 1 == 1 && self.stuck_seq.load(Relaxed) == seq",
+     "self.stuck_seq.load(Relaxed) == seq",
+     "`is_stuck` does not test that a poll is running (odd `poll_seq`)"),
+    ("flag:is-stuck-ignores-stuck-seq", "runtime/src/scheduler/multi_thread/stall.rs",
+     "seq & 1 == 1 && self.stuck_seq.load(Relaxed) == seq",
+     "seq & 1 == 1",
+     "`is_stuck` does not test that the monitor found this poll stuck"),
+    ("flag:stealable-lifo-ignores-empty", "runtime/src/scheduler/multi_thread/stall.rs",
+     "!self.lifo.is_empty() && self.is_stuck()",
+     "self.is_stuck()",
+     "`has_stealable_lifo` offers a stuck worker's empty slot to searchers"),
+    ("flag:stealable-lifo-ignores-stuck", "runtime/src/scheduler/multi_thread/stall.rs",
+     "!self.lifo.is_empty() && self.is_stuck()",
+     "!self.lifo.is_empty()",
+     "`has_stealable_lifo` offers any worker's LIFO task to searchers"),
+    ("plant:lifo-take-load-then-store", "queue/src/lifo.rs",
+     "        let p = self.item.swap(ptr::null_mut(), Acquire);",
+     "        let p = self.item.load(Acquire);\n        self.item.store(ptr::null_mut(), Relaxed);",
+     "taking from the LIFO slot is a load then a store of null, not one swap"),
 ]
 
 ORD = r"(?:(?:shim::sync::atomic::|std::sync::atomic::)?Ordering::)?(Relaxed|Acquire|Release|AcqRel|SeqCst)\b"
@@ -286,7 +340,12 @@ def auto_variants():
             prefix = src[max(0, call.start() - 200):call.start()]
             if "std::sync::atomic" in args or re.search(r"\bNEXT$", prefix.strip()):
                 continue
-            ords = [o for o in re.finditer(ORD, args) if not mask[lparen + o.start()]]
+            # An ordering inside a nested atomic call (`x.store(x.load(Relaxed) + 1, ..)`)
+            # is that call's, which has its own row.
+            nested = [(m.start(), matching_paren(args, m.end() - 1))
+                      for m in CALL.finditer(args)]
+            ords = [o for o in re.finditer(ORD, args) if not mask[lparen + o.start()]
+                    and not any(a0 <= o.start() <= b0 for a0, b0 in nested)]
             if not ords:
                 continue
             for k, o in enumerate(ords):
@@ -299,19 +358,38 @@ def auto_variants():
                 else:
                     role = "rmw"
                 order = o.group(1)
+                label = f"{op}" + (" success" if role == "rmw" and op.startswith("compare") else
+                                   " failure" if role == "fail" else "")
+                if rel in NO_LOOM:
+                    # Argued rows name the word (two accesses may share a line).
+                    recv = re.search(r"(\w+)\s*$", src[max(0, call.start() - 200):call.start()])
+                    word = recv.group(1) if recv else "?"
+                    if word == "0":  # a newtype's field: name the type
+                        word = "SpinToken" if rel.endswith("spin.rs") else "RemoteSpawns"
+                    label = f"`{word}` {label}"
+                if rel in NO_LOOM and order == "Relaxed":
+                    a = lparen + o.start()
+                    lineno = src.count("\n", 0, a) + 1
+                    fn = enclosing_fn(src, call.start())
+                    out.append({
+                        "id": f"{rel}:{lineno}:{op}:Relaxed" + (f"#{k}" if len(ords) > 1 else ""),
+                        "file": rel, "line": lineno, "fn": fn,
+                        "what": f"{label} Relaxed (nothing weaker)", "apply": None,
+                        "src": src[line_start:src.find("\n", call.start())].strip(),
+                    })
+                    continue
                 for w in weaker(order, role):
                     a, b = lparen + o.start(), lparen + o.end()
                     lineno = src.count("\n", 0, a) + 1
                     fn = enclosing_fn(src, call.start())
                     if f"{rel}:{fn}" in NOT_SHIPPING:
                         continue
-                    label = f"{op}" + (" success" if role == "rmw" and op.startswith("compare") else
-                                       " failure" if role == "fail" else "")
                     vid = f"{rel}:{lineno}:{op}:{order}->{w}" + (f"#{k}" if len(ords) > 1 else "")
                     out.append({
                         "id": vid, "file": rel, "line": lineno, "fn": fn,
                         "what": f"{label} {order} -> {w}",
-                        "apply": ("span", a, b, Q + w),
+                        "apply": None if rel in NO_LOOM else ("span", a, b, Q + w),
+                        "src": src[line_start:src.find("\n", call.start())].strip(),
                     })
     return out
 
@@ -319,6 +397,63 @@ def auto_variants():
 def enclosing_fn(src, idx):
     fns = list(re.finditer(r"\bfn\s+(\w+)", src[:idx]))
     return fns[-1].group(1) if fns else "?"
+
+
+STALL_PERMISSION = (
+    "std atomic (not loom's), Relaxed suffices: the stuck-rescue permission (`poll_seq`, "
+    "`stuck_seq`) only decides whether a sibling tries the LIFO slot; the task travels "
+    "through the slot's own Release push / Acquire swap, and one swap wins it. A stale "
+    "\"stuck\" runs the task a little early on a sibling, a stale \"not stuck\" leaves it "
+    "to the owner or the monitor's next tick (stall.rs module docs). The permission's "
+    "logic (flag tests) is modelled: loom_lifo::stuck_worker_lifo_rescue")
+STALL_METRICS = (
+    "std atomic (not loom's), Relaxed suffices: the monitor's poll metrics (`Published`), "
+    "written by the monitor only and read by `metrics()` as a snapshot; no memory is read "
+    "on their strength (stall.rs module docs)")
+REMOTE_SPAWNS = (
+    "std atomic (not loom's), Relaxed suffices: the remote-spawn metrics counter; no memory "
+    "is read on its strength, a snapshot may see a completion before its spawn, which "
+    "`live_tasks` clamps at 0; raise and lowering are RMWs, so no count is lost "
+    "(argued at `RemoteSpawns`)")
+SPIN_TOKEN = (
+    "no loom build (the token is a no-op under loom, and a std atomic): weakened to Relaxed "
+    "in the code (was AcqRel swap / Release store): the token guards no memory, only the "
+    "right to spin; what a spinner reads carries its own synchronization, and \"one at a "
+    "time\" rests on the swap being one RMW (argued at `SpinToken`)")
+SPIN_HINT = (
+    "no loom build: the pre-check load before the swap; a stale value costs a swap or a "
+    "skipped spin")
+MONITOR_NEEDED = (
+    "no loom build (the monitor thread is not built under loom; std atomics): SeqCst "
+    "needed, the store-load (Dekker) pair with the idle word: the monitor stores "
+    "`sleeping = true` then loads the unparked count (SeqCst, idle.rs), a waking worker's "
+    "count increment (SeqCst RMW) happens-before its load of `sleeping` in "
+    "`worker_unparked`; with anything weaker both loads may read the old values and the "
+    "monitor sleeps without a timeout while a worker runs (argued in monitor.rs's docs)")
+MONITOR_LOCKED = (
+    "no loom build (the monitor thread is not built under loom; std atomics): made under "
+    "the monitor's lock, which orders every access but `worker_unparked`'s load; a stale "
+    "`true` read there costs a lock and a swap that finds `false`. Relaxed would do; kept "
+    "SeqCst, off the hot path (once per sleep, wake, shutdown; argued in monitor.rs's docs)")
+
+
+def argued(v):
+    """The argument of a NO_LOOM row (None for a variant that runs)."""
+    f, fn, src = v["file"], v["fn"], v.get("src", "")
+    if f not in NO_LOOM or v["apply"] is not None:
+        return None
+    if f.endswith("stall.rs"):
+        return STALL_METRICS if fn in ("publish_seen", "add_long_poll", "raise_longest",
+                                       "fill") else STALL_PERMISSION
+    if f.endswith("scheduler/inject.rs"):
+        return REMOTE_SPAWNS
+    if f.endswith("spin.rs"):
+        return SPIN_HINT if "load Relaxed" in v["what"] else SPIN_TOKEN
+    if f.endswith("monitor.rs"):
+        if fn == "worker_unparked" or "sleeping.store(true" in src:
+            return MONITOR_NEEDED
+        return MONITOR_LOCKED
+    return None
 
 
 def manual_variants():
@@ -458,8 +593,9 @@ def run_variant(tree, v, timeout, only_tests, only_suites=()):
             if exe is None:
                 return "build-err", suite, "", (err or "").strip().splitlines()[-1:] or [""]
             timed_out = []
+            filters = only_tests or TESTS.get(v["file"], {}).get(suite, [])
             # Ignored (slow) models run only when named with --tests.
-            for t in list_tests(exe, only_tests, ignored=bool(only_tests)):
+            for t in list_tests(exe, filters, ignored=bool(only_tests)):
                 ran += 1
                 try:
                     p = subprocess.run([exe, "--exact", t, "--test-threads=1"] +
@@ -503,6 +639,19 @@ RESOLVED = {
         "weakened to Acquire in the code (a close publishes nothing)",
     ("runtime/src/sync/oneshot.rs", "is_closed", "load Acquire -> Relaxed"):
         "weakened to Relaxed in the code (a snapshot; nothing read on its strength)",
+    ("queue/src/lifo.rs", "push", "store Release -> Relaxed"):
+        "caught by a model added for it: loom_lifo::owner_writes_reach_the_thief (no model "
+        "wrote to an item before pushing it)",
+    ("queue/src/lifo.rs", "push", "swap AcqRel -> Acquire"):
+        "caught by a model added for it: loom_lifo::owner_writes_reach_the_thief",
+    ("queue/src/lifo.rs", "push", "swap AcqRel -> Release"):
+        "weakened to Release in the code (what the swap displaces is the owner's own push "
+        "or a thief's null; argued at the site)",
+    ("queue/src/lifo.rs", "steal", "load Acquire -> Relaxed"):
+        "weakened to Relaxed in the code (a hint: the swap that takes the item acquires it, "
+        "and must, since it may take a newer item than the load saw)",
+    ("queue/src/lifo.rs", "swap_out", "swap Acquire -> Relaxed"):
+        "caught by a model added for it: loom_lifo::owner_writes_reach_the_thief",
     ("runtime/src/scheduler/current_thread.rs", "run_until", "store Release -> Relaxed"):
         "weakened to Relaxed in the code (only the core's holder reads `woken`)",
     ("runtime/src/scheduler/current_thread.rs", "run_until", "swap AcqRel -> Acquire"):
@@ -551,6 +700,10 @@ def print_table(variants, files):
                         "AcqRel would do)")
             elif v["id"] == "plant:no-notify-others-on-park-exit":
                 note = "unreachable under loom (only the driver queues onto a parked worker)"
+            if argued(v):
+                print(f"| `{v['file']}:{v['line']}` `{v['fn']}` | {v['what']} | argued | "
+                      f"{argued(v)} |")
+                continue
             print(f"| `{v['file']}:{v['line']}` `{v['fn']}` | {v['what']} | not run | {note} |")
 
 
@@ -591,6 +744,11 @@ def main():
     out = a.out or os.path.join(a.scratch, "results.jsonl")
     tree = sync_scratch(a.scratch)
     for v in variants:
+        if v["apply"] is None:
+            # A NO_LOOM row: argued, nothing to run.
+            print(f"| `{v['file']}:{v['line']}` {v['fn']} | {v['what']} | argued | |",
+                  flush=True)
+            continue
         t0 = time.time()
         status, suite, test, msg = run_variant(tree, v, a.timeout, a.tests, a.suites)
         rec = {"id": v["id"], "file": v["file"], "line": v["line"], "fn": v["fn"],

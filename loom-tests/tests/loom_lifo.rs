@@ -14,6 +14,15 @@
 //! - a push over an occupied slot hands the displaced item back to the owner unless a
 //!   thief took it first, exactly one of the two.
 //!
+//! - the owner's writes to an item before it pushes reach whoever takes it (the owner's
+//!   Release push, a taker's Acquire swap): a thief that frees the item must have seen
+//!   them, or loom reports a causality violation (`owner_writes_reach_the_thief`);
+//! - the LIFO rescue of a stuck worker (`runtime`'s `WorkerShared`, stall.rs, exported to
+//!   loom builds; its poll stamps are std atomics, so these models check the permission's
+//!   logic while the slot's race stays loom's): a sibling takes a worker's LIFO task only
+//!   while that worker is inside the poll the monitor found stuck, gets it then, and a
+//!   searcher is told of a stealable task only when there is one.
+//!
 //! Planted bugs (for the record):
 //! - the owner's `take` as a load followed by a plain `store(null)` instead of the swap:
 //!   owner and thief both take the item; all three models fail (`owner_take_races_a_thief`:
@@ -24,7 +33,8 @@
 
 use loom::thread;
 use loom_tests::Item;
-use queue::LifoSlot;
+use queue::{LifoSlot, Link};
+use runtime::loom_internals::WorkerShared;
 use shim::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use shim::sync::Arc;
 
@@ -112,5 +122,128 @@ fn two_thieves_and_the_owner() {
         assert_taken(taken, &[7]);
         assert!(slot.push(Item::new(8)).is_none());
         assert_eq!(slot.take().map(|i| i.id()), Some(8));
+    });
+}
+
+/// An item the owner has written to (its link, as a scheduler writes a task's state and
+/// stage before it queues it): whoever frees it later must happen-after this write.
+fn written(id: usize, drops: &Arc<AtomicUsize>) -> Item {
+    let ptr = Item::counted(id, drops).into_raw();
+    // SAFETY: the node is live (just leaked) and ours alone; the link is ours to write.
+    unsafe { Item::set_next(ptr, None) };
+    // SAFETY: `ptr` came from `into_raw` above and is taken back once.
+    unsafe { Item::from_raw(ptr) }
+}
+
+/// The owner pushes a written item into the empty slot (a plain store), then a second one
+/// over it (the displacing swap), while a thief steals and frees what it got. The free
+/// touches the item's cell, so loom checks that the thief acquired the owner's write of
+/// whichever item it took: the first through the store, the second through the swap, and
+/// (the thief's pre-check may read the first and its swap the second) on its swap itself.
+#[test]
+fn owner_writes_reach_the_thief() {
+    model(|| {
+        let slot = Arc::new(LifoSlot::<Item>::new());
+        let drops = Arc::new(AtomicUsize::new(0));
+        let thief = {
+            let slot = slot.clone();
+            thread::spawn(move || slot.steal().map(|item| item.id()))
+        };
+        let mut mine = Vec::new();
+        assert!(slot.push(written(1, &drops)).is_none());
+        mine.extend(slot.push(written(2, &drops)).map(|item| item.id()));
+        mine.extend(slot.take().map(|item| item.id()));
+        mine.extend(thief.join().unwrap());
+        mine.sort();
+        assert_eq!(mine, [1, 2]);
+        assert_eq!(drops.load(SeqCst), 2);
+    });
+}
+
+/// The rescue permission's contract, step by step through a worker's life: a fresh
+/// worker, a poll nobody found stuck, the stuck poll (a sibling thread takes the task),
+/// the next poll and the park. Only the permission decides here; the slot's own races
+/// are the models above.
+#[test]
+fn stuck_worker_lifo_rescue() {
+    model(|| {
+        let w = Arc::new(WorkerShared::<Item>::new());
+        let drops = Arc::new(AtomicUsize::new(0));
+        // A worker that is not polling (never found stuck): its task is its own.
+        assert!(w.lifo.push(Item::counted(1, &drops)).is_none());
+        assert!(
+            !w.has_stealable_lifo() && w.steal_lifo().is_none(),
+            "a sibling may take the LIFO task of a worker that is not polling"
+        );
+        // Inside a poll the monitor has not found stuck.
+        w.begin_poll(1);
+        assert!(
+            !w.has_stealable_lifo() && w.steal_lifo().is_none(),
+            "a sibling may take the LIFO task of a worker whose poll was not found stuck"
+        );
+        // The monitor finds the poll stuck: a sibling comes and gets the task.
+        w.mark_stuck(w.poll_seq());
+        assert!(
+            w.has_stealable_lifo(),
+            "a stuck worker's LIFO task is not offered"
+        );
+        let thief = {
+            let w = w.clone();
+            thread::spawn(move || w.steal_lifo())
+        };
+        let stolen = thief.join().unwrap();
+        assert_taken(stolen.into_iter().collect(), &[1]);
+        // Still stuck, but nothing left: no searcher must come for an empty slot.
+        assert!(
+            !w.has_stealable_lifo(),
+            "an empty LIFO slot of a stuck worker is offered to searchers"
+        );
+        // The stuck poll ends: the next poll's task is the owner's again.
+        w.end_poll(1);
+        assert!(w.lifo.push(Item::counted(2, &drops)).is_none());
+        assert!(
+            !w.has_stealable_lifo() && w.steal_lifo().is_none(),
+            "the rescue permission outlived the stuck poll"
+        );
+        w.begin_poll(2);
+        assert!(
+            !w.has_stealable_lifo() && w.steal_lifo().is_none(),
+            "the rescue permission carried over to the next poll"
+        );
+        w.end_poll(2);
+        w.idle();
+        assert!(
+            !w.has_stealable_lifo() && w.steal_lifo().is_none(),
+            "a sibling may take the LIFO task of a parked worker"
+        );
+        assert_taken(w.lifo.take().into_iter().collect(), &[2]);
+        assert_eq!(drops.load(SeqCst), 2);
+    });
+}
+
+/// A stale permission: the stuck poll ends and the owner takes its slot while a sibling,
+/// told the worker is stuck, steals. Exactly one of them gets the task, and the slot is
+/// left empty.
+#[test]
+fn rescue_racing_the_end_of_the_stuck_poll() {
+    model(|| {
+        let w = Arc::new(WorkerShared::<Item>::new());
+        let drops = Arc::new(AtomicUsize::new(0));
+        w.begin_poll(1);
+        assert!(w.lifo.push(Item::counted(1, &drops)).is_none());
+        w.mark_stuck(w.poll_seq());
+        let thief = {
+            let w = w.clone();
+            thread::spawn(move || w.steal_lifo())
+        };
+        // loom switches threads only at its own operations, and the poll stamps are std
+        // atomics: without this yield the sibling could never look before the poll ends.
+        thread::yield_now();
+        w.end_poll(1);
+        let mine = w.lifo.take();
+        let theirs = thief.join().unwrap();
+        assert_taken(mine.into_iter().chain(theirs).collect(), &[1]);
+        assert!(w.lifo.take().is_none());
+        assert_eq!(drops.load(SeqCst), 1);
     });
 }

@@ -21,12 +21,20 @@
 //! `Acquire` swap reads it. The owner's pre-check loads are `Relaxed`: a stale non-null
 //! only costs a swap that finds null; a null cannot be stale for the owner, the only
 //! writer of non-null values (coherence: it reads its own latest write or a later null).
+//! A thief's pre-check is `Relaxed` too: its swap, not the load, must acquire, because
+//! the swap may take a newer item than the one the load saw (the owner pushed over it in
+//! between), and only a read of that item's own push orders the owner's writes to it. The
+//! displacing swap in `push` needs no `Acquire` half: the slot's non-null values are the
+//! owner's own pushes (ordered before by program order) and a thief writes only null,
+//! publishing nothing the owner reads. (Each of these was found stronger than needed by
+//! the weakening sweep, loom-tests/README.md; `loom_lifo`'s `owner_writes_reach_the_thief`
+//! fails on every weaker ordering of the store, the swaps and `swap_out`.)
 
 use core::marker::PhantomData;
 use core::ptr::{self, NonNull};
 
 use shim::sync::atomic::AtomicPtr;
-use shim::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
+use shim::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 
 use crate::Link;
 
@@ -85,7 +93,9 @@ impl<T: Link> LifoSlot<T> {
             self.item.store(new, Release);
             return None;
         }
-        let prev = self.item.swap(new, AcqRel);
+        // Release publishes the new item; no Acquire: what it displaces is our own push
+        // (or a thief's null), see the module docs.
+        let prev = self.item.swap(new, Release);
         // SAFETY: a non-null pointer in the slot is an item given up with `into_raw`; the
         // swap made us its only taker.
         NonNull::new(prev).map(|p| unsafe { T::from_raw(p) })
@@ -102,7 +112,8 @@ impl<T: Link> LifoSlot<T> {
     /// Any thread: takes the item, if any. Exactly one of racing `take`/`steal` calls gets
     /// a given item.
     pub fn steal(&self) -> Option<T> {
-        if self.item.load(Acquire).is_null() {
+        // Relaxed: a hint; `swap_out`'s Acquire reads the item it takes (module docs).
+        if self.item.load(Relaxed).is_null() {
             return None;
         }
         self.swap_out()

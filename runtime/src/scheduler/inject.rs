@@ -21,7 +21,12 @@ use queue::Inject;
 use super::RunTask;
 
 /// Tasks spawned from outside the runtime's threads (a metrics counter: Relaxed, and a
-/// std atomic even under loom, since it orders nothing).
+/// std atomic even under loom, since it orders nothing). Relaxed suffices for all three
+/// accesses (the weakening sweep's rows, loom-tests/README.md): no memory is read on the
+/// strength of the count. `metrics()` reads a snapshot: it may see a task's completion
+/// (published Relaxed by a worker) before its raise here, which `live_tasks` clamps at 0
+/// (metrics.rs) and no ordering on this side alone could prevent; the raise and the
+/// lowering are RMWs, so no count is lost between racing producers.
 #[derive(Default)]
 pub(crate) struct RemoteSpawns(CachePadded<AtomicU64>);
 

@@ -28,7 +28,7 @@ pub(crate) mod idle;
 #[cfg_attr(loom, allow(dead_code))]
 mod monitor;
 mod spin;
-mod stall;
+pub(crate) mod stall;
 mod worker;
 
 use crossbeam_utils::CachePadded;
@@ -86,7 +86,7 @@ pub(crate) struct Shared {
     remotes: Box<[Remote]>,
     /// Each worker's LIFO slot and poll stamp, one padded line each (stall.rs); each
     /// worker's core holds its own too (no indexing on its hot path).
-    workers: Box<[std::sync::Arc<CachePadded<WorkerShared>>]>,
+    workers: Box<[std::sync::Arc<CachePadded<WorkerShared<RunTask>>>]>,
     /// Padded: written by every remote push and global-queue pop; the read-mostly
     /// neighbours (the owned list's id and shards, `remotes`) must not share its line.
     pub(crate) inject: CachePadded<Inject<RunTask>>,

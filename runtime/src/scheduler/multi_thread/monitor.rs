@@ -31,6 +31,17 @@
 //!
 //! The workers' hot path pays two plain stores per poll to their own padded line; the
 //! monitor's reads move that line once per tick. Not built under loom (no clock).
+//!
+//! Orderings (the weakening sweep's rows, loom-tests/README.md; argued, not modelled: the
+//! monitor thread has no loom build and these are std atomics). Two accesses need SeqCst,
+//! the monitor's `sleeping = true` store before it reads the unparked count and
+//! `worker_unparked`'s load, the two halves of the store-load pair above (with the idle
+//! word's SeqCst increment and load, `idle.rs`): with anything weaker both loads may read
+//! the old values, and the monitor sleeps without a timeout while a worker runs. Every
+//! other access is made under `lock`, which orders them among themselves and against
+//! `wake`'s swap (the only other writer, also under the lock); a stale `true` read by
+//! `worker_unparked` costs one lock and a swap that finds `false`. Relaxed would do for
+//! those; they stay SeqCst, off the hot path (once per sleep, per wake, at shutdown).
 
 use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use std::sync::{Condvar, Mutex};
@@ -88,6 +99,7 @@ impl Monitor {
     /// A worker left its park with work to do: wake the monitor if it sleeps.
     #[inline]
     pub(super) fn worker_unparked(&self) {
+        // SeqCst needed: the worker's half of the store-load pair (module docs).
         if self.sleeping.load(SeqCst) {
             self.wake();
         }
@@ -95,6 +107,7 @@ impl Monitor {
 
     fn wake(&self) {
         let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        // Under the lock, as every write but the sleep's: the lock orders it (module docs).
         if self.sleeping.swap(false, SeqCst) {
             self.condvar.notify_one();
         }
@@ -146,6 +159,8 @@ pub(crate) fn run(handle: &Handle) {
         if idle_ticks >= IDLE_TICKS {
             idle_ticks = 0;
             // Everyone parked: sleep until a worker wakes (see the module docs).
+            // SeqCst needed: the monitor's half of the store-load pair (module docs): this
+            // store, then the SeqCst load of the unparked count.
             mon.sleeping.store(true, SeqCst);
             if handle.shared.idle.num_unparked() > 0 {
                 mon.sleeping.store(false, SeqCst);

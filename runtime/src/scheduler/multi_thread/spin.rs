@@ -28,10 +28,7 @@
 //! Under loom none of this applies: one spin round, no clock, no token (the models would
 //! explode, and the clock is not modelled).
 
-use std::sync::atomic::{
-    AtomicBool,
-    Ordering::{AcqRel, Release},
-};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 /// A searcher that found nothing re-checks the queues this many times, `SPIN_PAUSES`
@@ -121,6 +118,16 @@ impl SpinPolicy {
 }
 
 /// The right to spin, held by one worker at a time (see the module docs).
+///
+/// Every access is `Relaxed` (the weakening sweep's rows, loom-tests/README.md): the
+/// token guards no memory, only the right to spin. What a spinner looks at (the queues,
+/// the idle word) carries its own synchronization, and nothing is written under the
+/// token for the next holder to read, so a Release at `release` and an Acquire at
+/// `acquire` would order nothing that needs it. "One at a time" rests on the swap being
+/// one read-modify-write: two racing swaps read each other's writes in the flag's
+/// modification order, so exactly one reads `false`, whatever their orderings. Not
+/// checkable under loom: the token is a std atomic and its loom build is a no-op (one
+/// spin round, no token), so this is argued, not modelled.
 #[derive(Default)]
 pub(super) struct SpinToken(AtomicBool);
 
@@ -131,12 +138,14 @@ impl SpinToken {
             return true;
         }
         // A load first: no RMW, and no line ownership taken, while another spins.
-        !self.0.load(std::sync::atomic::Ordering::Relaxed) && !self.0.swap(true, AcqRel)
+        // Relaxed, both: the token guards no memory (see the type's docs).
+        !self.0.load(Relaxed) && !self.0.swap(true, Relaxed)
     }
 
     pub(super) fn release(&self) {
         if !cfg!(loom) {
-            self.0.store(false, Release);
+            // Relaxed: nothing written under the token is read by its next holder.
+            self.0.store(false, Relaxed);
         }
     }
 }

@@ -22,13 +22,23 @@
 //! `Published` holds what the monitor learned about the worker's polls (for metrics):
 //! when it first saw the current poll, polls longer than `LONG_POLL`, the longest seen.
 //! These are std atomics (also under loom): they carry no synchronization.
+//!
+//! Why every access here is `Relaxed` (the weakening sweep's rows, loom-tests/README.md):
+//! no access publishes or reads memory on the strength of these words. The task in the
+//! LIFO slot travels through the slot's own atomic (the owner's Release store or swap, a
+//! taker's Acquire swap), and exactly one swap wins it; `poll_seq` and `stuck_seq` only
+//! decide whether a sibling *tries* the slot, and a stale answer either way is harmless
+//! (a stale "stuck" runs the task a little early elsewhere, a stale "not stuck" leaves it
+//! to the owner or to the monitor's next tick). The `Published` words are metrics (each
+//! read on its own; a torn pair is at worst a poll reported as starting now). The loom
+//! suite `loom_lifo` drives `WorkerShared` (exported to loom builds, generic over the item
+//! so a model can use test items) to pin the permission's *logic*: not stuck, nothing to
+//! take; stuck, the thief gets the task; the owner's next poll ends the permission.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
-use queue::LifoSlot;
-
-use crate::scheduler::RunTask;
+use queue::{LifoSlot, Link};
 
 /// `poll_seq` of a parked (or parking) worker.
 pub(super) const IDLE: u64 = 0;
@@ -36,14 +46,18 @@ pub(super) const IDLE: u64 = 0;
 /// Polls at least this long count in `WorkerMetrics::long_polls`.
 pub(crate) const LONG_POLL: Duration = Duration::from_millis(10);
 
-pub(super) struct WorkerShared {
+/// One worker's shared line (see the module docs). Generic over the slot's item only so
+/// that the loom suite can drive it with test items; the scheduler's holds `RunTask`s.
+pub struct WorkerShared<T: Link> {
     poll_seq: AtomicU64,
     stuck_seq: AtomicU64,
-    pub(super) lifo: LifoSlot<RunTask>,
+    /// The worker's LIFO slot.
+    pub lifo: LifoSlot<T>,
 }
 
-impl WorkerShared {
-    pub(super) fn new() -> WorkerShared {
+impl<T: Link> WorkerShared<T> {
+    /// A worker that is not polling (`IDLE`), with an empty slot, never found stuck.
+    pub fn new() -> WorkerShared<T> {
         WorkerShared {
             poll_seq: AtomicU64::new(IDLE),
             stuck_seq: AtomicU64::new(IDLE),
@@ -53,39 +67,39 @@ impl WorkerShared {
 
     /// Owner: a poll (the `polls`th) begins.
     #[inline]
-    pub(super) fn begin_poll(&self, polls: u64) {
+    pub fn begin_poll(&self, polls: u64) {
         self.poll_seq.store((polls << 1) | 1, Relaxed);
     }
 
     /// Owner: the poll ended.
     #[inline]
-    pub(super) fn end_poll(&self, polls: u64) {
+    pub fn end_poll(&self, polls: u64) {
         self.poll_seq.store(polls << 1, Relaxed);
     }
 
     /// Owner: about to park.
-    pub(super) fn idle(&self) {
+    pub fn idle(&self) {
         self.poll_seq.store(IDLE, Relaxed);
     }
 
     /// The current `poll_seq` (monitor, metrics).
-    pub(super) fn poll_seq(&self) -> u64 {
+    pub fn poll_seq(&self) -> u64 {
         self.poll_seq.load(Relaxed)
     }
 
     /// Monitor: the poll `seq` has lasted a tick; its LIFO slot may be taken.
-    pub(super) fn mark_stuck(&self, seq: u64) {
+    pub fn mark_stuck(&self, seq: u64) {
         self.stuck_seq.store(seq, Relaxed);
     }
 
     /// True while the worker is inside the poll the monitor found stuck.
-    pub(super) fn is_stuck(&self) -> bool {
+    pub fn is_stuck(&self) -> bool {
         let seq = self.poll_seq.load(Relaxed);
         seq & 1 == 1 && self.stuck_seq.load(Relaxed) == seq
     }
 
     /// Any sibling: takes the stuck worker's LIFO task (None when not stuck, or empty).
-    pub(super) fn steal_lifo(&self) -> Option<RunTask> {
+    pub fn steal_lifo(&self) -> Option<T> {
         if self.is_stuck() {
             self.lifo.steal()
         } else {
@@ -99,7 +113,7 @@ impl WorkerShared {
     /// costs nothing here; under loom (no monitor, never stuck) a slot load first would be
     /// a racing access to every push and take of the owner's, multiplying the
     /// interleavings every scheduler model explores for a test that cannot pass.
-    pub(super) fn has_stealable_lifo(&self) -> bool {
+    pub fn has_stealable_lifo(&self) -> bool {
         self.is_stuck() && !self.lifo.is_empty()
     }
 }

@@ -105,7 +105,7 @@ pub(crate) struct Core {
     /// Recent idle episodes: whether a spin pays (spin.rs).
     spin: SpinPolicy,
     /// This worker's LIFO slot and poll stamp (`Shared::workers[index]`).
-    me: std::sync::Arc<CachePadded<WorkerShared>>,
+    me: std::sync::Arc<CachePadded<WorkerShared<RunTask>>>,
     stats: Stats,
 }
 
@@ -126,7 +126,7 @@ impl Core {
         park: Parker,
         config: &Config,
         spin_rounds: u32,
-        me: std::sync::Arc<CachePadded<WorkerShared>>,
+        me: std::sync::Arc<CachePadded<WorkerShared<RunTask>>>,
     ) -> Box<Core> {
         Box::new(Core {
             index,
