@@ -15,6 +15,16 @@
 //! - Generation bumps (`reset`) happen under the same mutex, and the driver re-checks the
 //!   generation under it before taking wakers, so a stale dispatch cannot wake a new occupant.
 //!
+//!
+//! Orderings: the word publishes no other memory but the shutdown. A poller reads only the
+//! word (bits and tick) and then makes a syscall, so the driver's readiness CAS, a clear
+//! and a generation bump are Relaxed (coherence on the one word, and the entry's mutex
+//! and the slab's allocation mutex, order everything else). The one pair is SHUTDOWN:
+//! `shutdown`'s Release `fetch_or` and `poll_ready`'s Acquire loads, so a poll that fails
+//! with the shutdown error happens-after the driver's shutdown began (and
+//! `Handle::is_shutdown` asked after it answers true), the contract the runtime's other
+//! "closed" answers keep.
+//!
 //! The tasks waiting on each direction are kept by `Waiters` (see `waiters.rs`): any
 //! number of them; an event wakes them all.
 
@@ -220,9 +230,12 @@ pub(crate) struct ScheduledIo {
 impl ScheduledIo {
     /// The generation of the current occupant.
     pub(crate) fn generation(&self) -> usize {
-        // Acquire: pairs with the Release store in `reset`, so the allocator that reads the
-        // new generation also sees the cleared word.
-        gen_of(self.state.load(Ordering::Acquire))
+        // Relaxed: the one caller (`Slab::alloc`) popped the index from the free list under
+        // the allocation mutex, which `Slab::free` pushed it onto after `reset`: the mutex
+        // orders the bump before this load, so coherence gives the new generation (and a
+        // fresh page's zeroed word comes through its `OnceLock`). Nothing else is read on
+        // the strength of this load.
+        gen_of(self.state.load(Ordering::Relaxed))
     }
 
     /// The readiness bits currently set (test/diagnostic use).
@@ -234,9 +247,15 @@ impl ScheduledIo {
     /// Driver side: OR `ready` into the word and stamp `tick`, unless `gen` is stale.
     /// Returns false when the token belonged to an earlier occupant.
     pub(crate) fn set_readiness(&self, gen: usize, tick: usize, ready: Ready) -> bool {
-        // Acquire/AcqRel: a single-location RMW loop; the orderings only make the word's
-        // history a clean release sequence for pollers that load it with Acquire.
-        let mut cur = self.state.load(Ordering::Acquire);
+        // Relaxed, load and CAS: they publish and acquire no other memory. A poller that
+        // sees the bits reads nothing the driver wrote before them: it makes a syscall (the
+        // kernel orders the data), and the tick it hands back to `clear_readiness` is in
+        // the word. The driver reads nothing on their strength either: the generation test
+        // is on this word (coherence) and is repeated under the entry's mutex in
+        // `take_wakers`, which is also what orders this CAS against a poller registering its
+        // waker (the driver updates the word before taking that mutex, see the module doc).
+        // The RMW keeps `shutdown`'s release sequence going (any RMW does).
+        let mut cur = self.state.load(Ordering::Relaxed);
         loop {
             if gen_of(cur) != gen {
                 return false;
@@ -246,7 +265,7 @@ impl ScheduledIo {
                 | ((tick & TICK_MASK) << TICK_SHIFT);
             match self
                 .state
-                .compare_exchange_weak(cur, new, Ordering::AcqRel, Ordering::Acquire)
+                .compare_exchange_weak(cur, new, Ordering::Relaxed, Ordering::Relaxed)
             {
                 Ok(_) => return true,
                 Err(actual) => cur = actual,
@@ -276,7 +295,10 @@ impl ScheduledIo {
         cx: &mut Context<'_>,
         dir: Direction,
     ) -> Poll<io::Result<ReadyEvent>> {
-        // Acquire: pairs with the driver's AcqRel CAS that set the bits.
+        // Acquire: pairs with `shutdown`'s Release `fetch_or` (through the RMWs after it):
+        // a poll that fails with the shutdown error happens-after the driver's shutdown
+        // began, so `Handle::is_shutdown` asked after it answers true. The readiness bits
+        // themselves would do with Relaxed (see `set_readiness`).
         if let Some(r) = Self::check(self.state.load(Ordering::Acquire), dir) {
             return Poll::Ready(r);
         }
@@ -337,7 +359,9 @@ impl ScheduledIo {
 
     /// Mark shut down and move every waiter to `out`.
     pub(crate) fn shutdown(&self, out: &mut Vec<Waker>) {
-        // Release: pollers that see SHUTDOWN with Acquire see the driver's earlier state.
+        // Release: pairs with `poll_ready`'s Acquire loads: a poller that sees SHUTDOWN
+        // happens-after the slab's shutdown flag (set before this by `Slab::shutdown`) and
+        // what the shutting-down thread did before `Driver::shutdown`.
         self.state.fetch_or(SHUTDOWN, Ordering::Release);
         let mut waiters = self.waiters.lock();
         waiters.take(Direction::Read, out);
@@ -351,9 +375,12 @@ impl ScheduledIo {
         // Relaxed load: we hold the mutex that serialises generation changes.
         let gen = gen_of(self.state.load(Ordering::Relaxed));
         let next = ((gen + 1) & GEN_MASK) << GEN_SHIFT;
-        // Release: pairs with the Acquire in `generation()` / the driver's CAS loads, so a
-        // dispatch that reads the new generation also reads the cleared bits.
-        self.state.store(next, Ordering::Release);
+        // Relaxed: it publishes nothing. A dispatch that reads the new generation reads the
+        // cleared bits with it (one word); the next occupant's `generation()` and polls are
+        // ordered after this store by the slab's allocation mutex (`Slab::free` pushes the
+        // index after this); `take_wakers` reads it under the mutex we hold; the previous
+        // occupant polls no more (its `Registration` is being dropped).
+        self.state.store(next, Ordering::Relaxed);
         std::mem::take(&mut *waiters)
     }
 }

@@ -23,15 +23,21 @@ static ANY_PAUSED: AtomicBool = AtomicBool::new(false);
 
 /// Records that some clock is (about to be) paused; before the pause itself.
 pub(crate) fn note_paused() {
-    // Release/Acquire: a thread that sees the flag also sees everything before the pause;
-    // one that does not yet see it can only be outside the paused runtime's own threads
-    // (they are ordered after the pause by the runtime's own synchronization).
-    ANY_PAUSED.store(true, Ordering::Release);
+    // Relaxed: the flag publishes nothing. Nothing is written before it that a reader
+    // reads because it saw `true`: such a reader only looks up its own thread's runtime
+    // and reads that runtime's clock, which has its own flag and mutex (`io_driver`'s
+    // `clock.rs`). What must hold is visibility, not ordering: a thread ordered after this
+    // store by other synchronization (the runtime's threads after `Builder::build` or after
+    // the task that paused) reads `true` by coherence whatever the ordering here; a thread
+    // not ordered after it may read `false` (and the real time) with any ordering.
+    ANY_PAUSED.store(true, Ordering::Relaxed);
 }
 
 /// Whether any clock was ever paused in this process.
 pub(crate) fn any_paused() -> bool {
-    ANY_PAUSED.load(Ordering::Acquire)
+    // Relaxed: see `note_paused`; a `true` acquires nothing (the clock read after it
+    // synchronizes through its own mutex).
+    ANY_PAUSED.load(Ordering::Relaxed)
 }
 use crate::scheduler;
 
