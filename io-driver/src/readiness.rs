@@ -31,10 +31,13 @@
 use std::fmt;
 use std::io;
 use std::ops::BitOr;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll, Waker};
 
-use parking_lot::Mutex;
+// Through the shim (std / parking_lot normally, loom under `--cfg loom`): the word and the
+// entry's mutex are what `loom-tests`' `loom_readiness` models. Nothing else in this crate
+// goes through the shim; the driver's mio parts are never built into a model.
+use shim::sync::atomic::{AtomicUsize, Ordering};
+use shim::sync::Mutex;
 
 use crate::waiters::Waiters;
 
@@ -221,10 +224,18 @@ pub(crate) fn shutdown_error() -> io::Error {
 /// The state of one slab entry. Aligned to a cache line: entries of different sockets are
 /// hammered by different workers and by the driver.
 #[repr(align(64))]
-#[derive(Default)]
 pub(crate) struct ScheduledIo {
     state: AtomicUsize,
     waiters: Mutex<Waiters>,
+}
+
+impl Default for ScheduledIo {
+    fn default() -> Self {
+        ScheduledIo {
+            state: AtomicUsize::new(0),
+            waiters: Mutex::new(Waiters::default()),
+        }
+    }
 }
 
 impl ScheduledIo {
@@ -382,6 +393,54 @@ impl ScheduledIo {
         // occupant polls no more (its `Registration` is being dropped).
         self.state.store(next, Ordering::Relaxed);
         std::mem::take(&mut *waiters)
+    }
+}
+
+/// `ScheduledIo` for `loom-tests` (loom builds only; not an API): the readiness word and
+/// its waiters driven alone, as the driver's dispatch and a resource's polls use them.
+#[cfg(loom)]
+pub mod loom_export {
+    use super::*;
+
+    /// One slab entry's readiness state, generation 0.
+    #[derive(Default)]
+    pub struct LoomScheduledIo(ScheduledIo);
+
+    impl LoomScheduledIo {
+        /// A fresh entry (generation 0, nothing ready).
+        pub fn new() -> Self {
+            Self::default()
+        }
+        /// The driver's dispatch of one event (`Slab::dispatch`): set, then take the wakers.
+        pub fn dispatch(&self, gen: usize, tick: usize, ready: Ready, out: &mut Vec<Waker>) {
+            if self.0.set_readiness(gen, tick, ready) {
+                self.0.take_wakers(gen, ready, out);
+            }
+        }
+        /// A resource's poll (`Registration::poll_ready`).
+        pub fn poll_ready(
+            &self,
+            cx: &mut Context<'_>,
+            dir: Direction,
+        ) -> Poll<io::Result<ReadyEvent>> {
+            self.0.poll_ready(cx, dir)
+        }
+        /// After a `WouldBlock` (`Registration::clear_readiness`).
+        pub fn clear_readiness(&self, ev: ReadyEvent) {
+            self.0.clear_readiness(ev)
+        }
+        /// The driver's shutdown of this entry (`Slab::shutdown`).
+        pub fn shutdown(&self, out: &mut Vec<Waker>) {
+            self.0.shutdown(out)
+        }
+        /// The entry's free (`Slab::free`); the waiters are dropped.
+        pub fn reset(&self) {
+            drop(self.0.reset());
+        }
+        /// The current occupant's generation.
+        pub fn generation(&self) -> usize {
+            self.0.generation()
+        }
     }
 }
 
