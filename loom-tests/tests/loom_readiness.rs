@@ -13,6 +13,13 @@
 //!   answers true). Fails with `shutdown`'s `fetch_or` or either of `poll_ready`'s loads
 //!   weakened to Relaxed.
 //!
+//! Not modelled: a free (`reset`, a plain store of the new generation) racing the driver's
+//! dispatch of a stale token. loom 0.7 lets a plain store land between the read and the
+//! write of a concurrent RMW (tokio-rs/loom#254, #389; the fix, tokio-rs/loom#391, is not
+//! released), so such a model fails on executions C++ forbids (the free's own next load
+//! reads the stale CAS's write). `io-driver`'s unit tests pin that path instead
+//! (`stale_generation_is_rejected`, `stale_token_never_wakes_the_slots_next_occupant`).
+//!
 //! Bound: `LOOM_MAX_PREEMPTIONS` (read by `loom::model::Builder::new`), 3 when unset.
 
 #![cfg(loom)]
