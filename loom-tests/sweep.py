@@ -539,6 +539,10 @@ RESOLVED = {
         "Acquire -> Relaxed is caught",
     ("runtime/src/scheduler/current_thread.rs", "run_until", "load Acquire -> Relaxed"):
         "weakened to Relaxed in the code (a true it reads is read again by the swap)",
+    ("io-driver/src/readiness.rs", "clear_readiness", "a clear's CAS gives up when it raced"):
+        "harmless, argued: a clear that gives up leaves readiness set, so the next poll "
+        "returns it, the I/O operation meets WouldBlock again and clears again (one spurious "
+        "round); no event can be lost by clearing less",
 }
 
 
