@@ -15,7 +15,6 @@
 //! - Generation bumps (`reset`) happen under the same mutex, and the driver re-checks the
 //!   generation under it before taking wakers, so a stale dispatch cannot wake a new occupant.
 //!
-//!
 //! Orderings: the word publishes no other memory but the shutdown. A poller reads only the
 //! word (bits and tick) and then makes a syscall, so the driver's readiness CAS, a clear
 //! and a generation bump are Relaxed (coherence on the one word, and the entry's mutex
@@ -23,7 +22,8 @@
 //! `shutdown`'s Release `fetch_or` and `poll_ready`'s Acquire loads, so a poll that fails
 //! with the shutdown error happens-after the driver's shutdown began (and
 //! `Handle::is_shutdown` asked after it answers true), the contract the runtime's other
-//! "closed" answers keep.
+//! "closed" answers keep. `loom-tests`' `loom_readiness` models the word and the mutex
+//! (this file's only shim types): an event racing a clear, and the SHUTDOWN pair.
 //!
 //! The tasks waiting on each direction are kept by `Waiters` (see `waiters.rs`): any
 //! number of them; an event wakes them all.
