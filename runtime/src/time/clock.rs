@@ -153,7 +153,24 @@ pub(crate) fn deadline_after(duration: Duration) -> Instant {
 /// Held by a blocking task while time is paused: the runtime must not skip time while
 /// work it cannot see is still running (tokio's rule for `spawn_blocking`). Dropping it
 /// lets auto-advance go on and unparks the driver so it looks again.
+///
+/// A task that ran drops it only once its completion is published (`after_run`, called
+/// by the pool thread when the run returned), as tokio does in the blocking task's
+/// release: dropped at the end of the closure, it would let the driver auto-advance
+/// (firing timers) before the task's `JoinHandle` can see the output, so a task waiting
+/// for both could see the timer first.
 pub(crate) struct AutoAdvanceGuard(Option<std::sync::Arc<io_driver::Handle>>);
+
+std::thread_local! {
+    /// The guard of the blocking task this pool thread is running, parked by its closure
+    /// (`AutoAdvanceGuard::defer`) until the run returned (`after_run`).
+    static AFTER_RUN: std::cell::Cell<Option<AutoAdvanceGuard>> = const { std::cell::Cell::new(None) };
+}
+
+/// Test hook: called with nothing when a guard of a paused clock lets time advance.
+#[cfg(test)]
+pub(crate) static ON_RELEASE: std::sync::Mutex<Option<Box<dyn Fn() + Send>>> =
+    std::sync::Mutex::new(None);
 
 impl AutoAdvanceGuard {
     /// A guard that inhibits auto-advance if `clock` is paused now (else a no-op guard).
@@ -165,9 +182,30 @@ impl AutoAdvanceGuard {
     }
 }
 
+impl AutoAdvanceGuard {
+    /// Called by the task's closure when it ends (returning or unwinding), on the pool
+    /// thread inside the run: parks the guard until `after_run`.
+    pub(crate) fn defer(self) {
+        if self.0.is_some() {
+            AFTER_RUN.with(|slot| slot.set(Some(self)));
+        }
+    }
+
+    /// Called by a pool thread after each run: the run published the task's completion,
+    /// so the guard its closure parked may now let time advance.
+    pub(crate) fn after_run() {
+        // `try_with`: a thread being torn down has dropped the slot (and its guard) itself.
+        let _ = AFTER_RUN.try_with(|slot| drop(slot.take()));
+    }
+}
+
 impl Drop for AutoAdvanceGuard {
     fn drop(&mut self) {
         if let Some(clock) = self.0.take() {
+            #[cfg(test)]
+            if let Some(hook) = &*ON_RELEASE.lock().unwrap() {
+                hook();
+            }
             clock.allow_auto_advance();
             clock.unpark();
         }
