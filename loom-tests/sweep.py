@@ -3,7 +3,8 @@
 flag test) matter to some loom model?
 
 For each atomic operation in the shipping code that goes through the shim (queue/,
-task/, runtime/src/{park.rs,scheduler,sync/}), this script makes the
+task/, runtime/src/{park.rs,scheduler,sync/}, io-driver/src/readiness.rs), this script
+makes the
 one-step-weaker variant -- SeqCst -> AcqRel (RMW) / Acquire (load, CAS failure) /
 Release (store), AcqRel -> Acquire and -> Release, Acquire/Release -> Relaxed -- plus the
 hand-written variants in `MANUAL` (a retried CAS that gives up, a flag test removed,
@@ -66,7 +67,11 @@ SUITES = [
     ("runtime/src/scheduler/multi_thread/spin.rs", []),
     ("runtime/src/scheduler/multi_thread/monitor.rs", []),
     ("runtime/src/scheduler/", ["loom_scheduler"]),
+    # The I/O driver's readiness word: the only part of io-driver built under loom.
+    ("io-driver/src/readiness.rs", ["loom_readiness"]),
 ]
+# Not swept (no loom build; every row argued in README.md instead): runtime/src/time/clock.rs
+# and io-driver's slab.rs, timer.rs, clock.rs, driver.rs (std atomics under mutexes).
 
 FILES = [
     "queue/src/local.rs",
@@ -100,6 +105,7 @@ FILES = [
     "runtime/src/scheduler/multi_thread/stall.rs",
     "runtime/src/scheduler/multi_thread/spin.rs",
     "runtime/src/scheduler/multi_thread/monitor.rs",
+    "io-driver/src/readiness.rs",
 ]
 
 # The slow suite's tests that reach a file's code, per suite (the likely catcher first):
@@ -256,17 +262,38 @@ MANUAL = [
      "seq & 1 == 1",
      "`is_stuck` does not test that the monitor found this poll stuck"),
     ("flag:stealable-lifo-ignores-empty", "runtime/src/scheduler/multi_thread/stall.rs",
-     "!self.lifo.is_empty() && self.is_stuck()",
+     "self.is_stuck() && !self.lifo.is_empty()",
      "self.is_stuck()",
      "`has_stealable_lifo` offers a stuck worker's empty slot to searchers"),
     ("flag:stealable-lifo-ignores-stuck", "runtime/src/scheduler/multi_thread/stall.rs",
-     "!self.lifo.is_empty() && self.is_stuck()",
+     "self.is_stuck() && !self.lifo.is_empty()",
      "!self.lifo.is_empty()",
      "`has_stealable_lifo` offers any worker's LIFO task to searchers"),
     ("plant:lifo-take-load-then-store", "queue/src/lifo.rs",
      "        let p = self.item.swap(ptr::null_mut(), Acquire);",
      "        let p = self.item.load(Acquire);\n        self.item.store(ptr::null_mut(), Relaxed);",
      "taking from the LIFO slot is a load then a store of null, not one swap"),
+    # --- the I/O driver's readiness word (io-driver/src/readiness.rs) ---
+    ("cas:readiness-set-gives-up", "io-driver/src/readiness.rs",
+     """                Ok(_) => return true,
+                Err(actual) => cur = actual,""",
+     """                Ok(_) => return true,
+                Err(_) => return false,""",
+     "the driver's readiness CAS gives up when a clear raced it"),
+    ("flag:readiness-clear-ignores-tick", "io-driver/src/readiness.rs",
+     "            if tick_of(cur) != ev.tick {",
+     "            if false && tick_of(cur) != ev.tick {",
+     "a clear ignores the tick (erases a newer event)"),
+    ("flag:readiness-no-recheck-under-lock", "io-driver/src/readiness.rs",
+     "        let res = Self::check(self.state.load(Ordering::Acquire), dir);",
+     "        let res: Option<io::Result<ReadyEvent>> = None;",
+     "a poll does not re-read the word under the mutex after registering its waker"),
+    ("cas:readiness-clear-gives-up", "io-driver/src/readiness.rs",
+     """                Ok(_) => return,
+                Err(actual) => cur = actual,""",
+     """                Ok(_) => return,
+                Err(_) => return,""",
+     "a clear's CAS gives up when it raced"),
 ]
 
 ORD = r"(?:(?:shim::sync::atomic::|std::sync::atomic::)?Ordering::)?(Relaxed|Acquire|Release|AcqRel|SeqCst)\b"
@@ -661,6 +688,10 @@ RESOLVED = {
         "Acquire -> Relaxed is caught",
     ("runtime/src/scheduler/current_thread.rs", "run_until", "load Acquire -> Relaxed"):
         "weakened to Relaxed in the code (a true it reads is read again by the swap)",
+    ("io-driver/src/readiness.rs", "clear_readiness", "a clear's CAS gives up when it raced"):
+        "harmless, argued: a clear that gives up leaves readiness set, so the next poll "
+        "returns it, the I/O operation meets WouldBlock again and clears again (one spurious "
+        "round); no event can be lost by clearing less",
 }
 
 

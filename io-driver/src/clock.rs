@@ -11,7 +11,10 @@
 //! Invariants: the clock never goes backwards (pausing rounds its reading up to the wheel's
 //! millisecond grid, a forward step of under 1 ms); while it was never paused, `now()` is one
 //! atomic load plus `Instant::now()` (no lock). Once paused, readings go through a mutex
-//! (`base` plus the real time elapsed since `unfrozen` while running).
+//! (`base` plus the real time elapsed since `unfrozen` while running). The flag that says
+//! so (`virtualized`) is Relaxed everywhere: it is set inside the mutex's critical section
+//! and every reader that acts on it then takes the mutex, which orders the state (the
+//! argument is at the store in `pause`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -47,16 +50,17 @@ impl Clock {
     }
 
     pub(crate) fn now(&self) -> Instant {
-        // Acquire: pairs with the Release in `pause`, so a reader that sees the flag
-        // reads the state through the mutex.
-        if !self.virtualized.load(Ordering::Acquire) {
+        // Relaxed: a reader that sees the flag reads the state under the mutex, and the
+        // mutex orders it after `pause` (see there); one that does not reads real time.
+        if !self.virtualized.load(Ordering::Relaxed) {
             return Instant::now();
         }
         self.state.lock().now()
     }
 
     pub(crate) fn is_paused(&self) -> bool {
-        self.virtualized.load(Ordering::Acquire) && self.state.lock().unfrozen.is_none()
+        // Relaxed: as in `now`; `true` is answered only from the state read under the mutex.
+        self.virtualized.load(Ordering::Relaxed) && self.state.lock().unfrozen.is_none()
     }
 
     /// Freezes the clock at its reading rounded up to a whole millisecond after `grid` (the
@@ -70,6 +74,7 @@ impl Clock {
                         `time::resume()` in between",
             );
         }
+        // Relaxed: the flag is written only here, under the mutex we hold.
         let now = if self.virtualized.load(Ordering::Relaxed) {
             state.now()
         } else {
@@ -85,7 +90,14 @@ impl Clock {
             .filter(|&t| t >= now)
             .unwrap_or(now);
         state.unfrozen = None;
-        self.virtualized.store(true, Ordering::Release);
+        // Relaxed, and it must stay inside the critical section: the flag publishes nothing
+        // itself. Every reader that acts on `true` (`now`, `is_paused`, `can_auto_advance`)
+        // then takes this mutex and reads the state under it. Its critical section cannot
+        // come before ours: then its unlock would happen-before our lock and so before this
+        // store, and a load that happens-before a store cannot read from it (coherence). So
+        // it comes after ours, and the mutex gives it the frozen state. A reader that still
+        // reads `false` reads real time, as it could just before the pause.
+        self.virtualized.store(true, Ordering::Relaxed);
         Ok(())
     }
 
@@ -112,7 +124,8 @@ impl Clock {
 
     /// Paused, and nobody inhibits auto-advance.
     pub(crate) fn can_auto_advance(&self) -> bool {
-        if !self.virtualized.load(Ordering::Acquire) {
+        // Relaxed: as in `now`.
+        if !self.virtualized.load(Ordering::Relaxed) {
             return false;
         }
         let state = self.state.lock();

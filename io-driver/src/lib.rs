@@ -45,3 +45,8 @@ pub use driver::{Driver, Handle};
 pub use readiness::{Direction, Ready, ReadyEvent};
 pub use registration::Registration;
 pub use timer::{Timer, TimerShutdown};
+
+/// loom builds only (`loom-tests`' `loom_readiness`): not an API.
+#[cfg(loom)]
+#[doc(hidden)]
+pub use readiness::loom_export::LoomScheduledIo;

@@ -15,16 +15,29 @@
 //! - Generation bumps (`reset`) happen under the same mutex, and the driver re-checks the
 //!   generation under it before taking wakers, so a stale dispatch cannot wake a new occupant.
 //!
+//! Orderings: the word publishes no other memory but the shutdown. A poller reads only the
+//! word (bits and tick) and then makes a syscall, so the driver's readiness CAS, a clear
+//! and a generation bump are Relaxed (coherence on the one word, and the entry's mutex
+//! and the slab's allocation mutex, order everything else). The one pair is SHUTDOWN:
+//! `shutdown`'s Release `fetch_or` and `poll_ready`'s Acquire loads, so a poll that fails
+//! with the shutdown error happens-after the driver's shutdown began (and
+//! `Handle::is_shutdown` asked after it answers true), the contract the runtime's other
+//! "closed" answers keep. `loom-tests`' `loom_readiness` models the word and the mutex
+//! (this file's only shim types): an event racing a clear, and the SHUTDOWN pair.
+//!
 //! The tasks waiting on each direction are kept by `Waiters` (see `waiters.rs`): any
 //! number of them; an event wakes them all.
 
 use std::fmt;
 use std::io;
 use std::ops::BitOr;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll, Waker};
 
-use parking_lot::Mutex;
+// Through the shim (std / parking_lot normally, loom under `--cfg loom`): the word and the
+// entry's mutex are what `loom-tests`' `loom_readiness` models. Nothing else in this crate
+// goes through the shim; the driver's mio parts are never built into a model.
+use shim::sync::atomic::{AtomicUsize, Ordering};
+use shim::sync::Mutex;
 
 use crate::waiters::Waiters;
 
@@ -211,18 +224,29 @@ pub(crate) fn shutdown_error() -> io::Error {
 /// The state of one slab entry. Aligned to a cache line: entries of different sockets are
 /// hammered by different workers and by the driver.
 #[repr(align(64))]
-#[derive(Default)]
 pub(crate) struct ScheduledIo {
     state: AtomicUsize,
     waiters: Mutex<Waiters>,
 }
 
+impl Default for ScheduledIo {
+    fn default() -> Self {
+        ScheduledIo {
+            state: AtomicUsize::new(0),
+            waiters: Mutex::new(Waiters::default()),
+        }
+    }
+}
+
 impl ScheduledIo {
     /// The generation of the current occupant.
     pub(crate) fn generation(&self) -> usize {
-        // Acquire: pairs with the Release store in `reset`, so the allocator that reads the
-        // new generation also sees the cleared word.
-        gen_of(self.state.load(Ordering::Acquire))
+        // Relaxed: the one caller (`Slab::alloc`) popped the index from the free list under
+        // the allocation mutex, which `Slab::free` pushed it onto after `reset`: the mutex
+        // orders the bump before this load, so coherence gives the new generation (and a
+        // fresh page's zeroed word comes through its `OnceLock`). Nothing else is read on
+        // the strength of this load.
+        gen_of(self.state.load(Ordering::Relaxed))
     }
 
     /// The readiness bits currently set (test/diagnostic use).
@@ -234,9 +258,15 @@ impl ScheduledIo {
     /// Driver side: OR `ready` into the word and stamp `tick`, unless `gen` is stale.
     /// Returns false when the token belonged to an earlier occupant.
     pub(crate) fn set_readiness(&self, gen: usize, tick: usize, ready: Ready) -> bool {
-        // Acquire/AcqRel: a single-location RMW loop; the orderings only make the word's
-        // history a clean release sequence for pollers that load it with Acquire.
-        let mut cur = self.state.load(Ordering::Acquire);
+        // Relaxed, load and CAS: they publish and acquire no other memory. A poller that
+        // sees the bits reads nothing the driver wrote before them: it makes a syscall (the
+        // kernel orders the data), and the tick it hands back to `clear_readiness` is in
+        // the word. The driver reads nothing on their strength either: the generation test
+        // is on this word (coherence) and is repeated under the entry's mutex in
+        // `take_wakers`, which is also what orders this CAS against a poller registering its
+        // waker (the driver updates the word before taking that mutex, see the module doc).
+        // The RMW keeps `shutdown`'s release sequence going (any RMW does).
+        let mut cur = self.state.load(Ordering::Relaxed);
         loop {
             if gen_of(cur) != gen {
                 return false;
@@ -246,7 +276,7 @@ impl ScheduledIo {
                 | ((tick & TICK_MASK) << TICK_SHIFT);
             match self
                 .state
-                .compare_exchange_weak(cur, new, Ordering::AcqRel, Ordering::Acquire)
+                .compare_exchange_weak(cur, new, Ordering::Relaxed, Ordering::Relaxed)
             {
                 Ok(_) => return true,
                 Err(actual) => cur = actual,
@@ -276,7 +306,10 @@ impl ScheduledIo {
         cx: &mut Context<'_>,
         dir: Direction,
     ) -> Poll<io::Result<ReadyEvent>> {
-        // Acquire: pairs with the driver's AcqRel CAS that set the bits.
+        // Acquire: pairs with `shutdown`'s Release `fetch_or` (through the RMWs after it):
+        // a poll that fails with the shutdown error happens-after the driver's shutdown
+        // began, so `Handle::is_shutdown` asked after it answers true. The readiness bits
+        // themselves would do with Relaxed (see `set_readiness`).
         if let Some(r) = Self::check(self.state.load(Ordering::Acquire), dir) {
             return Poll::Ready(r);
         }
@@ -337,7 +370,9 @@ impl ScheduledIo {
 
     /// Mark shut down and move every waiter to `out`.
     pub(crate) fn shutdown(&self, out: &mut Vec<Waker>) {
-        // Release: pollers that see SHUTDOWN with Acquire see the driver's earlier state.
+        // Release: pairs with `poll_ready`'s Acquire loads: a poller that sees SHUTDOWN
+        // happens-after the slab's shutdown flag (set before this by `Slab::shutdown`) and
+        // what the shutting-down thread did before `Driver::shutdown`.
         self.state.fetch_or(SHUTDOWN, Ordering::Release);
         let mut waiters = self.waiters.lock();
         waiters.take(Direction::Read, out);
@@ -351,10 +386,61 @@ impl ScheduledIo {
         // Relaxed load: we hold the mutex that serialises generation changes.
         let gen = gen_of(self.state.load(Ordering::Relaxed));
         let next = ((gen + 1) & GEN_MASK) << GEN_SHIFT;
-        // Release: pairs with the Acquire in `generation()` / the driver's CAS loads, so a
-        // dispatch that reads the new generation also reads the cleared bits.
-        self.state.store(next, Ordering::Release);
+        // Relaxed: it publishes nothing. A dispatch that reads the new generation reads the
+        // cleared bits with it (one word); the next occupant's `generation()` and polls are
+        // ordered after this store by the slab's allocation mutex (`Slab::free` pushes the
+        // index after this); `take_wakers` reads it under the mutex we hold; the previous
+        // occupant polls no more (its `Registration` is being dropped).
+        self.state.store(next, Ordering::Relaxed);
         std::mem::take(&mut *waiters)
+    }
+}
+
+/// `ScheduledIo` for `loom-tests` (loom builds only; not an API): the readiness word and
+/// its waiters driven alone, as the driver's dispatch and a resource's polls use them.
+#[cfg(loom)]
+pub mod loom_export {
+    use super::*;
+
+    /// One slab entry's readiness state, generation 0.
+    #[derive(Default)]
+    pub struct LoomScheduledIo(ScheduledIo);
+
+    impl LoomScheduledIo {
+        /// A fresh entry (generation 0, nothing ready).
+        pub fn new() -> Self {
+            Self::default()
+        }
+        /// The driver's dispatch of one event (`Slab::dispatch`): set, then take the wakers.
+        pub fn dispatch(&self, gen: usize, tick: usize, ready: Ready, out: &mut Vec<Waker>) {
+            if self.0.set_readiness(gen, tick, ready) {
+                self.0.take_wakers(gen, ready, out);
+            }
+        }
+        /// A resource's poll (`Registration::poll_ready`).
+        pub fn poll_ready(
+            &self,
+            cx: &mut Context<'_>,
+            dir: Direction,
+        ) -> Poll<io::Result<ReadyEvent>> {
+            self.0.poll_ready(cx, dir)
+        }
+        /// After a `WouldBlock` (`Registration::clear_readiness`).
+        pub fn clear_readiness(&self, ev: ReadyEvent) {
+            self.0.clear_readiness(ev)
+        }
+        /// The driver's shutdown of this entry (`Slab::shutdown`).
+        pub fn shutdown(&self, out: &mut Vec<Waker>) {
+            self.0.shutdown(out)
+        }
+        /// The entry's free (`Slab::free`); the waiters are dropped.
+        pub fn reset(&self) {
+            drop(self.0.reset());
+        }
+        /// The current occupant's generation.
+        pub fn generation(&self) -> usize {
+            self.0.generation()
+        }
     }
 }
 

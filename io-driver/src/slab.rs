@@ -148,8 +148,12 @@ impl Slab {
     /// Flag shutdown and mark every entry ever handed out. Returns false if already done.
     pub(crate) fn shutdown(&self, out: &mut Vec<Waker>) -> bool {
         let st = self.alloc.lock();
-        // Release: pairs with the Acquire in `is_shutdown`. Against `alloc` the mutex orders it;
-        // the per-entry SHUTDOWN bit set below is what polls actually check.
+        // Release: pairs with the Acquire in `is_shutdown` (public, as `Handle::is_shutdown`):
+        // a `true` answer happens-after what the shutting-down thread did before
+        // `Driver::shutdown`, the contract of the runtime's other "closed" answers.
+        // Against `alloc` the mutex orders it (its Relaxed load is under the mutex); the
+        // per-entry SHUTDOWN bit set below is what polls actually check, with
+        // its own Release/Acquire pair (`readiness.rs`).
         if self.shutdown.swap(true, Ordering::Release) {
             return false;
         }
@@ -164,7 +168,9 @@ impl Slab {
     }
 
     pub(crate) fn is_shutdown(&self) -> bool {
-        // Acquire: pairs with the Release swap in `shutdown`.
+        // Acquire: pairs with the Release swap in `shutdown` (see there). `Timer` reads it
+        // only as a hint (a due timer that sees `true` asks its wheel, under the wheel's
+        // mutex); the Acquire is for the public answer.
         self.shutdown.load(Ordering::Acquire)
     }
 

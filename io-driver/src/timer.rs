@@ -98,6 +98,8 @@ impl Handle {
     fn thread_shard(&self) -> usize {
         let me = self as *const Handle as usize;
         let n = self.shards.len();
+        // Relaxed: a round-robin counter; the shard it names is used under its own mutex,
+        // so the count orders nothing (two threads given one shard only share a lock).
         let pick = || self.next_shard.fetch_add(1, Ordering::Relaxed) % n;
         SHARD
             .try_with(|cell| match cell.get() {

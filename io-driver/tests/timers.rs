@@ -210,6 +210,23 @@ fn past_deadlines_fire_on_next_park() {
 }
 
 #[test]
+fn a_due_timer_first_polled_after_shutdown_reports_shutdown() {
+    let mut driver = Driver::new().unwrap();
+    let handle = driver.handle().clone();
+    // Due, never polled: before the shutdown its first poll would complete at once
+    // (`past_deadlines_fire_on_next_park`); after it, it reports the shutdown as tokio's
+    // timers do (`poll_elapsed` checks `Handle::is_shutdown` before the shortcut).
+    let mut due = handle.timer(Instant::now() - Duration::from_millis(5));
+    driver.shutdown();
+    assert_eq!(
+        due.poll_elapsed(&mut noop_cx()),
+        Poll::Ready(Err(io_driver::TimerShutdown)),
+        "a due timer polled after the shutdown completed as if the driver ran"
+    );
+    assert_eq!(handle.timer_entries(), 0);
+}
+
+#[test]
 fn far_future_timer_stays_pending_across_parks() {
     let mut driver = Driver::new().unwrap();
     let handle = driver.handle().clone();

@@ -141,8 +141,19 @@ impl Spawner {
         #[cfg(not(loom))]
         let f = {
             let guard = crate::time::AutoAdvanceGuard::new(self.inner.config.clock.as_ref());
+            // The guard outlives the run (`AutoAdvanceGuard::defer`): time may advance only
+            // once the task's completion is published. Never run (cancelled), it is dropped
+            // with the closure.
+            struct Defer(Option<crate::time::AutoAdvanceGuard>);
+            impl Drop for Defer {
+                fn drop(&mut self) {
+                    if let Some(guard) = self.0.take() {
+                        guard.defer();
+                    }
+                }
+            }
             move || {
-                let _guard = guard;
+                let _defer = Defer(Some(guard));
                 f()
             }
         };
@@ -255,6 +266,8 @@ impl Inner {
             while let Some(task) = state.queue.pop_front() {
                 drop(state);
                 task.run(&sched);
+                #[cfg(not(loom))]
+                crate::time::AutoAdvanceGuard::after_run();
                 state = me.state.lock();
             }
             if state.shutdown {

@@ -23,15 +23,21 @@ static ANY_PAUSED: AtomicBool = AtomicBool::new(false);
 
 /// Records that some clock is (about to be) paused; before the pause itself.
 pub(crate) fn note_paused() {
-    // Release/Acquire: a thread that sees the flag also sees everything before the pause;
-    // one that does not yet see it can only be outside the paused runtime's own threads
-    // (they are ordered after the pause by the runtime's own synchronization).
-    ANY_PAUSED.store(true, Ordering::Release);
+    // Relaxed: the flag publishes nothing. Nothing is written before it that a reader
+    // reads because it saw `true`: such a reader only looks up its own thread's runtime
+    // and reads that runtime's clock, which has its own flag and mutex (`io_driver`'s
+    // `clock.rs`). What must hold is visibility, not ordering: a thread ordered after this
+    // store by other synchronization (the runtime's threads after `Builder::build` or after
+    // the task that paused) reads `true` by coherence whatever the ordering here; a thread
+    // not ordered after it may read `false` (and the real time) with any ordering.
+    ANY_PAUSED.store(true, Ordering::Relaxed);
 }
 
 /// Whether any clock was ever paused in this process.
 pub(crate) fn any_paused() -> bool {
-    ANY_PAUSED.load(Ordering::Acquire)
+    // Relaxed: see `note_paused`; a `true` acquires nothing (the clock read after it
+    // synchronizes through its own mutex).
+    ANY_PAUSED.load(Ordering::Relaxed)
 }
 use crate::scheduler;
 
@@ -147,7 +153,24 @@ pub(crate) fn deadline_after(duration: Duration) -> Instant {
 /// Held by a blocking task while time is paused: the runtime must not skip time while
 /// work it cannot see is still running (tokio's rule for `spawn_blocking`). Dropping it
 /// lets auto-advance go on and unparks the driver so it looks again.
+///
+/// A task that ran drops it only once its completion is published (`after_run`, called
+/// by the pool thread when the run returned), as tokio does in the blocking task's
+/// release: dropped at the end of the closure, it would let the driver auto-advance
+/// (firing timers) before the task's `JoinHandle` can see the output, so a task waiting
+/// for both could see the timer first.
 pub(crate) struct AutoAdvanceGuard(Option<std::sync::Arc<io_driver::Handle>>);
+
+std::thread_local! {
+    /// The guard of the blocking task this pool thread is running, parked by its closure
+    /// (`AutoAdvanceGuard::defer`) until the run returned (`after_run`).
+    static AFTER_RUN: std::cell::Cell<Option<AutoAdvanceGuard>> = const { std::cell::Cell::new(None) };
+}
+
+/// Test hook: called with nothing when a guard of a paused clock lets time advance.
+#[cfg(test)]
+pub(crate) static ON_RELEASE: std::sync::Mutex<Option<Box<dyn Fn() + Send>>> =
+    std::sync::Mutex::new(None);
 
 impl AutoAdvanceGuard {
     /// A guard that inhibits auto-advance if `clock` is paused now (else a no-op guard).
@@ -159,9 +182,30 @@ impl AutoAdvanceGuard {
     }
 }
 
+impl AutoAdvanceGuard {
+    /// Called by the task's closure when it ends (returning or unwinding), on the pool
+    /// thread inside the run: parks the guard until `after_run`.
+    pub(crate) fn defer(self) {
+        if self.0.is_some() {
+            AFTER_RUN.with(|slot| slot.set(Some(self)));
+        }
+    }
+
+    /// Called by a pool thread after each run: the run published the task's completion,
+    /// so the guard its closure parked may now let time advance.
+    pub(crate) fn after_run() {
+        // `try_with`: a thread being torn down has dropped the slot (and its guard) itself.
+        let _ = AFTER_RUN.try_with(|slot| drop(slot.take()));
+    }
+}
+
 impl Drop for AutoAdvanceGuard {
     fn drop(&mut self) {
         if let Some(clock) = self.0.take() {
+            #[cfg(test)]
+            if let Some(hook) = &*ON_RELEASE.lock().unwrap() {
+                hook();
+            }
             clock.allow_auto_advance();
             clock.unpark();
         }

@@ -118,3 +118,47 @@ fn timer_types_are_send_sync_unpin() {
     check::<crate::time::Timeout<std::future::Ready<()>>>();
     check::<crate::time::Elapsed>();
 }
+
+#[test]
+fn a_blocking_task_lets_paused_time_advance_only_once_it_completed() {
+    use std::sync::{mpsc, Arc, Mutex};
+    // Each release of a paused clock's guard records whether the blocking task that held
+    // it had completed (its `JoinHandle` sees the output): released before that, the driver
+    // could auto-advance and fire timers while the task's waiter still sees it running.
+    let handle: Arc<Mutex<Option<crate::task::JoinHandle<()>>>> = Arc::default();
+    let seen: Arc<Mutex<Vec<bool>>> = Arc::default();
+    {
+        let (handle, seen) = (handle.clone(), seen.clone());
+        *super::clock::ON_RELEASE.lock().unwrap() = Some(Box::new(move || {
+            if let Some(h) = &*handle.lock().unwrap() {
+                seen.lock().unwrap().push(h.is_finished());
+            }
+        }));
+    }
+    let rt = Builder::new_current_thread()
+        .enable_time()
+        .start_paused(true)
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let (go_tx, go_rx) = mpsc::channel::<()>();
+        let task = crate::task::spawn_blocking(move || go_rx.recv().unwrap());
+        *handle.lock().unwrap() = Some(task);
+        go_tx.send(()).unwrap();
+        // Watchdog: the release comes within moments; fail rather than hang.
+        let start = std::time::Instant::now();
+        while seen.lock().unwrap().is_empty() {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "the blocking task's guard was never released"
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    });
+    *super::clock::ON_RELEASE.lock().unwrap() = None;
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [true],
+        "the guard let time advance before the blocking task's completion was published"
+    );
+}
