@@ -11,7 +11,7 @@
 //! The multi-thread scheduler follows the Tokio scheduler rewrite: per-worker fixed-size
 //! SPMC rings with a LIFO slot (`queue`), an intrusive global queue taking the overflow
 //! (pushed with one CAS, popped behind a mutex), throttled searching workers (at most half steal at once; a searcher that
-//! finds work wakes the next), single-allocation tasks with a hot header and a cold trailer
+//! finds work wakes the next when work is left), single-allocation tasks with a hot header and a cold trailer
 //! (`task`), and parked workers that cost nothing until woken. All of it is model-checked
 //! under loom through the one sync shim (`shim`).
 //!

@@ -8,9 +8,11 @@
 //!   not needed).
 //! - New work wakes a worker only when nobody is searching and somebody is parked
 //!   (`worker_to_notify`); the woken worker starts out searching, so a burst of pushes
-//!   wakes one worker, which wakes the next when it finds work: a smooth ramp-up.
+//!   wakes one worker, which wakes the next when it finds work and sees more left
+//!   (`transition_worker_from_searching`): a smooth ramp-up, and no wake-up for a
+//!   sibling that would find nothing.
 //! - No lost wake-up: the notifier's check is a SeqCst RMW that pairs with the SeqCst RMW
-//!   of the last searcher leaving; a worker that parks leaving no searcher behind (the
+//!   of the last searcher leaving (which looks for work left only after it); a worker that parks leaving no searcher behind (the
 //!   last searcher, or a non-searcher while nobody searches) re-checks every queue
 //!   (`Handle::notify_if_work_pending`), so work pushed while it stopped looking is seen
 //!   either by that re-check or by the notifier.
