@@ -3,7 +3,7 @@
 #
 # Servers (all answer "Hello, World!" with keep-alive, all with the same worker count):
 #   ours-http     our hyper-like server (examples::http)      examples/examples/http_server.rs
-#   hyper-ours    hyper 1.x on our runtime (hyper_compat)      examples/examples/hyper_server.rs
+#   hyper-ours    hyper 1.x on our runtime (TokioIo, HyperTimer) examples/examples/hyper_server.rs
 #   hyper-tokio   hyper 1.x on tokio, the classic setup        examples/examples/hyper_tokio.rs
 #   raw-ours      minimal keep-alive responder on our runtime  examples/examples/raw_responder.rs
 #   raw-tokio     the same responder code on tokio             (--runtime tokio)

@@ -1,8 +1,11 @@
-//! hyper 1.x serving its `http1` hello world on our runtime, through
-//! `runtime::hyper_compat`: `cargo run --release --example hyper_server -- [PORT] [--timer]`
-//! (default port 3000; 0 lets the OS pick).
+//! hyper 1.x serving its `http1` hello world on our runtime:
+//! `cargo run --release --example hyper_server -- [PORT] [--timer]` (default port 3000; 0
+//! lets the OS pick).
 //!
-//! Each accepted `runtime::net::TcpStream` is wrapped in `HyperIo` and served on its own task.
+//! The same server as `hyper_tokio.rs`, renamed: each accepted `runtime::net::TcpStream` is
+//! wrapped in hyper-util's `TokioIo` (our sockets implement tokio's I/O traits, and `TokioIo`
+//! reads into hyper's uninitialized buffer; `runtime::hyper_compat::HyperIo`, the adapter for
+//! futures-io-only streams, would zero-fill it on every read) and served on its own task.
 //! `--timer` gives hyper our `HyperTimer` (enabling its header-read timeout); without it hyper
 //! runs timer-less, as in hyper's own examples. Accept errors are reported and retried after
 //! a short sleep rather than in a spin. `tests/hyper_client.rs` includes this file to test
@@ -18,7 +21,8 @@ use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response};
-use runtime::hyper_compat::{HyperIo, HyperTimer};
+use hyper_util::rt::TokioIo;
+use runtime::hyper_compat::HyperTimer;
 use runtime::net::TcpListener;
 
 /// The hello-world handler.
@@ -46,7 +50,7 @@ pub async fn serve(listener: TcpListener, with_timer: bool) -> io::Result<()> {
                 builder.timer(HyperTimer);
             }
             if let Err(e) = builder
-                .serve_connection(HyperIo::new(stream), service_fn(hello))
+                .serve_connection(TokioIo::new(stream), service_fn(hello))
                 .await
             {
                 if !e.is_incomplete_message() {
