@@ -21,14 +21,31 @@ const USAGE: &str = "usage: instr_chan <runtime|tokio|smol> \
                      <uncontended_bounded|uncontended_unbounded|full_ping|contention_bounded|\
                      contention_unbounded> <iterations> [workers]";
 
+/// Runs `iterations + 1` iterations (the first warms up) on `rt`, then drops it.
 fn run<B: Bench>(rt: B, f: for<'a> fn(&'a B) -> Iteration<'a>, iterations: usize) {
-    let mut iteration = f(&rt);
-    iteration();
-    for _ in 0..iterations {
+    run_on(&rt, f, iterations);
+}
+
+fn run_on<B: Bench>(rt: &B, f: for<'a> fn(&'a B) -> Iteration<'a>, iterations: usize) {
+    let mut iteration = f(rt);
+    for _ in 0..=iterations {
         iteration();
     }
-    drop(iteration);
-    drop(rt);
+}
+
+/// [`run`] on our runtime; with `RUNTIME_BENCH_METRICS=1` also prints its counters.
+fn run_ours(flavor: Flavor, f: for<'a> fn(&'a Ours) -> Iteration<'a>, iterations: usize) {
+    let rt = Ours::new(flavor);
+    run_on(&rt, f, iterations);
+    if benches::harness::metrics_enabled() {
+        // Idle workers publish their counters when they park.
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let n = iterations as u64 + 1;
+        eprint!(
+            "{}",
+            benches::harness::format_metrics("instr_chan", n, &rt.metrics())
+        );
+    }
 }
 
 fn main() -> ExitCode {
@@ -46,51 +63,19 @@ fn main() -> ExitCode {
         }
     };
     match (args[0].as_str(), args[1].as_str()) {
-        ("runtime", "uncontended_bounded") => run(
-            Ours::new(f),
-            mpsc_uncontended::<Ours, OursBounded>,
-            iterations,
-        ),
-        ("runtime", "uncontended_unbounded") => run(
-            Ours::new(f),
-            mpsc_uncontended::<Ours, OursUnbounded>,
-            iterations,
-        ),
-        ("runtime", "full_ping") => {
-            let rt = Ours::new(f);
-            let mut iteration = mpsc_full_ping::<Ours, OursBounded>(&rt);
-            for _ in 0..=iterations {
-                iteration();
-            }
-            drop(iteration);
-            if benches::harness::metrics_enabled() {
-                // Idle workers publish their counters when they park.
-                std::thread::sleep(std::time::Duration::from_millis(50));
-                let m = rt.metrics();
-                let n = iterations as u64 + 1;
-                eprint!("{}", benches::harness::format_metrics("full_ping", n, &m));
-            }
+        ("runtime", "uncontended_bounded") => {
+            run_ours(f, mpsc_uncontended::<Ours, OursBounded>, iterations)
         }
-        ("tokio", "uncontended_bounded") => run(
-            Tokio::new(f),
-            mpsc_uncontended::<Tokio, TokioBounded>,
-            iterations,
-        ),
-        ("tokio", "uncontended_unbounded") => run(
-            Tokio::new(f),
-            mpsc_uncontended::<Tokio, TokioUnbounded>,
-            iterations,
-        ),
-        ("runtime", "contention_bounded") => run(
-            Ours::new(f),
-            mpsc_contention::<Ours, OursBounded>,
-            iterations,
-        ),
-        ("runtime", "contention_unbounded") => run(
-            Ours::new(f),
-            mpsc_contention::<Ours, OursUnbounded>,
-            iterations,
-        ),
+        ("runtime", "uncontended_unbounded") => {
+            run_ours(f, mpsc_uncontended::<Ours, OursUnbounded>, iterations)
+        }
+        ("runtime", "full_ping") => run_ours(f, mpsc_full_ping::<Ours, OursBounded>, iterations),
+        ("runtime", "contention_bounded") => {
+            run_ours(f, mpsc_contention::<Ours, OursBounded>, iterations)
+        }
+        ("runtime", "contention_unbounded") => {
+            run_ours(f, mpsc_contention::<Ours, OursUnbounded>, iterations)
+        }
         ("tokio", "contention_bounded") => run(
             Tokio::new(f),
             mpsc_contention::<Tokio, TokioBounded>,
