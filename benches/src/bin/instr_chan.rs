@@ -76,6 +76,16 @@ fn main() -> ExitCode {
         ("runtime", "contention_unbounded") => {
             run_ours(f, mpsc_contention::<Ours, OursUnbounded>, iterations)
         }
+        ("tokio", "uncontended_bounded") => run(
+            Tokio::new(f),
+            mpsc_uncontended::<Tokio, TokioBounded>,
+            iterations,
+        ),
+        ("tokio", "uncontended_unbounded") => run(
+            Tokio::new(f),
+            mpsc_uncontended::<Tokio, TokioUnbounded>,
+            iterations,
+        ),
         ("tokio", "contention_bounded") => run(
             Tokio::new(f),
             mpsc_contention::<Tokio, TokioBounded>,
