@@ -83,6 +83,39 @@ fn mpsc_bounded_send_racing_close() {
     });
 }
 
+/// An unbounded send racing the receiver's `close` (the close is the `fetch_or` on the
+/// list's claim word): a message whose send succeeded is received, one refused comes back
+/// (its void claim is never waited for), each is dropped once, and the receiver ends.
+#[test]
+fn mpsc_unbounded_send_racing_close() {
+    model(|| {
+        let drops = Arc::new(AtomicUsize::new(0));
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let d = drops.clone();
+        let sender = thread::spawn(move || {
+            let sent = tx.send(Tracked(1, d.clone())).is_ok();
+            // A second try after the first: refused for sure if the first was.
+            let again = tx.send(Tracked(2, d)).is_ok();
+            assert!(sent || !again, "a send accepted after one was refused");
+            (sent, again)
+        });
+        rx.close();
+        let mut got = Vec::new();
+        while let Some(t) = block_on(rx.recv()) {
+            got.push(t.0);
+        }
+        let (sent, again) = sender.join().unwrap();
+        let expected: Vec<u8> = [(sent, 1), (again, 2)]
+            .iter()
+            .filter(|(ok, _)| *ok)
+            .map(|(_, v)| *v)
+            .collect();
+        assert_eq!(got, expected, "every accepted send is received, in order");
+        assert!(block_on(rx.recv()).is_none());
+        assert_eq!(drops.load(SeqCst), 2);
+    });
+}
+
 /// An unbounded send then sender drop racing the receiver: the message is received, then
 /// `None` (the last sender's drop wakes the receiver).
 #[test]

@@ -497,7 +497,8 @@ impl<T> Receiver<T> {
     /// Closes the channel for sending, keeping what is queued: later sends fail, while
     /// messages already sent, or sent through permits reserved before, are still received.
     pub fn close(&mut self) {
-        self.chan.close();
+        // SAFETY: `&mut self`: we are the one receiver.
+        unsafe { self.chan.close() };
     }
 
     /// Polls for the next message (what [`recv`](Receiver::recv) awaits).

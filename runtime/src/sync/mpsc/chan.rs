@@ -1,11 +1,13 @@
 //! The state both flavors of `mpsc` channel share: the queue, the capacity accounting
-//! (the "semaphore": permits for the bounded flavor, a message count for the unbounded
-//! one), the receiver's waker, the sender counts and the senders waiting in `closed()`.
+//! (the "semaphore": permits for the bounded flavor, nothing for the unbounded one), the
+//! receiver's waker, the sender counts and the senders waiting in `closed()`.
 //!
 //! Closing: the channel is closed for sending once the receiver closes it or is dropped
-//! (the semaphore's CLOSED bit), and done for the receiver once it is empty and either every
-//! sender is gone (`tx_count == 0`) or it is closed and idle (no message queued or reserved:
-//! a permit taken before the close may still send). Every sender's last act on the queue
+//! (the semaphore's CLOSED bit; the unbounded flavor's is in its list's claim word), and
+//! done for the receiver once it is empty and either every sender is gone
+//! (`tx_count == 0`) or it is closed and idle (no message queued or reserved: a permit
+//! taken before the close may still send; an unbounded claim made before the close is
+//! still written). Every sender's last act on the queue
 //! (a push) comes before its release decrement of `tx_count`, so a receiver that reads zero
 //! with Acquire and then finds the queue empty has seen every message.
 //!
@@ -44,7 +46,6 @@ pub enum Pop<T> {
 // queue whether it is empty, so there is no `is_empty` to go with `len`.
 #[allow(clippy::len_without_is_empty)]
 pub trait Queue<T> {
-    fn push(&self, value: T);
     /// # Safety
     /// The caller is the one consumer.
     unsafe fn pop(&self) -> Pop<T>;
@@ -53,16 +54,23 @@ pub trait Queue<T> {
     unsafe fn len(&self) -> usize;
 }
 
-/// The capacity accounting of one flavor, and the queue that goes with it.
+/// The capacity accounting of one flavor, and the queue that goes with it. The unbounded
+/// flavor keeps its closed state in its queue (`list`'s `tail_pos`), so each method gets
+/// the queue too.
 pub(crate) trait Semaphore {
     type Queue<T>: Queue<T>;
     fn new_queue<T>(&self) -> Self::Queue<T>;
     /// The receiver took one message.
     fn add_permit(&self);
-    fn close(&self);
-    fn is_closed(&self) -> bool;
-    /// No message queued or reserved.
-    fn is_idle(&self) -> bool;
+    /// # Safety
+    /// Called by the receiver.
+    unsafe fn close<T>(&self, queue: &Self::Queue<T>);
+    fn is_closed<T>(&self, queue: &Self::Queue<T>) -> bool;
+    /// Closed, and no message is queued or reserved (nothing more can arrive).
+    ///
+    /// # Safety
+    /// Called by the receiver.
+    unsafe fn is_closed_and_idle<T>(&self, queue: &Self::Queue<T>) -> bool;
 }
 
 impl Semaphore for Bounded {
@@ -73,14 +81,14 @@ impl Semaphore for Bounded {
     fn add_permit(&self) {
         self.release(1)
     }
-    fn close(&self) {
+    unsafe fn close<T>(&self, _: &Ring<T>) {
         Bounded::close(self)
     }
-    fn is_closed(&self) -> bool {
+    fn is_closed<T>(&self, _: &Ring<T>) -> bool {
         Bounded::is_closed(self)
     }
-    fn is_idle(&self) -> bool {
-        Bounded::is_idle(self)
+    unsafe fn is_closed_and_idle<T>(&self, _: &Ring<T>) -> bool {
+        Bounded::is_closed(self) && Bounded::is_idle(self)
     }
 }
 
@@ -89,17 +97,17 @@ impl Semaphore for Unbounded {
     fn new_queue<T>(&self) -> List<T> {
         List::new()
     }
-    fn add_permit(&self) {
-        self.remove()
+    fn add_permit(&self) {}
+    unsafe fn close<T>(&self, queue: &List<T>) {
+        // SAFETY: the caller is the receiver, the list's one consumer.
+        unsafe { queue.close() }
     }
-    fn close(&self) {
-        Unbounded::close(self)
+    fn is_closed<T>(&self, queue: &List<T>) -> bool {
+        queue.is_closed()
     }
-    fn is_closed(&self) -> bool {
-        Unbounded::is_closed(self)
-    }
-    fn is_idle(&self) -> bool {
-        Unbounded::is_idle(self)
+    unsafe fn is_closed_and_idle<T>(&self, queue: &List<T>) -> bool {
+        // SAFETY: the caller is the receiver, the list's one consumer.
+        unsafe { queue.is_closed_and_drained() }
     }
 }
 
@@ -134,12 +142,6 @@ impl<T, S: Semaphore> Chan<T, S> {
     }
 
     // ----- senders -----
-
-    /// Pushes a message the caller has accounted for, and wakes the receiver.
-    pub(crate) fn push(&self, value: T) {
-        self.queue.push(value);
-        self.rx_waker.wake();
-    }
 
     pub(crate) fn inc_tx(&self) {
         self.tx_count.fetch_add(1, Relaxed);
@@ -188,33 +190,34 @@ impl<T, S: Semaphore> Chan<T, S> {
         self.weak_count.fetch_sub(1, Relaxed);
     }
 
-    /// A permit came back unused: if the receiver closed the channel it may now be done.
-    pub(crate) fn permit_returned(&self) {
-        if self.sem.is_closed() && self.sem.is_idle() {
-            self.rx_waker.wake();
-        }
-    }
-
     /// Waits until the receiver closed the channel or is gone (`Sender::closed`).
     pub(crate) async fn closed(&self) {
         let mut waiter = Waiter::new(&self.closed_waiters);
-        std::future::poll_fn(|cx| waiter.poll_until(cx, || self.sem.is_closed())).await
+        std::future::poll_fn(|cx| waiter.poll_until(cx, || self.sem.is_closed(&self.queue))).await
     }
 
     // ----- the receiver (one at a time: `&mut Receiver`) -----
 
     /// Closes the channel for sending; wakes the senders waiting for capacity (they fail)
     /// and those waiting in `closed()`.
-    pub(crate) fn close(&self) {
-        self.sem.close();
+    ///
+    /// # Safety
+    /// The caller is the receiver.
+    pub(crate) unsafe fn close(&self) {
+        // SAFETY: the caller is the receiver.
+        unsafe { self.sem.close(&self.queue) };
         notify_all(&self.closed_waiters);
     }
 
     /// True when nothing more can arrive (see the module doc); the caller looks at the
     /// queue once more afterwards.
-    fn is_done(&self) -> bool {
+    ///
+    /// # Safety
+    /// The caller is the receiver.
+    unsafe fn is_done(&self) -> bool {
         // Acquire: pairs with the senders' release decrements (their pushes).
-        self.tx_count.load(Acquire) == 0 || (self.sem.is_closed() && self.sem.is_idle())
+        // SAFETY: the caller is the receiver.
+        self.tx_count.load(Acquire) == 0 || unsafe { self.sem.is_closed_and_idle(&self.queue) }
     }
 
     /// Takes one message, waiting out a producer caught between claim and write.
@@ -267,7 +270,8 @@ impl<T, S: Semaphore> Chan<T, S> {
             spend_budget(cx);
             return Poll::Ready(Some(v));
         }
-        if self.is_done() {
+        // SAFETY: as above, the caller is the receiver.
+        if unsafe { self.is_done() } {
             // SAFETY: as above, the caller is the receiver, the one consumer `pop_wait`
             // requires.
             let v = unsafe { self.pop_wait() };
@@ -322,7 +326,8 @@ impl<T, S: Semaphore> Chan<T, S> {
         if let Some(v) = unsafe { self.pop_wait() } {
             return Ok(Some(v));
         }
-        if self.is_done() {
+        // SAFETY: as above.
+        if unsafe { self.is_done() } {
             // SAFETY: as above.
             return unsafe { self.pop_wait() }.map(Some).ok_or(());
         }
@@ -334,7 +339,7 @@ impl<T, S: Semaphore> Chan<T, S> {
         // Acquire: a receiver told "closed" because every sender is gone sees what they
         // wrote before leaving (their Release decrements), as `is_done` does (the loom
         // model `receiver_is_closed_happens_after_the_last_sender_left`).
-        self.sem.is_closed() || self.tx_count.load(Acquire) == 0
+        self.sem.is_closed(&self.queue) || self.tx_count.load(Acquire) == 0
     }
 
     /// The receiver is dropped: close, and drop what is queued now (a message still being
@@ -343,10 +348,45 @@ impl<T, S: Semaphore> Chan<T, S> {
     /// # Safety
     /// The caller is the receiver.
     pub(crate) unsafe fn rx_drop(&self) {
-        self.close();
+        // SAFETY: the caller is the receiver.
+        unsafe { self.close() };
         // SAFETY: the caller is the receiver.
         while let Some(v) = unsafe { self.pop() } {
             drop(v);
         }
+    }
+}
+
+impl<T> Chan<T, Bounded> {
+    /// Pushes a message the caller holds a permit for, and wakes the receiver.
+    pub(crate) fn push(&self, value: T) {
+        self.queue.push(value);
+        self.rx_waker.wake();
+    }
+
+    /// A permit came back unused: if the receiver closed the channel it may now be done.
+    pub(crate) fn permit_returned(&self) {
+        if self.sem.is_closed() && self.sem.is_idle() {
+            self.rx_waker.wake();
+        }
+    }
+}
+
+impl<T> Chan<T, Unbounded> {
+    /// Sends `value` and wakes the receiver, unless the channel is closed (then gives the
+    /// value back).
+    pub(crate) fn try_push(&self, value: T) -> Result<(), T> {
+        self.queue.try_push(value)?;
+        self.rx_waker.wake();
+        Ok(())
+    }
+
+    /// The number of messages queued (claims in flight included).
+    ///
+    /// # Safety
+    /// The caller is the receiver.
+    pub(crate) unsafe fn len(&self) -> usize {
+        // SAFETY: the caller is the receiver, the list's one consumer.
+        unsafe { self.queue.len() }
     }
 }

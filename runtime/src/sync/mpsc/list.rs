@@ -4,7 +4,12 @@
 //! Message `i` (counted from 0) lives in slot `i % BLOCK` of the block whose `start` is
 //! `i - i % BLOCK`. The blocks form one chain, oldest first.
 //!
-//! - Send: claim an index with one `fetch_add` on `tail_pos`, find its block by walking
+//! - `tail_pos` holds `claims << 1 | CLOSED`: the next index to claim, and whether the
+//!   receiver closed the channel. It is the channel's only sender-side word: no separate
+//!   message count (tokio keeps one, a second RMW per send and one per receive).
+//! - Send: claim an index with one `fetch_add(2)` on `tail_pos`; if the value it replaced
+//!   has `CLOSED`, the send is refused (its claim is void: no slot is touched). Otherwise
+//!   find its block by walking
 //!   `next` from `block_tail` (appending a block when the chain ends there), write the slot,
 //!   then set the slot's bit in the block's `ready` word (Release).
 //! - `block_tail` (where producers start walking) moves past a block only once every slot
@@ -27,6 +32,15 @@
 //! published (appended) with a Release CAS after its `start` is set; walkers read `next` with
 //! Acquire. The consumer touches every slot through `with_mut` before reusing or freeing a
 //! block, so loom checks that it sees every producer's write.
+//!
+//! - Close (the receiver): one `fetch_or(CLOSED)`. Its result, shifted, is the final index
+//!   (`closed_at`, the receiver's): every claim before it sends (its producer writes its slot
+//!   and the receiver waits for it), every claim after it saw `CLOSED` and was refused. The
+//!   receiver is drained once `index == closed_at`, and never looks past `closed_at`.
+//!   `fetch_or` is a Release (what the receiver wrote before closing) and every read that
+//!   can answer "closed" (a claim, `is_closed`) an Acquire, so a sender told the channel is
+//!   closed sees what the receiver did first, as in tokio (the loom models
+//!   `unbounded_*_happens_after_close` in `loom_sync_chan`).
 //!
 //! Every message is dropped once: by the consumer, or by `Drop`, which walks the chain.
 
@@ -52,6 +66,10 @@ const BLOCK: usize = 2;
 const RELEASED: usize = 1 << BLOCK;
 /// `ready` with every slot written.
 const ALL_READY: usize = RELEASED - 1;
+/// In `tail_pos`: the receiver closed the channel.
+const CLOSED: usize = 1;
+/// `tail_pos` moves by this per claim (bit 0 is `CLOSED`).
+const CLAIM: usize = 2;
 /// How many times the consumer tries to append a recycled block before freeing it.
 const RECYCLE_TRIES: usize = 3;
 
@@ -86,7 +104,7 @@ impl<T> Block<T> {
 }
 
 pub(crate) struct List<T> {
-    /// The next index to claim (producers).
+    /// `next index to claim << 1 | CLOSED` (producers; the receiver sets `CLOSED`).
     tail_pos: CachePadded<AtomicUsize>,
     /// The block producers start walking from.
     block_tail: CachePadded<AtomicPtr<Block<T>>>,
@@ -101,6 +119,8 @@ struct Rx<T> {
     index: usize,
     /// The oldest block not yet recycled (all blocks from here to `head` are behind).
     free_head: *mut Block<T>,
+    /// The index after the last message claimed before the close; `usize::MAX` while open.
+    closed_at: usize,
 }
 
 impl<T> List<T> {
@@ -113,6 +133,7 @@ impl<T> List<T> {
                 head: first,
                 index: 0,
                 free_head: first,
+                closed_at: usize::MAX,
             })),
         }
     }
@@ -150,7 +171,7 @@ impl<T> List<T> {
             if try_move {
                 match self.block_tail.compare_exchange(cur, next, SeqCst, SeqCst) {
                     Ok(_) => {
-                        let observed = self.tail_pos.load(SeqCst);
+                        let observed = self.tail_pos.load(SeqCst) >> 1;
                         // SAFETY: only the producer whose CAS moved `block_tail` past this
                         // block writes `observed_tail`, before it sets RELEASED (Release);
                         // the consumer reads it after seeing RELEASED (Acquire).
@@ -252,9 +273,16 @@ impl<T> List<T> {
     }
 }
 
-impl<T> Queue<T> for List<T> {
-    fn push(&self, value: T) {
-        let index = self.tail_pos.fetch_add(1, SeqCst);
+impl<T> List<T> {
+    /// Sends `value`, unless the receiver closed the list (then gives it back).
+    pub(crate) fn try_push(&self, value: T) -> Result<(), T> {
+        // SeqCst: the store-buffering pair with `block_tail` (module doc); it is also the
+        // Acquire that orders a refused send after the close.
+        let pos = self.tail_pos.fetch_add(CLAIM, SeqCst);
+        if pos & CLOSED != 0 {
+            return Err(value);
+        }
+        let index = pos >> 1;
         let offset = index % BLOCK;
         let block = self.find_block(index - offset, offset);
         // SAFETY: the slot is ours alone (we claimed its index) and its block stays
@@ -263,12 +291,45 @@ impl<T> Queue<T> for List<T> {
             (*block).slots[offset].with_mut(|s| (*s).write(value));
             (*block).ready.fetch_or(1 << offset, Release);
         }
+        Ok(())
     }
 
+    /// Refuses every later send; the messages claimed before stay to be received.
+    ///
+    /// # Safety
+    /// Called by the one consumer.
+    pub(crate) unsafe fn close(&self) {
+        // Release: what the receiver did before closing is visible to a sender told
+        // "closed" (its claim or `is_closed` is an Acquire).
+        let pos = self.tail_pos.fetch_or(CLOSED, Release);
+        // SAFETY: the caller is the one consumer, the owner of `rx`.
+        self.rx
+            .with_mut(|rx| unsafe { (*rx).closed_at = (*rx).closed_at.min(pos >> 1) });
+    }
+
+    pub(crate) fn is_closed(&self) -> bool {
+        // Acquire: pairs with `close`'s Release.
+        self.tail_pos.load(Acquire) & CLOSED != 0
+    }
+
+    /// Closed, and every message claimed before the close was taken.
+    ///
+    /// # Safety
+    /// Called by the one consumer.
+    pub(crate) unsafe fn is_closed_and_drained(&self) -> bool {
+        // SAFETY: the caller is the one consumer.
+        self.rx.with(|rx| unsafe { (*rx).index >= (*rx).closed_at })
+    }
+}
+
+impl<T> Queue<T> for List<T> {
     unsafe fn pop(&self) -> Pop<T> {
         // SAFETY: the caller is the one consumer, the owner of `rx`.
         self.rx.with_mut(|rx| unsafe {
             let rx = &mut *rx;
+            if rx.index >= rx.closed_at {
+                return Pop::Empty;
+            }
             let offset = rx.index % BLOCK;
             let start = rx.index - offset;
             // SAFETY: `head` and the blocks after it are not recycled (only we recycle,
@@ -294,14 +355,17 @@ impl<T> Queue<T> for List<T> {
     }
 
     unsafe fn len(&self) -> usize {
-        // Not tracked here: the unbounded semaphore counts messages.
-        0
+        // Relaxed: a snapshot; claims in flight count as queued.
+        let tail = self.tail_pos.load(Relaxed) >> 1;
+        // SAFETY: the caller is the one consumer.
+        self.rx
+            .with(|rx| unsafe { tail.min((*rx).closed_at) - (*rx).index })
     }
 }
 
 impl<T> List<T> {
     fn not_ready(&self, index: usize) -> Pop<T> {
-        if self.tail_pos.load(SeqCst) > index {
+        if self.tail_pos.load(SeqCst) >> 1 > index {
             Pop::Busy
         } else {
             Pop::Empty
@@ -343,6 +407,10 @@ mod tests {
     use super::{List, BLOCK};
     use crate::sync::mpsc::chan::{Pop, Queue};
 
+    fn try_push_ok<T>(list: &List<T>, v: T) {
+        assert!(list.try_push(v).is_ok(), "the list is open");
+    }
+
     fn pop<T>(list: &List<T>) -> Option<T> {
         loop {
             // SAFETY: each test has one consumer, this thread.
@@ -370,7 +438,7 @@ mod tests {
         // Uneven bursts cross block boundaries at every offset and reuse blocks.
         for burst in 1..(4 * BLOCK) {
             for _ in 0..burst {
-                list.push(next_in);
+                try_push_ok(&list, next_in);
                 next_in += 1;
             }
             for _ in 0..(burst / 2 + 1) {
@@ -390,7 +458,7 @@ mod tests {
         let drops = Arc::new(AtomicUsize::new(0));
         let list = List::new();
         for _ in 0..(3 * BLOCK + 5) {
-            list.push(Counted(drops.clone()));
+            try_push_ok(&list, Counted(drops.clone()));
         }
         for _ in 0..(BLOCK + 3) {
             drop(pop(&list).expect("a message"));
@@ -410,7 +478,7 @@ mod tests {
                 let list = list.clone();
                 std::thread::spawn(move || {
                     for i in 0..EACH {
-                        list.push((p, i));
+                        try_push_ok(&list, (p, i));
                     }
                 })
             })

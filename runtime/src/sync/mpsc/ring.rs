@@ -65,10 +65,9 @@ impl<T> Ring<T> {
             head: CachePadded::new(UnsafeCell::new(0)),
         }
     }
-}
 
-impl<T> Queue<T> for Ring<T> {
-    fn push(&self, value: T) {
+    /// Pushes `value`; the caller holds a permit for it (module doc).
+    pub fn push(&self, value: T) {
         let pos = self.tail.fetch_add(1, Relaxed);
         let slot = &self.slots[pos & self.mask];
         // Acquire: the consumer's read of the previous lap's message is before our write.
@@ -80,7 +79,9 @@ impl<T> Queue<T> for Ring<T> {
         // Release: publishes the message to the consumer.
         slot.seq.store(pos.wrapping_add(1), Release);
     }
+}
 
+impl<T> Queue<T> for Ring<T> {
     unsafe fn pop(&self) -> Pop<T> {
         // SAFETY: the caller is the one consumer.
         let pos = self.head.with(|h| unsafe { *h });

@@ -13,25 +13,14 @@
 //! - `close` fails every waiter and later acquisitions; permits given to the waiters in part
 //!   go back to the word, so idleness stays exact.
 //!
-//! [`Unbounded`]: the unbounded channel only counts messages sent and not yet received
-//! (`count << 1 | CLOSED`), so the receiver knows when a closed channel is drained. The
-//! count publishes no message (each travels through its list slot's own Release/Acquire),
-//! so it moves Relaxed; only CLOSED carries an edge: `close` is a Release and every read
-//! that can answer "closed" (`is_closed`, a refused `try_add`) an Acquire, so a sender told
-//! the channel is closed sees what the receiver wrote before closing, as in tokio (the loom
-//! models `unbounded_*_happens_after_close` in `loom_sync_chan`).
+//! [`Unbounded`]: nothing to account. The unbounded channel keeps its one piece of
+//! sender-side state, the CLOSED bit, in its list's claim word (`list`'s module doc), so a
+//! send is one claim and a receive touches no shared counter.
 
 use std::task::{Context, Poll};
 
-use shim::sync::atomic::{
-    AtomicUsize,
-    Ordering::{Acquire, Relaxed, Release},
-};
-
 use crate::sync::batch_semaphore::Sem;
 pub(crate) use crate::sync::batch_semaphore::{TryAcquire as TryAcquireError, MAX_PERMITS};
-
-const CLOSED: usize = 0b01;
 
 /// The bounded channel's permits: a [`Sem`] of `bound` permits.
 pub(crate) struct Bounded {
@@ -103,70 +92,5 @@ impl Bounded {
     }
 }
 
-/// The unbounded channel's count of messages sent and not yet received.
-pub(crate) struct Unbounded {
-    state: AtomicUsize,
-}
-
-impl Unbounded {
-    pub(crate) fn new() -> Unbounded {
-        Unbounded {
-            state: AtomicUsize::new(0),
-        }
-    }
-
-    /// Counts one message in, unless closed.
-    pub(crate) fn try_add(&self) -> bool {
-        // Acquire (here and on the CAS's failure): a CLOSED read here refuses the send,
-        // which then happens-after the close (its Release).
-        let mut s = self.state.load(Acquire);
-        loop {
-            if s & CLOSED != 0 {
-                return false;
-            }
-            assert!(
-                s < usize::MAX - 2,
-                "an unbounded channel holds at most usize::MAX / 2 messages"
-            );
-            // Success Relaxed: counting a message in publishes nothing and reads nothing
-            // (the message travels through its slot); the count stays exact by the word's
-            // modification order alone.
-            match self.state.compare_exchange_weak(s, s + 2, Relaxed, Acquire) {
-                Ok(_) => return true,
-                Err(now) => s = now,
-            }
-        }
-    }
-
-    /// Counts one message out (the receiver took it).
-    pub(crate) fn remove(&self) {
-        // Relaxed: the receiver's read of the message is ordered by nothing here (no sender
-        // reuses its slot on the count's strength; the list's own stamps do that).
-        self.state.fetch_sub(2, Relaxed);
-    }
-
-    pub(crate) fn len(&self) -> usize {
-        // Relaxed: a snapshot of the count, which carries no message (module doc).
-        self.state.load(Relaxed) >> 1
-    }
-
-    pub(crate) fn close(&self) {
-        // Release: pairs with the Acquire of every read that answers "closed". No Acquire:
-        // closing reads nothing.
-        self.state.fetch_or(CLOSED, Release);
-    }
-
-    pub(crate) fn is_closed(&self) -> bool {
-        // Acquire: a caller told "closed" sees what the closer wrote first (tokio's
-        // contract; the loom model `unbounded_is_closed_happens_after_close`).
-        self.state.load(Acquire) & CLOSED != 0
-    }
-
-    pub(crate) fn is_idle(&self) -> bool {
-        // Relaxed: the receiver's drained test (`Chan::is_done`) reads `is_closed` first,
-        // then this, on the same word: coherence alone makes this value no older, so every
-        // message counted in before the close is counted here unless the receiver itself
-        // took it out.
-        self.state.load(Relaxed) >> 1 == 0
-    }
-}
+/// The unbounded channel's (empty) accounting: see the module doc.
+pub(crate) struct Unbounded;

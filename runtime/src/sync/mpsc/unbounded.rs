@@ -32,7 +32,7 @@ type UChan<T> = Chan<T, Unbounded>;
 /// # });
 /// ```
 pub fn unbounded_channel<T>() -> (UnboundedSender<T>, UnboundedReceiver<T>) {
-    let chan = Arc::new(Chan::new(Unbounded::new()));
+    let chan = Arc::new(Chan::new(Unbounded));
     (
         UnboundedSender { chan: chan.clone() },
         UnboundedReceiver { chan },
@@ -59,11 +59,7 @@ impl<T> UnboundedSender<T> {
     /// Sends `value` without waiting; gives it back once the receiver is gone or closed
     /// the channel.
     pub fn send(&self, value: T) -> Result<(), SendError<T>> {
-        if !self.chan.sem.try_add() {
-            return Err(SendError(value));
-        }
-        self.chan.push(value);
-        Ok(())
+        self.chan.try_push(value).map_err(SendError)
     }
 
     /// Waits until the receiver is dropped or closes the channel.
@@ -75,7 +71,7 @@ impl<T> UnboundedSender<T> {
 
     /// True once the receiver is dropped or closed the channel.
     pub fn is_closed(&self) -> bool {
-        self.chan.sem.is_closed()
+        self.chan.queue.is_closed()
     }
 
     /// True when both senders belong to the same channel.
@@ -202,7 +198,8 @@ impl<T> UnboundedReceiver<T> {
 
     /// Closes the channel for sending, keeping what is queued.
     pub fn close(&mut self) {
-        self.chan.close();
+        // SAFETY: `&mut self`: we are the one receiver.
+        unsafe { self.chan.close() };
     }
 
     /// Polls for the next message.
@@ -224,7 +221,9 @@ impl<T> UnboundedReceiver<T> {
 
     /// The number of messages queued.
     pub fn len(&self) -> usize {
-        self.chan.sem.len()
+        // SAFETY: `&self` of the one receiver: `recv` (`&mut self`) cannot run meanwhile,
+        // and `len` only reads the receiver's state.
+        unsafe { self.chan.len() }
     }
 
     /// True when no message is queued.
