@@ -1,31 +1,49 @@
 //! A single waker slot shared by one registering side and any number of waking sides
 //! (the receiver of an `mpsc` channel and its senders).
 //!
-//! Algorithm: one state word with two bits, `REGISTERING` and `WAKING`, guards the slot.
-//! - `register` takes `REGISTERING` (CAS from idle), writes the slot, and releases the bit
-//!   with a CAS back to idle. If a waker set `WAKING` meanwhile, that CAS fails: the
-//!   registrant takes its own waker back out and wakes it itself, so no wake-up is lost.
-//! - `take` (what `wake` uses) sets `WAKING` with one RMW; if nothing else was going on it
-//!   owns the slot, takes the waker and clears the bit. If a registration was in progress the
-//!   registrant sees `WAKING` and wakes itself (above); if another wake was in progress, that
-//!   one takes the waker.
+//! Algorithm: one state word with three bits, `REGISTERING`, `WAKING` and `ARMED` (the slot
+//! holds a waker), guards the slot.
+//! - `register` sets `REGISTERING` (CAS from a state with neither `REGISTERING` nor
+//!   `WAKING`), writes the slot, and releases the bit with a CAS to `ARMED`. If a waker set
+//!   `WAKING` meanwhile, that CAS fails: the registrant takes its own waker back out and
+//!   wakes it itself, so no wake-up is lost. Then a `SeqCst` fence.
+//! - `wake` first issues a `SeqCst` fence and loads the state: `IDLE` means no waker is
+//!   stored and none is being stored, so there is nobody to wake and it returns having
+//!   written nothing. Otherwise `take` sets `WAKING` with one RMW; if the state was exactly
+//!   `ARMED` it owns the slot, takes the waker and clears both bits. If a registration was in
+//!   progress the registrant sees `WAKING` and wakes itself (above); if another wake was in
+//!   progress, that one takes the waker.
+//!
+//! Why the fast path loses nothing: the waking side publishes its event (a message), then
+//! fences, then loads the state; the registering side stores `ARMED`, then fences, then
+//! checks for the event. The two `SeqCst` fences are ordered one way or the other: if the
+//! waker's comes first, the registrant's check sees the event; if the registrant's comes
+//! first, the waker's load sees `ARMED` (or a later state: another waker already took the
+//! waker and woke it, or a new registration) and wakes. This is the store-buffering pattern
+//! that plain Release/Acquire would not order. What it buys: a sender to a receiver that is
+//! busy (not registered) writes nothing to this word, so under contention the word is not
+//! bounced between the senders' cores on every message (it used to be two RMWs per wake).
 //!
 //! Invariants: the slot is written only by the holder of `REGISTERING` (with `WAKING` clear
 //! when it started) and read only by the holder of `WAKING` with `REGISTERING` clear, so it
-//! is never accessed by two sides at once. A waker is woken and dropped outside any lock
-//! (there is none). Every access goes through `shim`, so loom checks it.
+//! is never accessed by two sides at once. `ARMED` is set only with a waker in the slot and
+//! the slot is emptied only with `ARMED` cleared in the same step. A waker is woken and
+//! dropped outside any lock (there is none). Every access goes through `shim`, so loom
+//! checks it (loom models `SeqCst` fences, not `SeqCst` accesses, hence fences here).
 
 use std::task::Waker;
 
 use shim::cell::UnsafeCell;
 use shim::sync::atomic::{
-    AtomicUsize,
-    Ordering::{AcqRel, Acquire, Relaxed, Release},
+    fence, AtomicUsize,
+    Ordering::{AcqRel, Acquire, Relaxed, Release, SeqCst},
 };
 
 const IDLE: usize = 0;
-const REGISTERING: usize = 0b01;
-const WAKING: usize = 0b10;
+const REGISTERING: usize = 0b001;
+const WAKING: usize = 0b010;
+/// The slot holds a waker.
+const ARMED: usize = 0b100;
 
 pub(crate) struct AtomicWaker {
     state: AtomicUsize,
@@ -46,75 +64,100 @@ impl AtomicWaker {
     }
 
     /// Stores `waker` to be woken by the next [`wake`](Self::wake). Callers register from one
-    /// side only (never two registrations at once); a wake racing the registration wakes
-    /// `waker` right here.
+    /// side only (never two registrations at once), then check for the event they wait for;
+    /// a wake racing the registration wakes `waker` right here.
     pub(crate) fn register(&self, waker: &Waker) {
-        // Acquire: the slot's last writer (a previous registration or take) is before us.
-        // Failure Relaxed: that branch touches no slot and reads nothing; it wakes our own
-        // waker, and the re-poll that causes gets the waking side's data through a later
-        // registration, whose success acquires the take's release of WAKING.
-        match self
-            .state
-            .compare_exchange(IDLE, REGISTERING, Acquire, Relaxed)
-        {
-            Ok(_) => {
-                // SAFETY: we hold REGISTERING and WAKING was clear: the slot is ours.
-                let old = self.waker.with_mut(|w| unsafe {
-                    match &*w {
-                        Some(cur) if cur.will_wake(waker) => None,
-                        _ => (*w).replace(waker.clone()),
-                    }
-                });
-                // Release: publishes the slot to the next take. No Acquire on success:
-                // nothing is read after it. Failure Relaxed: a take that set WAKING
-                // meanwhile left the slot alone (it saw REGISTERING), so the slot needs no
-                // edge from it, and what that waker sent before waking reaches our
-                // self-wake's re-poll through its next registration (see the swap below).
-                match self
-                    .state
-                    .compare_exchange(REGISTERING, IDLE, Release, Relaxed)
-                {
-                    Ok(_) => drop(old),
-                    Err(_) => {
-                        // A wake came in while we registered (state is REGISTERING|WAKING):
-                        // it left the slot to us. Take the waker back and wake it ourselves.
-                        // SAFETY: REGISTERING is still ours; the waker side does not read.
-                        let w = self.waker.with_mut(|w| unsafe { (*w).take() });
-                        // Release: publishes our slot access to the next take. No
-                        // Acquire: what the waking side did before setting WAKING need not
-                        // reach this poll (it may miss the message; the wake below makes
-                        // the task poll again). Every write to `state` is an RMW, so each
-                        // Release on it heads a release sequence running through all later
-                        // writes: the re-poll's registration CAS (Acquire) synchronizes
-                        // with that take's `fetch_or` and sees the message.
-                        self.state.swap(IDLE, Release);
-                        drop(old);
-                        if let Some(w) = w {
-                            w.wake();
-                        }
-                    }
+        // The state is IDLE or ARMED unless a wake is in progress; try IDLE first.
+        let mut cur = IDLE;
+        loop {
+            // Acquire: the slot's last writer (a previous registration or take) is before
+            // us. Failure Relaxed: the retry's CAS acquires; the wake branch touches no slot
+            // and reads nothing (it wakes our own waker, and the re-poll that causes gets the
+            // waking side's data through a later registration, whose success acquires the
+            // take's release of WAKING).
+            match self
+                .state
+                .compare_exchange(cur, cur | REGISTERING, Acquire, Relaxed)
+            {
+                Ok(_) => break,
+                Err(actual) if actual & (REGISTERING | WAKING) == 0 => cur = actual,
+                Err(_) => {
+                    // A wake is in progress (it will take the previous waker): the event it
+                    // signals may be ours, so wake the new waker now (the caller re-polls),
+                    // and give the waking thread a moment to finish (under loom: let it run).
+                    waker.wake_by_ref();
+                    shim::hint::spin_loop();
+                    return;
                 }
             }
+        }
+        // SAFETY: we hold REGISTERING and WAKING was clear: the slot is ours.
+        let old = self.waker.with_mut(|w| unsafe {
+            match &*w {
+                Some(c) if c.will_wake(waker) => None,
+                _ => (*w).replace(waker.clone()),
+            }
+        });
+        // Release: publishes the slot to the next take. No Acquire on success: nothing is
+        // read after it. Failure Relaxed: a take that set WAKING meanwhile left the slot
+        // alone (it saw REGISTERING), so the slot needs no edge from it, and what that waker
+        // sent before waking reaches our self-wake's re-poll through its next registration
+        // (see the swap below).
+        match self
+            .state
+            .compare_exchange(cur | REGISTERING, ARMED, Release, Relaxed)
+        {
+            Ok(_) => {
+                drop(old);
+                // SeqCst: the registrant's half of the fence pair (module doc): the caller's
+                // check for the event comes after this, and a waker that missed ARMED
+                // published its event before its own fence.
+                fence(SeqCst);
+            }
             Err(_) => {
-                // A wake is in progress (it will take the previous waker): the event it
-                // signals may be ours, so wake the new waker now (the caller re-polls), and
-                // give the waking thread a moment to finish (under loom: let it run).
-                waker.wake_by_ref();
-                shim::hint::spin_loop();
+                // A wake came in while we registered (state is REGISTERING|WAKING, ARMED
+                // maybe): it left the slot to us. Take the waker back and wake it ourselves.
+                // SAFETY: REGISTERING is still ours; the waker side does not read.
+                let w = self.waker.with_mut(|w| unsafe { (*w).take() });
+                // Release: publishes our slot access to the next take. No Acquire: what the
+                // waking side did before setting WAKING need not reach this poll (it may
+                // miss the message; the wake below makes the task poll again). Every write
+                // to `state` is an RMW, so each Release on it heads a release sequence
+                // running through all later writes: the re-poll's registration CAS
+                // (Acquire) synchronizes with that take's `fetch_or` and sees the message.
+                self.state.swap(IDLE, Release);
+                drop(old);
+                if let Some(w) = w {
+                    w.wake();
+                }
             }
         }
     }
 
     /// Takes the registered waker, if any (and no registration is in progress).
     pub(crate) fn take(&self) -> Option<Waker> {
+        // SeqCst: the waking side's half of the fence pair (module doc): the caller's event
+        // was published before this, and the load below sees ARMED unless the registrant's
+        // check will see the event.
+        fence(SeqCst);
+        // Relaxed: the fence orders it; IDLE means nothing to take and writes nothing.
+        if self.state.load(Relaxed) == IDLE {
+            return None;
+        }
         // AcqRel: Acquire sees the registrant's slot write; Release orders the caller's
         // earlier writes (the message) before a registrant that sees WAKING.
         match self.state.fetch_or(WAKING, AcqRel) {
-            IDLE => {
-                // SAFETY: we set WAKING while nobody held the slot: it is ours.
+            ARMED => {
+                // SAFETY: we set WAKING while nobody else held the slot: it is ours.
                 let w = self.waker.with_mut(|w| unsafe { (*w).take() });
-                self.state.fetch_and(!WAKING, Release);
+                // Release: our slot access is before the next registration (Acquire).
+                self.state.fetch_and(!(WAKING | ARMED), Release);
                 w
+            }
+            // Nothing stored after all (a racing take emptied it and was done).
+            IDLE => {
+                self.state.fetch_and(!WAKING, Release);
+                None
             }
             // A registration is in progress (it will see WAKING and wake itself), or another
             // wake is (it takes the waker).
