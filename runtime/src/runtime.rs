@@ -99,7 +99,9 @@ impl Runtime {
             (Flavor::CurrentThread(ct), scheduler::Handle::CurrentThread(h)) => {
                 ct.block_on(h, future)
             }
-            (_, handle) => crate::block_on::block_on(future, handle.block_on_yield_every()),
+            (_, handle) => crate::block_on::block_on(future, handle.block_on_yield_every(), || {
+                handle.block_on_cpu_free()
+            }),
         }
     }
 

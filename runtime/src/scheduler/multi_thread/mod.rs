@@ -71,6 +71,8 @@ pub(crate) struct Handle {
     /// How often a `block_on` thread waiting on this runtime yields its CPU while it
     /// spins before parking (every `n`th spin round; block_on.rs).
     pub(crate) block_on_yield_every: u32,
+    /// The machine's CPUs (`available_parallelism`, read once).
+    pub(crate) cpus: usize,
     pub(crate) driver: Arc<Driver>,
     pub(crate) blocking: blocking::Spawner,
     /// The monitor thread's state (monitor.rs).
@@ -155,6 +157,7 @@ pub(crate) fn create(
     }
     let handle = Arc::new(Handle {
         block_on_yield_every: crate::block_on::yield_every(num_workers, cpus),
+        cpus,
         shared: Shared {
             remotes: remotes.into_boxed_slice(),
             workers: workers.into_boxed_slice(),
@@ -206,6 +209,12 @@ impl Shared {
 }
 
 impl Handle {
+    /// Fewer workers unparked than CPUs: a `block_on` thread may spin without taking a
+    /// CPU from a worker (block_on.rs).
+    pub(crate) fn block_on_cpu_free(&self) -> bool {
+        self.shared.idle.num_unparked() < self.cpus
+    }
+
     /// Begins shutdown: closes the global queues and wakes every worker. Idempotent.
     pub(crate) fn close(&self) {
         self.monitor.close();
