@@ -13,6 +13,10 @@
 //!   `enable`) consumes a stored permit with one CAS, or is ready if `calls` moved;
 //!   otherwise it queues under the lock, re-checking both first. So `notify_waiters` wakes
 //!   exactly the futures created before it (queued or not yet polled) and stores nothing.
+//!   With nobody queued (the word not WAITING) it only counts the call, with one CAS and
+//!   no lock (tokio locks on every call): a future queueing concurrently changes the word
+//!   with a CAS under the lock after re-reading `calls`, so one of the two CASes sees the
+//!   other.
 //! - A queued future that is dropped after it got a `notify_one`/`notify_last` it never
 //!   returned passes it on (to the next waiter, or as the stored permit): no wake-up is
 //!   lost to cancellation.
@@ -295,6 +299,16 @@ impl Notify {
     /// # });
     /// ```
     pub fn notify_waiters(&self) {
+        // Nobody queued: count the call with one CAS, no lock. A waiter queueing meanwhile
+        // moves EMPTY -> WAITING with a CAS under the lock after re-reading `calls`, so it
+        // either sees this call (and is ready) or makes this CAS fail (and we take the lock).
+        let mut cur = self.state.load(SeqCst);
+        while cur & STATE != WAITING {
+            match self.state.compare_exchange(cur, cur + CALL, SeqCst, SeqCst) {
+                Ok(_) => return,
+                Err(now) => cur = now,
+            }
+        }
         let mut wakes = WakeList::new();
         {
             let mut list = self.waiters.lock();
