@@ -6,7 +6,13 @@
 //!   capacity is the crate's FIFO semaphore of permits (`semaphore`, over
 //!   `sync::batch_semaphore`) whose fast path is one CAS.
 //! - [`unbounded_channel`]: sending never waits; the queue is a linked list of blocks of
-//!   slots (`list`), recycled, so the steady state allocates nothing per message.
+//!   slots (`list`), recycled, so the steady state allocates nothing per message. The
+//!   list's claim word also holds the CLOSED bit, so a send is one claim `fetch_add` (no
+//!   message count beside it, as tokio keeps) and a receive writes no shared counter.
+//!
+//! A sender wakes the receiver through an `AtomicWaker` that a busy receiver (one not
+//! registered) costs a fence and a load, not two read-modify-writes of a word every sender
+//! shares (`atomic_waker`).
 //!
 //! Both flavors share `chan`: the receiver's waker, the sender counts and the closing
 //! protocol. Guarantees (see each file's doc for the invariants that give them):
