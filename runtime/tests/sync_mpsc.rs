@@ -113,6 +113,38 @@ rt_test! {
     }
 
     #[test]
+    fn unbounded_close_keeps_what_was_sent_and_refuses_the_rest() {
+        watchdog("the unbounded messages sent before close", || {
+            on(&rt(), || async {
+                let (tx, mut rx) = mpsc::unbounded_channel();
+                for i in 0..40 {
+                    tx.send(i).unwrap();
+                }
+                assert_eq!(rx.recv().await, Some(0));
+                rx.close();
+                assert!(rx.is_closed());
+                assert!(tx.is_closed());
+                // Refused sends (their claims are void) count nowhere and are never waited for.
+                for i in 100..140 {
+                    assert_eq!(tx.send(i).unwrap_err().0, i);
+                }
+                assert_eq!(rx.len(), 39);
+                for i in 1..40 {
+                    assert_eq!(rx.recv().await, Some(i));
+                }
+                // Drained and closed: done, though a sender is still alive.
+                assert_eq!(rx.len(), 0);
+                assert_eq!(rx.recv().await, None);
+                assert_eq!(rx.try_recv(), Err(TryRecvError::Disconnected));
+                // Closing again changes nothing.
+                rx.close();
+                assert_eq!(rx.recv().await, None);
+                assert!(tx.send(7).is_err());
+            });
+        })
+    }
+
+    #[test]
     fn close_with_an_unused_permit_ends_when_it_is_dropped() {
         watchdog("recv's end after the permit's drop", || {
             on(&rt(), || async {
