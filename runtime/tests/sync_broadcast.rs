@@ -186,6 +186,27 @@ fn len_counts_values_some_receiver_has_not_read() {
     drop(rx2); // its unread value no longer counts it
     assert_eq!(tx.len(), 0);
     assert!(rx1.is_empty());
+    // A receiver subscribed later does not count what was sent before it.
+    tx.send(3).unwrap();
+    let mut rx3 = tx.subscribe();
+    assert_eq!(tx.len(), 1, "only rx1 has not read 3");
+    rx1.try_recv().unwrap();
+    assert_eq!(tx.len(), 0);
+    // Kept values only: a lagging receiver counts at most the ring (8 slots).
+    for i in 0..20 {
+        tx.send(i).unwrap();
+    }
+    assert_eq!(tx.len(), 8);
+    for _ in 0..20 {
+        let _ = rx1.try_recv();
+    }
+    assert_eq!(tx.len(), 8, "rx3 lags");
+    assert!(rx3.try_recv().is_err(), "rx3 was told it lagged");
+    assert_eq!(tx.len(), 8, "rx3 now sits at the oldest kept value");
+    for _ in 0..8 {
+        rx3.try_recv().unwrap();
+    }
+    assert_eq!(tx.len(), 0);
 }
 
 #[test]

@@ -4,9 +4,17 @@
 //! ([`error::RecvError::Lagged`]) and resumes at the oldest value still kept.
 //!
 //! State: `tail` (behind a mutex: the next position to write, the receiver count, the
-//! closed flag and the list of waiting receivers) and the slots, each behind a
-//! reader-writer lock holding the position it was last written for and its value, plus an
-//! atomic count of receivers yet to read it (for [`Sender::len`]).
+//! closed flag, the list of waiting receivers and every receiver's published cursor) and
+//! the slots, each behind a reader-writer lock holding the position it was last written for
+//! and its value.
+//!
+//! [`Sender::len`] (values kept that some receiver alive when they were sent has not read)
+//! comes from the cursors: each receiver stores its next position into its own padded
+//! cursor after every receive (a plain store on a line no one else writes), and `len` takes
+//! the smallest under the tail lock. A receiver reads values in order, so every position
+//! from the smallest cursor to the tail is unread by someone, and a receiver that
+//! subscribed later starts at the tail. (Tokio keeps a count per slot that every receive
+//! decrements instead: an RMW on the slot's line, which all receivers share, per value.)
 //!
 //! Invariants:
 //! - Slot `p & mask` holds position `p` exactly when its stamp says `p`; slot `i` starts
@@ -25,8 +33,9 @@
 use std::fmt;
 use std::task::{Context, Poll};
 
+use crossbeam_utils::CachePadded;
 use shim::sync::atomic::{
-    AtomicUsize,
+    AtomicU64, AtomicUsize,
     Ordering::{AcqRel, Acquire, Relaxed, Release},
 };
 use shim::sync::{Arc, Mutex, RwLock};
@@ -39,9 +48,43 @@ pub mod error;
 use error::{RecvError, SendError, TryRecvError};
 
 struct Slot<T> {
-    /// Receivers that have yet to read the value (for `len`).
-    rem: AtomicUsize,
     inner: RwLock<SlotInner<T>>,
+}
+
+/// A receiver's next position, published for [`Sender::len`]; padded, as its receiver
+/// stores into it on every receive.
+type Cursor = CachePadded<AtomicU64>;
+
+/// The receivers' cursors (under the tail lock): a slab, so a receiver's key stays valid.
+struct Cursors {
+    slots: Vec<Option<Arc<Cursor>>>,
+    free: Vec<usize>,
+}
+
+impl Cursors {
+    fn insert(&mut self, cursor: Arc<Cursor>) -> usize {
+        match self.free.pop() {
+            Some(key) => {
+                self.slots[key] = Some(cursor);
+                key
+            }
+            None => {
+                self.slots.push(Some(cursor));
+                self.slots.len() - 1
+            }
+        }
+    }
+
+    fn remove(&mut self, key: usize) {
+        self.slots[key] = None;
+        self.free.push(key);
+    }
+
+    /// The smallest published cursor, if any receiver is alive.
+    fn min(&self) -> Option<u64> {
+        // Relaxed: a snapshot for `len`; no value is read on its strength.
+        self.slots.iter().flatten().map(|c| c.load(Relaxed)).min()
+    }
 }
 
 struct SlotInner<T> {
@@ -54,6 +97,7 @@ struct Tail {
     rx_cnt: usize,
     closed: bool,
     waiters: WaitList<()>,
+    cursors: Cursors,
 }
 
 struct Shared<T> {
@@ -115,6 +159,10 @@ pub struct WeakSender<T> {
 pub struct Receiver<T> {
     shared: Arc<Shared<T>>,
     next: u64,
+    /// `next`, published for `Sender::len`.
+    cursor: Arc<Cursor>,
+    /// Our cursor's key in `Tail::cursors`.
+    cursor_key: usize,
 }
 
 impl<T> Shared<T> {
@@ -138,7 +186,6 @@ impl<T> Sender<T> {
         let len = capacity.next_power_of_two();
         let buffer = (0..len)
             .map(|i| Slot {
-                rem: AtomicUsize::new(0),
                 inner: RwLock::new(SlotInner {
                     pos: (i as u64).wrapping_sub(len as u64),
                     val: None,
@@ -154,6 +201,10 @@ impl<T> Sender<T> {
                     rx_cnt: 0,
                     closed: false,
                     waiters: WaitList::new(),
+                    cursors: Cursors {
+                        slots: Vec::new(),
+                        free: Vec::new(),
+                    },
                 }),
                 num_tx: AtomicUsize::new(1),
                 num_weak: AtomicUsize::new(0),
@@ -185,7 +236,6 @@ impl<T> Sender<T> {
         let old = {
             let mut inner = slot.inner.write();
             inner.pos = pos;
-            slot.rem.store(tail.rx_cnt, Relaxed);
             inner.val.replace(value)
         };
         tail.pos = pos.wrapping_add(1);
@@ -209,14 +259,13 @@ impl<T> Sender<T> {
 
     /// The number of values kept that some receiver (alive when it was sent) has not read.
     pub fn len(&self) -> usize {
-        let _tail = self.shared.tail.lock();
-        self.shared
-            .buffer
-            .iter()
-            // Relaxed: a count for a snapshot; the values are read under the slots' locks,
-            // never on its strength.
-            .filter(|s| s.rem.load(Relaxed) > 0)
-            .count()
+        let tail = self.shared.tail.lock();
+        let Some(min) = tail.cursors.min() else {
+            return 0;
+        };
+        // Positions below `oldest` were overwritten: not kept.
+        let oldest = tail.pos.saturating_sub(self.shared.buffer.len() as u64);
+        tail.pos.saturating_sub(min.max(oldest)) as usize
     }
 
     /// True when every receiver has read every value kept.
@@ -333,13 +382,21 @@ impl<T> fmt::Debug for WeakSender<T> {
 }
 
 fn new_receiver<T>(shared: Arc<Shared<T>>) -> Receiver<T> {
-    let next = {
+    let (next, cursor, cursor_key) = {
         let mut tail = shared.tail.lock();
         tail.rx_cnt += 1;
         shared.num_rx.fetch_add(1, Relaxed);
-        tail.pos
+        let next = tail.pos;
+        let cursor = Arc::new(CachePadded::new(AtomicU64::new(next)));
+        let key = tail.cursors.insert(cursor.clone());
+        (next, cursor, key)
     };
-    Receiver { shared, next }
+    Receiver {
+        shared,
+        next,
+        cursor,
+        cursor_key,
+    }
 }
 
 impl<T> Clone for Sender<T> {
@@ -383,9 +440,9 @@ impl<T: Clone> Receiver<T> {
                 let value = inner.val.clone().expect("a written slot holds a value");
                 drop(inner);
                 self.next = self.next.wrapping_add(1);
-                // Relaxed: `rem` only feeds `len`'s snapshot; the value was read under the
-                // slot's lock, which orders it against the next write.
-                slot.rem.fetch_sub(1, Relaxed);
+                // Relaxed: the cursor only feeds `len`'s snapshot; the value was read under
+                // the slot's lock, which orders it against the next write.
+                self.cursor.store(self.next, Relaxed);
                 return Ok(value);
             }
             let unwritten = inner.pos.wrapping_add(len) == self.next;
@@ -396,6 +453,8 @@ impl<T: Clone> Receiver<T> {
                 let oldest = tail.pos.wrapping_sub(len);
                 let missed = oldest.wrapping_sub(self.next);
                 self.next = oldest;
+                // Relaxed: as above, a snapshot for `len`.
+                self.cursor.store(oldest, Relaxed);
                 return Err(TryRecvError::Lagged(missed));
             }
         }
@@ -532,12 +591,12 @@ impl<T> Drop for Recv<'_, T> {
 impl<T> Drop for Receiver<T> {
     fn drop(&mut self) {
         let shared = &*self.shared;
-        let len = shared.buffer.len() as u64;
-        let pos = {
+        {
             let mut tail = shared.tail.lock();
             tail.rx_cnt -= 1;
-            tail.pos
-        };
+            // Our unread values no longer count us in `Sender::len`.
+            tail.cursors.remove(self.cursor_key);
+        }
         // Release: a sender told every receiver is gone (`is_closed`, `closed()`, with
         // Acquire) sees what the receivers did first (the loom model
         // `broadcast_sender_closed_happens_after_receiver_drop`); with several receivers the
@@ -545,22 +604,6 @@ impl<T> Drop for Receiver<T> {
         // Acquire: the last receiver reads nothing (it notifies under the list's lock).
         if shared.num_rx.fetch_sub(1, Release) == 1 {
             notify_all(&shared.closed_waiters);
-        }
-        // The values sent while we were subscribed and that we did not read counted us.
-        let mut p = if pos.wrapping_sub(self.next) > len {
-            pos.wrapping_sub(len)
-        } else {
-            self.next
-        };
-        while p != pos {
-            let slot = shared.slot(p);
-            let inner = slot.inner.read();
-            if inner.pos == p {
-                // Relaxed: as in `recv_ref`, a count for `len` only.
-                slot.rem.fetch_sub(1, Relaxed);
-            }
-            drop(inner);
-            p = p.wrapping_add(1);
         }
     }
 }
