@@ -127,9 +127,9 @@ impl AtomicWaker {
                 // see loom-tests/README.md). No Acquire: what the waking side did before
                 // setting WAKING need not reach this poll (it may miss the message; the wake
                 // below makes the task poll again). Every write to `state` is an RMW, so
-                // each Release on it heads a release sequence running through all later
-                // writes: the re-poll's registration CAS (Acquire) synchronizes with that
-                // take's `fetch_or` and sees the message.
+                // the take's `fetch_or` (released by the fence before it) heads a release
+                // sequence running through all later writes: the re-poll's registration
+                // CAS (Acquire) synchronizes with that take's fence and sees the message.
                 self.state.swap(IDLE, Relaxed);
                 drop(old);
                 if let Some(w) = w {
