@@ -6,7 +6,9 @@ For each atomic operation in the shipping code that goes through the shim (queue
 task/, runtime/src/{park.rs,scheduler,sync/}, io-driver/src/readiness.rs), this script
 makes the
 one-step-weaker variant -- SeqCst -> AcqRel (RMW) / Acquire (load, CAS failure) /
-Release (store), AcqRel -> Acquire and -> Release, Acquire/Release -> Relaxed -- plus the
+Release (store), AcqRel -> Acquire and -> Release, Acquire/Release -> Relaxed; for a
+`fence`, SeqCst -> AcqRel (loom models a SeqCst fence's total order, unlike SeqCst
+accesses) and the fence removed -- plus the
 hand-written variants in `MANUAL` (a retried CAS that gives up, a flag test removed,
 and the planted bugs of issue 18), applies it to a SCRATCH COPY of the tree (never the
 tree itself: a copy under --scratch, default /tmp/loom-sweep), builds the relevant loom suite
@@ -216,6 +218,28 @@ MANUAL = [
      "            if state & done != 0 {\n                // Too late",
      "            if false && state & done != 0 {\n                // Too late",
      "a waker replacement ignores that the event already happened"),
+    # --- the unbounded list's CLOSED bit (dd97c7e) ---
+    ("flag:list-push-ignores-closed", "runtime/src/sync/mpsc/list.rs",
+     "        if pos & CLOSED != 0 {\n            return Err(value);",
+     "        if false && pos & CLOSED != 0 {\n            return Err(value);",
+     "a send ignores CLOSED in the value its claim replaced (sends after the close)"),
+    ("flag:list-pop-ignores-closed-at", "runtime/src/sync/mpsc/list.rs",
+     "            if rx.index >= rx.closed_at {\n                return Pop::Empty;",
+     "            if false && rx.index >= rx.closed_at {\n                return Pop::Empty;",
+     "the receiver looks past the close's final index (waits for refused claims)"),
+    # --- Notify::notify_waiters' lock-free path (3e7c023) ---
+    ("plant:notify-waiters-fast-path-store", "runtime/src/sync/notify.rs",
+     """            match self.state.compare_exchange(cur, cur + CALL, SeqCst, SeqCst) {
+                Ok(_) => return,
+                Err(now) => cur = now,
+            }""",
+     """            self.state.store(cur + CALL, SeqCst);
+            return;""",
+     "the lock-free `notify_waiters` counts the call with a store, not a CAS"),
+    ("flag:notify-waiters-fast-path-ignores-waiting", "runtime/src/sync/notify.rs",
+     "        while cur & STATE != WAITING {\n            match self.state.compare_exchange(cur, cur + CALL",
+     "        while cur & STATE != WAITING || cur & STATE == WAITING {\n            match self.state.compare_exchange(cur, cur + CALL",
+     "the lock-free `notify_waiters` is taken with waiters queued (wakes none)"),
     # --- scheduler: skipped wake-ups (issue 18 class 3) ---
     ("plant:no-searcher-handoff", "runtime/src/scheduler/multi_thread/worker.rs",
      """        if idle.transition_worker_from_searching(|| handle.has_visible_work()) {
@@ -418,6 +442,42 @@ def auto_variants():
                         "apply": None if rel in NO_LOOM else ("span", a, b, Q + w),
                         "src": src[line_start:src.find("\n", call.start())].strip(),
                     })
+        out += fence_variants(rel, src, end, mask)
+    return out
+
+
+# A free `fence(..)` call (not a method, not the `use` list).
+FENCE = re.compile(r"(?<![\w.])fence\s*\(")
+
+
+def fence_variants(rel, src, end, mask):
+    """A fence's one-step-weaker ordering (SeqCst -> AcqRel, AcqRel -> Acquire and ->
+    Release) and the fence removed. Unlike SeqCst accesses, loom models a SeqCst fence
+    (its total order), so SeqCst -> AcqRel is a different program under loom."""
+    out = []
+    for call in FENCE.finditer(src, 0, end):
+        if mask[call.start()]:
+            continue
+        lparen = call.end() - 1
+        rparen = matching_paren(src, lparen)
+        o = re.search(ORD, src[lparen:rparen])
+        if not o:
+            continue
+        order = o.group(1)
+        a, b = lparen + o.start(), lparen + o.end()
+        lineno = src.count("\n", 0, call.start()) + 1
+        fn = enclosing_fn(src, call.start())
+        line_start = src.rfind("\n", 0, call.start()) + 1
+        line = src[line_start:src.find("\n", call.start())].strip()
+        weaker_fence = {"SeqCst": ["AcqRel"], "AcqRel": ["Acquire", "Release"]}
+        for w in weaker_fence.get(order, []):
+            out.append({"id": f"{rel}:{lineno}:fence:{order}->{w}", "file": rel,
+                        "line": lineno, "fn": fn, "what": f"fence {order} -> {w}",
+                        "apply": ("span", a, b, Q + w), "src": line})
+        # Removed: the call becomes `()` (the statement `();`).
+        out.append({"id": f"{rel}:{lineno}:fence:removed", "file": rel, "line": lineno,
+                    "fn": fn, "what": f"fence({order}) removed",
+                    "apply": ("span", call.start(), rparen + 1, "()"), "src": line})
     return out
 
 
@@ -724,7 +784,7 @@ def print_table(variants, files):
     for v in variants:
         if (v["file"], v["fn"], v["what"]) not in seen:
             note = ""
-            if "SeqCst ->" in v["what"]:
+            if "SeqCst ->" in v["what"] and not v["what"].startswith("fence"):
                 note = ("loom-blind: loom models SeqCst accesses as AcqRel "
                         "(tokio-rs/loom#180), so this variant is the same model; argued "
                         "instead (README: which SeqCst is a store-load pattern, which "

@@ -36,7 +36,7 @@ use std::task::Waker;
 use shim::cell::UnsafeCell;
 use shim::sync::atomic::{
     fence, AtomicUsize,
-    Ordering::{AcqRel, Acquire, Relaxed, Release, SeqCst},
+    Ordering::{Acquire, Relaxed, Release, SeqCst},
 };
 
 const IDLE: usize = 0;
@@ -119,13 +119,18 @@ impl AtomicWaker {
                 // maybe): it left the slot to us. Take the waker back and wake it ourselves.
                 // SAFETY: REGISTERING is still ours; the waker side does not read.
                 let w = self.waker.with_mut(|w| unsafe { (*w).take() });
-                // Release: publishes our slot access to the next take. No Acquire: what the
-                // waking side did before setting WAKING need not reach this poll (it may
-                // miss the message; the wake below makes the task poll again). Every write
-                // to `state` is an RMW, so each Release on it heads a release sequence
-                // running through all later writes: the re-poll's registration CAS
-                // (Acquire) synchronizes with that take's `fetch_or` and sees the message.
-                self.state.swap(IDLE, Release);
+                // Relaxed. No Release: a take touches the slot only after reading exactly
+                // ARMED, and from the IDLE written here ARMED comes back only through our
+                // own next registration's Release CAS, which follows this take-back in
+                // program order and so publishes it (a take reading IDLE returns early or
+                // goes to its IDLE branch, neither touching the slot; survived the sweep,
+                // see loom-tests/README.md). No Acquire: what the waking side did before
+                // setting WAKING need not reach this poll (it may miss the message; the wake
+                // below makes the task poll again). Every write to `state` is an RMW, so
+                // the take's `fetch_or` (released by the fence before it) heads a release
+                // sequence running through all later writes: the re-poll's registration
+                // CAS (Acquire) synchronizes with that take's fence and sees the message.
+                self.state.swap(IDLE, Relaxed);
                 drop(old);
                 if let Some(w) = w {
                     w.wake();
@@ -144,9 +149,12 @@ impl AtomicWaker {
         if self.state.load(Relaxed) == IDLE {
             return None;
         }
-        // AcqRel: Acquire sees the registrant's slot write; Release orders the caller's
-        // earlier writes (the message) before a registrant that sees WAKING.
-        match self.state.fetch_or(WAKING, AcqRel) {
+        // Acquire: sees the registrant's slot write. No Release: the fence above is
+        // sequenced before this RMW, so it is the release: a registrant whose CAS reads
+        // WAKING (or a later value of the word's release sequence) synchronizes with the
+        // fence and sees the caller's earlier writes (the message). Survived the sweep as
+        // Acquire; without the fence it would need AcqRel (loom-tests/README.md).
+        match self.state.fetch_or(WAKING, Acquire) {
             ARMED => {
                 // SAFETY: we set WAKING while nobody else held the slot: it is ours.
                 let w = self.waker.with_mut(|w| unsafe { (*w).take() });
@@ -156,7 +164,12 @@ impl AtomicWaker {
             }
             // Nothing stored after all (a racing take emptied it and was done).
             IDLE => {
-                self.state.fetch_and(!WAKING, Release);
+                // Relaxed: we touched no slot, so there is nothing to publish to the next
+                // registration (the take that emptied the slot released it, and our two
+                // RMWs continue that release sequence), and our caller's message was
+                // released by the fence before the `fetch_or` (survived the sweep as
+                // Relaxed, loom-tests/README.md).
+                self.state.fetch_and(!WAKING, Relaxed);
                 None
             }
             // A registration is in progress (it will see WAKING and wake itself), or another
