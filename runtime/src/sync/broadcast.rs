@@ -3,10 +3,10 @@
 //! two). A receiver that falls more than a ring behind is told how many values it missed
 //! ([`error::RecvError::Lagged`]) and resumes at the oldest value still kept.
 //!
-//! State: `tail` (behind a mutex: the next position to write, the receiver count, the
-//! closed flag, the list of waiting receivers and every receiver's published cursor) and
-//! the slots, each behind a reader-writer lock holding the position it was last written for
-//! and its value.
+//! State: `tail` (behind a mutex: the next position to write, the closed flag, the list of
+//! waiting receivers and every receiver's published cursor, whose number is the receiver
+//! count) and the slots, each behind a reader-writer lock holding the position it was last
+//! written for and its value.
 //!
 //! [`Sender::len`] (values kept that some receiver alive when they were sent has not read)
 //! comes from the cursors: each receiver stores its next position into its own padded
@@ -55,36 +55,10 @@ struct Slot<T> {
 /// stores into it on every receive.
 type Cursor = CachePadded<AtomicU64>;
 
-/// The receivers' cursors (under the tail lock): a slab, so a receiver's key stays valid.
-struct Cursors {
-    slots: Vec<Option<Arc<Cursor>>>,
-    free: Vec<usize>,
-}
-
-impl Cursors {
-    fn insert(&mut self, cursor: Arc<Cursor>) -> usize {
-        match self.free.pop() {
-            Some(key) => {
-                self.slots[key] = Some(cursor);
-                key
-            }
-            None => {
-                self.slots.push(Some(cursor));
-                self.slots.len() - 1
-            }
-        }
-    }
-
-    fn remove(&mut self, key: usize) {
-        self.slots[key] = None;
-        self.free.push(key);
-    }
-
-    /// The smallest published cursor, if any receiver is alive.
-    fn min(&self) -> Option<u64> {
-        // Relaxed: a snapshot for `len`; no value is read on its strength.
-        self.slots.iter().flatten().map(|c| c.load(Relaxed)).min()
-    }
+/// The smallest published cursor, if any receiver is alive.
+fn min_cursor(cursors: &[Arc<Cursor>]) -> Option<u64> {
+    // Relaxed: a snapshot for `len`; no value is read on its strength.
+    cursors.iter().map(|c| c.load(Relaxed)).min()
 }
 
 struct SlotInner<T> {
@@ -94,10 +68,11 @@ struct SlotInner<T> {
 
 struct Tail {
     pos: u64,
-    rx_cnt: usize,
     closed: bool,
     waiters: WaitList<()>,
-    cursors: Cursors,
+    /// Every live receiver's cursor (a receiver finds its own by pointer when it leaves);
+    /// their number is the receiver count.
+    cursors: Vec<Arc<Cursor>>,
 }
 
 struct Shared<T> {
@@ -161,8 +136,6 @@ pub struct Receiver<T> {
     next: u64,
     /// `next`, published for `Sender::len`.
     cursor: Arc<Cursor>,
-    /// Our cursor's key in `Tail::cursors`.
-    cursor_key: usize,
 }
 
 impl<T> Shared<T> {
@@ -198,13 +171,9 @@ impl<T> Sender<T> {
                 mask: len as u64 - 1,
                 tail: Mutex::new(Tail {
                     pos: 0,
-                    rx_cnt: 0,
                     closed: false,
                     waiters: WaitList::new(),
-                    cursors: Cursors {
-                        slots: Vec::new(),
-                        free: Vec::new(),
-                    },
+                    cursors: Vec::new(),
                 }),
                 num_tx: AtomicUsize::new(1),
                 num_weak: AtomicUsize::new(0),
@@ -228,7 +197,7 @@ impl<T> Sender<T> {
         let shared = &*self.shared;
         let mut wakers = WakeList::new();
         let mut tail = shared.tail.lock();
-        if tail.rx_cnt == 0 {
+        if tail.cursors.is_empty() {
             return Err(SendError(value));
         }
         let pos = tail.pos;
@@ -239,7 +208,7 @@ impl<T> Sender<T> {
             inner.val.replace(value)
         };
         tail.pos = pos.wrapping_add(1);
-        let rx_cnt = tail.rx_cnt;
+        let rx_cnt = tail.cursors.len();
         tail.waiters.take_all(&mut wakers);
         drop(tail);
         drop(old);
@@ -254,13 +223,13 @@ impl<T> Sender<T> {
 
     /// The number of receivers.
     pub fn receiver_count(&self) -> usize {
-        self.shared.tail.lock().rx_cnt
+        self.shared.tail.lock().cursors.len()
     }
 
     /// The number of values kept that some receiver (alive when it was sent) has not read.
     pub fn len(&self) -> usize {
         let tail = self.shared.tail.lock();
-        let Some(min) = tail.cursors.min() else {
+        let Some(min) = min_cursor(&tail.cursors) else {
             return 0;
         };
         // Positions below `oldest` were overwritten: not kept.
@@ -382,20 +351,18 @@ impl<T> fmt::Debug for WeakSender<T> {
 }
 
 fn new_receiver<T>(shared: Arc<Shared<T>>) -> Receiver<T> {
-    let (next, cursor, cursor_key) = {
+    let (next, cursor) = {
         let mut tail = shared.tail.lock();
-        tail.rx_cnt += 1;
         shared.num_rx.fetch_add(1, Relaxed);
         let next = tail.pos;
         let cursor = Arc::new(CachePadded::new(AtomicU64::new(next)));
-        let key = tail.cursors.insert(cursor.clone());
-        (next, cursor, key)
+        tail.cursors.push(cursor.clone());
+        (next, cursor)
     };
     Receiver {
         shared,
         next,
         cursor,
-        cursor_key,
     }
 }
 
@@ -593,9 +560,13 @@ impl<T> Drop for Receiver<T> {
         let shared = &*self.shared;
         {
             let mut tail = shared.tail.lock();
-            tail.rx_cnt -= 1;
             // Our unread values no longer count us in `Sender::len`.
-            tail.cursors.remove(self.cursor_key);
+            let mine = tail
+                .cursors
+                .iter()
+                .position(|c| Arc::ptr_eq(c, &self.cursor))
+                .expect("a live receiver's cursor is listed");
+            tail.cursors.swap_remove(mine);
         }
         // Release: a sender told every receiver is gone (`is_closed`, `closed()`, with
         // Acquire) sees what the receivers did first (the loom model
