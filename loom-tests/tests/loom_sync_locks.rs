@@ -172,6 +172,49 @@ fn notify_one_to_a_dropped_future_goes_to_the_next() {
     });
 }
 
+/// `notify_waiters` serving two queued futures while one of them is dropped: the served
+/// node is freed once (by the notifier, or by the dropped future if it left first: a
+/// double free panics in the wait list), the other future completes on its handoff word,
+/// and the queue ends empty (a `notify_one` afterwards is stored, so the next future is
+/// ready at once).
+#[test]
+fn notify_waiters_serving_a_dropped_waiter() {
+    model(|| {
+        let n = Arc::new(Notify::new());
+        let mut dropped = Box::pin(n.notified());
+        assert!(poll_noop(dropped.as_mut()).is_pending());
+        let mut kept = Box::pin(n.notified());
+        assert!(poll_noop(kept.as_mut()).is_pending());
+        let n2 = n.clone();
+        let notifier = thread::spawn(move || n2.notify_waiters());
+        drop(dropped);
+        block_on(kept);
+        notifier.join().unwrap();
+        n.notify_one();
+        assert!(poll_noop(Box::pin(n.notified()).as_mut()).is_ready());
+    });
+}
+
+/// A queued future re-polled while `notify_one` serves it: it completes exactly once,
+/// either on its handoff word (without the lock) or on a later poll after the wake-up, and
+/// the notification is not also stored.
+#[test]
+fn notify_one_racing_a_queued_repoll() {
+    model(|| {
+        let n = Arc::new(Notify::new());
+        let mut f = Box::pin(n.notified());
+        assert!(poll_noop(f.as_mut()).is_pending());
+        let n2 = n.clone();
+        let notifier = thread::spawn(move || n2.notify_one());
+        let early = poll_noop(f.as_mut()).is_ready();
+        if !early {
+            block_on(f);
+        }
+        notifier.join().unwrap();
+        assert!(poll_noop(Box::pin(n.notified()).as_mut()).is_pending());
+    });
+}
+
 /// A queued `acquire_many(2)` gathers permits from two concurrent releases (one may find it
 /// queued, the other not yet): it completes, and the count ends right.
 #[test]

@@ -2,10 +2,18 @@
 //!
 //! One atomic word holds `calls << 2 | STATE`, where STATE is EMPTY, WAITING (the waiter
 //! queue is non-empty) or NOTIFIED (one stored permit), and `calls` counts
-//! `notify_waiters` calls. A mutex guards the FIFO of waiters ([`WaitList`]), each slot
-//! holding the notification it received (none yet, or by `notify_one` / `notify_last` /
-//! `notify_waiters`).
+//! `notify_waiters` calls. A mutex guards the FIFO of waiters ([`WaitList`]), each node
+//! pointing at its future's *handoff word*, an atomic inside the (pinned) future.
 //!
+//! - Serving a queued waiter, a notifier (under the lock) frees its node, then stores what
+//!   it gave (`notify_one`, `notify_last` or `notify_waiters`) into the handoff word with
+//!   Release, and wakes it after the lock. That store is the notifier's last touch of the
+//!   future. So a woken future learns it was served from one Acquire load of its own word
+//!   and returns without taking the lock (it owns no node any more); only a future that
+//!   still reads "nothing" locks, to refresh its waker or to leave the queue when dropped.
+//!   A future's drop that reads "nothing" locks and looks again before freeing its node, so
+//!   a notifier never stores into a dropped future: while the node is linked, the future
+//!   is alive.
 //! - `notify_one` with nobody waiting stores the permit with one CAS (at most one is
 //!   stored); otherwise, under the lock, it unlinks the queue's head (`notify_last`: its
 //!   tail), records the notification in its slot, and wakes it after the lock.
@@ -22,15 +30,22 @@
 //!   lost to cancellation.
 //!
 //! Invariants: STATE is WAITING iff the queue is non-empty (both changed under the lock);
-//! while WAITING no permit is stored. Wakers are woken and dropped after the lock.
+//! while WAITING no permit is stored. A node is linked exactly while its future's handoff
+//! word reads "nothing" and the future holds its key; it is freed by whoever ends that (the
+//! notifier that serves it, or the future's drop), once. Wakers are woken and dropped
+//! after the lock.
 
 use std::fmt;
 use std::future::Future;
+use std::marker::PhantomPinned;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
-use shim::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use shim::sync::atomic::{
+    AtomicUsize,
+    Ordering::{Acquire, Relaxed, Release, SeqCst},
+};
 use shim::sync::Mutex;
 
 use super::wait_list::{WaitList, WakeList};
@@ -50,12 +65,44 @@ enum Strategy {
     Lifo,
 }
 
-/// What a queued waiter received.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Got {
-    Nothing,
-    One(Strategy),
-    All,
+/// A handoff word's values: what a queued waiter was served.
+const GOT_NOTHING: usize = 0;
+/// `notify_one`.
+const GOT_FIFO: usize = 1;
+/// `notify_last`.
+const GOT_LIFO: usize = 2;
+/// `notify_waiters`.
+const GOT_ALL: usize = 3;
+
+impl Strategy {
+    fn got(self) -> usize {
+        match self {
+            Strategy::Fifo => GOT_FIFO,
+            Strategy::Lifo => GOT_LIFO,
+        }
+    }
+}
+
+/// A queued node's data: the handoff word of its future.
+struct Handoff(*const AtomicUsize);
+
+// SAFETY: the pointer is only dereferenced under the notify's lock while the node is
+// linked, when its future is alive and pinned (see `serve`); an `AtomicUsize` may be
+// stored into from any thread.
+unsafe impl Send for Handoff {}
+
+/// Serves the linked node `idx`: frees it, then stores `got` into its future's handoff
+/// word. Returns the node's waker, to wake once the lock is released. Call under the lock.
+fn serve(list: &mut WaitList<Handoff>, idx: usize, got: usize) -> Option<Waker> {
+    let node = list.remove(idx);
+    let word = node.data.0;
+    // SAFETY: the node was linked, so its future has not seen a served word, and a future
+    // that has not seen one takes this lock (which we hold) and looks again before it is
+    // dropped: it is alive, and pinned since it queued. This store is our last access to
+    // it. Release: the future, seeing `got` with Acquire, then owns nothing here (its node
+    // was freed above) and returns without the lock.
+    unsafe { (*word).store(got, Release) };
+    node.into_waker()
 }
 
 /// Wakes tasks waiting for an event, without sending data.
@@ -82,7 +129,7 @@ enum Got {
 /// ```
 pub struct Notify {
     state: AtomicUsize,
-    waiters: Mutex<WaitList<Got>>,
+    waiters: Mutex<WaitList<Handoff>>,
 }
 
 /// The future of [`Notify::notified`]: ready once notified.
@@ -104,9 +151,13 @@ pub struct OwnedNotified {
 struct Waiter {
     /// `notify_waiters` calls seen when created.
     calls: usize,
-    /// Our queue node once queued.
+    /// Our queue node while queued (until we see `got` served, or leave).
     slot: Option<usize>,
     done: bool,
+    /// The handoff word: `GOT_*`, stored by the notifier that serves our node.
+    got: AtomicUsize,
+    /// The queue points at `got` from the first poll that queues until the node is freed.
+    _pinned: PhantomPinned,
 }
 
 impl Notify {
@@ -190,6 +241,8 @@ impl Notify {
             calls: self.state.load(SeqCst) / CALL,
             slot: None,
             done: false,
+            got: AtomicUsize::new(GOT_NOTHING),
+            _pinned: PhantomPinned,
         }
     }
 
@@ -241,7 +294,7 @@ impl Notify {
     }
 
     /// Hands one notification to a waiter (returning its waker) or stores the permit.
-    fn notify_locked(&self, list: &mut WaitList<Got>, strategy: Strategy) -> Option<Waker> {
+    fn notify_locked(&self, list: &mut WaitList<Handoff>, strategy: Strategy) -> Option<Waker> {
         let mut cur = self.state.load(SeqCst);
         loop {
             if cur & STATE == WAITING {
@@ -260,9 +313,7 @@ impl Notify {
             Strategy::Lifo => list.back(),
         }
         .expect("WAITING with an empty queue");
-        list.node(idx).data = Got::One(strategy);
-        let waker = list.take_waker(idx);
-        list.unlink(idx);
+        let waker = serve(list, idx, strategy.got());
         if list.is_empty() {
             self.set_empty_locked();
         }
@@ -318,8 +369,7 @@ impl Notify {
                 return;
             }
             while let Some(idx) = list.front() {
-                list.node(idx).data = Got::All;
-                list.unlink_and_wake(idx, &mut wakes);
+                wakes.push(serve(&mut list, idx, GOT_ALL));
             }
             // Under the lock, WAITING: nobody else changes the word now.
             self.state.store((cur & !STATE) + CALL, SeqCst);
@@ -355,7 +405,8 @@ impl Notified<'_> {
     /// # });
     /// ```
     pub fn enable(self: Pin<&mut Self>) -> bool {
-        let this = self.get_mut();
+        // SAFETY: nothing is moved out; `w` stays where it is (see `Waiter::_pinned`).
+        let this = unsafe { self.get_unchecked_mut() };
         this.w.poll(this.notify, None)
     }
 }
@@ -374,7 +425,8 @@ impl OwnedNotified {
     /// # });
     /// ```
     pub fn enable(self: Pin<&mut Self>) -> bool {
-        let this = self.get_mut();
+        // SAFETY: nothing is moved out; `w` stays where it is (see `Waiter::_pinned`).
+        let this = unsafe { self.get_unchecked_mut() };
         this.w.poll(&this.notify, None)
     }
 }
@@ -406,6 +458,8 @@ impl Waiter {
                     Err(now) => cur = now,
                 }
             }
+            // Cloned before the lock, which stays as short as it can.
+            let waker = waker.cloned();
             let mut list = n.waiters.lock();
             let mut cur = n.state.load(SeqCst);
             loop {
@@ -427,27 +481,31 @@ impl Waiter {
                     Err(now) => cur = now,
                 }
             }
-            self.slot = Some(list.push_back(Got::Nothing, waker.cloned()));
+            self.slot = Some(list.push_back(Handoff(&self.got), waker));
             return false;
         };
+        // Queued. Acquire: a notifier that served us freed our node before its Release
+        // store; we own nothing in the queue now.
+        if self.got.load(Acquire) != GOT_NOTHING {
+            self.slot = None;
+            self.done = true;
+            return true;
+        }
         let old = {
             let mut list = n.waiters.lock();
-            if list.get(slot).data == Got::Nothing {
-                match waker {
-                    Some(w) => list.set_waker(slot, w),
-                    None => None,
-                }
-            } else {
-                // The node's data is `Copy`: only its waker must leave the lock to drop.
-                let old = list.take_waker(slot);
-                list.remove(slot);
+            // Relaxed: notifiers store under the lock we hold.
+            if self.got.load(Relaxed) != GOT_NOTHING {
                 self.slot = None;
                 self.done = true;
-                old
+                return true;
+            }
+            match waker {
+                Some(w) => list.set_waker(slot, w),
+                None => None,
             }
         };
         drop(old);
-        self.done
+        false
     }
 
     /// `Future::poll` of both futures: budget, then [`Waiter::poll`].
@@ -469,22 +527,31 @@ impl Waiter {
         let Some(slot) = self.slot.take() else {
             return;
         };
+        // Acquire: as in `poll`; served by `notify_waiters`, there is nothing to pass on.
+        let mut got = self.got.load(Acquire);
+        if got == GOT_ALL {
+            return;
+        }
         let (old, forward) = {
             let mut list = n.waiters.lock();
-            let old = list.remove(slot);
-            let got = old.data;
-            let forward = match got {
-                Got::Nothing => {
+            if got == GOT_NOTHING {
+                // Relaxed: notifiers store under the lock we hold.
+                got = self.got.load(Relaxed);
+            }
+            match got {
+                GOT_NOTHING => {
+                    // Still linked: leave the queue (no notifier will touch us after this).
+                    let old = list.remove(slot);
                     if list.is_empty() {
                         n.set_empty_locked();
                     }
-                    None
+                    (Some(old), None)
                 }
                 // A single notification we will never return: pass it on.
-                Got::One(strategy) => n.notify_locked(&mut list, strategy),
-                Got::All => None,
-            };
-            (old, forward)
+                GOT_FIFO => (None, n.notify_locked(&mut list, Strategy::Fifo)),
+                GOT_LIFO => (None, n.notify_locked(&mut list, Strategy::Lifo)),
+                _ => (None, None),
+            }
         };
         drop(old);
         if let Some(w) = forward {
@@ -497,7 +564,8 @@ impl Future for Notified<'_> {
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let this = self.get_mut();
+        // SAFETY: nothing is moved out; `w` stays where it is (see `Waiter::_pinned`).
+        let this = unsafe { self.get_unchecked_mut() };
         this.w.poll_future(this.notify, cx)
     }
 }
@@ -506,7 +574,8 @@ impl Future for OwnedNotified {
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let this = self.get_mut();
+        // SAFETY: nothing is moved out; `w` stays where it is (see `Waiter::_pinned`).
+        let this = unsafe { self.get_unchecked_mut() };
         this.w.poll_future(&this.notify, cx)
     }
 }

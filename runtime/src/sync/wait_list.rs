@@ -41,6 +41,13 @@ pub(crate) struct Node<D> {
     pub(crate) data: D,
 }
 
+impl<D> Node<D> {
+    /// The node's waker (a node freed by [`WaitList::remove`] whose waiter is to be woken).
+    pub(crate) fn into_waker(self) -> Option<Waker> {
+        self.waker
+    }
+}
+
 enum Slot<D> {
     Used(Node<D>),
     /// On the free list; the next free slot.
