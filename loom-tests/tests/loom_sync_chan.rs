@@ -320,6 +320,34 @@ fn broadcast_lagging_receiver() {
     });
 }
 
+/// A send serving two waiting receives while one of them is dropped: the dropped one's
+/// node is freed once (by the send, or by the drop if it left first: a double free panics
+/// in the wait list), the other receive completes on its handoff word, and the dropped
+/// receive took nothing (its receiver still gets the value: `recv` is cancel safe).
+#[test]
+fn broadcast_send_serving_a_dropped_recv() {
+    model(|| {
+        let (tx, mut rx1) = broadcast::channel(2);
+        let mut rx2 = tx.subscribe();
+        {
+            let mut dropped = Box::pin(rx1.recv());
+            let mut kept = Box::pin(rx2.recv());
+            let noop = &mut Context::from_waker(Waker::noop());
+            assert!(dropped.as_mut().poll(noop).is_pending());
+            assert!(kept.as_mut().poll(noop).is_pending());
+            let sender = thread::spawn(move || {
+                tx.send(7u8).unwrap();
+                tx
+            });
+            drop(dropped);
+            assert_eq!(block_on(kept), Ok(7));
+            drop(sender.join().unwrap());
+        }
+        assert_eq!(rx1.try_recv(), Ok(7));
+        assert_eq!(block_on(rx1.recv()), Err(RecvError::Closed));
+    });
+}
+
 /// A broadcast value dropped exactly once while a receiver reads and drops.
 #[test]
 fn broadcast_values_dropped_once() {

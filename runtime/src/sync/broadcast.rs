@@ -24,14 +24,19 @@
 //! - A sender writes a slot (under its write lock) and advances `tail.pos` while holding the
 //!   tail lock; a receiver that finds its slot not written yet looks again at `tail.pos`
 //!   under the tail lock and only then registers its waker, so it cannot miss the send (which
-//!   takes every waker off the list under that lock and wakes them after releasing it).
+//!   serves every waiting receive under that lock and wakes them after releasing it).
+//! - A send (or the close) *serves* a waiting receive: it frees the receive's node and
+//!   then marks the receive's own handoff word (wait_list.rs's `Handoff`), so the woken
+//!   receive, reading that word, leaves without taking the tail lock again (tokio's
+//!   receive does the same with its intrusive node's `queued` flag).
 //! - Values are cloned out under a slot's read lock; a value is dropped when its slot is
 //!   overwritten, or with the channel: exactly once.
 //!
 //! Every wait that completes ready spends one unit of the task's cooperative budget.
 
+use std::cell::Cell;
 use std::fmt;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, Waker};
 
 use crossbeam_utils::CachePadded;
 use shim::sync::atomic::{
@@ -40,7 +45,7 @@ use shim::sync::atomic::{
 };
 use shim::sync::{Arc, Mutex, RwLock};
 
-use crate::sync::wait_list::{notify_all, WaitList, Waiter, WakeList};
+use crate::sync::wait_list::{notify_all, Handoff, WaitList, Waiter, WakeList};
 use crate::sync::{poll_budget, spend_budget};
 
 pub mod error;
@@ -69,7 +74,8 @@ struct SlotInner<T> {
 struct Tail {
     pos: u64,
     closed: bool,
-    waiters: WaitList<()>,
+    /// Receives waiting for the next value; a send or the close serves (frees) them all.
+    waiters: WaitList<Handoff>,
     /// Every live receiver's cursor (a receiver finds its own by pointer when it leaves);
     /// their number is the receiver count.
     cursors: Vec<Arc<Cursor>>,
@@ -209,7 +215,7 @@ impl<T> Sender<T> {
         };
         tail.pos = pos.wrapping_add(1);
         let rx_cnt = tail.cursors.len();
-        tail.waiters.take_all(&mut wakers);
+        tail.waiters.serve_all(SERVED, &mut wakers);
         drop(tail);
         drop(old);
         wakers.wake_all();
@@ -384,7 +390,7 @@ impl<T> Drop for Sender<T> {
             let mut wakers = WakeList::new();
             let mut tail = self.shared.tail.lock();
             tail.closed = true;
-            tail.waiters.take_all(&mut wakers);
+            tail.waiters.serve_all(SERVED, &mut wakers);
             drop(tail);
             wakers.wake_all();
         }
@@ -394,10 +400,7 @@ impl<T> Drop for Sender<T> {
 impl<T: Clone> Receiver<T> {
     /// Looks for the value at `self.next`; when there is none yet and `register` is given,
     /// links the waiter (under the tail lock, so no send is missed).
-    fn recv_ref(
-        &mut self,
-        register: Option<(&mut Context<'_>, &mut Option<usize>)>,
-    ) -> Result<T, TryRecvError> {
+    fn recv_ref(&mut self, register: Option<(&mut Context<'_>, &Wait)>) -> Result<T, TryRecvError> {
         let shared = &*self.shared;
         let len = shared.buffer.len() as u64;
         let slot = shared.slot(self.next);
@@ -435,8 +438,9 @@ impl<T: Clone> Receiver<T> {
             return Err(TryRecvError::Closed);
         }
         let mut old = None;
-        if let Some((cx, key)) = register {
-            old = tail.waiters.register(key, cx.waker());
+        if let Some((cx, wait)) = register {
+            // SAFETY: under the tail lock, the list's lock.
+            old = unsafe { wait.register(&mut tail.waiters, cx.waker()) };
         }
         drop(tail);
         drop(old);
@@ -463,8 +467,10 @@ impl<T: Clone> Receiver<T> {
     pub async fn recv(&mut self) -> Result<T, RecvError> {
         let mut recv = Recv {
             rx: self,
-            key: None,
+            wait: Wait::new(),
         };
+        // `recv` stays here (borrowed by the closure) until it is dropped, which its node
+        // on the waiter list relies on (`Wait`).
         std::future::poll_fn(|cx| recv.poll(cx)).await
     }
 
@@ -518,40 +524,98 @@ impl<T> Receiver<T> {
     }
 }
 
+/// A handoff word's value once a send (or the close) served the node.
+const SERVED: usize = 1;
+
+/// A receive's place on the tail's waiter list: its node's key while queued, and the
+/// handoff word the node points at (see [`Handoff`]).
+///
+/// A `Wait` must not move while it has a node: the one owner, [`Recv`], is a local of
+/// `Receiver::recv` borrowed by its `poll_fn` until the receive ends, and dropped there.
+struct Wait {
+    key: Cell<Option<usize>>,
+    served: AtomicUsize,
+}
+
+impl Wait {
+    fn new() -> Wait {
+        Wait {
+            key: Cell::new(None),
+            served: AtomicUsize::new(0),
+        }
+    }
+
+    /// Queues (or refreshes the waker of) this receive. Returns the replaced waker (drop it
+    /// after the lock).
+    ///
+    /// # Safety
+    ///
+    /// Call under the tail lock (`list` is behind it), with `self` not moving until
+    /// [`Wait::leave`] (or its owner's drop) ran.
+    unsafe fn register(&self, list: &mut WaitList<Handoff>, waker: &Waker) -> Option<Waker> {
+        // Relaxed: a send stores under the lock we hold.
+        if self.key.get().is_some() && self.served.load(Relaxed) != 0 {
+            // Served earlier: that node is gone, and nothing points at our word.
+            self.key.set(None);
+            self.served.store(0, Relaxed);
+        }
+        match self.key.get() {
+            Some(k) => list.set_waker(k, waker),
+            None => {
+                // SAFETY: `self` stays put until `leave`, which reads the word and, seeing
+                // 0, locks and looks again before it removes the node (the caller's
+                // contract).
+                let handoff = unsafe { Handoff::new(&self.served) };
+                self.key
+                    .set(Some(list.push_back(handoff, Some(waker.clone()))));
+                None
+            }
+        }
+    }
+
+    /// Leaves the list: nothing to do when a send served (freed) our node; otherwise
+    /// remove it under the lock.
+    fn leave(&self, tail: &Mutex<Tail>) {
+        let Some(k) = self.key.take() else {
+            return;
+        };
+        // Acquire: the send that served us freed our node before its Release store.
+        if self.served.load(Acquire) != 0 {
+            return;
+        }
+        let node = {
+            let mut tail = tail.lock();
+            // Relaxed: a send stores under the lock we hold.
+            (self.served.load(Relaxed) == 0).then(|| tail.waiters.remove(k))
+        };
+        drop(node);
+    }
+}
+
 /// A waiting receive: owns a node on the tail's waiter list while queued.
 struct Recv<'a, T> {
     rx: &'a mut Receiver<T>,
-    key: Option<usize>,
+    wait: Wait,
 }
 
 impl<T: Clone> Recv<'_, T> {
     fn poll(&mut self, cx: &mut Context<'_>) -> Poll<Result<T, RecvError>> {
         std::task::ready!(poll_budget(cx));
-        let out = match self.rx.recv_ref(Some((&mut *cx, &mut self.key))) {
+        let out = match self.rx.recv_ref(Some((&mut *cx, &self.wait))) {
             Ok(v) => Ok(v),
             Err(TryRecvError::Lagged(n)) => Err(RecvError::Lagged(n)),
             Err(TryRecvError::Closed) => Err(RecvError::Closed),
             Err(TryRecvError::Empty) => return Poll::Pending,
         };
-        self.forget();
+        self.wait.leave(&self.rx.shared.tail);
         spend_budget(cx);
         Poll::Ready(out)
-    }
-
-    fn forget(&mut self) {
-        if let Some(k) = self.key.take() {
-            let node = self.rx.shared.tail.lock().waiters.remove(k);
-            drop(node);
-        }
     }
 }
 
 impl<T> Drop for Recv<'_, T> {
     fn drop(&mut self) {
-        if let Some(k) = self.key.take() {
-            let node = self.rx.shared.tail.lock().waiters.remove(k);
-            drop(node);
-        }
+        self.wait.leave(&self.rx.shared.tail);
     }
 }
 

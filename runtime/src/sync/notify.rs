@@ -44,11 +44,11 @@ use std::task::{Context, Poll, Waker};
 
 use shim::sync::atomic::{
     AtomicUsize,
-    Ordering::{Acquire, Relaxed, Release, SeqCst},
+    Ordering::{Acquire, Relaxed, SeqCst},
 };
 use shim::sync::Mutex;
 
-use super::wait_list::{WaitList, WakeList};
+use super::wait_list::{Handoff, WaitList, WakeList};
 
 const EMPTY: usize = 0;
 const WAITING: usize = 1;
@@ -81,28 +81,6 @@ impl Strategy {
             Strategy::Lifo => GOT_LIFO,
         }
     }
-}
-
-/// A queued node's data: the handoff word of its future.
-struct Handoff(*const AtomicUsize);
-
-// SAFETY: the pointer is only dereferenced under the notify's lock while the node is
-// linked, when its future is alive and pinned (see `serve`); an `AtomicUsize` may be
-// stored into from any thread.
-unsafe impl Send for Handoff {}
-
-/// Serves the linked node `idx`: frees it, then stores `got` into its future's handoff
-/// word. Returns the node's waker, to wake once the lock is released. Call under the lock.
-fn serve(list: &mut WaitList<Handoff>, idx: usize, got: usize) -> Option<Waker> {
-    let node = list.remove(idx);
-    let word = node.data.0;
-    // SAFETY: the node was linked, so its future has not seen a served word, and a future
-    // that has not seen one takes this lock (which we hold) and looks again before it is
-    // dropped: it is alive, and pinned since it queued. This store is our last access to
-    // it. Release: the future, seeing `got` with Acquire, then owns nothing here (its node
-    // was freed above) and returns without the lock.
-    unsafe { (*word).store(got, Release) };
-    node.into_waker()
 }
 
 /// Wakes tasks waiting for an event, without sending data.
@@ -313,7 +291,7 @@ impl Notify {
             Strategy::Lifo => list.back(),
         }
         .expect("WAITING with an empty queue");
-        let waker = serve(list, idx, strategy.got());
+        let waker = list.serve(idx, strategy.got());
         if list.is_empty() {
             self.set_empty_locked();
         }
@@ -368,9 +346,7 @@ impl Notify {
                 self.state.fetch_add(CALL, SeqCst);
                 return;
             }
-            while let Some(idx) = list.front() {
-                wakes.push(serve(&mut list, idx, GOT_ALL));
-            }
+            list.serve_all(GOT_ALL, &mut wakes);
             // Under the lock, WAITING: nobody else changes the word now.
             self.state.store((cur & !STATE) + CALL, SeqCst);
         }
@@ -481,7 +457,11 @@ impl Waiter {
                     Err(now) => cur = now,
                 }
             }
-            self.slot = Some(list.push_back(Handoff(&self.got), waker));
+            // SAFETY: we are pinned (`_pinned`) and our drop (`cancel`) reads `got` and,
+            // seeing 0, locks and looks again before it removes the node: `got` outlives
+            // the node's time on the list.
+            let handoff = unsafe { Handoff::new(&self.got) };
+            self.slot = Some(list.push_back(handoff, waker));
             return false;
         };
         // Queued. Acquire: a notifier that served us freed our node before its Release

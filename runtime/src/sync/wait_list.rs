@@ -14,7 +14,10 @@
 //!   (its waiter was served and has not looked yet), or on the free list.
 //! - Only the future that allocated a node frees it ([`WaitList::remove`]); a notifier only
 //!   unlinks. So a key held by a future always names that future's node (no ABA); a key
-//!   used after its node was freed panics.
+//!   used after its node was freed panics. The one exception is a list of [`Handoff`]
+//!   nodes (`Notify`, `broadcast`): there the notifier frees the node it serves and tells
+//!   the future so through the future's own handoff word, which the future reads before
+//!   it uses its key again; so the woken future needs no lock to leave the list.
 //! - `head` and `tail` are `NIL` together, exactly when nothing is linked.
 //! - Wakers leave the list only by value ([`WaitList::set_waker`]'s old waker,
 //!   [`WaitList::take_waker`], [`WaitList::remove`]'s node, [`WaitList::take_all`]), so a
@@ -26,6 +29,7 @@
 use std::mem::MaybeUninit;
 use std::task::{Context, Poll, Waker};
 
+use shim::sync::atomic::{AtomicUsize, Ordering::Release};
 use shim::sync::Mutex;
 
 /// "No node".
@@ -39,13 +43,6 @@ pub(crate) struct Node<D> {
     linked: bool,
     /// What the owner of the list keeps per waiter.
     pub(crate) data: D,
-}
-
-impl<D> Node<D> {
-    /// The node's waker (a node freed by [`WaitList::remove`] whose waiter is to be woken).
-    pub(crate) fn into_waker(self) -> Option<Waker> {
-        self.waker
-    }
 }
 
 enum Slot<D> {
@@ -208,6 +205,54 @@ impl<D> WaitList<D> {
     pub(crate) fn take_all(&mut self, wakers: &mut WakeList) {
         while let Some(key) = self.front() {
             self.unlink_and_wake(key, wakers);
+        }
+    }
+}
+
+/// A node's pointer to its waiter's *handoff word*: an atomic inside the waiting future,
+/// 0 while the node is linked, which the notifier that serves the node sets (after freeing
+/// the node) with [`WaitList::serve`]. A woken future that reads a non-zero word with
+/// Acquire knows it owns no node any more, so it returns without taking the lock.
+pub(crate) struct Handoff(*const AtomicUsize);
+
+impl Handoff {
+    /// Points a new node at `word`.
+    ///
+    /// # Safety
+    ///
+    /// Until the waiter either reads a non-zero `word` (with Acquire) or removes the node
+    /// itself under the list's lock, `word` stays at its address and alive: a waiter that
+    /// has read 0 locks the list and looks again before it leaves (or moves).
+    pub(crate) unsafe fn new(word: &AtomicUsize) -> Handoff {
+        Handoff(word)
+    }
+}
+
+// SAFETY: the pointer is only dereferenced under the list's lock while its node is linked,
+// when the word is alive (`Handoff::new`'s contract); an atomic may be stored from any
+// thread.
+unsafe impl Send for Handoff {}
+
+impl WaitList<Handoff> {
+    /// Serves the linked node `key`: frees it, then stores `got` (not 0) into its waiter's
+    /// handoff word. Returns the node's waker, to wake once the lock is released.
+    pub(crate) fn serve(&mut self, key: usize, got: usize) -> Option<Waker> {
+        debug_assert!(got != 0, "a served handoff word reads non-zero");
+        debug_assert!(self.is_linked(key), "only a linked node is served");
+        let node = self.remove(key);
+        let word = node.data.0;
+        // SAFETY: the node was linked, so its waiter has not read a non-zero word and has
+        // not removed it, so the word is alive (`Handoff::new`). This store is the last
+        // access to it. Release: a waiter that reads it with Acquire owns nothing here any
+        // more (its node was freed above) and may free the word's memory.
+        unsafe { (*word).store(got, Release) };
+        node.waker
+    }
+
+    /// [`serve`](WaitList::serve)s every linked node with `got`, collecting the wakers.
+    pub(crate) fn serve_all(&mut self, got: usize, wakers: &mut WakeList) {
+        while let Some(key) = self.front() {
+            wakers.push(self.serve(key, got));
         }
     }
 }
