@@ -58,6 +58,16 @@ pub(super) fn spin_rounds(workers: usize, cpus: usize) -> u32 {
 // back-to-back yields with nothing between them add no behaviour, only executions.
 pub(super) const SPIN_PAUSES: u32 = if cfg!(loom) { 1 } else { 8 };
 
+/// A worker about to sleep first yields its CPU this many times, ending early if it was
+/// notified meanwhile (`Parker::yield_then_park`): a thread sharing its CPU that is about
+/// to hand it work (a `block_on` producer) runs then, and its unpark finds the worker
+/// awake (one swap: no futex wake, and no preemption of the producer by the woken
+/// worker). Unlike the spin above, this gives the CPU away instead of taking it, so it
+/// needs no policy: with nothing else runnable a yield returns at once. Broadcast with
+/// 16 receivers and a `block_on` sender on 2 workers: worker futex calls fell from ~175
+/// to ~10 per 1,000 values. Under loom none (each yield is a scheduling point).
+pub(super) const PARK_YIELDS: u32 = if cfg!(loom) { 0 } else { 3 };
+
 /// Spin only while recent idle episodes average less than this (a park/unpark pair costs
 /// about this much CPU and latency, so shorter waits are cheaper spun).
 const SPIN_WORTH: Duration = Duration::from_micros(25);

@@ -30,7 +30,7 @@ use queue::Local;
 use shim::sync::Arc;
 use task::JoinHandle;
 
-use super::spin::{SpinPolicy, SPIN_PAUSES};
+use super::spin::{SpinPolicy, PARK_YIELDS, SPIN_PAUSES};
 use super::stall::WorkerShared;
 use super::{Config, Handle};
 use crate::context;
@@ -431,7 +431,7 @@ impl Context {
                 // thread land in our own queue.
                 core = park_reachable(&self.core, core, |park| {
                     self.handle.hooks.before_park();
-                    park.park();
+                    park.yield_then_park(PARK_YIELDS);
                     self.handle.hooks.after_unpark();
                 });
                 core.stats.unparked();
