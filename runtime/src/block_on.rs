@@ -51,6 +51,32 @@ pub(crate) fn yield_every(workers: usize, cpus: usize) -> u32 {
     }
 }
 
+/// What `block_on` asks of the runtime it waits on.
+pub(crate) trait BlockOnPool {
+    /// Whether a CPU is free, so this thread may spin without taking one from a worker.
+    fn cpu_free(&self) -> bool;
+    /// This thread starts (`true`) or ends (`false`) a poll of its future: while it polls
+    /// it may be feeding the pool (`Polling`).
+    fn set_polling(&self, polling: bool);
+}
+
+/// Counts the calling thread as a `block_on` caller polling its future while it lives
+/// (a guard, so a panicking poll is uncounted too).
+struct Polling<'a, P: BlockOnPool>(&'a P);
+
+impl<'a, P: BlockOnPool> Polling<'a, P> {
+    fn new(pool: &'a P) -> Self {
+        pool.set_polling(true);
+        Polling(pool)
+    }
+}
+
+impl<P: BlockOnPool> Drop for Polling<'_, P> {
+    fn drop(&mut self) {
+        self.0.set_polling(false);
+    }
+}
+
 /// Unparks the thread that owns the parker.
 struct ThreadWaker(Unparker);
 
@@ -92,8 +118,8 @@ impl ThreadWaiter {
 
     /// Waits for a wake-up: spins `BLOCK_ON_SPINS` rounds, yielding every `yield_every`th,
     /// if `cpu_free` says a CPU is free (else `BLOCK_ON_SPINS_BUSY` rounds); then parks.
-    fn wait(&mut self, yield_every: u32, cpu_free: &impl Fn() -> bool) {
-        let rounds = if cpu_free() {
+    fn wait(&mut self, yield_every: u32, pool: &impl BlockOnPool) {
+        let rounds = if pool.cpu_free() {
             BLOCK_ON_SPINS
         } else {
             BLOCK_ON_SPINS_BUSY
@@ -113,20 +139,72 @@ impl ThreadWaiter {
 }
 
 /// Polls `future` on this thread until it completes, waiting between polls for its waker
-/// (spinning first while `cpu_free()`, see the module doc).
+/// (spinning first while `pool.cpu_free()`, see the module doc).
 pub(crate) fn block_on<F: Future>(
     future: F,
     yield_every: u32,
-    cpu_free: impl Fn() -> bool,
+    pool: &impl BlockOnPool,
 ) -> F::Output {
     let yield_every = yield_every.max(1);
     let mut waiter = ThreadWaiter::new();
     let mut future = pin!(future);
     loop {
         let mut cx = Context::from_waker(&waiter.waker);
+        let polling = Polling::new(pool);
         if let Poll::Ready(v) = coop::budget(|| future.as_mut().poll(&mut cx)) {
             return v;
         }
-        waiter.wait(yield_every, &cpu_free);
+        drop(polling);
+        waiter.wait(yield_every, pool);
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    /// Records `set_polling` calls: how many polls are under way, and the most at once.
+    #[derive(Default)]
+    struct CountingPool {
+        polling: Cell<i32>,
+        max: Cell<i32>,
+    }
+
+    impl BlockOnPool for CountingPool {
+        fn cpu_free(&self) -> bool {
+            true
+        }
+
+        fn set_polling(&self, polling: bool) {
+            self.polling
+                .set(self.polling.get() + if polling { 1 } else { -1 });
+            self.max.set(self.max.get().max(self.polling.get()));
+        }
+    }
+
+    #[test]
+    fn a_poll_counts_as_polling_until_it_returns_even_by_panicking() {
+        let pool = CountingPool::default();
+        let mut first = true;
+        let v = block_on(
+            std::future::poll_fn(|cx| {
+                if std::mem::take(&mut first) {
+                    cx.waker().wake_by_ref();
+                    return Poll::Pending;
+                }
+                Poll::Ready(7)
+            }),
+            1,
+            &pool,
+        );
+        assert_eq!(v, 7);
+        assert_eq!(pool.polling.get(), 0, "every poll ended uncounted");
+        assert_eq!(pool.max.get(), 1, "counted while it polled");
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            block_on(async { panic!("boom") }, 1, &pool)
+        }));
+        assert!(panicked.is_err());
+        assert_eq!(pool.polling.get(), 0, "a panicking poll is uncounted too");
     }
 }

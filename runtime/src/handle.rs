@@ -141,9 +141,7 @@ impl Handle {
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         let _rt = context::enter_runtime();
         let _enter = context::enter(self.inner.clone());
-        crate::block_on::block_on(future, self.inner.block_on_yield_every(), || {
-            self.inner.block_on_cpu_free()
-        })
+        crate::block_on::block_on(future, self.inner.block_on_yield_every(), &self.inner)
     }
 
     /// Makes this runtime current on this thread (for `spawn`, sockets, timers) until the

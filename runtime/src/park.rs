@@ -78,26 +78,6 @@ impl Parker {
         self.inner.park(None);
     }
 
-    /// [`park`](Parker::park), after giving the CPU away up to `yields` times
-    /// (`sched_yield`), returning early when a notification came meanwhile.
-    ///
-    /// A worker that runs out of work often gets its next task from a thread that shares
-    /// its CPU (a `block_on` sender on a machine with as many workers as CPUs). Asleep, it
-    /// costs that thread a futex wake, and the woken worker then preempts it (the kernel
-    /// favours a thread that just woke). Yielding first lets that thread run on this CPU
-    /// while the worker is still awake: its unpark is one swap, and nobody is preempted.
-    /// With nothing else runnable a yield returns at once (one cheap syscall). Tokio's
-    /// parker yields three times too.
-    pub(crate) fn yield_then_park(&mut self, yields: u32) {
-        for _ in 0..yields {
-            if self.inner.take_notification() {
-                return;
-            }
-            shim::thread::yield_now();
-        }
-        self.inner.park(None);
-    }
-
     /// Consumes a pending notification without sleeping; false when there was none.
     pub(crate) fn try_take_notification(&self) -> bool {
         self.inner.take_notification()

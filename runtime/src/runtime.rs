@@ -99,9 +99,7 @@ impl Runtime {
             (Flavor::CurrentThread(ct), scheduler::Handle::CurrentThread(h)) => {
                 ct.block_on(h, future)
             }
-            (_, handle) => crate::block_on::block_on(future, handle.block_on_yield_every(), || {
-                handle.block_on_cpu_free()
-            }),
+            (_, handle) => crate::block_on::block_on(future, handle.block_on_yield_every(), handle),
         }
     }
 

@@ -67,16 +67,6 @@ impl Handle {
         }
     }
 
-    /// Whether a `block_on` thread may spin on this runtime without taking a CPU from a
-    /// worker: on the multi-thread flavor, fewer workers unparked than CPUs (block_on.rs).
-    pub(crate) fn block_on_cpu_free(&self) -> bool {
-        match self {
-            Handle::MultiThread(h) => h.block_on_cpu_free(),
-            // The thread waits for the core, whose holder is the only one running tasks.
-            Handle::CurrentThread(_) => true,
-        }
-    }
-
     pub(crate) fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
@@ -197,6 +187,24 @@ impl Schedule for Handle {
         match self {
             Handle::MultiThread(h) => multi_thread::Handle::schedule(h, task, Arrival::Yield),
             Handle::CurrentThread(h) => current_thread::Handle::schedule(h, task, Arrival::Yield),
+        }
+    }
+}
+
+impl crate::block_on::BlockOnPool for Handle {
+    /// Whether a `block_on` thread may spin on this runtime without taking a CPU from a
+    /// worker: on the multi-thread flavor, fewer workers unparked than CPUs (block_on.rs).
+    fn cpu_free(&self) -> bool {
+        match self {
+            Handle::MultiThread(h) => h.block_on_cpu_free(),
+            // The thread waits for the core, whose holder is the only one running tasks.
+            Handle::CurrentThread(_) => true,
+        }
+    }
+
+    fn set_polling(&self, polling: bool) {
+        if let Handle::MultiThread(h) = self {
+            h.set_block_on_polling(polling);
         }
     }
 }

@@ -102,6 +102,13 @@ pub(crate) struct Shared {
     idle: CachePadded<Idle>,
     /// The one pre-park spinner's token (spin.rs); padded, taken once per idle episode.
     spinner: CachePadded<spin::SpinToken>,
+    /// `block_on` callers polling their future now (`Handle::set_block_on_polling`);
+    /// padded, as each of their polls writes it twice. A std atomic, as the spin token: a hint that
+    /// orders nothing (under loom the park yields are off, so nothing reads it there).
+    block_on_polling: CachePadded<std::sync::atomic::AtomicUsize>,
+    /// Tasks woken from outside the workers (`Handle::count_remote_wake`), a hint as
+    /// `block_on_polling` is; padded, written by every remote wake.
+    remote_wakes: CachePadded<std::sync::atomic::AtomicUsize>,
     pub(crate) owned: OwnedTasks<scheduler::Handle>,
     // Boxed: the cores travel as `Box<Core>` through the worker loop; no reallocation here.
     #[allow(clippy::vec_box)]
@@ -166,6 +173,8 @@ pub(crate) fn create(
             overflow: CachePadded::new(Inject::new()),
             idle: CachePadded::new(Idle::new(num_workers)),
             spinner: CachePadded::new(spin::SpinToken::default()),
+            block_on_polling: CachePadded::new(std::sync::atomic::AtomicUsize::new(0)),
+            remote_wakes: CachePadded::new(std::sync::atomic::AtomicUsize::new(0)),
             owned: OwnedTasks::new(num_workers),
             shutdown_cores: Mutex::new(Vec::with_capacity(num_workers)),
             metrics: metrics::slots(num_workers),
@@ -213,6 +222,46 @@ impl Handle {
     /// CPU from a worker (block_on.rs).
     pub(crate) fn block_on_cpu_free(&self) -> bool {
         self.shared.idle.num_unparked() < self.cpus
+    }
+
+    /// Counts `block_on` callers polling their future now: workers fed by one yield
+    /// before they park (spin.rs, `PARK_YIELDS`).
+    pub(crate) fn set_block_on_polling(&self, polling: bool) {
+        // Relaxed: a hint for the workers' park; nothing is published through it.
+        if polling {
+            self.shared
+                .block_on_polling
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        } else {
+            self.shared
+                .block_on_polling
+                .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// Counts a task woken from outside the workers (a hint for `yield_for_work`).
+    pub(crate) fn count_remote_wake(&self) {
+        // Relaxed: a hint; nothing is published through it.
+        self.shared
+            .remote_wakes
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Tasks woken from outside the workers so far (wrapping; a hint).
+    pub(crate) fn remote_wakes(&self) -> usize {
+        // Relaxed: as above.
+        self.shared
+            .remote_wakes
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Whether some `block_on` caller is polling its future now (a hint).
+    pub(crate) fn block_on_polling(&self) -> bool {
+        // Relaxed: as above.
+        self.shared
+            .block_on_polling
+            .load(std::sync::atomic::Ordering::Relaxed)
+            > 0
     }
 
     /// Begins shutdown: closes the global queues and wakes every worker. Idempotent.

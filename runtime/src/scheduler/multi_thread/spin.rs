@@ -58,14 +58,21 @@ pub(super) fn spin_rounds(workers: usize, cpus: usize) -> u32 {
 // back-to-back yields with nothing between them add no behaviour, only executions.
 pub(super) const SPIN_PAUSES: u32 = if cfg!(loom) { 1 } else { 8 };
 
-/// A worker about to sleep first yields its CPU this many times, ending early if it was
-/// notified meanwhile (`Parker::yield_then_park`): a thread sharing its CPU that is about
-/// to hand it work (a `block_on` producer) runs then, and its unpark finds the worker
-/// awake (one swap: no futex wake, and no preemption of the producer by the woken
-/// worker). Unlike the spin above, this gives the CPU away instead of taking it, so it
-/// needs no policy: with nothing else runnable a yield returns at once. Broadcast with
-/// 16 receivers and a `block_on` sender on 2 workers: worker futex calls fell from ~175
-/// to ~10 per 1,000 values. Under loom none (each yield is a scheduling point).
+/// After the spin, a worker about to park yields its CPU up to this many times, looking
+/// for work after each (`Core::yield_for_work`), when two things hold: tasks were woken
+/// from outside the workers since it last ran out of work (spawns do not count), and a
+/// `block_on` caller is polling its future
+/// (not spinning or parked). That caller, which feeds the pool from outside, may share this worker's CPU:
+/// the yields let it run, and the work it sends finds the worker awake. Parked instead,
+/// the worker costs the sender a futex wake per unpark, and the woken worker preempts it
+/// (the kernel favours a thread that just woke). The yields give the CPU away rather than
+/// take it, and the worker is not counted parked meanwhile, so `block_on` does not spin on
+/// the CPU it thinks free. Tokio's parker yields three times too, unconditionally; here
+/// every other pattern (a pool feeding itself, a server woken by its driver) parks as
+/// before: unconditional yields doubled `mutex_contended` (16 tasks, `block_on` joining
+/// them), and so did yields while `block_on` merely spun.
+/// Broadcast with 16 receivers and a `block_on` sender on 2 workers: futex calls fell
+/// from ~175 to ~2 per 1,000 values. Under loom none (each yield is a scheduling point).
 pub(super) const PARK_YIELDS: u32 = if cfg!(loom) { 0 } else { 3 };
 
 /// Spin only while recent idle episodes average less than this (a park/unpark pair costs

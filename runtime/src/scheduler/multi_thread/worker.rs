@@ -84,6 +84,8 @@ pub(crate) struct Core {
     /// Which global queue goes first on the last fairness visit: remote spawns (true) or
     /// overflowed tasks; flipped on every visit.
     fair_visit_spawns_first: bool,
+    /// `Shared::remote_wakes` when this worker last ran out of work (`yield_for_work`).
+    remote_wakes_seen: usize,
     park: Option<Parker>,
     rand: FastRand,
     global_queue_interval: u32,
@@ -137,6 +139,7 @@ impl Core {
             is_searching: false,
             is_shutdown: false,
             fair_visit_spawns_first: false,
+            remote_wakes_seen: 0,
             park: Some(park),
             rand: FastRand::new(index as u64 + 1),
             global_queue_interval: config.global_queue_interval.unwrap_or(DEFAULT_GQI).max(1),
@@ -277,6 +280,9 @@ impl Handle {
             Ok(false) => {}
             Ok(true) => me.notify_parked(),
             Err(task) => {
+                if arrival != Arrival::Spawn {
+                    me.count_remote_wake();
+                }
                 let spawned = (arrival == Arrival::Spawn).then_some(&me.shared.remote_spawns);
                 if inject::push_remote(&me.shared.inject, task, spawned) {
                     me.notify_parked();
@@ -330,7 +336,8 @@ impl Context {
                 }
                 None => core
                     .steal_work(&self.handle)
-                    .or_else(|| core.spin_for_work(&self.handle)),
+                    .or_else(|| core.spin_for_work(&self.handle))
+                    .or_else(|| core.yield_for_work(&self.handle)),
             };
             core = match task {
                 Some(task) => match self.run_task(task, core) {
@@ -431,7 +438,7 @@ impl Context {
                 // thread land in our own queue.
                 core = park_reachable(&self.core, core, |park| {
                     self.handle.hooks.before_park();
-                    park.yield_then_park(PARK_YIELDS);
+                    park.park();
                     self.handle.hooks.after_unpark();
                 });
                 core.stats.unparked();
@@ -680,6 +687,34 @@ impl Core {
             self.spin.end_idle();
         }
         found
+    }
+
+    /// Gives the CPU away up to `PARK_YIELDS` times before parking, looking for work after
+    /// each, but only when tasks were woken from outside the pool since this worker last
+    /// ran out of work and a `block_on` caller is polling, likely waking more (spin.rs,
+    /// `PARK_YIELDS`): it may share this CPU. Not parked
+    /// meanwhile, so its pushes make no unpark and `block_on` does not count this CPU as
+    /// free.
+    fn yield_for_work(&mut self, handle: &Handle) -> Option<RunTask> {
+        let remote_wakes = handle.remote_wakes();
+        let woken_from_outside = remote_wakes != self.remote_wakes_seen;
+        self.remote_wakes_seen = remote_wakes;
+        if !woken_from_outside || !handle.block_on_polling() {
+            return None;
+        }
+        for _ in 0..PARK_YIELDS {
+            shim::thread::yield_now();
+            if handle.has_visible_work() {
+                if let Some(task) = self
+                    .steal_work(handle)
+                    .or_else(|| self.next_global_batch(handle, false))
+                {
+                    self.spin.end_idle();
+                    return Some(task);
+                }
+            }
+        }
+        None
     }
 
     fn transition_to_searching(&mut self, handle: &Handle) -> bool {
