@@ -52,7 +52,8 @@ SUITES = [
     ("runtime/src/sync/oneshot.rs", ["loom_oneshot"]),
     # The locks (batch semaphore, its wait list, Notify) and the channels.
     ("runtime/src/sync/batch_semaphore.rs", ["loom_sync_locks", "loom_sync_chan"]),
-    ("runtime/src/sync/wait_list.rs", ["loom_sync_locks"]),
+    # The wait list's handoff (`serve`) feeds Notify and broadcast.
+    ("runtime/src/sync/wait_list.rs", ["loom_sync_locks", "loom_sync_chan"]),
     ("runtime/src/sync/notify.rs", ["loom_sync_locks"]),
     ("runtime/src/sync/atomic_waker.rs", ["loom_sync_chan", "loom_sync_locks"]),
     # OnceCell sits on the batch semaphore; its model is with the locks'.

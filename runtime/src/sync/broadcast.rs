@@ -45,7 +45,7 @@ use shim::sync::atomic::{
 };
 use shim::sync::{Arc, Mutex, RwLock};
 
-use crate::sync::wait_list::{notify_all, Handoff, WaitList, Waiter, WakeList};
+use crate::sync::wait_list::{notify_all, Handoff, HandoffWord, WaitList, Waiter, WakeList};
 use crate::sync::{poll_budget, spend_budget};
 
 pub mod error;
@@ -534,14 +534,14 @@ const SERVED: usize = 1;
 /// `Receiver::recv` borrowed by its `poll_fn` until the receive ends, and dropped there.
 struct Wait {
     key: Cell<Option<usize>>,
-    served: AtomicUsize,
+    served: HandoffWord,
 }
 
 impl Wait {
     fn new() -> Wait {
         Wait {
             key: Cell::new(None),
-            served: AtomicUsize::new(0),
+            served: HandoffWord::new(),
         }
     }
 
@@ -557,7 +557,7 @@ impl Wait {
         if self.key.get().is_some() && self.served.load(Relaxed) != 0 {
             // Served earlier: that node is gone, and nothing points at our word.
             self.key.set(None);
-            self.served.store(0, Relaxed);
+            self.served.reset();
         }
         match self.key.get() {
             Some(k) => list.set_waker(k, waker),
@@ -616,6 +616,7 @@ impl<T: Clone> Recv<'_, T> {
 impl<T> Drop for Recv<'_, T> {
     fn drop(&mut self) {
         self.wait.leave(&self.rx.shared.tail);
+        self.wait.served.release();
     }
 }
 

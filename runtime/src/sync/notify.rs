@@ -48,7 +48,7 @@ use shim::sync::atomic::{
 };
 use shim::sync::Mutex;
 
-use super::wait_list::{Handoff, WaitList, WakeList};
+use super::wait_list::{Handoff, HandoffWord, WaitList, WakeList};
 
 const EMPTY: usize = 0;
 const WAITING: usize = 1;
@@ -133,7 +133,7 @@ struct Waiter {
     slot: Option<usize>,
     done: bool,
     /// The handoff word: `GOT_*`, stored by the notifier that serves our node.
-    got: AtomicUsize,
+    got: HandoffWord,
     /// The queue points at `got` from the first poll that queues until the node is freed.
     _pinned: PhantomPinned,
 }
@@ -219,7 +219,7 @@ impl Notify {
             calls: self.state.load(SeqCst) / CALL,
             slot: None,
             done: false,
-            got: AtomicUsize::new(GOT_NOTHING),
+            got: HandoffWord::new(),
             _pinned: PhantomPinned,
         }
     }
@@ -563,12 +563,14 @@ impl Future for OwnedNotified {
 impl Drop for Notified<'_> {
     fn drop(&mut self) {
         self.w.cancel(self.notify);
+        self.w.got.release();
     }
 }
 
 impl Drop for OwnedNotified {
     fn drop(&mut self) {
         self.w.cancel(&self.notify);
+        self.w.got.release();
     }
 }
 

@@ -29,7 +29,10 @@
 use std::mem::MaybeUninit;
 use std::task::{Context, Poll, Waker};
 
-use shim::sync::atomic::{AtomicUsize, Ordering::Release};
+use shim::sync::atomic::{
+    AtomicUsize, Ordering,
+    Ordering::{Relaxed, Release},
+};
 use shim::sync::Mutex;
 
 /// "No node".
@@ -209,11 +212,53 @@ impl<D> WaitList<D> {
     }
 }
 
-/// A node's pointer to its waiter's *handoff word*: an atomic inside the waiting future,
-/// 0 while the node is linked, which the notifier that serves the node sets (after freeing
-/// the node) with [`WaitList::serve`]. A woken future that reads a non-zero word with
-/// Acquire knows it owns no node any more, so it returns without taking the lock.
-pub(crate) struct Handoff(*const AtomicUsize);
+/// A waiter's *handoff word*: an atomic inside the waiting future, 0 while its node is
+/// linked, which the notifier that serves the node sets (after freeing the node) with
+/// [`WaitList::serve`]. A woken future that reads a non-zero word with Acquire knows it
+/// owns no node any more, so it returns without taking the lock.
+///
+/// Under loom it also holds a cell standing for the word's memory: the notifier writes it
+/// just before its last access (the store) and the owner writes it when it is done with
+/// the word (`release`, from its drop), so loom reports the race if the owner could free
+/// the future while a notifier may still store into it (a Relaxed store or load there).
+pub(crate) struct HandoffWord {
+    word: AtomicUsize,
+    #[cfg(loom)]
+    memory: shim::cell::UnsafeCell<()>,
+}
+
+impl HandoffWord {
+    pub(crate) fn new() -> HandoffWord {
+        HandoffWord {
+            word: AtomicUsize::new(0),
+            #[cfg(loom)]
+            memory: shim::cell::UnsafeCell::new(()),
+        }
+    }
+
+    /// The word (0: not served).
+    #[inline]
+    pub(crate) fn load(&self, order: Ordering) -> usize {
+        self.word.load(order)
+    }
+
+    /// Clears the word of a waiter that has no node (so nothing points at it).
+    pub(crate) fn reset(&self) {
+        // Relaxed: no node points at the word; the next node is linked under the lock.
+        self.word.store(0, Relaxed);
+    }
+
+    /// The owner is done with the word (it is about to be freed or reused): under loom, a
+    /// write to its memory, which must happen after any notifier's last access to it.
+    #[inline]
+    pub(crate) fn release(&self) {
+        #[cfg(loom)]
+        self.memory.with_mut(|_| ());
+    }
+}
+
+/// A node's pointer to its waiter's [`HandoffWord`].
+pub(crate) struct Handoff(*const HandoffWord);
 
 impl Handoff {
     /// Points a new node at `word`.
@@ -223,7 +268,7 @@ impl Handoff {
     /// Until the waiter either reads a non-zero `word` (with Acquire) or removes the node
     /// itself under the list's lock, `word` stays at its address and alive: a waiter that
     /// has read 0 locks the list and looks again before it leaves (or moves).
-    pub(crate) unsafe fn new(word: &AtomicUsize) -> Handoff {
+    pub(crate) unsafe fn new(word: &HandoffWord) -> Handoff {
         Handoff(word)
     }
 }
@@ -245,7 +290,11 @@ impl WaitList<Handoff> {
         // not removed it, so the word is alive (`Handoff::new`). This store is the last
         // access to it. Release: a waiter that reads it with Acquire owns nothing here any
         // more (its node was freed above) and may free the word's memory.
-        unsafe { (*word).store(got, Release) };
+        unsafe {
+            #[cfg(loom)]
+            (*word).memory.with_mut(|_| ());
+            (*word).word.store(got, Release);
+        }
         node.waker
     }
 
