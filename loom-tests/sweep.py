@@ -241,6 +241,19 @@ MANUAL = [
      "        while cur & STATE != WAITING {\n            match self.state.compare_exchange(cur, cur + CALL",
      "        while cur & STATE != WAITING || cur & STATE == WAITING {\n            match self.state.compare_exchange(cur, cur + CALL",
      "the lock-free `notify_waiters` is taken with waiters queued (wakes none)"),
+    # --- the handoff word (wait_list.rs `serve`): a leaving waiter must look again under
+    # the lock, or it frees a node a notifier already freed (and reused) ---
+    ("flag:notify-cancel-no-recheck", "runtime/src/sync/notify.rs",
+     """            if got == GOT_NOTHING {
+                // Relaxed: notifiers store under the lock we hold.
+                got = self.got.load(Relaxed);
+            }""",
+     """            let _ = Relaxed;""",
+     "a dropped `Notified` that read \"nothing\" frees its node without looking again under the lock"),
+    ("flag:broadcast-leave-no-recheck", "runtime/src/sync/broadcast.rs",
+     """(self.served.load(Relaxed) == 0).then(|| tail.waiters.remove(k))""",
+     """Some(tail.waiters.remove(k))""",
+     "a leaving broadcast receive that read \"not served\" frees its node without looking again under the lock"),
     # --- scheduler: skipped wake-ups (issue 18 class 3) ---
     ("plant:no-searcher-handoff", "runtime/src/scheduler/multi_thread/worker.rs",
      """        if idle.transition_worker_from_searching(|| handle.has_visible_work()) {
