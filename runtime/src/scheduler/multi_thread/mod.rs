@@ -102,12 +102,16 @@ pub(crate) struct Shared {
     idle: CachePadded<Idle>,
     /// The one pre-park spinner's token (spin.rs); padded, taken once per idle episode.
     spinner: CachePadded<spin::SpinToken>,
-    /// `block_on` callers polling their future now (`Handle::set_block_on_polling`);
-    /// padded, as each of their polls writes it twice. A std atomic, as the spin token: a hint that
-    /// orders nothing (under loom the park yields are off, so nothing reads it there).
-    block_on_polling: CachePadded<std::sync::atomic::AtomicUsize>,
-    /// Tasks woken from outside the workers (`Handle::count_remote_wake`), a hint as
-    /// `block_on_polling` is; padded, written by every remote wake.
+    /// Whether a `block_on` caller is polling its future now (`Handle::set_block_on_polling`):
+    /// plain stores, no RMW, as each poll writes it twice. With two callers at once one
+    /// may clear it while the other polls: the hint under-reports (the workers park as
+    /// before), never sticks. Padded. A std atomic, as the spin token: a hint that orders
+    /// nothing (under loom the park yields are off, so nothing reads it there).
+    block_on_polling: CachePadded<std::sync::atomic::AtomicBool>,
+    /// Changes when a task is woken from outside the workers (`Handle::count_remote_wake`):
+    /// a load and a store, no RMW, so concurrent wakers may lose an increment; a worker
+    /// only asks whether it changed (`yield_for_work`). A hint as `block_on_polling` is;
+    /// padded.
     remote_wakes: CachePadded<std::sync::atomic::AtomicUsize>,
     pub(crate) owned: OwnedTasks<scheduler::Handle>,
     // Boxed: the cores travel as `Box<Core>` through the worker loop; no reallocation here.
@@ -173,7 +177,7 @@ pub(crate) fn create(
             overflow: CachePadded::new(Inject::new()),
             idle: CachePadded::new(Idle::new(num_workers)),
             spinner: CachePadded::new(spin::SpinToken::default()),
-            block_on_polling: CachePadded::new(std::sync::atomic::AtomicUsize::new(0)),
+            block_on_polling: CachePadded::new(std::sync::atomic::AtomicBool::new(false)),
             remote_wakes: CachePadded::new(std::sync::atomic::AtomicUsize::new(0)),
             owned: OwnedTasks::new(num_workers),
             shutdown_cores: Mutex::new(Vec::with_capacity(num_workers)),
@@ -224,27 +228,22 @@ impl Handle {
         self.shared.idle.num_unparked() < self.cpus
     }
 
-    /// Counts `block_on` callers polling their future now: workers fed by one yield
+    /// A `block_on` caller starts or ends a poll of its future: workers it feeds yield
     /// before they park (spin.rs, `PARK_YIELDS`).
     pub(crate) fn set_block_on_polling(&self, polling: bool) {
         // Relaxed: a hint for the workers' park; nothing is published through it.
-        if polling {
-            self.shared
-                .block_on_polling
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        } else {
-            self.shared
-                .block_on_polling
-                .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
-        }
+        self.shared
+            .block_on_polling
+            .store(polling, std::sync::atomic::Ordering::Relaxed);
     }
 
-    /// Counts a task woken from outside the workers (a hint for `yield_for_work`).
+    /// Notes a task woken from outside the workers (a hint for `yield_for_work`).
     pub(crate) fn count_remote_wake(&self) {
-        // Relaxed: a hint; nothing is published through it.
-        self.shared
-            .remote_wakes
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        // Relaxed, and not an RMW: a hint; a lost increment between racing wakers still
+        // changes the value, which is all a worker asks.
+        let wakes = &self.shared.remote_wakes;
+        let n = wakes.load(std::sync::atomic::Ordering::Relaxed);
+        wakes.store(n.wrapping_add(1), std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Tasks woken from outside the workers so far (wrapping; a hint).
@@ -261,7 +260,6 @@ impl Handle {
         self.shared
             .block_on_polling
             .load(std::sync::atomic::Ordering::Relaxed)
-            > 0
     }
 
     /// Begins shutdown: closes the global queues and wakes every worker. Idempotent.

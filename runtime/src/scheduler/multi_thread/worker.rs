@@ -705,10 +705,14 @@ impl Core {
         for _ in 0..PARK_YIELDS {
             shim::thread::yield_now();
             if handle.has_visible_work() {
-                if let Some(task) = self
-                    .steal_work(handle)
-                    .or_else(|| self.next_global_batch(handle, false))
-                {
+                // A searcher's `steal_work` ends at the global queues; a worker the
+                // searcher limit turned away takes from them directly.
+                let found = if self.transition_to_searching(handle) {
+                    self.steal_work(handle)
+                } else {
+                    self.next_global_batch(handle, false)
+                };
+                if let Some(task) = found {
                     self.spin.end_idle();
                     return Some(task);
                 }
