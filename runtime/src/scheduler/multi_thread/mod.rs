@@ -145,6 +145,7 @@ pub(crate) fn create(
     // Read once: `available_parallelism` reads cgroup files.
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let spin_rounds = spin::spin_rounds(num_workers, cpus);
+    let park_yields = spin::park_yields(num_workers, cpus);
     let mut remotes = Vec::with_capacity(num_workers);
     let mut cores = Vec::with_capacity(num_workers);
     let workers: Vec<_> = (0..num_workers)
@@ -163,6 +164,7 @@ pub(crate) fn create(
             park,
             &config,
             spin_rounds,
+            park_yields,
             me.clone(),
         ));
     }

@@ -30,7 +30,7 @@ use queue::Local;
 use shim::sync::Arc;
 use task::JoinHandle;
 
-use super::spin::{SpinPolicy, PARK_YIELDS, SPIN_PAUSES};
+use super::spin::{SpinPolicy, SPIN_PAUSES};
 use super::stall::WorkerShared;
 use super::{Config, Handle};
 use crate::context;
@@ -104,6 +104,8 @@ pub(crate) struct Core {
     lifo_slot_enabled: bool,
     /// Pre-park spin rounds (`spin_rounds`).
     spin_rounds: u32,
+    /// Pre-park yields (`park_yields`).
+    park_yields: u32,
     /// Recent idle episodes: whether a spin pays (spin.rs).
     spin: SpinPolicy,
     /// This worker's LIFO slot and poll stamp (`Shared::workers[index]`).
@@ -128,6 +130,7 @@ impl Core {
         park: Parker,
         config: &Config,
         spin_rounds: u32,
+        park_yields: u32,
         me: std::sync::Arc<CachePadded<WorkerShared<RunTask>>>,
     ) -> Box<Core> {
         Box::new(Core {
@@ -151,6 +154,7 @@ impl Core {
             event_interval: config.event_interval.max(1),
             lifo_slot_enabled: !config.disable_lifo_slot,
             spin_rounds,
+            park_yields,
             spin: SpinPolicy::default(),
             me,
             stats: Stats::new(),
@@ -689,12 +693,11 @@ impl Core {
         found
     }
 
-    /// Gives the CPU away up to `PARK_YIELDS` times before parking, looking for work after
+    /// Gives the CPU away up to `park_yields` times before parking, looking for work after
     /// each, but only when tasks were woken from outside the pool since this worker last
     /// ran out of work and a `block_on` caller is polling, likely waking more (spin.rs,
-    /// `PARK_YIELDS`): it may share this CPU. Not parked
-    /// meanwhile, so its pushes make no unpark and `block_on` does not count this CPU as
-    /// free.
+    /// `PARK_YIELDS`): it may share this CPU. Not parked meanwhile, so its pushes make no
+    /// unpark and `block_on` does not count this CPU as free.
     fn yield_for_work(&mut self, handle: &Handle) -> Option<RunTask> {
         let remote_wakes = handle.remote_wakes();
         let woken_from_outside = remote_wakes != self.remote_wakes_seen;
@@ -702,17 +705,23 @@ impl Core {
         if !woken_from_outside || !handle.block_on_polling() {
             return None;
         }
-        for _ in 0..PARK_YIELDS {
+        // As a searcher holding the spin token only, like the spin: notifiers see the
+        // searcher and wake nobody for the work it is about to take, and at most one
+        // worker hunts this way (spin.rs, `PARK_YIELDS`).
+        if self.park_yields == 0 || !self.is_searching || !handle.shared.spinner.acquire() {
+            return None;
+        }
+        let found = self.yield_rounds(handle);
+        handle.shared.spinner.release();
+        found
+    }
+
+    fn yield_rounds(&mut self, handle: &Handle) -> Option<RunTask> {
+        for _ in 0..self.park_yields {
             shim::thread::yield_now();
             if handle.has_visible_work() {
-                // A searcher's `steal_work` ends at the global queues; a worker the
-                // searcher limit turned away takes from them directly.
-                let found = if self.transition_to_searching(handle) {
-                    self.steal_work(handle)
-                } else {
-                    self.next_global_batch(handle, false)
-                };
-                if let Some(task) = found {
+                // `steal_work` ends at the global queues.
+                if let Some(task) = self.steal_work(handle) {
                     self.spin.end_idle();
                     return Some(task);
                 }
