@@ -101,6 +101,7 @@ FILES = [
     "runtime/src/park.rs",
     "runtime/src/scheduler/multi_thread/idle.rs",
     "runtime/src/scheduler/multi_thread/worker.rs",
+    "runtime/src/scheduler/multi_thread/worker/search.rs",
     "runtime/src/scheduler/multi_thread/mod.rs",
     "runtime/src/scheduler/current_thread.rs",
     "queue/src/lifo.rs",
@@ -255,7 +256,7 @@ MANUAL = [
      """Some(tail.waiters.remove(k))""",
      "a leaving broadcast receive that read \"not served\" frees its node without looking again under the lock"),
     # --- scheduler: skipped wake-ups (issue 18 class 3) ---
-    ("plant:no-searcher-handoff", "runtime/src/scheduler/multi_thread/worker.rs",
+    ("plant:no-searcher-handoff", "runtime/src/scheduler/multi_thread/worker/search.rs",
      """        if idle.transition_worker_from_searching(|| handle.has_visible_work()) {
             handle.notify_parked();
         }""",
@@ -267,7 +268,7 @@ MANUAL = [
         }""",
      "",
      "a worker leaving park with several tasks of its own wakes no sibling"),
-    ("plant:no-recheck-on-park", "runtime/src/scheduler/multi_thread/worker.rs",
+    ("plant:no-recheck-on-park", "runtime/src/scheduler/multi_thread/worker/search.rs",
      """        if must_recheck {
             handle.notify_if_work_pending();
         }""",

@@ -21,6 +21,8 @@
 //!
 //! While a task runs, the core sits in `Context::core` so that a wake on this thread can
 //! push to the local queue without synchronization (`try_schedule_local`).
+//!
+//! Searching, the pre-park spin and yields, and the idle transitions are in `search.rs`.
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -44,6 +46,8 @@ use crate::scheduler::{self, Arrival, RunTask};
 use crate::threads::Role;
 use crate::util::FastRand;
 use crossbeam_utils::CachePadded;
+
+mod search;
 
 /// Polls of LIFO-slot tasks in a row before the ring gets a turn (when it holds tasks).
 const MAX_LIFO_POLLS: u32 = 3;
@@ -632,134 +636,6 @@ impl Core {
         inject::take_batch(inject, n, |task| self.push_back(task, handle))
     }
 
-    fn steal_work(&mut self, handle: &Handle) -> Option<RunTask> {
-        if !self.transition_to_searching(handle) {
-            return None;
-        }
-        let remotes = &handle.shared.remotes;
-        let n = remotes.len();
-        let start = self.rand.below(n as u32) as usize;
-        for i in 0..n {
-            let victim = (start + i) % n;
-            if victim == self.index {
-                continue;
-            }
-            let before = self.run_queue.len();
-            if let Some(task) = remotes[victim].steal.steal_into(&mut self.run_queue) {
-                self.stats.counts.steals += 1;
-                self.stats.counts.stolen_tasks += (self.run_queue.len() - before + 1) as u64;
-                return Some(task);
-            }
-            // A sibling stuck in a long poll: the task it put in its LIFO slot (a child it
-            // spawned, a task it woke) would wait for the whole poll.
-            if let Some(task) = handle.shared.workers[victim].steal_lifo() {
-                self.stats.counts.steals += 1;
-                self.stats.counts.stolen_tasks += 1;
-                return Some(task);
-            }
-        }
-        self.next_global_batch(handle, false)
-    }
-
-    /// Briefly waits for work to show up, as a searcher only (at most half the workers),
-    /// so a worker does not park just before the next task arrives.
-    /// Only while recent idle episodes were short, and one spinner at a time (spin.rs).
-    fn spin_for_work(&mut self, handle: &Handle) -> Option<RunTask> {
-        self.spin.begin_idle();
-        if !self.is_searching || !self.spin.worth_spinning() {
-            return None;
-        }
-        let token = &handle.shared.spinner;
-        if !token.acquire() {
-            return None;
-        }
-        let mut found = None;
-        for _ in 0..self.spin_rounds {
-            for _ in 0..SPIN_PAUSES {
-                shim::hint::spin_loop();
-            }
-            if handle.has_visible_work() {
-                if let Some(task) = self.steal_work(handle) {
-                    found = Some(task);
-                    break;
-                }
-            }
-        }
-        token.release();
-        self.spin.spun(found.is_some());
-        if found.is_some() {
-            self.spin.end_idle();
-        }
-        found
-    }
-
-    /// Gives the CPU away up to `park_yields` times before parking, looking for work after
-    /// each, but only when tasks were woken from outside the pool since this worker last
-    /// ran out of work and a `block_on` caller is polling, likely waking more (spin.rs,
-    /// `PARK_YIELDS`): it may share this CPU. Not parked meanwhile, so its pushes make no
-    /// unpark and `block_on` does not count this CPU as free.
-    fn yield_for_work(&mut self, handle: &Handle) -> Option<RunTask> {
-        let remote_wakes = handle.remote_wakes();
-        let woken_from_outside = remote_wakes != self.remote_wakes_seen;
-        self.remote_wakes_seen = remote_wakes;
-        if !woken_from_outside || !handle.block_on_polling() {
-            return None;
-        }
-        // As a searcher holding the spin token only, like the spin: notifiers see the
-        // searcher and wake nobody for the work it is about to take, and at most one
-        // worker hunts this way (spin.rs, `PARK_YIELDS`).
-        if self.park_yields == 0 || !self.is_searching || !handle.shared.spinner.acquire() {
-            return None;
-        }
-        let found = self.yield_rounds(handle);
-        handle.shared.spinner.release();
-        found
-    }
-
-    fn yield_rounds(&mut self, handle: &Handle) -> Option<RunTask> {
-        for _ in 0..self.park_yields {
-            shim::thread::yield_now();
-            if handle.has_visible_work() {
-                // `steal_work` ends at the global queues.
-                if let Some(task) = self.steal_work(handle) {
-                    self.spin.end_idle();
-                    return Some(task);
-                }
-            }
-        }
-        None
-    }
-
-    fn transition_to_searching(&mut self, handle: &Handle) -> bool {
-        if !self.is_searching {
-            self.is_searching = handle.shared.idle.transition_worker_to_searching();
-        }
-        self.is_searching
-    }
-
-    /// Found work: stop searching; the last searcher to stop wakes another worker when
-    /// there is work left for it (the seed's "a searcher that finds work wakes the next
-    /// one").
-    ///
-    /// Only when work is left: a searcher that took the one task there was (a remote wake
-    /// of a ping-pong partner, a request) would otherwise wake a sibling that finds
-    /// nothing and parks again, a futex pair per task for nobody's benefit. No wake-up is
-    /// lost by skipping it: work pushed before our `fetch_sub` in the idle word's
-    /// modification order is seen by the check below (the pusher's notify is an RMW on
-    /// that word, which our `fetch_sub` reads after, acquiring the push), and work pushed
-    /// after it meets a notifier that sees no searcher and wakes someone itself
-    /// (idle.rs; loom: `loom_idle`, and `searcher_hand_off_two_workers` for the hand-off).
-    fn transition_from_searching(&mut self, handle: &Handle) {
-        if !self.is_searching {
-            return;
-        }
-        self.is_searching = false;
-        let idle = &handle.shared.idle;
-        if idle.transition_worker_from_searching(|| handle.has_visible_work()) {
-            handle.notify_parked();
-        }
-    }
-
     /// Moves the deferred (yielded) tasks to the back of the ring, in yield order.
     fn flush_defer(&mut self, handle: &Handle) {
         let mut defer = std::mem::replace(&mut self.defer, Defer::with_capacity(0));
@@ -770,46 +646,6 @@ impl Core {
 
     fn has_tasks(&self) -> bool {
         !self.me.lifo.is_empty() || !self.run_queue.is_empty() || !self.defer.is_empty()
-    }
-
-    fn should_notify_others(&self) -> bool {
-        // A searcher will notify when it finds work; otherwise, more than one runnable
-        // task here means a sibling could take some.
-        !self.is_searching && usize::from(!self.me.lifo.is_empty()) + self.run_queue.len() > 1
-    }
-
-    /// False when there is still work here; otherwise registers as parked.
-    fn transition_to_parked(&mut self, handle: &Handle) -> bool {
-        if self.has_tasks() {
-            return false;
-        }
-        // No searcher left behind us: nobody else would see work pushed meanwhile.
-        let must_recheck = handle
-            .shared
-            .idle
-            .transition_worker_to_parked(self.index, self.is_searching);
-        self.is_searching = false;
-        if must_recheck {
-            handle.notify_if_work_pending();
-        }
-        true
-    }
-
-    /// After a wake-up: true when the worker should run again.
-    fn transition_from_parked(&mut self, handle: &Handle) -> bool {
-        if self.has_tasks() {
-            // Woken with work of its own (e.g. the driver dispatched here): unpark as a
-            // non-searcher unless someone already counted us as a notified searcher.
-            self.is_searching = !handle.shared.idle.unpark_worker_by_id(self.index);
-            return true;
-        }
-        if handle.shared.idle.is_parked(self.index) {
-            // Nobody notified us (spurious, or driver events for other threads).
-            return false;
-        }
-        // Notified: `worker_to_notify` counted us as searching.
-        self.is_searching = true;
-        true
     }
 }
 

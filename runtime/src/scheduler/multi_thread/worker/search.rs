@@ -1,0 +1,181 @@
+//! One worker's side of the idle protocol: searching for work (stealing from siblings,
+//! then the global queues), the brief spin and the park yields before it gives up, and
+//! the transitions into and out of the searching and parked states that `idle.rs` counts.
+//!
+//! Invariants (idle.rs and spin.rs argue them; `loom_idle` and `loom_scheduler` check
+//! them): at most half the workers search; only a searcher spins or yields, one at a time
+//! (the spin token); the last searcher to find work wakes another when work is left; a
+//! worker that parks with no searcher left behind re-checks every queue, so no push is
+//! missed between its last look and its park.
+
+use super::*;
+
+impl Core {
+    pub(super) fn steal_work(&mut self, handle: &Handle) -> Option<RunTask> {
+        if !self.transition_to_searching(handle) {
+            return None;
+        }
+        let remotes = &handle.shared.remotes;
+        let n = remotes.len();
+        let start = self.rand.below(n as u32) as usize;
+        for i in 0..n {
+            let victim = (start + i) % n;
+            if victim == self.index {
+                continue;
+            }
+            let before = self.run_queue.len();
+            if let Some(task) = remotes[victim].steal.steal_into(&mut self.run_queue) {
+                self.stats.counts.steals += 1;
+                self.stats.counts.stolen_tasks += (self.run_queue.len() - before + 1) as u64;
+                return Some(task);
+            }
+            // A sibling stuck in a long poll: the task it put in its LIFO slot (a child it
+            // spawned, a task it woke) would wait for the whole poll.
+            if let Some(task) = handle.shared.workers[victim].steal_lifo() {
+                self.stats.counts.steals += 1;
+                self.stats.counts.stolen_tasks += 1;
+                return Some(task);
+            }
+        }
+        self.next_global_batch(handle, false)
+    }
+
+    /// Briefly waits for work to show up, as a searcher only (at most half the workers),
+    /// so a worker does not park just before the next task arrives.
+    /// Only while recent idle episodes were short, and one spinner at a time (spin.rs).
+    pub(super) fn spin_for_work(&mut self, handle: &Handle) -> Option<RunTask> {
+        self.spin.begin_idle();
+        if !self.is_searching || !self.spin.worth_spinning() {
+            return None;
+        }
+        let token = &handle.shared.spinner;
+        if !token.acquire() {
+            return None;
+        }
+        let mut found = None;
+        for _ in 0..self.spin_rounds {
+            for _ in 0..SPIN_PAUSES {
+                shim::hint::spin_loop();
+            }
+            if handle.has_visible_work() {
+                if let Some(task) = self.steal_work(handle) {
+                    found = Some(task);
+                    break;
+                }
+            }
+        }
+        token.release();
+        self.spin.spun(found.is_some());
+        if found.is_some() {
+            self.spin.end_idle();
+        }
+        found
+    }
+
+    /// Gives the CPU away up to `park_yields` times before parking, looking for work after
+    /// each, but only when tasks were woken from outside the pool since this worker last
+    /// ran out of work and a `block_on` caller is polling, likely waking more (spin.rs,
+    /// `PARK_YIELDS`): it may share this CPU. Not parked meanwhile, so its pushes make no
+    /// unpark and `block_on` does not count this CPU as free.
+    pub(super) fn yield_for_work(&mut self, handle: &Handle) -> Option<RunTask> {
+        let remote_wakes = handle.remote_wakes();
+        let woken_from_outside = remote_wakes != self.remote_wakes_seen;
+        self.remote_wakes_seen = remote_wakes;
+        if !woken_from_outside || !handle.block_on_polling() {
+            return None;
+        }
+        // As a searcher holding the spin token only, like the spin: notifiers see the
+        // searcher and wake nobody for the work it is about to take, and at most one
+        // worker hunts this way (spin.rs, `PARK_YIELDS`).
+        if self.park_yields == 0 || !self.is_searching || !handle.shared.spinner.acquire() {
+            return None;
+        }
+        let found = self.yield_rounds(handle);
+        handle.shared.spinner.release();
+        found
+    }
+
+    pub(super) fn yield_rounds(&mut self, handle: &Handle) -> Option<RunTask> {
+        for _ in 0..self.park_yields {
+            shim::thread::yield_now();
+            if handle.has_visible_work() {
+                // `steal_work` ends at the global queues.
+                if let Some(task) = self.steal_work(handle) {
+                    self.spin.end_idle();
+                    return Some(task);
+                }
+            }
+        }
+        None
+    }
+
+    pub(super) fn transition_to_searching(&mut self, handle: &Handle) -> bool {
+        if !self.is_searching {
+            self.is_searching = handle.shared.idle.transition_worker_to_searching();
+        }
+        self.is_searching
+    }
+
+    /// Found work: stop searching; the last searcher to stop wakes another worker when
+    /// there is work left for it (the seed's "a searcher that finds work wakes the next
+    /// one").
+    ///
+    /// Only when work is left: a searcher that took the one task there was (a remote wake
+    /// of a ping-pong partner, a request) would otherwise wake a sibling that finds
+    /// nothing and parks again, a futex pair per task for nobody's benefit. No wake-up is
+    /// lost by skipping it: work pushed before our `fetch_sub` in the idle word's
+    /// modification order is seen by the check below (the pusher's notify is an RMW on
+    /// that word, which our `fetch_sub` reads after, acquiring the push), and work pushed
+    /// after it meets a notifier that sees no searcher and wakes someone itself
+    /// (idle.rs; loom: `loom_idle`, and `searcher_hand_off_two_workers` for the hand-off).
+    pub(super) fn transition_from_searching(&mut self, handle: &Handle) {
+        if !self.is_searching {
+            return;
+        }
+        self.is_searching = false;
+        let idle = &handle.shared.idle;
+        if idle.transition_worker_from_searching(|| handle.has_visible_work()) {
+            handle.notify_parked();
+        }
+    }
+
+    pub(super) fn should_notify_others(&self) -> bool {
+        // A searcher will notify when it finds work; otherwise, more than one runnable
+        // task here means a sibling could take some.
+        !self.is_searching && usize::from(!self.me.lifo.is_empty()) + self.run_queue.len() > 1
+    }
+
+    /// False when there is still work here; otherwise registers as parked.
+    pub(super) fn transition_to_parked(&mut self, handle: &Handle) -> bool {
+        if self.has_tasks() {
+            return false;
+        }
+        // No searcher left behind us: nobody else would see work pushed meanwhile.
+        let must_recheck = handle
+            .shared
+            .idle
+            .transition_worker_to_parked(self.index, self.is_searching);
+        self.is_searching = false;
+        if must_recheck {
+            handle.notify_if_work_pending();
+        }
+        true
+    }
+
+    /// After a wake-up: true when the worker should run again.
+    pub(super) fn transition_from_parked(&mut self, handle: &Handle) -> bool {
+        if self.has_tasks() {
+            // Woken with work of its own (e.g. the driver dispatched here): unpark as a
+            // non-searcher unless someone already counted us as a notified searcher.
+            self.is_searching = !handle.shared.idle.unpark_worker_by_id(self.index);
+            return true;
+        }
+        if handle.shared.idle.is_parked(self.index) {
+            // Nobody notified us (spurious, or driver events for other threads).
+            return false;
+        }
+        // Notified: `worker_to_notify` counted us as searching.
+        self.is_searching = true;
+        true
+    }
+}
