@@ -95,7 +95,8 @@ impl Core {
         found
     }
 
-    pub(super) fn yield_rounds(&mut self, handle: &Handle) -> Option<RunTask> {
+    /// The yields themselves: `park_yields` of them, a look for work after each.
+    fn yield_rounds(&mut self, handle: &Handle) -> Option<RunTask> {
         for _ in 0..self.park_yields {
             shim::thread::yield_now();
             if handle.has_visible_work() {
@@ -109,7 +110,7 @@ impl Core {
         None
     }
 
-    pub(super) fn transition_to_searching(&mut self, handle: &Handle) -> bool {
+    fn transition_to_searching(&mut self, handle: &Handle) -> bool {
         if !self.is_searching {
             self.is_searching = handle.shared.idle.transition_worker_to_searching();
         }
