@@ -71,6 +71,9 @@ pub(crate) struct Handle {
     /// How often a `block_on` thread waiting on this runtime yields its CPU while it
     /// spins before parking (every `n`th spin round; block_on.rs).
     pub(crate) block_on_yield_every: u32,
+    /// Whether the workers yield before they park (`spin::park_yields` is not 0): only
+    /// then do they read `Shared::block_on_polling`, so only then is it written.
+    workers_yield: bool,
     /// The machine's CPUs (`available_parallelism`, read once).
     pub(crate) cpus: usize,
     pub(crate) driver: Arc<Driver>,
@@ -170,6 +173,7 @@ pub(crate) fn create(
     }
     let handle = Arc::new(Handle {
         block_on_yield_every: crate::block_on::yield_every(num_workers, cpus),
+        workers_yield: park_yields > 0,
         cpus,
         shared: Shared {
             remotes: remotes.into_boxed_slice(),
@@ -233,6 +237,10 @@ impl Handle {
     /// A `block_on` caller starts or ends a poll of its future: workers it feeds yield
     /// before they park (spin.rs, `PARK_YIELDS`).
     pub(crate) fn set_block_on_polling(&self, polling: bool) {
+        // Two stores per `block_on` poll that no worker would read.
+        if !self.workers_yield {
+            return;
+        }
         // Relaxed: a hint for the workers' park; nothing is published through it.
         self.shared
             .block_on_polling

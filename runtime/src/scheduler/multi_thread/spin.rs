@@ -93,8 +93,9 @@ pub(super) const SPIN_PAUSES: u32 = if cfg!(loom) { 1 } else { 8 };
 /// from outside the workers since it last ran out of work (spawns do not count), and a
 /// `block_on` caller is polling its future (not spinning or parked). That caller, which
 /// feeds the pool from outside, may share this worker's CPU: the yields let it run, and
-/// the work it sends finds the worker awake. Parked instead, the worker costs the sender a futex wake per unpark, and the woken worker preempts it
-/// (the kernel favours a thread that just woke). The yields give the CPU away rather than
+/// the work it sends finds the worker awake. Parked instead, the worker costs the sender
+/// a futex wake per unpark, and the woken worker preempts it (the kernel favours a
+/// thread that just woke). The yields give the CPU away rather than
 /// take it, and the worker is not counted parked meanwhile, so `block_on` does not spin on
 /// the CPU it thinks free. Tokio's parker yields three times too, unconditionally; here
 /// every other pattern (a pool feeding itself, a server woken by its driver) parks as

@@ -57,11 +57,9 @@ impl Core {
             for _ in 0..SPIN_PAUSES {
                 shim::hint::spin_loop();
             }
-            if handle.has_visible_work() {
-                if let Some(task) = self.steal_work(handle) {
-                    found = Some(task);
-                    break;
-                }
+            found = self.take_visible_work(handle);
+            if found.is_some() {
+                break;
             }
         }
         token.release();
@@ -78,6 +76,9 @@ impl Core {
     /// `PARK_YIELDS`): it may share this CPU. Not parked meanwhile, so its pushes make no
     /// unpark and `block_on` does not count this CPU as free.
     pub(super) fn yield_for_work(&mut self, handle: &Handle) -> Option<RunTask> {
+        if self.park_yields == 0 {
+            return None;
+        }
         let remote_wakes = handle.remote_wakes();
         let woken_from_outside = remote_wakes != self.remote_wakes_seen;
         self.remote_wakes_seen = remote_wakes;
@@ -87,7 +88,7 @@ impl Core {
         // As a searcher holding the spin token only, like the spin: notifiers see the
         // searcher and wake nobody for the work it is about to take, and at most one
         // worker hunts this way (spin.rs, `PARK_YIELDS`).
-        if self.park_yields == 0 || !self.is_searching || !handle.shared.spinner.acquire() {
+        if !self.is_searching || !handle.shared.spinner.acquire() {
             return None;
         }
         let found = self.yield_rounds(handle);
@@ -95,16 +96,23 @@ impl Core {
         found
     }
 
+    /// One look of the spin or the yields: steals (siblings, then the global queues) only
+    /// when some queue shows work, so an idle look reads and takes no line.
+    fn take_visible_work(&mut self, handle: &Handle) -> Option<RunTask> {
+        if handle.has_visible_work() {
+            self.steal_work(handle)
+        } else {
+            None
+        }
+    }
+
     /// The yields themselves: `park_yields` of them, a look for work after each.
     fn yield_rounds(&mut self, handle: &Handle) -> Option<RunTask> {
         for _ in 0..self.park_yields {
             shim::thread::yield_now();
-            if handle.has_visible_work() {
-                // `steal_work` ends at the global queues.
-                if let Some(task) = self.steal_work(handle) {
-                    self.spin.end_idle();
-                    return Some(task);
-                }
+            if let Some(task) = self.take_visible_work(handle) {
+                self.spin.end_idle();
+                return Some(task);
             }
         }
         None
