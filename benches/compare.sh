@@ -330,6 +330,15 @@ def sync_table():
                 misses.append("smol")
         row += "  " + ("ok" if not misses else "MISS: " + ",".join(misses))
         print(row)
+    # The notify_waiters floor (benches/src/notify_floor.rs): the same loop over the least
+    # a notify-all primitive can do, on our runtime and on tokio's.
+    g = "sync/notify_waiters"
+    floor, floor_tokio, tokio = (medians.get((g, f)) for f in ("floor", "floor_tokio", "tokio"))
+    if floor is not None and tokio is not None:
+        print(f"notify_waiters floor (one slot per waiter, no lock, no list): on ours {fmt(floor)},"
+              f" on tokio {fmt(floor_tokio)}; the target (0.8x tokio's Notify) is {fmt(0.8 * tokio)},"
+              f" ours/floor {paired(g, 'runtime', 'floor'):.2f}x,"
+              f" target/floor {0.8 * tokio / floor:.2f}x (below 1.00x: under the floor)")
 
 def io_table():
     rows = [g for g in IO_GROUPS if (g, "tokio_traits") in medians or (g, "futures_io") in medians]

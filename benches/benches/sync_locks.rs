@@ -2,8 +2,13 @@
 //! default 4): each workload is a group whose functions are `runtime` (ours, on our
 //! runtime), `tokio` (`tokio::sync` on tokio) and `smol` (`async-lock` / `event-listener`
 //! on smol's `Executor`). The workloads are in `benches::sync_locks`.
+//!
+//! `sync/notify_waiters` also has `floor` and `floor_tokio`: the same loop over
+//! `benches::notify_floor::SlotNotify`, the least a notify-all primitive can do, on our
+//! runtime and on tokio's. What the scheduler and the bench's shared counter cost.
 
 use benches::harness::{bench, group};
+use benches::notify_floor::notify_waiters_floor;
 use benches::ours::Ours;
 use benches::smol::SmolExecutor;
 use benches::sync_locks::*;
@@ -38,8 +43,26 @@ macro_rules! workload {
             SmolExecutor::new(flavor),
             $name::<SmolExecutor, SmolKit>,
         );
+        workload!(@extra g, name, flavor, $name);
         g.finish();
     }};
+    (@extra $g:ident, $group:ident, $flavor:ident, notify_waiters) => {
+        bench(
+            &mut $g,
+            $group,
+            "floor",
+            Ours::new($flavor),
+            notify_waiters_floor::<Ours>,
+        );
+        bench(
+            &mut $g,
+            $group,
+            "floor_tokio",
+            Tokio::new($flavor),
+            notify_waiters_floor::<Tokio>,
+        );
+    };
+    (@extra $g:ident, $group:ident, $flavor:ident, $other:ident) => {};
 }
 
 fn sync_locks(c: &mut Criterion) {

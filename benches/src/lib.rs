@@ -13,7 +13,8 @@
 //! `Executor` and `StaticExecutor` on N plain threads) and [`floor`] (a single-threaded
 //! executor with no synchronization beyond what `Waker` demands). The workloads are in
 //! [`workloads`], the criterion glue and the metrics print in [`harness`]. [`io_echo`] is
-//! the I/O-traits pair (tokio's traits vs futures-io on one socket type, `io_traits.rs`).
+//! the I/O-traits pair (tokio's traits vs futures-io on one socket type, `io_traits.rs`);
+//! [`notify_floor`] the least a notify-all primitive can do, the floor of `notify_waiters`.
 
 #![deny(unsafe_op_in_unsafe_fn)]
 
@@ -32,6 +33,7 @@ pub mod floor;
 pub mod harness;
 pub mod io_echo;
 pub mod join_set;
+pub mod notify_floor;
 pub mod ours;
 pub mod smol;
 pub mod sync_locks;

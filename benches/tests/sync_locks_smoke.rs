@@ -1,9 +1,11 @@
 //! Every `sync_locks` workload, twice, on each primitive family and its runtime (2
 //! workers): finishing is the assertion (a lost permit or wake-up hangs, which the
-//! watchdog turns into a failure), and the mutex workload checks its count.
+//! watchdog turns into a failure), and the mutex workload checks its count. Likewise the
+//! `notify_waiters` floor (`benches::notify_floor`) on ours and on tokio.
 
 use std::time::Duration;
 
+use benches::notify_floor::notify_waiters_floor;
 use benches::ours::Ours;
 use benches::smol::SmolExecutor;
 use benches::sync_locks::*;
@@ -49,6 +51,28 @@ fn watchdog(name: &'static str, f: fn()) {
         }
         Err(_) => panic!("{name}: a sync_locks workload hung for 60 s"),
     }
+}
+
+/// The notify floor (`SlotNotify`) on our runtime and on tokio's: both iterations finish.
+/// (The bench thread notifies until enough wake-ups were counted, so a missed wake-up here
+/// is made up by the next call; this checks the workload runs, not the primitive.)
+fn floor() {
+    run_floor(|| Ours::new(MT));
+    eprintln!("floor on ours: ok");
+    run_floor(|| Tokio::new(MT));
+    eprintln!("floor on tokio: ok");
+}
+
+fn run_floor<B: Bench>(make: fn() -> B) {
+    let rt = make();
+    let mut iteration = notify_waiters_floor(&rt);
+    iteration();
+    iteration();
+}
+
+#[test]
+fn notify_floor() {
+    watchdog("notify_floor", floor);
 }
 
 #[test]
