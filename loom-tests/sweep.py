@@ -3,7 +3,8 @@
 flag test) matter to some loom model?
 
 For each atomic operation in the shipping code that goes through the shim (queue/,
-task/, runtime/src/{park.rs,scheduler,sync/}, io-driver/src/readiness.rs), this script
+task/, runtime/src/{park.rs,scheduler,sync/}, shim/src/spin_mutex.rs,
+io-driver/src/readiness.rs), this script
 makes the
 one-step-weaker variant -- SeqCst -> AcqRel (RMW) / Acquire (load, CAS failure) /
 Release (store), AcqRel -> Acquire and -> Release, Acquire/Release -> Relaxed; for a
@@ -55,6 +56,8 @@ SUITES = [
     # The wait list's handoff (`serve`) feeds Notify and broadcast.
     ("runtime/src/sync/wait_list.rs", ["loom_sync_locks", "loom_sync_chan"]),
     ("runtime/src/sync/notify.rs", ["loom_sync_locks"]),
+    # The shim's own lock, under Notify's waiter queue.
+    ("shim/src/spin_mutex.rs", ["loom_spin_mutex", "loom_sync_locks"]),
     ("runtime/src/sync/atomic_waker.rs", ["loom_sync_chan", "loom_sync_locks"]),
     # OnceCell sits on the batch semaphore; its model is with the locks'.
     ("runtime/src/sync/once_cell.rs", ["loom_sync_locks"]),
@@ -95,6 +98,7 @@ FILES = [
     "runtime/src/sync/mpsc/ring.rs",
     "runtime/src/sync/atomic_waker.rs",
     "runtime/src/sync/notify.rs",
+    "shim/src/spin_mutex.rs",
     "runtime/src/sync/watch.rs",
     "runtime/src/sync/broadcast.rs",
     "runtime/src/sync/once_cell.rs",
@@ -255,6 +259,18 @@ MANUAL = [
      """(self.served.load(Relaxed) == 0).then(|| tail.waiters.remove(k))""",
      """Some(tail.waiters.remove(k))""",
      "a leaving broadcast receive that read \"not served\" frees its node without looking again under the lock"),
+    # --- the shim's SpinMutex ---
+    ("plant:spin-mutex-take-always-wins", "shim/src/spin_mutex.rs",
+     """            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()""",
+     """            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
+            || true""",
+     "an attempt on a taken lock succeeds (two holders)"),
+    ("plant:spin-mutex-release-wakes-nobody", "shim/src/spin_mutex.rs",
+     """            self.lock.released.1.notify_all();""",
+     "",
+     "a release wakes no waiter (under loom, the waiters sleep between looks)"),
     # --- scheduler: skipped wake-ups (issue 18 class 3) ---
     ("plant:no-searcher-handoff", "runtime/src/scheduler/multi_thread/worker/search.rs",
      """        if idle.transition_worker_from_searching(|| handle.has_visible_work()) {
@@ -340,6 +356,11 @@ CALL = re.compile(
     r"\.(load|store|swap|fetch_add|fetch_sub|fetch_and|fetch_or|fetch_xor|fetch_max|"
     r"fetch_min|compare_exchange_weak|compare_exchange)\s*\(")
 Q = "shim::sync::atomic::Ordering::"
+
+
+def q(rel):
+    """The path of `Ordering` a variant writes: inside the shim itself it is `crate::`."""
+    return "crate::sync::atomic::Ordering::" if rel.startswith("shim/") else Q
 
 
 def weaker(order, role):
@@ -454,7 +475,7 @@ def auto_variants():
                     out.append({
                         "id": vid, "file": rel, "line": lineno, "fn": fn,
                         "what": f"{label} {order} -> {w}",
-                        "apply": None if rel in NO_LOOM else ("span", a, b, Q + w),
+                        "apply": None if rel in NO_LOOM else ("span", a, b, q(rel) + w),
                         "src": src[line_start:src.find("\n", call.start())].strip(),
                     })
         out += fence_variants(rel, src, end, mask)
@@ -488,7 +509,7 @@ def fence_variants(rel, src, end, mask):
         for w in weaker_fence.get(order, []):
             out.append({"id": f"{rel}:{lineno}:fence:{order}->{w}", "file": rel,
                         "line": lineno, "fn": fn, "what": f"fence {order} -> {w}",
-                        "apply": ("span", a, b, Q + w), "src": line})
+                        "apply": ("span", a, b, q(rel) + w), "src": line})
         # Removed: the call becomes `()` (the statement `();`).
         out.append({"id": f"{rel}:{lineno}:fence:removed", "file": rel, "line": lineno,
                     "fn": fn, "what": f"fence({order}) removed",
@@ -598,6 +619,14 @@ def sync_scratch(scratch):
                     ignore=lambda d, names: [n for n in names if d == ROOT and n in
                                              ("target", ".git")])
     shutil.copytree(tree, tree + ".orig", symlinks=True, copy_function=shutil.copy2)
+    # The copy keeps the sources' mtimes, so a workspace artifact left in SWEEP_TARGET by a
+    # run that stopped with a variant applied looks newer than its (restored) source and
+    # would be reused: a stale plant under every variant. The workspace's own crates are
+    # rebuilt once per sweep instead (seconds; the registry deps stay).
+    subprocess.run(["cargo", "clean", "--release"] +
+                   [a for c in ("shim", "queue", "task", "io-driver", "runtime", "loom-tests")
+                    for a in ("-p", c)],
+                   cwd=tree, env=env(), capture_output=True)
     return tree
 
 

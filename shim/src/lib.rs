@@ -10,10 +10,14 @@
 //! - `cell::UnsafeCell` exposes only `with`/`with_mut` (loom tracks every access);
 //! - `sync::Mutex::lock` returns a guard directly (no poisoning, as in parking_lot);
 //! - `sync::RwLock::{read, write}` likewise (parking_lot's, or loom's behind a wrapper);
+//! - `sync::SpinMutex` is this crate's own lock (`spin_mutex.rs`), the same code over
+//!   either backend's atomics;
 //! - `sync::Condvar::wait` takes `&mut guard`; `wait_for` (a timed wait) exists only
 //!   outside loom, where timeouts have a meaning.
 
 #![deny(unsafe_op_in_unsafe_fn)]
+
+mod spin_mutex;
 
 #[cfg(not(loom))]
 mod std_impl;

@@ -2,6 +2,7 @@
 //! adapted to the parking_lot-shaped API the rest of the workspace uses.
 
 pub mod sync {
+    pub use crate::spin_mutex::{SpinMutex, SpinMutexGuard};
     pub use loom::sync::Arc;
 
     pub mod atomic {

@@ -1,6 +1,7 @@
 //! The normal backend: std atomics and threads, parking_lot locks.
 
 pub mod sync {
+    pub use crate::spin_mutex::{SpinMutex, SpinMutexGuard};
     pub use std::sync::Arc;
 
     pub mod atomic {

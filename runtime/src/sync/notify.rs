@@ -2,7 +2,7 @@
 //!
 //! One atomic word holds `calls << 2 | STATE`, where STATE is EMPTY, WAITING (the waiter
 //! queue is non-empty) or NOTIFIED (one stored permit), and `calls` counts
-//! `notify_waiters` calls. A mutex guards the FIFO of waiters ([`WaitList`]), each node
+//! `notify_waiters` calls. A spin lock guards the FIFO of waiters ([`WaitList`]), each node
 //! pointing at its future's *handoff word*, an atomic inside the (pinned) future.
 //!
 //! - Serving a queued waiter, a notifier (under the lock) frees its node, then stores what
@@ -33,7 +33,7 @@
 //! while WAITING no permit is stored. A node is linked exactly while its future's handoff
 //! word reads "nothing" and the future holds its key; it is freed by whoever ends that (the
 //! notifier that serves it, or the future's drop), once. Wakers are woken and dropped
-//! after the lock.
+//! after the lock: a `shim::sync::SpinMutex` (its module says why not parking_lot's).
 
 use std::fmt;
 use std::future::Future;
@@ -46,7 +46,7 @@ use shim::sync::atomic::{
     AtomicUsize,
     Ordering::{Acquire, Relaxed, SeqCst},
 };
-use shim::sync::Mutex;
+use shim::sync::SpinMutex;
 
 use super::wait_list::{Handoff, HandoffWord, WaitList, WakeList};
 
@@ -107,7 +107,7 @@ impl Strategy {
 /// ```
 pub struct Notify {
     state: AtomicUsize,
-    waiters: Mutex<WaitList<Handoff>>,
+    waiters: SpinMutex<WaitList<Handoff>>,
 }
 
 /// The future of [`Notify::notified`]: ready once notified.
@@ -148,7 +148,7 @@ impl Notify {
     pub fn new() -> Notify {
         Notify {
             state: AtomicUsize::new(EMPTY),
-            waiters: Mutex::new(WaitList::new()),
+            waiters: SpinMutex::new(WaitList::new()),
         }
     }
 
@@ -163,7 +163,7 @@ impl Notify {
     pub const fn const_new() -> Notify {
         Notify {
             state: AtomicUsize::new(EMPTY),
-            waiters: Mutex::new(WaitList::new()),
+            waiters: SpinMutex::new(WaitList::new()),
         }
     }
 
@@ -436,7 +436,7 @@ impl Waiter {
             }
             // Cloned before the lock, which stays as short as it can.
             let waker = waker.cloned();
-            let mut list = n.waiters.lock();
+            let mut list = n.waiters.lock_briefly();
             let mut cur = n.state.load(SeqCst);
             loop {
                 if cur / CALL != self.calls {
@@ -472,7 +472,7 @@ impl Waiter {
             return true;
         }
         let old = {
-            let mut list = n.waiters.lock();
+            let mut list = n.waiters.lock_briefly();
             // Relaxed: notifiers store under the lock we hold.
             if self.got.load(Relaxed) != GOT_NOTHING {
                 self.slot = None;
@@ -513,7 +513,7 @@ impl Waiter {
             return;
         }
         let (old, forward) = {
-            let mut list = n.waiters.lock();
+            let mut list = n.waiters.lock_briefly();
             if got == GOT_NOTHING {
                 // Relaxed: notifiers store under the lock we hold.
                 got = self.got.load(Relaxed);
