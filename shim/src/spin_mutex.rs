@@ -8,16 +8,28 @@
 //! (`yield_now`) between looks: a holder that was preempted, maybe on this very CPU, then
 //! gets to run. It tries the CAS again once it reads the lock free. The release is one
 //! Release store. [`SpinMutex::lock`] looks 128 times before it yields;
-//! [`SpinMutex::lock_briefly`] 16 times, for a thread whose CPU the holder may share (a
+//! [`SpinMutex::lock_briefly`] 4 times, for a thread whose CPU the holder may share (a
 //! worker, when the workers fill the machine).
 //!
 //! Why not `parking_lot::Mutex`: on contention it spins 14 hints, then calls
-//! `sched_yield`, then parks, so a worker that collides with a notifier's
-//! half-microsecond serve gives its CPU away or sleeps, and the notifier's unlock must
-//! wake it. On the 2-CPU bench box the `notify_waiters` fan-out (tokio's bench: the bench
-//! thread spins on `notify_waiters`, 16 tasks count their wake-ups) took 512 us with it
-//! and 368 us with this lock (probe runs alternated, medians of 6; tokio's `Notify`
-//! 320-345 us).
+//! `sched_yield`, then parks, so the notifier's unlock must wake a parked waiter, and a
+//! thread that only had to wait out a half-microsecond serve sleeps. The two look counts
+//! were chosen on the 2-CPU bench box with tokio's two `Notify` benches (the bench thread
+//! spins on `notify_one` / `notify_waiters`, 16 tasks on 2 workers count wake-ups; probe
+//! runs alternated, medians of 5-9 runs, each the median of 1,200 iterations):
+//!
+//! | waiter's looks (`lock_briefly`) | `notify_one` | `notify_waiters` |
+//! |---|---|---|
+//! | `parking_lot::Mutex` (before) | 223-273 us | 498-528 us |
+//! | 4 (this) | 195-234 us | 451-454 us |
+//! | 8 | 258 us | 414 us |
+//! | 16 | 321-353 us | 358-388 us |
+//! | tokio's `Notify` | 345-350 us | 316-336 us |
+//!
+//! A worker that spins longer on a held lock helps the `notify_waiters` fan-out (it waits
+//! out the notifier's serve instead of handing its CPU to the other worker) and hurts the
+//! `notify_one` one; 4 keeps `notify_one` ahead of tokio by the issue's margin and takes
+//! a tenth off `notify_waiters`.
 //!
 //! Invariants and limits: mutual exclusion (the CAS is the only way in, Acquire, and
 //! pairs with the holder's Release store); no fairness (a releasing thread can take the
@@ -42,7 +54,7 @@ use crate::sync::atomic::{AtomicBool, Ordering};
 const SPINS: u32 = 128;
 /// The same for [`SpinMutex::lock_briefly`].
 #[cfg(not(loom))]
-const BRIEF_SPINS: u32 = 16;
+const BRIEF_SPINS: u32 = 4;
 #[cfg(loom)]
 const SPINS: u32 = 0;
 #[cfg(loom)]
@@ -107,7 +119,7 @@ impl<T> SpinMutex<T> {
     }
 
     /// [`lock`](SpinMutex::lock) for a thread whose CPU the holder may be sharing (a
-    /// runtime worker, when the workers fill the machine): it starts yielding after 16
+    /// runtime worker, when the workers fill the machine): it starts yielding after 4
     /// looks.
     ///
     /// ```
