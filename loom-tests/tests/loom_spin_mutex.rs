@@ -3,7 +3,7 @@
 //!
 //! Safety: the value lives in the lock's loom-tracked cell, which the guard touches when
 //! it is taken and when it is released, so two holders whose accesses are not ordered by
-//! the lock (a missing Acquire on the swap, a missing Release on the unlock) are a
+//! the lock (a missing Acquire on the CAS that takes it, a missing Release on the release) are a
 //! reported causality violation; and every increment is a separate read and write, so a
 //! broken exclusion also loses one, which the final count asserts.
 //! Progress: each thread must get the lock and finish. Under loom a waiter sleeps on a
@@ -28,8 +28,14 @@ fn model(f: impl Fn() + Sync + Send + 'static) {
 fn add_one(m: &SpinMutex<u32>, briefly: bool) {
     let mut g = if briefly { m.lock_briefly() } else { m.lock() };
     let v = *g;
-    // thread::yield_now();
+    thread::yield_now();
     *g = v + 1;
+}
+
+/// A thread that adds 1 through `lock` (or `lock_briefly`).
+fn spawn_add_one(m: &Arc<SpinMutex<u32>>, briefly: bool) -> thread::JoinHandle<()> {
+    let m = m.clone();
+    thread::spawn(move || add_one(&m, briefly))
 }
 
 /// Two threads (one per lock flavour) and the main thread each add 1: the count ends at 3.
@@ -37,14 +43,8 @@ fn add_one(m: &SpinMutex<u32>, briefly: bool) {
 fn three_holders_never_overlap_and_all_get_in() {
     model(|| {
         let m = Arc::new(SpinMutex::new(0u32));
-        let a = {
-            let m = m.clone();
-            thread::spawn(move || add_one(&m, false))
-        };
-        let b = {
-            let m = m.clone();
-            thread::spawn(move || add_one(&m, true))
-        };
+        let a = spawn_add_one(&m, false);
+        let b = spawn_add_one(&m, true);
         add_one(&m, false);
         a.join().unwrap();
         b.join().unwrap();
@@ -58,10 +58,7 @@ fn three_holders_never_overlap_and_all_get_in() {
 fn try_lock_racing_a_holder() {
     model(|| {
         let m = Arc::new(SpinMutex::new(0u32));
-        let holder = {
-            let m = m.clone();
-            thread::spawn(move || add_one(&m, false))
-        };
+        let holder = spawn_add_one(&m, false);
         let mut got = 0;
         if let Some(mut g) = m.try_lock() {
             let v = *g;
