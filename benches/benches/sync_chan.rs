@@ -1,7 +1,10 @@
 //! The channel workloads of issue 15 on multi-thread runtimes (`BENCH_WORKERS` workers,
 //! default 4), each runtime with its own ecosystem's channels: `runtime` (ours, on our
 //! runtime), `tokio` (tokio's, on tokio) and `smol` (`async-channel` / `async-broadcast` on
-//! smol's executor; smol has no watch channel). The workloads are in `benches::chan`.
+//! smol's executor; smol has no watch channel). The workloads are in `benches::chan`:
+//! `watch_fanout_16` / `broadcast_fanout_16` time the channel's wake-up path,
+//! `watch_fanout_100` / `broadcast_fanout_100` 100 receivers doing about 3 µs of work per
+//! value, the sender waiting for all of them before the next.
 
 use benches::chan::*;
 use benches::harness::{bench, group};
@@ -72,6 +75,21 @@ fn sync_chan(c: &mut Criterion) {
         c,
         "broadcast_fanout_16",
         broadcast_fanout,
+        OursBroadcast,
+        TokioBroadcast,
+        AsyncBroadcast
+    );
+    chan_group!(
+        c,
+        "watch_fanout_100",
+        watch_fanout_100,
+        OursWatch,
+        TokioWatch
+    );
+    chan_group!(
+        c,
+        "broadcast_fanout_100",
+        broadcast_fanout_100,
         OursBroadcast,
         TokioBroadcast,
         AsyncBroadcast

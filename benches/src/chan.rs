@@ -6,11 +6,20 @@
 //! Every workload creates its channels inside the iteration (as tokio's benches do), runs
 //! its producers as spawned tasks and its consumer inside `block_on` (the bench thread),
 //! and returns once every message was received.
+//!
+//! The fan-out workloads (watch, broadcast) send from `block_on` to spawned receivers, in
+//! one of two shapes ([`FanOut`]): `*_fanout` (16 receivers, 1,000 values, no work, the
+//! sender runs freely) measures the channel's wake-up path; `*_fanout_100` (100
+//! receivers, 100 values, a few microseconds of [`busy_work`] per value received, the
+//! sender waits for all 100 before the next value) measures how a runtime spreads a burst
+//! of 100 short CPU-bound wake-ups over its workers.
 
 use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use crate::workloads::Iteration;
-use crate::{Bench, Spawner};
+use crate::{AsyncSignal, AsyncTx, Bench, Notify, Signal, Spawner};
 
 /// Producers of the contention workloads.
 pub const PRODUCERS: usize = 5;
@@ -18,10 +27,17 @@ pub const PRODUCERS: usize = 5;
 pub const MESSAGES: usize = 1_000;
 /// Capacity of the bounded channel in the contention workload.
 pub const CONTENTION_CAP: usize = 1_000;
-/// Receivers of the watch and broadcast workloads.
+/// Receivers of `watch_fanout` and `broadcast_fanout`.
 pub const RECEIVERS: usize = 16;
-/// Values sent by the watch and broadcast workloads.
+/// Values sent by `watch_fanout` and `broadcast_fanout`.
 pub const UPDATES: usize = 1_000;
+/// Receivers of `watch_fanout_100` and `broadcast_fanout_100`.
+pub const RECEIVERS_100: usize = 100;
+/// Values sent by `watch_fanout_100` and `broadcast_fanout_100`.
+pub const UPDATES_100: usize = 100;
+/// [`busy_work`] rounds per value received in `watch_fanout_100` and
+/// `broadcast_fanout_100`: about 3 µs on a 3 GHz x86-64 core.
+pub const WORK_ROUNDS: u32 = 1_000;
 
 /// A many-producer channel as the workloads use it.
 pub trait Mpsc: 'static {
@@ -180,6 +196,72 @@ pub fn mpsc_full_ping<B: Bench, M: Mpsc>(rt: &B) -> Iteration<'_> {
     })
 }
 
+/// The shape of a fan-out workload (watch or broadcast).
+#[derive(Clone, Copy, Debug)]
+pub struct FanOut {
+    /// Receiver tasks.
+    pub receivers: usize,
+    /// Values sent.
+    pub values: usize,
+    /// [`busy_work`] rounds each receiver runs per value it receives.
+    pub work: u32,
+    /// The sender waits until every receiver is done with a value before it sends the
+    /// next (tokio's `sync_watch` bench shape); otherwise it sends freely, yielding every
+    /// 16 sends.
+    pub lockstep: bool,
+}
+
+/// `watch_fanout` and `broadcast_fanout`: `RECEIVERS` receivers, `UPDATES` values, no
+/// work, a free-running sender.
+pub const FANOUT_16: FanOut = FanOut {
+    receivers: RECEIVERS,
+    values: UPDATES,
+    work: 0,
+    lockstep: false,
+};
+
+/// `watch_fanout_100` and `broadcast_fanout_100`: `RECEIVERS_100` receivers,
+/// `UPDATES_100` values, `WORK_ROUNDS` of work per value received, in lockstep.
+pub const FANOUT_100: FanOut = FanOut {
+    receivers: RECEIVERS_100,
+    values: UPDATES_100,
+    work: WORK_ROUNDS,
+    lockstep: true,
+};
+
+/// A deterministic CPU-bound loop of `rounds` xorshift steps, each through `black_box`
+/// so the compiler neither folds nor vectorizes it: the per-value work of a receiver.
+pub fn busy_work(rounds: u32) -> u64 {
+    let mut x = std::hint::black_box(0x9E37_79B9_7F4A_7C15_u64);
+    for _ in 0..rounds {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x = std::hint::black_box(x);
+    }
+    x
+}
+
+/// What a lockstep fan-out's sender waits on: each receiver counts a value off
+/// `pending`, and the one that takes it to zero signals the sender. Runtime-neutral
+/// ([`AsyncSignal`]), so only the channel and the scheduler differ between runtimes.
+struct Countdown {
+    pending: AtomicUsize,
+    done: AsyncTx,
+}
+
+impl Countdown {
+    /// One receiver is done with the current value.
+    fn count(&self) {
+        // AcqRel (more than needed; this is not what is measured): the decrements form
+        // one read-modify-write chain, and the signal (Release / Acquire) orders its last
+        // link before the sender's next `store`.
+        if self.pending.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.done.notify();
+        }
+    }
+}
+
 /// A watch channel as the workloads use it.
 pub trait Watch: 'static {
     /// The sending half.
@@ -233,27 +315,58 @@ impl Watch for TokioWatch {
 /// `RECEIVERS` tasks wait on one watch channel until they see the last of `UPDATES`
 /// values, sent by `block_on` (yielding every 16 sends so the receivers wake in between).
 pub fn watch_fanout<B: Bench, W: Watch>(rt: &B) -> Iteration<'_> {
+    watch_fanout_with::<B, W>(rt, FANOUT_16)
+}
+
+/// `RECEIVERS_100` tasks each run `WORK_ROUNDS` of [`busy_work`] per value of one watch
+/// channel; `block_on` sends `UPDATES_100` values, each once all receivers are done with
+/// the one before.
+pub fn watch_fanout_100<B: Bench, W: Watch>(rt: &B) -> Iteration<'_> {
+    watch_fanout_with::<B, W>(rt, FANOUT_100)
+}
+
+/// `fan.receivers` tasks wait on one watch channel, run `fan.work` per value they see,
+/// and stop at the last of `fan.values` values, sent by `block_on` (in lockstep or
+/// yielding every 16 sends).
+pub fn watch_fanout_with<B: Bench, W: Watch>(rt: &B, fan: FanOut) -> Iteration<'_> {
     let sp = rt.spawner();
     Box::new(move || {
         let sp = sp.clone();
         rt.block_on(async move {
             let (tx, rx) = W::channel();
-            let mut joins = Vec::with_capacity(RECEIVERS);
-            for _ in 0..RECEIVERS {
+            let (done, mut all_done) = AsyncSignal::channel();
+            let countdown = Arc::new(Countdown {
+                pending: AtomicUsize::new(0),
+                done,
+            });
+            let mut joins = Vec::with_capacity(fan.receivers);
+            for _ in 0..fan.receivers {
                 let mut rx = rx.clone();
+                let countdown = countdown.clone();
                 joins.push(sp.spawn(async move {
                     while let Some(v) = W::changed(&mut rx).await {
-                        if v == UPDATES {
+                        std::hint::black_box(busy_work(fan.work));
+                        if fan.lockstep {
+                            countdown.count();
+                        }
+                        if v == fan.values {
                             return;
                         }
                     }
                     panic!("closed before the last value");
                 }));
             }
-            for v in 1..=UPDATES {
-                W::send(&tx, v);
-                if v % 16 == 0 {
-                    sp.yield_now().await;
+            for v in 1..=fan.values {
+                if fan.lockstep {
+                    // Relaxed: the send publishes it to the receivers.
+                    countdown.pending.store(fan.receivers, Ordering::Relaxed);
+                    W::send(&tx, v);
+                    all_done.recv().await;
+                } else {
+                    W::send(&tx, v);
+                    if v % 16 == 0 {
+                        sp.yield_now().await;
+                    }
                 }
             }
             for j in joins {
@@ -362,29 +475,66 @@ impl Broadcast for AsyncBroadcast {
 /// nobody should lag; a lag is counted as received up to the next value) sent by
 /// `block_on`, yielding every 16 sends.
 pub fn broadcast_fanout<B: Bench, C: Broadcast>(rt: &B) -> Iteration<'_> {
+    broadcast_fanout_with::<B, C>(rt, FANOUT_16)
+}
+
+/// `RECEIVERS_100` tasks each receive every one of `UPDATES_100` values and run
+/// `WORK_ROUNDS` of [`busy_work`] per value; `block_on` sends each value once all
+/// receivers are done with the one before.
+pub fn broadcast_fanout_100<B: Bench, C: Broadcast>(rt: &B) -> Iteration<'_> {
+    broadcast_fanout_with::<B, C>(rt, FANOUT_100)
+}
+
+/// `fan.receivers` tasks each receive the `fan.values` values sent by `block_on` (in
+/// lockstep or yielding every 16 sends) and run `fan.work` per value. The ring keeps
+/// 1,024; outside lockstep a lag is counted as received up to the next value, in lockstep
+/// (one value in flight) it cannot happen and panics.
+pub fn broadcast_fanout_with<B: Bench, C: Broadcast>(rt: &B, fan: FanOut) -> Iteration<'_> {
     let sp = rt.spawner();
     Box::new(move || {
         let sp = sp.clone();
         rt.block_on(async move {
             let (tx, rx0) = C::channel(1024);
-            let mut joins = Vec::with_capacity(RECEIVERS);
-            for _ in 0..RECEIVERS {
+            let (done, mut all_done) = AsyncSignal::channel();
+            let countdown = Arc::new(Countdown {
+                pending: AtomicUsize::new(0),
+                done,
+            });
+            let mut joins = Vec::with_capacity(fan.receivers);
+            for _ in 0..fan.receivers {
                 let mut rx = C::subscribe(&tx);
+                let countdown = countdown.clone();
                 joins.push(sp.spawn(async move {
                     loop {
                         match C::recv(&mut rx).await {
-                            Some(Some(v)) if v + 1 == UPDATES => return,
-                            Some(_) => {}
+                            Some(Some(v)) => {
+                                std::hint::black_box(busy_work(fan.work));
+                                if fan.lockstep {
+                                    countdown.count();
+                                }
+                                if v + 1 == fan.values {
+                                    return;
+                                }
+                            }
+                            Some(None) if fan.lockstep => panic!("lagged in lockstep"),
+                            Some(None) => {}
                             None => panic!("closed before the last value"),
                         }
                     }
                 }));
             }
             drop(rx0);
-            for v in 0..UPDATES {
-                C::send(&tx, v).await;
-                if v % 16 == 15 {
-                    sp.yield_now().await;
+            for v in 0..fan.values {
+                if fan.lockstep {
+                    // Relaxed: the send publishes it to the receivers.
+                    countdown.pending.store(fan.receivers, Ordering::Relaxed);
+                    C::send(&tx, v).await;
+                    all_done.recv().await;
+                } else {
+                    C::send(&tx, v).await;
+                    if v % 16 == 15 {
+                        sp.yield_now().await;
+                    }
                 }
             }
             for j in joins {

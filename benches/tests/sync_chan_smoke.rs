@@ -68,6 +68,16 @@ fn ours() {
     );
     twice("ours watch_fanout", make, watch_fanout::<Ours, OursWatch>);
     twice(
+        "ours watch_fanout_100",
+        make,
+        watch_fanout_100::<Ours, OursWatch>,
+    );
+    twice(
+        "ours broadcast_fanout_100",
+        make,
+        broadcast_fanout_100::<Ours, OursBroadcast>,
+    );
+    twice(
         "ours broadcast_fanout",
         make,
         broadcast_fanout::<Ours, OursBroadcast>,

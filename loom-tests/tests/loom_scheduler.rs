@@ -11,7 +11,8 @@
 //! - a task spawned from outside while the workers park still runs;
 //! - a wake racing a worker going to sleep is not lost;
 //! - dropping the runtime while another thread wakes its tasks drops each future exactly
-//!   once, with no panic and no leak;
+//!   once, with no panic and no leak; dropping it while a task yields (the worker's driver
+//!   turns consume unparks) still stops the worker;
 //! - a waker that outlives its runtime, woken after shutdown, does nothing harmful (the
 //!   JoinHandle reports cancellation; the task and the scheduler are freed by the last
 //!   reference, which loom checks for leaks and double frees);
@@ -24,7 +25,8 @@
 //! - progress (lost parallelism): a task that spins in its poll until another task ran
 //!   gets a second worker through each "someone else will wake one" shortcut: the last
 //!   searcher's hand-off, a local spawn (or wake) displacing a task into the ring, and
-//!   the re-check of a worker parking with no searcher left. A missing wake-up leaves
+//!   the re-check of a worker parking with no searcher left, and the backlog check after
+//!   a worker releases its deferred list. A missing wake-up leaves
 //!   the spinner spinning; loom stops it ("Model exceeded maximum number of branches").
 //!
 //! "Never lost" is checked by blocking: the main thread waits on a loom condvar for the
@@ -350,6 +352,37 @@ fn local_spawn_wakes_sibling_two_workers() {
     });
 }
 
+/// A burst released on one worker reaches a parked sibling: a task spawns a child (into
+/// its worker's LIFO slot: no wake-up) and yields; the child, run next from the LIFO slot,
+/// yields too. Both wait in that worker's deferred list, and none of those pushes woke
+/// anyone. When the worker runs dry it releases the list into its ring (in yield order:
+/// the parent first), and the parent then spins until the child ran: only the backlog
+/// check after the release (`notify_backlog`) brings the parked sibling that can steal the
+/// child.
+#[test]
+fn released_yielders_wake_a_parked_sibling_two_workers() {
+    model_two_workers(|| {
+        let rt = multi_thread(2);
+        let ran = Arc::new(AtomicBool::new(false));
+        let done = Oneshot::new();
+        {
+            let (ran, done) = (ran.clone(), done.clone());
+            drop(rt.spawn(async move {
+                let flag = ran.clone();
+                drop(runtime::spawn(async move {
+                    yield_now().await;
+                    flag.store(true, Release);
+                }));
+                yield_now().await;
+                spin_until(&ran);
+                done.send(());
+            }));
+        }
+        done.recv();
+        drop(rt);
+    });
+}
+
 /// The same from a wake on a worker: the spinner wakes two idle tasks; the first goes to
 /// its worker's LIFO slot, the second displaces it into the ring, so that wake must wake a
 /// parked sibling to steal it. The spinner then waits for either task to run. (Either:
@@ -488,6 +521,28 @@ fn shutdown_while_waking(workers: usize) {
 
     assert_eq!(drops.load(Relaxed), 1, "future dropped exactly once");
     expect_cancelled(join);
+}
+
+/// Shutdown while a task yields: the worker takes driver turns (each consumes a pending
+/// unpark) to release the yielder, and `close`'s unpark may be the one consumed there. The
+/// worker must still see the shutdown once the task is done, not sleep on a stale flag:
+/// else the runtime's drop waits forever for it (loom's deadlock).
+#[test]
+fn shutdown_while_a_task_yields_one_worker() {
+    model(|| {
+        let rt = multi_thread(1);
+        let polled = Oneshot::new();
+        {
+            let polled = polled.clone();
+            drop(rt.spawn(async move {
+                polled.send(());
+                yield_now().await;
+                yield_now().await;
+            }));
+        }
+        polled.recv();
+        drop(rt);
+    });
 }
 
 #[test]

@@ -4,7 +4,8 @@
 //! give its worker back. Each poll of a task starts with a budget of `BUDGET` operations;
 //! every I/O or timer operation that is ready spends one (`poll_proceed`). When the budget
 //! is spent the operation returns `Pending` after waking the task, so the task goes to the
-//! back of the queue (a self-wake is a yield) and the others, and the driver, get their turn.
+//! deferred list (the wake is marked as a yield, `note_yield`) and the others, and the
+//! driver, get their turn.
 //! Outside a task the budget is unconstrained.
 
 use std::task::{Context, Poll};
@@ -14,17 +15,46 @@ use crate::context;
 /// Operations per task poll (as tokio).
 pub(crate) const BUDGET: u8 = 128;
 
+/// A poll's budget (None: unconstrained), and whether the task being polled asked to be
+/// deferred: it woke itself to give way (`yield_now`, a spent budget), as opposed to being
+/// woken by someone else while it ran. Reset with the budget at each poll.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Budget(Option<u8>);
+pub(crate) struct Budget(Option<u8>, bool);
 
 impl Budget {
     pub(crate) const fn initial() -> Budget {
-        Budget(Some(BUDGET))
+        Budget(Some(BUDGET), false)
     }
 
     pub(crate) const fn unconstrained() -> Budget {
-        Budget(None)
+        Budget(None, false)
     }
+}
+
+/// The task being polled gives way: the self-wake that follows is a yield, and its
+/// scheduler defers it (scheduler/defer.rs) rather than queueing it as a wake.
+pub(crate) fn note_yield() {
+    context::with(|c| {
+        if let Some(c) = c {
+            let mut b = c.budget.get();
+            b.1 = true;
+            c.budget.set(b);
+        }
+    });
+}
+
+/// Whether the task whose poll just ended asked to be deferred (`note_yield`); clears it.
+/// A task notified while it ran without asking (another thread, or its own waker used
+/// for something else) is a plain wake and goes to the back of the run queue.
+pub(crate) fn take_yield() -> bool {
+    context::with(|c| {
+        let Some(c) = c else { return false };
+        let mut b = c.budget.get();
+        let yielded = b.1;
+        b.1 = false;
+        c.budget.set(b);
+        yielded
+    })
 }
 
 /// Runs `f` (a task poll) with a fresh budget, restoring the previous one afterwards.
@@ -62,7 +92,12 @@ pub(crate) fn poll_proceed(cx: &mut Context<'_>) -> Poll<()> {
         let mut b = c.budget.get();
         match b.0 {
             None => false,
-            Some(0) => true,
+            Some(0) => {
+                // The wake below is a yield.
+                b.1 = true;
+                c.budget.set(b);
+                true
+            }
             Some(ref mut n) => {
                 *n -= 1;
                 c.budget.set(b);

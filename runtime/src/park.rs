@@ -112,19 +112,24 @@ impl Inner {
     }
 
     fn park(&self, timeout: Option<Duration>) {
+        if timeout == Some(Duration::ZERO) {
+            // A turn of the driver, never a sleep: a pending notification is consumed (the
+            // thread is awake anyway) and the driver is polled all the same. A thread that
+            // is unparked while it runs (a `block_on` future waking itself, wakes sent to
+            // a busy worker) must still get its I/O and timers dispatched.
+            self.take_notification();
+            if let Some(driver) = &self.driver {
+                driver.poll_now();
+            }
+            return;
+        }
         if self.take_notification() {
             return;
         }
         let Some(driver) = &self.driver else {
-            if timeout != Some(Duration::ZERO) {
-                self.park_condvar();
-            }
+            self.park_condvar();
             return;
         };
-        if timeout == Some(Duration::ZERO) {
-            driver.poll_now();
-            return;
-        }
         if let Some(mut locked) = driver.try_lock() {
             self.park_driver(&mut locked, timeout);
         } else {

@@ -5,8 +5,8 @@
 //! its waker fired) and running up to `event_interval` tasks, then lets the driver
 //! dispatch. Tasks woken on that thread go to the local FIFO without synchronization;
 //! from other threads they go to the inject queue and unpark the core's thread (a syscall
-//! only when it sleeps). A task that yields waits in `Core::defer` until the local FIFO
-//! and the inject queue are empty. A second `block_on` caller waits for the core while polling its
+//! only when it sleeps). A task that yields waits in `Core::defer` until the next driver
+//! turn: after the current batch, at most `event_interval` tasks later. A second `block_on` caller waits for the core while polling its
 //! own future. Shutdown cancels every live task on the thread that drops the runtime.
 
 use std::cell::RefCell;
@@ -386,21 +386,20 @@ impl Context {
                 core = self.take_core();
                 core.stats.counts.completed += u64::from(completed);
             }
-            if ran_out && !core.defer.is_empty() {
-                // Nothing else is runnable: the yielders' turn, after a look at the driver.
+            // Relaxed: only decides whether to park. A true read here is read again by the
+            // swap at the top of the loop (only this thread writes false), whose Acquire
+            // orders the wake before the poll; a false one parks, and the wake's unpark
+            // ends the park.
+            if ran_out && core.defer.is_empty() && !handle.shared.woken.load(Ordering::Relaxed) {
+                core = self.park(core);
+            } else {
+                // The driver's turn after every batch, before the yielders resume, and
+                // before a `block_on` future that woke itself is polled again: a future
+                // spinning on `yield_now` still sees its socket or timer fire. The yielders
+                // come back after at most one batch however busy the queue is.
                 core = self.park_yield(core);
                 let Core { tasks, defer, .. } = &mut *core;
                 defer.flush(|task| tasks.push_back(task));
-            } else if ran_out {
-                // Relaxed: only decides whether to park. A true read here is read again by
-                // the swap at the top of the loop (only this thread writes false), whose
-                // Acquire orders the wake before the poll; a false one parks, and the wake's
-                // unpark ends the park.
-                if !handle.shared.woken.load(Ordering::Relaxed) {
-                    core = self.park(core);
-                }
-            } else {
-                core = self.park_yield(core);
             }
             self.put_core(core);
         }
@@ -410,11 +409,12 @@ impl Context {
         core.stats.check_noop();
         core.stats.about_to_park();
         core.stats.submit(&self.handle.shared.metrics[0]);
-        let mut core = park_reachable(&self.core, core, |park| {
-            self.handle.hooks.before_park();
-            park.park();
-            self.handle.hooks.after_unpark();
-        });
+        // The user's hooks run with the core out of its slot: a task they wake takes the
+        // remote path, whose unpark ends the park below (it would otherwise sit in the
+        // queue of a thread about to sleep).
+        self.handle.hooks.before_park();
+        let mut core = park_reachable(&self.core, core, Parker::park);
+        self.handle.hooks.after_unpark();
         core.stats.unparked();
         core.stats.mark_unpark_polls();
         core
@@ -435,7 +435,7 @@ impl HoldsParker for Core {
 
 impl Core {
     /// Queues a task woken or spawned on the core's thread: a yield waits in `defer`
-    /// until the queue runs dry, anything else joins the back of the queue.
+    /// for the next driver turn, anything else joins the back of the queue.
     #[inline]
     fn schedule_local(&mut self, task: RunTask, arrival: Arrival) {
         self.stats.counts.local_schedules += 1;
@@ -445,7 +445,7 @@ impl Core {
                 self.stats.counts.spawned += 1;
                 self.tasks.push_back(task);
             }
-            Arrival::Wake => self.tasks.push_back(task),
+            Arrival::Wake | Arrival::Requeue => self.tasks.push_back(task),
         }
     }
 

@@ -1,10 +1,10 @@
 //! The deferred list: tasks that woke themselves while running (`yield_now`, a spent coop
-//! budget) and wait until nothing else is runnable.
+//! budget) and wait for the core's next driver turn.
 //!
 //! Both schedulers keep one per core. A yielding task is pushed here instead of onto the
-//! run queue, so every other runnable task (local ones, and the global queue's: remote
-//! spawns included) runs before it resumes; once the run queue and the global queue come
-//! up empty the scheduler moves the whole list, in yield order, to the back of its run
+//! run queue, so the tasks runnable before it run first; at the core's next driver turn
+//! (when its queues come up empty, and at least every `event_interval` tasks however busy
+//! it is) the scheduler moves the whole list, in yield order, to the back of its run
 //! queue. The list lives in the core, so only the thread holding the core touches it:
 //! no synchronization. Its allocation is kept across rounds.
 

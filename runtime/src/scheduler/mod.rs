@@ -41,9 +41,12 @@ pub(crate) enum Arrival {
     Spawn,
     /// A task woken by someone (`task::Schedule::schedule`).
     Wake,
-    /// A task that woke itself while running: `yield_now`, a spent budget
-    /// (`task::Schedule::yield_now`).
+    /// A task that gave way while running: `yield_now`, a spent budget
+    /// (`task::Schedule::yield_now` after `coop::note_yield`). Deferred.
     Yield,
+    /// A task notified while running by someone else (`task::Schedule::yield_now`
+    /// without a yield noted): the back of the run queue, never the LIFO slot.
+    Requeue,
 }
 
 #[derive(Clone)]
@@ -183,10 +186,18 @@ impl Schedule for Handle {
         }
     }
 
+    /// The task was notified while it ran: a yield when it asked to give way
+    /// (`coop::note_yield`), deferred; otherwise someone woke it meanwhile, and it goes to
+    /// the back of the run queue (tokio's rule), where a sibling may take it.
     fn yield_now(&self, task: RunTask) {
+        let arrival = if crate::coop::take_yield() {
+            Arrival::Yield
+        } else {
+            Arrival::Requeue
+        };
         match self {
-            Handle::MultiThread(h) => multi_thread::Handle::schedule(h, task, Arrival::Yield),
-            Handle::CurrentThread(h) => current_thread::Handle::schedule(h, task, Arrival::Yield),
+            Handle::MultiThread(h) => multi_thread::Handle::schedule(h, task, arrival),
+            Handle::CurrentThread(h) => current_thread::Handle::schedule(h, task, arrival),
         }
     }
 }

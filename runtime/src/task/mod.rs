@@ -187,7 +187,28 @@ where
     }
 }
 
-/// Yields once to the scheduler: the task goes to the back of the run queue.
+/// Yields execution back to the runtime, once.
+///
+/// The task is deferred: it resumes after the tasks that were runnable when it yielded
+/// have had their turn, and after the I/O and timer driver was polled, so a task that
+/// yields while it waits for a socket or a timer finds the event dispatched when it
+/// resumes. However busy the worker is, a yielded task resumes at the next driver turn:
+/// at once when the worker runs out of other tasks, and at the latest every
+/// [`Builder::event_interval`](crate::Builder::event_interval) tasks. As in tokio, the
+/// order of the runnable tasks is otherwise not guaranteed: a yield is a scheduling hint,
+/// not a sleep. A task woken by someone else while it runs is not deferred: it goes to
+/// the back of the run queue. A `block_on` future that yields gets the same driver turn
+/// before it is polled again.
+///
+/// ```
+/// # let rt = runtime::Builder::new_current_thread().build().unwrap();
+/// # rt.block_on(async {
+/// let other = runtime::spawn(async { "other ran" });
+/// runtime::task::yield_now().await;
+/// // The task that was runnable when we yielded had its turn.
+/// assert!(other.is_finished());
+/// # });
+/// ```
 pub async fn yield_now() {
     YieldNow { yielded: false }.await
 }
@@ -204,6 +225,7 @@ impl Future for YieldNow {
             return Poll::Ready(());
         }
         self.yielded = true;
+        crate::coop::note_yield();
         cx.waker().wake_by_ref();
         Poll::Pending
     }

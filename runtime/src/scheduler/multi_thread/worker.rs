@@ -17,7 +17,18 @@
 //! driver dispatch without sleeping, publishes its metrics and checks for shutdown.
 //!
 //! A task that wakes itself while running (`yield_now`, a spent coop budget) is *deferred*:
-//! it waits in `Core::defer` until the ring and the global queue come up empty, so every other runnable task (remote spawns included) runs before it resumes.
+//! it waits in `Core::defer` for the next driver turn: at the latest the next maintenance
+//! (`event_interval` ticks), at once when the ring and the global queue come up empty. So
+//! the runnable tasks before it (remote spawns included) run first, and under steady load
+//! it still resumes. A task woken by someone else while it runs is not deferred: it goes
+//! to the back of the ring (`Arrival::Requeue`), where a sibling may take it.
+//!
+//! Who is told about work (the worker's half of idle.rs's protocol): a push that lands in
+//! the ring while the worker runs tasks wakes a parked sibling at once if nobody searches
+//! (`schedule_local`); pushes made while the parker is out (the driver dispatching here)
+//! and the deferred list's release wake nobody one by one, and each driver turn ends with
+//! one backlog check (`notify_backlog`): more than one runnable task here and nobody
+//! searching wakes one parked worker, which steals half and hands off to the next.
 //!
 //! While a task runs, the core sits in `Context::core` so that a wake on this thread can
 //! push to the local queue without synchronization (`try_schedule_local`).
@@ -336,10 +347,11 @@ impl Context {
             let task = match core.next_task(&self.handle) {
                 Some(task) => Some(task),
                 None if !core.defer.is_empty() => {
-                    // Ring and global queue are empty: the yielders' turn. (No steal: this
-                    // worker has work of its own; the driver still gets its turn every
-                    // event_interval.)
-                    core.flush_defer(&self.handle);
+                    // Ring and global queue are empty: the yielders' turn, after the
+                    // driver's (a task yielding while it waits for I/O finds its event
+                    // dispatched when it resumes). No steal: this worker has work of its
+                    // own.
+                    core = self.driver_turn(core);
                     continue;
                 }
                 None => core
@@ -425,14 +437,51 @@ impl Context {
         })
     }
 
-    /// Periodic work: let the driver dispatch ready I/O and timers, publish metrics,
-    /// notice shutdown.
+    /// Periodic work: the driver's turn (ready I/O, timers, the deferred list, and the
+    /// backlog check), publish metrics, notice shutdown.
     fn maintenance(&self, core: Box<Core>) -> Box<Core> {
-        let mut core = park_reachable(&self.core, core, Parker::park_timeout_zero);
+        let mut core = self.driver_turn(core);
         core.stats.submit(&self.handle.shared.metrics[core.index]);
-        core.is_shutdown = self.handle.is_closed();
         core.tune_global_queue_interval();
         core
+    }
+
+    /// Lets the driver dispatch without sleeping, then releases the deferred list to the
+    /// back of the ring, then makes sure a backlog here is seen by someone.
+    ///
+    /// The driver dispatches with this core in its slot and its parker taken, so the tasks
+    /// it wakes land in this worker's own queues and wake nobody (`schedule_local`: a
+    /// burst of local wakes notifies once, here, not once per wake); the deferred tasks
+    /// come back with no wake-up either. Both can leave this worker with more runnable
+    /// tasks than it can start while siblings sleep, so it ends with the backlog check
+    /// (`notify_backlog`). Every `event_interval` ticks at the latest (`maintenance`),
+    /// so a yielded task waits at most that long, however busy the worker is, and any
+    /// other local push that woke nobody (a LIFO streak's displaced task, a global batch)
+    /// is made up for within that bound.
+    ///
+    /// The turn consumes a pending unpark, so it re-reads the shutdown flag: `close` sets
+    /// it before it unparks every worker, and a worker that swallowed that unpark here
+    /// must not go on to sleep without seeing it.
+    fn driver_turn(&self, core: Box<Core>) -> Box<Core> {
+        let mut core = park_reachable(&self.core, core, Parker::park_timeout_zero);
+        core.is_shutdown = self.handle.is_closed();
+        if !core.defer.is_empty() {
+            core.flush_defer(&self.handle);
+        }
+        self.notify_backlog(&core);
+        core
+    }
+
+    /// The invariant of the idle protocol on the worker's side: while this worker has
+    /// more runnable tasks than it can start now (a LIFO task plus ring tasks, more than
+    /// one) and some worker is parked, someone is searching or about to be. A searcher
+    /// here will hand off when it finds work (search.rs); otherwise wake one parked
+    /// worker, as a searcher: it steals half the ring and, finding work left, wakes the
+    /// next (idle.rs), so a burst ramps up across the pool.
+    fn notify_backlog(&self, core: &Core) {
+        if core.should_notify_others() {
+            self.handle.notify_parked();
+        }
     }
 
     fn park(&self, mut core: Box<Core>) -> Box<Core> {
@@ -442,13 +491,14 @@ impl Context {
                 core.stats.check_noop();
                 core.stats.about_to_park();
                 core.stats.submit(&self.handle.shared.metrics[core.index]);
+                // The user's hooks run with the core out of its slot: a task they wake
+                // takes the remote path and its notify, never this sleeping worker's
+                // queue.
+                self.handle.hooks.before_park();
                 // The core stays reachable while parked: tasks woken by the driver on this
-                // thread land in our own queue.
-                core = park_reachable(&self.core, core, |park| {
-                    self.handle.hooks.before_park();
-                    park.park();
-                    self.handle.hooks.after_unpark();
-                });
+                // thread land in our own queue (the check after the loop tells others).
+                core = park_reachable(&self.core, core, Parker::park);
+                self.handle.hooks.after_unpark();
                 core.stats.unparked();
                 core.stats.mark_unpark_polls();
                 // Parked time is not work: restart the measurement.
@@ -462,9 +512,7 @@ impl Context {
                 }
             }
         }
-        if core.should_notify_others() {
-            self.handle.notify_parked();
-        }
+        self.notify_backlog(&core);
         core
     }
 
@@ -517,6 +565,11 @@ impl Core {
             }
             Arrival::Spawn => self.stats.counts.spawned += 1,
             Arrival::Wake => {}
+            Arrival::Requeue => {
+                // Behind the runnable tasks, where a sibling may take it.
+                self.push_back(task, handle);
+                return self.park.is_some();
+            }
         }
         let stealable = if !self.lifo_streak_open {
             self.push_back(task, handle);
