@@ -264,7 +264,7 @@ print(f"=== medians (of {rounds} rounds' criterion medians): multi-thread runtim
 print("each other runtime: its median, then THEIR TIME / OUR TIME (2.00x = ours is twice as"
       " fast; below 1.00x = ours is slower), the median of the rounds' ratios")
 print("ours/floor = OUR TIME / FLOOR TIME (1.00x would be the floor itself), likewise")
-print("target (issue 3): multi <= 0.75x tokio (>= 1.33x here) and faster than every other"
+print("target: multi <= 0.75x tokio (>= 1.33x here) and faster than every other"
       " runtime; current <= 0.85x tokio (>= 1.18x); spawn_many_local & chained_spawn"
       " within 4x floor")
 hdr = f"{'flavor':<9} {'workload':<24} {'runtime':>10}"
@@ -311,7 +311,7 @@ def sync_table():
         return
     print()
     print(f"=== sync primitives (multi({workers})): medians, then THEIR TIME / OUR TIME as above ===")
-    print("target (issue 15): <= 0.8x tokio's time (>= 1.25x here) and faster than smol's"
+    print("target: <= 0.8x tokio's time (>= 1.25x here) and faster than smol's"
           " ecosystem (> 1.00x)")
     hdr = f"{'group':<10} {'workload':<27} {'runtime':>10} {'tokio':>16} {'smol':>16}  target"
     print(hdr)

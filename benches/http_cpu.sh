@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# http_cpu.sh: server CPU per HTTP request, our runtime beside tokio (issue 14, item 6).
+# http_cpu.sh: server CPU per HTTP request, our runtime beside tokio.
 #
 # For each server pair (raw: examples/examples/raw_responder.rs on ours and on tokio;
 # hyper: hyper 1.x on ours (hyper_server.rs) and on tokio (hyper_tokio.rs)) and for each

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# idle_syscalls.sh: an idle runtime must make no periodic wake-ups (issue 14).
+# idle_syscalls.sh: an idle runtime must make no periodic wake-ups.
 # Starts benches/examples/idle_runtime.rs (4 workers, a listener in accept, a sleeping
 # task), waits a second for it to settle, attaches `strace -c` to every one of its threads
 # for IDLE_SECS seconds (default 5) and prints the syscall summary; exits 1 when any

@@ -11,7 +11,8 @@ Release (store), AcqRel -> Acquire and -> Release, Acquire/Release -> Relaxed; f
 `fence`, SeqCst -> AcqRel (loom models a SeqCst fence's total order, unlike SeqCst
 accesses) and the fence removed -- plus the
 hand-written variants in `MANUAL` (a retried CAS that gives up, a flag test removed,
-and the planted bugs of issue 18), applies it to a SCRATCH COPY of the tree (never the
+and planted bugs in the queues, the task state machine, the sync primitives and the
+scheduler's wake-ups), applies it to a SCRATCH COPY of the tree (never the
 tree itself: a copy under --scratch, default /tmp/loom-sweep), builds the relevant loom suite
 there and runs its tests one at a time (each with a timeout) until one fails.
 
@@ -141,7 +142,7 @@ NO_LOOM = {
 
 # Hand-written variants: (id, file, old, new, what). `old` must occur exactly once.
 MANUAL = [
-    # --- issue 18 class 1: progress of a steal (queue/src/local.rs) ---
+    # --- planted: progress of a steal (queue/src/local.rs) ---
     ("plant:steal-half-rounded-down", "queue/src/local.rs",
      "let n = avail - avail / 2;", "let n = avail / 2;",
      "steal takes n/2 rounded down"),
@@ -271,7 +272,7 @@ MANUAL = [
      """            self.lock.released.1.notify_all();""",
      "",
      "a release wakes no waiter (under loom, the waiters sleep between looks)"),
-    # --- scheduler: skipped wake-ups (issue 18 class 3) ---
+    # --- planted: the scheduler skips a wake-up ---
     ("plant:no-searcher-handoff", "runtime/src/scheduler/multi_thread/worker/search.rs",
      """        if idle.transition_worker_from_searching(|| handle.has_visible_work()) {
             handle.notify_parked();

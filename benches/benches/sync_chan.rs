@@ -1,4 +1,4 @@
-//! The channel workloads of issue 15 on multi-thread runtimes (`BENCH_WORKERS` workers,
+//! The channel workloads on multi-thread runtimes (`BENCH_WORKERS` workers,
 //! default 4), each runtime with its own ecosystem's channels: `runtime` (ours, on our
 //! runtime), `tokio` (tokio's, on tokio) and `smol` (`async-channel` / `async-broadcast` on
 //! smol's executor; smol has no watch channel). The workloads are in `benches::chan`:

@@ -1,4 +1,4 @@
-//! The lock workloads of issue 15 on multi-thread runtimes (`BENCH_WORKERS` workers,
+//! The lock workloads on multi-thread runtimes (`BENCH_WORKERS` workers,
 //! default 4): each workload is a group whose functions are `runtime` (ours, on our
 //! runtime), `tokio` (`tokio::sync` on tokio) and `smol` (`async-lock` / `event-listener`
 //! on smol's `Executor`). The workloads are in `benches::sync_locks`.

@@ -1,4 +1,4 @@
-//! Liveness figures of issue 14 with a task that blocks its worker (4 workers):
+//! Liveness figures with a task that blocks its worker (4 workers):
 //! 1. the child of a blocked task: how long after its spawn it starts (the parent blocks
 //!    until it has run), over 20 rounds: median and worst;
 //! 2. a connection handler blocks its worker for BLOCK_MS (default 3000): the worst echo

@@ -1,4 +1,4 @@
-//! The channel workloads of issue 15 (tokio's `benches/sync_mpsc.rs`, `sync_watch.rs`,
+//! The channel workloads (tokio's `benches/sync_mpsc.rs`, `sync_watch.rs`,
 //! `sync_broadcast.rs`, re-implemented), each written once over small traits so every
 //! runtime runs its own ecosystem's channels: ours on our runtime, tokio's on tokio, and
 //! the smol ecosystem's (`async-channel`, `async-broadcast`) on smol's executor.

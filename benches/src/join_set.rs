@@ -1,4 +1,4 @@
-//! The `join_set` workload (issue 16): from inside a task, spawn `JOIN_SET_TASKS` (10,000)
+//! The `join_set` workload: from inside a task, spawn `JOIN_SET_TASKS` (10,000)
 //! trivial tasks into a `JoinSet`, then join them all with `join_next`, on our runtime
 //! (`runtime::task::JoinSet`) and on tokio's (`tokio::task::JoinSet`). The driving task is
 //! itself spawned (as a program would hold a `JoinSet`), so on the multi-thread flavors

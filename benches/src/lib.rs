@@ -1,5 +1,5 @@
-//! The benchmark instruments of issue 3: the seed workloads, written once, run on every
-//! runtime through two small traits.
+//! The benchmark instruments: the scheduler workloads (spawns, yields, ping-pong, chained
+//! spawns), written once, run on every runtime through two small traits.
 //!
 //! - [`Bench`] is a runtime under test, built once per criterion group: it spawns from
 //!   outside (`spawn_remote`), runs a future on the bench thread (`block_on`), and hands

@@ -1,4 +1,4 @@
-//! The lock workloads of issue 15 (`benches/benches/sync_locks.rs`): `Semaphore`
+//! The lock workloads (`benches/benches/sync_locks.rs`): `Semaphore`
 //! uncontended and contended (on 1 and on N permits), `Mutex` contended with short critical
 //! sections, `Notify` `notify_one` and `notify_waiters` fan-out; after tokio's own
 //! `sync_semaphore`, `sync_mutex` and `sync_notify` benches.

@@ -328,6 +328,15 @@ impl ScheduledIo {
         }
     }
 
+    /// The readiness for `dir` the word holds now, with its tick (None: not ready, or shut
+    /// down); registers nothing. Read before a non-waiting attempt, so that a `WouldBlock`
+    /// clears exactly what was seen (`clear_readiness`).
+    pub(crate) fn ready_event(&self, dir: Direction) -> Option<ReadyEvent> {
+        // Relaxed: only the readiness bits and their tick are used, to be cleared by a
+        // tick-checked CAS on this same word (see `clear_readiness`).
+        Self::check(self.state.load(Ordering::Relaxed), dir).and_then(Result::ok)
+    }
+
     fn check(word: usize, dir: Direction) -> Option<io::Result<ReadyEvent>> {
         if word & SHUTDOWN != 0 {
             return Some(Err(shutdown_error()));

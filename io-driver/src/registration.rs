@@ -51,6 +51,11 @@ impl Registration {
         self.io().poll_ready(cx, dir)
     }
 
+    /// The readiness for `dir` now, if any, without waiting or registering a waker.
+    pub fn ready_event(&self, dir: Direction) -> Option<ReadyEvent> {
+        self.io().ready_event(dir)
+    }
+
     /// Clear the readiness in `ev`, unless an event was dispatched after it was observed.
     /// Read-closed and write-closed are never cleared.
     pub fn clear_readiness(&self, ev: ReadyEvent) {

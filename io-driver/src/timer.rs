@@ -150,9 +150,15 @@ impl Timer {
         self.deadline
     }
 
-    /// Whether the deadline has passed (the timer has fired or would fire when polled).
+    /// Whether the timer has elapsed: a poll completed it, or the driver fired it. A timer
+    /// whose deadline passed but that nobody polled or fired yet is not elapsed (tokio's
+    /// rule: `sleep_until(now)` reports elapsed only once it was polled or fired).
     pub fn is_elapsed(&self) -> bool {
-        self.elapsed || self.handle.now() >= self.deadline
+        if self.elapsed {
+            return true;
+        }
+        let Some(key) = self.key else { return false };
+        self.handle.wheel(self.shard).state(key) == EntryState::Fired
     }
 
     /// Move the deadline (earlier or later; re-arms a timer that already fired). O(1).

@@ -7,7 +7,7 @@
 //! workers plus the main thread plus one extra thread (loom allows five threads in all).
 //!
 //! What they assert:
-//! - `multi_spawn` (the seed's test): two tasks each spawn one; both spawned tasks run.
+//! - `multi_spawn`: two tasks each spawn one; both spawned tasks run.
 //! - a task spawned from outside while the workers park still runs;
 //! - a wake racing a worker going to sleep is not lost;
 //! - dropping the runtime while another thread wakes its tasks drops each future exactly
@@ -206,7 +206,7 @@ fn expect_cancelled(mut join: JoinHandle<()>) {
 // ---------------------------------------------------------------------------------------
 // multi_thread.
 
-/// The seed's test: two tasks each spawn one (from a worker: LIFO slot / local ring); the
+/// Two tasks each spawn one (from a worker: LIFO slot / local ring); the
 /// second of the spawned tasks to run signals the main thread.
 fn multi_spawn(workers: usize) {
     let rt = multi_thread(workers);
@@ -293,7 +293,7 @@ fn spin_until(ran: &Arc<AtomicBool>) {
     }
 }
 
-/// The seed's hand-off: two tasks spawned from outside while both workers park. The
+/// The searcher hand-off: two tasks spawned from outside while both workers park. The
 /// first spawn wakes one worker (as a searcher); the second wakes nobody, since someone
 /// searches. The searcher takes both (a global batch), runs the spinner, and only its
 /// hand-off (the last searcher to find work wakes the next worker) gets the other task run.

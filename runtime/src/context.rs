@@ -29,6 +29,11 @@ pub(crate) struct Context {
     /// How many `EnterGuard`s are alive on this thread.
     depth: Cell<usize>,
     in_runtime: Cell<bool>,
+    /// Whether `task::block_in_place` may block this thread while `in_runtime`: a
+    /// multi-thread worker (it hands its core off first) or a thread in a `block_on` that
+    /// drives no scheduler (multi-thread `Runtime::block_on`, any `Handle::block_on`);
+    /// not the thread holding a current-thread core.
+    block_in_place_ok: Cell<bool>,
     scheduler: Cell<*const ()>,
     blocking_pool: Cell<*const ()>,
     pub(crate) budget: Cell<Budget>,
@@ -40,6 +45,7 @@ impl Context {
             handle: RefCell::new(None),
             depth: Cell::new(0),
             in_runtime: Cell::new(false),
+            block_in_place_ok: Cell::new(false),
             scheduler: Cell::new(std::ptr::null()),
             blocking_pool: Cell::new(std::ptr::null()),
             budget: Cell::new(Budget::unconstrained()),
@@ -165,35 +171,64 @@ pub(crate) fn assert_not_in_runtime(msg: &str) {
 /// Marks the thread as running a runtime (a worker, or inside `block_on`).
 pub(crate) struct RuntimeGuard {
     prev: bool,
+    prev_block_in_place_ok: bool,
 }
 
 /// Enters "inside a runtime"; panics, with what to do instead, when already inside one.
+/// `block_in_place_ok`: whether `task::block_in_place` may block this thread meanwhile.
 #[track_caller]
-pub(crate) fn enter_runtime() -> RuntimeGuard {
-    let prev = with(|cx| cx.map(|cx| cx.in_runtime.replace(true)).unwrap_or(false));
-    if prev {
-        // `replace(true)` left the outer `block_on`'s mark as it was: nothing to undo.
+pub(crate) fn enter_runtime(block_in_place_ok: bool) -> RuntimeGuard {
+    let prev = with(|cx| {
+        cx.map(|cx| {
+            (
+                cx.in_runtime.replace(true),
+                cx.block_in_place_ok.replace(block_in_place_ok),
+            )
+        })
+        .unwrap_or((false, false))
+    });
+    if prev.0 {
+        // Put the outer `block_on`'s marks back before unwinding.
+        drop(RuntimeGuard {
+            prev: prev.0,
+            prev_block_in_place_ok: prev.1,
+        });
         panic!("{}", crate::misuse::BLOCK_ON_INSIDE_RUNTIME);
     }
-    RuntimeGuard { prev }
+    RuntimeGuard {
+        prev: prev.0,
+        prev_block_in_place_ok: prev.1,
+    }
 }
 
 impl Drop for RuntimeGuard {
     fn drop(&mut self) {
-        let prev = self.prev;
         with(|cx| {
             if let Some(cx) = cx {
-                cx.in_runtime.set(prev);
+                cx.in_runtime.set(self.prev);
+                cx.block_in_place_ok.set(self.prev_block_in_place_ok);
             }
         });
     }
 }
 
+/// True when `task::block_in_place` may block this thread: outside any runtime, or where
+/// the runtime allows it (`enter_runtime`).
+pub(crate) fn block_in_place_ok() -> bool {
+    with(|cx| cx.is_none_or(|cx| !cx.in_runtime.get() || cx.block_in_place_ok.get()))
+}
+
 /// Runs `f` as if outside any runtime (restored afterwards, even on unwind): inside
 /// `task::block_in_place`, where blocking, and so a nested `block_on`, is allowed.
 pub(crate) fn exit_runtime<R>(f: impl FnOnce() -> R) -> R {
-    let prev = with(|cx| cx.map(|cx| cx.in_runtime.replace(false)).unwrap_or(false));
-    let _restore = RuntimeGuard { prev };
+    let prev = with(|cx| {
+        cx.map(|cx| (cx.in_runtime.replace(false), cx.block_in_place_ok.get()))
+            .unwrap_or((false, false))
+    });
+    let _restore = RuntimeGuard {
+        prev: prev.0,
+        prev_block_in_place_ok: prev.1,
+    };
     f()
 }
 

@@ -139,7 +139,9 @@ impl Handle {
     /// When called from inside a runtime: `.await` the future instead.
     #[track_caller]
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
-        let _rt = context::enter_runtime();
+        // Drives no scheduler (only polls `future`): `block_in_place` may block here, as
+        // in tokio, whatever the flavor.
+        let _rt = context::enter_runtime(true);
         let _enter = context::enter(self.inner.clone());
         crate::block_on::block_on(future, self.inner.block_on_yield_every(), &self.inner)
     }
@@ -173,7 +175,7 @@ impl Handle {
         }
     }
 
-    /// A snapshot of the runtime's counters.
+    /// A live view of the runtime's counters (each method reads them at the call).
     pub fn metrics(&self) -> RuntimeMetrics {
         self.inner.metrics()
     }

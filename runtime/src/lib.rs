@@ -15,6 +15,10 @@
 //! (`task`), and parked workers that cost nothing until woken. All of it is model-checked
 //! under loom through the one sync shim (`shim`).
 //!
+//! The architecture of the runtime (crates and their dependency rules, the paths of a task,
+//! an I/O event, a timer and a message, the scheduler's policies, the invariants and the
+//! loom models that check them) is described in `ARCHITECTURE.md` at the repository root.
+//!
 //! # Porting from tokio
 //!
 //! A tokio program ports by renaming `tokio::` to `runtime::` (and `#[tokio::main]` to

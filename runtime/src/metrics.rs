@@ -2,14 +2,15 @@
 //!
 //! Each worker counts in plain integers inside its own core (`Stats`) and publishes them
 //! to its own cache-padded slot with relaxed *stores* (never a shared read-modify-write)
-//! when it parks and every maintenance tick. `Handle::metrics()` reads the slots into a
-//! `RuntimeMetrics` snapshot. These atomics are plain std ones even under loom: they
+//! when it parks and every maintenance tick. `Handle::metrics()` returns a
+//! `RuntimeMetrics`, a live view holding the scheduler handle: each of its methods reads
+//! the slots (`scheduler::Handle::metrics_now`) at the call. These atomics are plain std ones even under loom: they
 //! carry no synchronization the model needs to check.
 //!
 //! The worker counters are listed once, in the `worker_counters!` invocation below, which
 //! generates the `WorkerMetrics` fields and accessors, the published slot, and the
-//! store (`Stats::submit`) and load (`Slot::read`) between them. Both snapshot types are
-//! `#[non_exhaustive]` with private fields, as tokio's: a counter added later is a new
+//! store (`Stats::submit`) and load (`Slot::read`) between them. Both public types have
+//! private fields (`WorkerMetrics` is `#[non_exhaustive]`), as tokio's: a counter added later is a new
 //! method, not a breaking change.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -17,15 +18,35 @@ use std::time::{Duration, Instant};
 
 use crossbeam_utils::CachePadded;
 
-/// A point-in-time view of a runtime, from `Handle::metrics()` / `Runtime::metrics()`.
+/// A live view of a runtime's counters, from `Handle::metrics()` / `Runtime::metrics()`.
 ///
-/// Read it through its methods (tokio's names); one worker's counters are in
-/// [`workers`](RuntimeMetrics::workers).
-#[derive(Debug, Clone, Default)]
-#[non_exhaustive]
+/// As tokio's: every method reads the counters at the call (a value kept by a monitoring
+/// loop changes as the runtime runs), and the view keeps the runtime's shared state alive,
+/// so it can still be read after the runtime was dropped. Read it through its methods
+/// (tokio's names); one worker's counters at once are in
+/// [`workers`](RuntimeMetrics::workers). Workers publish their counters when they park
+/// and at every maintenance tick, so a busy worker's counts trail by at most that.
+#[derive(Clone)]
 pub struct RuntimeMetrics {
-    /// Worker threads (1 for the current-thread flavor).
-    pub(crate) num_workers: usize,
+    handle: crate::scheduler::Handle,
+}
+
+// Its methods only read counters: a panic in one (an index out of range) leaves nothing
+// half-updated for a caller that catches it.
+impl std::panic::UnwindSafe for RuntimeMetrics {}
+impl std::panic::RefUnwindSafe for RuntimeMetrics {}
+
+impl std::fmt::Debug for RuntimeMetrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RuntimeMetrics")
+            .field("now", &self.read())
+            .finish()
+    }
+}
+
+/// What the counters read at one instant (`scheduler::Handle::metrics_now`).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Snapshot {
     /// Tasks spawned and not yet complete (see `num_alive_tasks`).
     pub(crate) live_tasks: usize,
     /// Tasks spawned from outside the runtime's threads (see
@@ -43,78 +64,96 @@ pub struct RuntimeMetrics {
     pub(crate) blocking_queue_depth: usize,
 }
 
-/// tokio's metrics methods (`tokio::runtime::RuntimeMetrics`), read from this snapshot.
+impl RuntimeMetrics {
+    pub(crate) fn new(handle: crate::scheduler::Handle) -> RuntimeMetrics {
+        RuntimeMetrics { handle }
+    }
+
+    fn read(&self) -> Snapshot {
+        self.handle.metrics_now()
+    }
+}
+
+/// tokio's metrics methods (`tokio::runtime::RuntimeMetrics`), each read at the call.
 /// A `worker` index is `0..num_workers()`.
 ///
 /// ```
 /// let rt = runtime::Builder::new_multi_thread().worker_threads(2).build().unwrap();
-/// rt.block_on(async { runtime::spawn(async {}).await.unwrap() });
 /// let m = rt.metrics();
+/// rt.block_on(async { runtime::spawn(async {}).await.unwrap() });
 /// assert_eq!(m.num_workers(), 2);
+/// // The same view, read after the spawn: it saw it.
+/// assert!(m.spawned_tasks_count() >= 1);
 /// let polls: u64 = (0..m.num_workers()).map(|w| m.worker_poll_count(w)).sum();
 /// assert!(polls <= m.spawned_tasks_count() * 2 + 2);
+/// drop(rt);
+/// // Still readable once the runtime is gone.
+/// assert_eq!(m.num_alive_tasks(), 0);
 /// ```
 impl RuntimeMetrics {
     /// Worker threads (1 for the current-thread flavor).
     pub fn num_workers(&self) -> usize {
-        self.num_workers
+        self.handle.num_workers()
     }
 
     /// Tasks spawned and not yet complete: the workers' spawned count plus the spawns from
     /// outside (counted at the spawn), less the workers' completed count, as of each
     /// worker's last publication (when it parks, and every maintenance tick).
     pub fn num_alive_tasks(&self) -> usize {
-        self.live_tasks
+        self.read().live_tasks
     }
 
     /// Tasks waiting in the global (inject) queue.
     pub fn global_queue_depth(&self) -> usize {
-        self.global_queue_depth
+        self.read().global_queue_depth
     }
 
     /// Blocking-pool threads alive (idle ones included).
     pub fn num_blocking_threads(&self) -> usize {
-        self.blocking_threads
+        self.read().blocking_threads
     }
 
     /// Blocking-pool threads waiting for work.
     pub fn num_idle_blocking_threads(&self) -> usize {
-        self.idle_blocking_threads
+        self.read().idle_blocking_threads
     }
 
     /// Blocking tasks queued, not yet picked up by a pool thread.
     pub fn blocking_queue_depth(&self) -> usize {
-        self.blocking_queue_depth
+        self.read().blocking_queue_depth
     }
 
     /// Tasks spawned since the runtime started: by its workers
     /// ([`WorkerMetrics::spawned`]) and from outside
     /// ([`remote_spawned_tasks_count`](Self::remote_spawned_tasks_count)).
     pub fn spawned_tasks_count(&self) -> u64 {
-        self.workers.iter().map(|w| w.spawned).sum::<u64>() + self.remote_spawns
+        let now = self.read();
+        now.workers.iter().map(|w| w.spawned).sum::<u64>() + now.remote_spawns
     }
 
     /// Tasks spawned from outside the runtime's threads (`Runtime::spawn`, `Handle::spawn`
     /// from a plain thread or from a multi-thread `block_on`), counted by the spawner.
     pub fn remote_spawned_tasks_count(&self) -> u64 {
-        self.remote_spawns
+        self.read().remote_spawns
     }
 
-    /// Every worker's counters, indexed by worker (`0..num_workers()`).
-    pub fn workers(&self) -> &[WorkerMetrics] {
-        &self.workers
+    /// Every worker's counters as of now, indexed by worker (`0..num_workers()`): one
+    /// consistent read of all of them.
+    pub fn workers(&self) -> Vec<WorkerMetrics> {
+        self.read().workers
     }
 
     #[track_caller]
-    fn worker(&self, worker: usize) -> &WorkerMetrics {
-        match self.workers.get(worker) {
-            Some(w) => w,
-            None => panic!(
-                "worker index {worker} out of range: the runtime has {} worker(s); pass an \
-                 index in 0..num_workers()",
-                self.workers.len()
-            ),
+    fn worker(&self, worker: usize) -> WorkerMetrics {
+        let mut workers = self.read().workers;
+        let n = workers.len();
+        if worker >= n {
+            panic!(
+                "worker index {worker} out of range: the runtime has {n} worker(s); pass an \
+                 index in 0..num_workers()"
+            );
         }
+        workers.swap_remove(worker)
     }
 
     /// Times worker `worker` parked.
@@ -186,7 +225,7 @@ macro_rules! worker_counters {
         /// let rt = runtime::Builder::new_current_thread().build().unwrap();
         /// rt.block_on(async { runtime::spawn(async {}).await.unwrap() });
         /// let m = rt.metrics();
-        /// let w = &m.workers()[0];
+        /// let w = m.workers()[0].clone();
         /// assert!(w.polls() >= 1);
         /// assert!(w.completed() <= w.spawned());
         /// ```

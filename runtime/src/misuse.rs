@@ -24,6 +24,11 @@ pub(crate) const BLOCK_IN_PLACE_ON_CURRENT_THREAD: &str =
      instead, or a multi-thread runtime (`Builder::new_multi_thread`, \
      `#[runtime::main(flavor = \"multi_thread\")]`)";
 
+/// `task::block_in_place` from a `LocalSet`'s task.
+pub(crate) const BLOCK_IN_PLACE_IN_LOCAL_SET: &str =
+    "`block_in_place` called inside a `LocalSet`: its other tasks can only run on this \
+     thread, which would block. Use `runtime::task::spawn_blocking` instead";
+
 /// `runtime::spawn` outside a runtime.
 pub(crate) const SPAWN_OUTSIDE_RUNTIME: &str =
     "`runtime::spawn` called outside of a runtime: spawn from inside a task or \

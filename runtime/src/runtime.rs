@@ -91,7 +91,9 @@ impl Runtime {
     /// [`Builder::unhandled_panic`](crate::Builder::unhandled_panic) says otherwise).
     #[track_caller]
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
-        let _rt = context::enter_runtime();
+        // A current-thread `block_on` drives the core: `block_in_place` may not block it.
+        let drives_core = matches!(self.flavor, Flavor::CurrentThread(_));
+        let _rt = context::enter_runtime(!drives_core);
         let _enter = context::enter(self.handle.inner.clone());
         let future = crate::unhandled::BlockOnGuard::new(&self.handle.inner, future);
         let _seed = crate::rand::enter(self.seeds.as_deref());
@@ -131,7 +133,7 @@ impl Runtime {
         self.handle.enter()
     }
 
-    /// A snapshot of the runtime's counters.
+    /// A live view of the runtime's counters (each method reads them at the call).
     pub fn metrics(&self) -> RuntimeMetrics {
         self.handle.metrics()
     }
@@ -223,7 +225,8 @@ impl Runtime {
         self.handle.inner.blocking().shutdown(left);
         drop(enter);
         if refused && !std::thread::panicking() {
-            panic!("{}", crate::misuse::DROP_RUNTIME_IN_ASYNC_CONTEXT);
+            // A `&'static str` payload, as tokio's: code that downcasts it keeps working.
+            std::panic::panic_any(crate::misuse::DROP_RUNTIME_IN_ASYNC_CONTEXT);
         }
     }
 }

@@ -514,3 +514,40 @@ async fn accept_loop_with_the_test_macro() {
     }
     assert!(seen.iter().all(|&s| s));
 }
+
+/// A `try_write` that hits `WouldBlock` clears the write readiness it saw, however it was
+/// set (here by an earlier `write_all`, with no `writable()` in between): the next
+/// `writable()` waits for a new event instead of reporting the stale one.
+#[test]
+fn try_write_would_block_clears_stale_readiness() {
+    watchdog("the TCP pair", || {
+        for rt in runtimes() {
+            rt.block_on(async {
+                let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+                let addr = listener.local_addr().unwrap();
+                let mut client = TcpStream::connect(addr).await.unwrap();
+                let (_server, _) = listener.accept().await.unwrap();
+                // Sets write readiness through the transfer path (nothing recorded).
+                client.write_all(b"hello").await.unwrap();
+                let chunk = vec![0u8; 64 * 1024];
+                let mut blocked = false;
+                for _ in 0..100_000 {
+                    match client.try_write(&chunk) {
+                        Ok(_) => {}
+                        Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                            blocked = true;
+                            break;
+                        }
+                        Err(e) => panic!("try_write: {e}"),
+                    }
+                }
+                assert!(blocked, "the socket buffer never filled");
+                let mut writable = pin!(client.writable());
+                assert!(
+                    futures::poll!(writable.as_mut()).is_pending(),
+                    "writable() reported the readiness try_write had just found stale"
+                );
+            });
+        }
+    })
+}

@@ -246,3 +246,34 @@ fn blocking_pool_metrics() {
         });
     })
 }
+
+/// `RuntimeMetrics` is a live view, as tokio's: one value kept by a monitoring loop sees
+/// the counters move, and it can still be read after the runtime is dropped.
+#[test]
+fn metrics_are_a_live_view() {
+    watchdog("the spawned tasks", || {
+        for rt in runtimes() {
+            let m = rt.metrics();
+            let before = m.spawned_tasks_count();
+            rt.block_on(async {
+                for _ in 0..10 {
+                    runtime::spawn(async {}).await.unwrap();
+                }
+            });
+            // Published when the workers park or tick: wait (bounded) for it.
+            let start = std::time::Instant::now();
+            while m.spawned_tasks_count() < before + 10 {
+                assert!(
+                    start.elapsed() < GENEROUS,
+                    "the kept metrics never saw the spawns ({} then {})",
+                    before,
+                    m.spawned_tasks_count()
+                );
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            drop(rt);
+            assert_eq!(m.num_alive_tasks(), 0);
+            assert!(m.spawned_tasks_count() >= before + 10);
+        }
+    })
+}

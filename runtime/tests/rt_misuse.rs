@@ -1,7 +1,7 @@
 //! What a careless or hostile user does to a runtime must never wedge or abort it: panics
 //! through `block_on`, runtimes dropped in the wrong place, thread-local runtimes, drop
 //! context of cancelled tasks, panicking tasks, out-of-order enter guards, misused
-//! oneshot receivers, and the blocking pool racing shutdown (issue 13).
+//! oneshot receivers, and the blocking pool racing shutdown.
 //!
 //! Every wait runs under a watchdog (`support::watchdog`): a hang fails the test with a message
 //! instead of hanging the suite. No timing thresholds.
@@ -106,7 +106,13 @@ fn dropping_a_runtime_inside_block_on_panics() {
             let msg = watchdog("dropping a runtime inside block_on", move || {
                 outer.block_on(async move {
                     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(inner)));
-                    panic_message(r.expect_err("the drop must panic"))
+                    let payload = r.expect_err("the drop must panic");
+                    // tokio's payload type: code that downcasts it to `&str` keeps working.
+                    assert!(
+                        payload.downcast_ref::<&'static str>().is_some(),
+                        "the payload is not a &'static str"
+                    );
+                    panic_message(payload)
                 })
             });
             assert_drop_refused(&msg);

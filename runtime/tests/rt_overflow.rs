@@ -1,6 +1,7 @@
 //! A full ring spills into the overflow queue, which workers take before the queue of
 //! remote spawns: tasks already under way never wait behind a backlog of unstarted spawns
-//! (issue 13, timers under load), and the spawns still get their turn.
+//! (timers fire on time under a load of remote spawns), and the spawns still get their
+//! turn.
 #![cfg(not(loom))]
 
 #[macro_use]

@@ -178,6 +178,35 @@ fn current_thread_refuses_with_a_message() {
     assert!(err.is_panic());
 }
 
+/// `Handle::block_on` of a current-thread runtime, on a thread that does not drive it,
+/// runs no tasks: `block_in_place` just runs there (tokio allows it).
+#[test]
+fn current_thread_handle_block_on_elsewhere_allows_it() {
+    let rt = Builder::new_current_thread().build().unwrap();
+    let handle = rt.handle().clone();
+    let out = std::thread::spawn(move || handle.block_on(async { block_in_place(|| 8) }))
+        .join()
+        .expect("block_in_place in a current-thread Handle::block_on");
+    assert_eq!(out, 8);
+    drop(rt);
+}
+
+/// Inside a `LocalSet` run by a multi-thread runtime's `block_on`, the set's other tasks
+/// can only run on this thread: refused with a message, as in tokio (not run while they
+/// stall).
+#[test]
+fn inside_a_local_set_refuses_with_a_message() {
+    let rt = one_worker();
+    let local = runtime::task::LocalSet::new();
+    let out = rt.block_on(local.run_until(async {
+        runtime::task::spawn_local(async { block_in_place(|| 1) }).await
+    }));
+    let err = out.expect_err("block_in_place inside a LocalSet ran");
+    assert!(err.is_panic());
+    let msg = panic_message(&*err.into_panic());
+    assert!(msg.contains("LocalSet") && msg.contains("spawn_blocking"), "{msg}");
+}
+
 /// After many hand-offs the runtime still shuts down, every worker thread the user's
 /// hooks saw start was seen to stop, and the worker count is unchanged.
 #[test]

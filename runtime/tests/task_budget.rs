@@ -1,5 +1,6 @@
 //! `task::consume_budget` makes a busy loop give its worker back (another task gets to run
-//! while it loops), and `task::unconstrained` turns that off.
+//! while it loops), and `task::unconstrained` turns that off; `select!` and
+//! `watch::Receiver::wait_for` honour the budget too.
 #![cfg(not(loom))]
 
 #[macro_use]
@@ -121,6 +122,68 @@ fn has_budget_remaining_tracks_the_budget() {
                     .unwrap()
                     .unwrap();
                 assert!(spent > 1);
+            });
+        }
+    })
+}
+
+/// `select!` checks the budget before it polls a branch: a loop whose first branch spends
+/// the budget (and, spent, wakes the task and returns `Pending`) while a second branch is
+/// always ready still gives its worker back.
+#[test]
+fn select_yields_once_the_budget_is_spent() {
+    watchdog("a select! loop to yield to the other task", || {
+        for rt in one_worker_rts() {
+            rt.block_on(async {
+                let flag = Arc::new(AtomicBool::new(false));
+                let f = flag.clone();
+                let looper = runtime::spawn(async move {
+                    let mut n = 0u64;
+                    while !f.load(SeqCst) {
+                        runtime::select! {
+                            biased;
+                            _ = task::consume_budget() => {}
+                            _ = std::future::ready(()) => {}
+                        }
+                        n += 1;
+                        assert!(n < 10_000_000, "the select! loop never yielded");
+                    }
+                });
+                let f = flag.clone();
+                drop(runtime::spawn(async move { f.store(true, SeqCst) }));
+                runtime::time::timeout(Duration::from_secs(10), looper)
+                    .await
+                    .expect("the select! loop never saw the flag")
+                    .unwrap();
+            });
+        }
+    })
+}
+
+/// `watch::Receiver::wait_for` spends budget even when the value already matches, so a
+/// loop around it yields.
+#[test]
+fn watch_wait_for_spends_budget() {
+    watchdog("a wait_for loop to yield to the other task", || {
+        for rt in one_worker_rts() {
+            rt.block_on(async {
+                let flag = Arc::new(AtomicBool::new(false));
+                let f = flag.clone();
+                let (_tx, mut rx) = runtime::sync::watch::channel(1);
+                let looper = runtime::spawn(async move {
+                    let mut n = 0u64;
+                    while !f.load(SeqCst) {
+                        drop(rx.wait_for(|v| *v == 1).await.unwrap());
+                        n += 1;
+                        assert!(n < 10_000_000, "the wait_for loop never yielded");
+                    }
+                });
+                let f = flag.clone();
+                drop(runtime::spawn(async move { f.store(true, SeqCst) }));
+                runtime::time::timeout(Duration::from_secs(10), looper)
+                    .await
+                    .expect("the wait_for loop never saw the flag")
+                    .unwrap();
             });
         }
     })

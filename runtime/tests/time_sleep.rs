@@ -271,3 +271,19 @@ fn sub_millisecond_sleeps_are_rounded_up_under_paused_time() {
         });
     })
 }
+
+/// `is_elapsed` is tokio's: a sleep whose deadline already passed is not elapsed until it
+/// was polled (or fired by the driver).
+#[test]
+fn is_elapsed_only_once_polled_or_fired() {
+    watchdog("a due sleep to complete", || {
+        for rt in runtimes() {
+            rt.block_on(async {
+                let mut s = pin!(sleep_until(Instant::now()));
+                assert!(!s.is_elapsed(), "elapsed before any poll");
+                s.as_mut().await;
+                assert!(s.is_elapsed());
+            });
+        }
+    })
+}

@@ -13,23 +13,14 @@
 //!
 //! Why not `parking_lot::Mutex`: on contention it spins 14 hints, then calls
 //! `sched_yield`, then parks, so the notifier's unlock must wake a parked waiter, and a
-//! thread that only had to wait out a half-microsecond serve sleeps. The two look counts
-//! were chosen on the 2-CPU bench box with tokio's two `Notify` benches (the bench thread
-//! spins on `notify_one` / `notify_waiters`, 16 tasks on 2 workers count wake-ups; probe
-//! runs alternated, medians of 5-9 runs, each the median of 1,200 iterations):
-//!
-//! | waiter's looks (`lock_briefly`) | `notify_one` | `notify_waiters` |
-//! |---|---|---|
-//! | `parking_lot::Mutex` (before) | 223-273 us | 498-528 us |
-//! | 4 (this) | 195-234 us | 451-454 us |
-//! | 8 | 258 us | 414 us |
-//! | 16 | 321-353 us | 358-388 us |
-//! | tokio's `Notify` | 345-350 us | 316-336 us |
-//!
-//! A worker that spins longer on a held lock helps the `notify_waiters` fan-out (it waits
-//! out the notifier's serve instead of handing its CPU to the other worker) and hurts the
-//! `notify_one` one; 4 keeps `notify_one` ahead of tokio by the margin and takes
-//! a tenth off `notify_waiters`.
+//! thread that only had to wait out a half-microsecond serve sleeps. The look counts
+//! trade tokio's two `Notify` benches against each other (`sync/notify_one`,
+//! `sync/notify_waiters`, 16 tasks on 2 workers, on 2 CPUs): a waiter that looks longer
+//! before yielding helps the `notify_waiters` fan-out (it waits out the notifier's serve
+//! instead of handing its CPU to the other worker) and hurts `notify_one`. 4 looks is the
+//! count that keeps `notify_one` ahead of tokio's `Notify` (16 falls behind it) and still
+//! takes a tenth off `notify_waiters` against `parking_lot::Mutex`. The measurements are
+//! in `benches/RESULTS.md`.
 //!
 //! Invariants and limits: mutual exclusion (the CAS is the only way in, Acquire, and
 //! pairs with the holder's Release store); no fairness (a releasing thread can take the

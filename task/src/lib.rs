@@ -11,10 +11,10 @@
 //!   consumes it;
 //! - [`JoinHandle`]: the awaiting side; wakers: one reference each.
 //!
-//! Waking is cheap by design (the seed's "reduce atomic reference counting"): `wake_by_ref`
+//! Waking is cheap by design (no reference-count traffic for a wake): `wake_by_ref`
 //! on an idle task sets NOTIFIED and takes the queue's reference in one CAS; waking a
-//! running task only marks it and its poller re-schedules it after the poll (as a yield,
-//! to the back of the queue); waking a complete task does nothing.
+//! running task only marks it and its poller re-schedules it after the poll
+//! (`Schedule::yield_now`: the scheduler tells a yield from another's wake); waking a complete task does nothing.
 //!
 //! The scheduler plugs in through [`Schedule`]; this crate knows nothing of workers.
 //! Queues hold `Notified` through [`queue::Link`], implemented on the header's link.

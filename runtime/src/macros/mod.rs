@@ -28,6 +28,20 @@ pub mod support {
         crate::rand::thread_rng_n(n)
     }
 
+    /// `Pending` (after waking the task, as a yield) when the task's cooperative budget is
+    /// spent: `select!` checks it before polling any branch, so a loop whose ready branch
+    /// always wins still gives its worker back. It spends nothing itself: the branches do.
+    #[inline]
+    pub fn poll_budget_available(cx: &mut std::task::Context<'_>) -> Poll<()> {
+        if crate::coop::has_budget_remaining() {
+            Poll::Ready(())
+        } else {
+            crate::coop::note_yield();
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }
+    }
+
     /// The branch to try first: 0 when `biased`, else a random one.
     #[inline]
     pub fn start(biased: bool, n: u32) -> u32 {

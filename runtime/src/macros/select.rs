@@ -3,7 +3,9 @@
 //!
 //! Expansion (see macros/mod.rs for the naming scheme): preconditions are evaluated first
 //! (a false one disables its branch), then every future expression (disabled ones too);
-//! each future is pinned on the stack. One `poll_fn` polls the enabled branches starting
+//! each future is pinned on the stack. Each poll of the `poll_fn` first checks the task's
+//! cooperative budget (spent: it wakes the task and returns `Pending`, a yield, even when
+//! a branch is ready), then polls the enabled branches starting
 //! at a random one (the first when `biased;`): a branch that completes is disabled; if its
 //! output fits the pattern (tested by reference, through `select_priv_clean_pattern!`)
 //! the `poll_fn` returns it in the branch's variant of a local enum, otherwise the others
@@ -31,6 +33,11 @@
 ///    bindings. If it does not match, the others go on.
 /// 4. When every branch is disabled, the `else` expression is the result; without `else`
 ///    that panics.
+///
+/// Cooperative scheduling: as in tokio, each poll of a `select!` first checks the task's
+/// budget; once it is spent the task yields (it is woken and returns `Pending`) before any
+/// branch is polled, so a loop around a `select!` whose branch is always ready still lets
+/// the other tasks run.
 ///
 /// Up to 64 branches; nothing is allocated. Branch order is random per thread and can be
 /// made reproducible with [`Builder::rng_seed`](crate::Builder::rng_seed).
@@ -147,6 +154,11 @@ macro_rules! __select {
                 );
             )*
             $crate::macros::support::poll_fn(|__cx| {
+                // The task's budget first (tokio's rule): a spent budget yields even when
+                // a branch is ready.
+                if $crate::macros::support::poll_budget_available(__cx).is_pending() {
+                    return $crate::macros::support::Poll::Pending;
+                }
                 const __BRANCHES: u32 = [$($i),*].len() as u32;
                 let __start = $crate::macros::support::start($biased, __BRANCHES);
                 let mut __pending = false;

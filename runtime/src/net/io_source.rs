@@ -10,9 +10,10 @@
 //! drained/filled, so that readiness is cleared too: the next operation waits for an edge
 //! instead of paying for a syscall that would only say `WouldBlock`.
 //!
-//! `readable()`/`writable()` followed by `try_read`/`try_write` have no `Context` to poll
-//! with, so the readiness event last seen by `poll_ready_recorded` is kept per direction
-//! and cleared by the `try_*` call that then hits `WouldBlock`.
+//! `try_read`/`try_write` (and `try_io`) have no `Context` to poll with: each reads the
+//! readiness for its direction just before its syscall and, on `WouldBlock`, clears that
+//! (tick-checked), whoever set it; the event last seen by `poll_ready_recorded`
+//! (`readable()`/`writable()`) is the fallback when the word held none.
 //!
 //! Invariants: the mio socket is `Some` for the whole life of the value except inside
 //! `into_inner`/`drop`; on drop it is first removed from epoll (`deregister`), then closed,
@@ -147,17 +148,21 @@ impl<S: Source> IoSource<S> {
         }
     }
 
-    /// Runs `f` once, without waiting; on `WouldBlock` clears the readiness last recorded
-    /// for `dir` so that the next `readable()`/`writable()` waits for a new event.
+    /// Runs `f` once, without waiting; on `WouldBlock` clears the readiness for `dir` seen
+    /// just before the attempt (and forgets the one last recorded), so that the next
+    /// `readable()`/`writable()`/`ready()` waits for a new event, however that readiness
+    /// was set (a `ready()` call, an earlier transfer, the first event after registration).
+    /// An event dispatched during the attempt has a newer tick and is kept.
     pub(crate) fn try_io<R>(
         &self,
         dir: Direction,
         f: impl FnOnce(&S) -> io::Result<R>,
     ) -> io::Result<R> {
+        let seen = self.registration.ready_event(dir);
         let res = f(self.get_ref());
         if matches!(&res, Err(e) if e.kind() == io::ErrorKind::WouldBlock) {
-            let ev = self.recorded.lock()[slot(dir)].take();
-            if let Some(ev) = ev {
+            let recorded = self.recorded.lock()[slot(dir)].take();
+            if let Some(ev) = seen.or(recorded) {
                 self.registration.clear_readiness(ev);
             }
         }

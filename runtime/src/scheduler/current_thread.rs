@@ -25,7 +25,7 @@ use crate::blocking;
 use crate::context;
 use crate::coop;
 use crate::driver::Driver;
-use crate::metrics::{self, RuntimeMetrics, Stats};
+use crate::metrics::{self, Snapshot, Stats};
 use crate::park::{Parker, Unparker};
 use crate::scheduler::core_slot::{park_reachable, with_core_slot, HoldsParker};
 use crate::scheduler::defer::Defer;
@@ -176,9 +176,8 @@ impl Handle {
         }
     }
 
-    pub(crate) fn metrics(&self) -> RuntimeMetrics {
-        RuntimeMetrics {
-            num_workers: 1,
+    pub(crate) fn metrics(&self) -> Snapshot {
+        Snapshot {
             live_tasks: metrics::live_tasks(&self.shared.metrics, self.shared.remote_spawns.get()),
             remote_spawns: self.shared.remote_spawns.get(),
             global_queue_depth: self.shared.inject.len(),

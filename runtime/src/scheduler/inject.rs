@@ -22,7 +22,7 @@ use super::RunTask;
 
 /// Tasks spawned from outside the runtime's threads (a metrics counter: Relaxed, and a
 /// std atomic even under loom, since it orders nothing). Relaxed suffices for all three
-/// accesses (the weakening sweep's rows, loom-tests/README.md): no memory is read on the
+/// accesses (each checked by the weakening sweep, loom-tests/README.md): no memory is read on the
 /// strength of the count. `metrics()` reads a snapshot: it may see a task's completion
 /// (published Relaxed by a worker) before its raise here, which `live_tasks` clamps at 0
 /// (metrics.rs) and no ordering on this side alone could prevent; the raise and the

@@ -28,7 +28,7 @@ use shim::sync::Arc;
 use task::{JoinHandle, Notified, Schedule, Task};
 
 use crate::driver::Driver;
-use crate::metrics::RuntimeMetrics;
+use crate::metrics::{RuntimeMetrics, Snapshot};
 
 /// A task of this runtime, as queues hold it.
 pub(crate) type RunTask = Notified<Handle>;
@@ -145,7 +145,20 @@ impl Handle {
         }
     }
 
+    /// A live view of this runtime's counters.
     pub(crate) fn metrics(&self) -> RuntimeMetrics {
+        RuntimeMetrics::new(self.clone())
+    }
+
+    pub(crate) fn num_workers(&self) -> usize {
+        match self {
+            Handle::MultiThread(h) => h.num_workers(),
+            Handle::CurrentThread(_) => 1,
+        }
+    }
+
+    /// The counters as they read now.
+    pub(crate) fn metrics_now(&self) -> Snapshot {
         let mut m = match self {
             Handle::MultiThread(h) => h.metrics(),
             Handle::CurrentThread(h) => h.metrics(),

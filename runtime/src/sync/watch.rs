@@ -427,6 +427,10 @@ impl<T> Receiver<T> {
     /// seen and returns it borrowed. `Err` once every sender is gone and the last value does
     /// not satisfy `f`.
     ///
+    /// Each call spends one unit of the task's cooperative budget (yielding first when it
+    /// is spent), even when the current value satisfies `f` at once: a loop around
+    /// `wait_for` gives its worker back like any loop of ready operations.
+    ///
     /// Cancel safety: yes.
     ///
     /// ```
@@ -444,6 +448,9 @@ impl<T> Receiver<T> {
         &mut self,
         mut f: impl FnMut(&T) -> bool,
     ) -> Result<Ref<'_, T>, RecvError> {
+        // One unit of the task's budget, like any ready operation: a loop around a
+        // `wait_for` whose condition already holds still yields once the budget is spent.
+        crate::task::consume_budget().await;
         let shared = &*self.shared;
         let seen = &mut self.version;
         loop {

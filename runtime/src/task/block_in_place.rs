@@ -7,8 +7,10 @@
 //! the runtime context (so it may block, even call `Handle::block_on`). The rest of the
 //! calling task's poll continues on this thread without a core, and once that poll
 //! returns the thread leaves the scheduler. Outside any runtime, in a multi-thread
-//! `block_on`, or on a blocking-pool thread the closure simply runs. On the
-//! current-thread flavor there is no other thread to hand the work to: it panics.
+//! `Runtime::block_on`, in any `Handle::block_on` (which drives no scheduler), or on a
+//! blocking-pool thread the closure simply runs. On the thread that drives a
+//! current-thread runtime, or inside a `LocalSet` (whose tasks only that thread can run),
+//! there is nobody to hand the work to: it panics, as tokio's does.
 
 use crate::context;
 use crate::scheduler;
@@ -35,18 +37,22 @@ use crate::scheduler;
 /// task's other work (`join!`, `select!` branches) cannot make progress while `f` runs.
 ///
 /// # Panics
-/// On a current-thread runtime (or a `LocalSet`'s, a `LocalRuntime`'s thread): there is no
-/// other worker to take the queued tasks. Use `spawn_blocking` there, or a multi-thread
-/// runtime.
+/// On the thread driving a current-thread runtime (its `Runtime::block_on` and its tasks,
+/// a `LocalRuntime`), and inside a `LocalSet` on any runtime: there is no other worker to
+/// take the queued tasks. Use `spawn_blocking` there, or a multi-thread runtime.
+/// `Handle::block_on` of a current-thread runtime, from a thread that does not drive it,
+/// may call it: that thread runs no tasks.
 #[track_caller]
 pub fn block_in_place<F, R>(f: F) -> R
 where
     F: FnOnce() -> R,
 {
-    let on_current_thread = context::in_runtime()
-        && context::with_handle(|h| matches!(h, Some(scheduler::Handle::CurrentThread(_))));
-    if on_current_thread {
+    if !context::block_in_place_ok() {
         panic!("{}", crate::misuse::BLOCK_IN_PLACE_ON_CURRENT_THREAD);
+    }
+    if context::in_runtime() && super::local::is_entered() {
+        // The set's other tasks live on this thread only: nothing can run them meanwhile.
+        panic!("{}", crate::misuse::BLOCK_IN_PLACE_IN_LOCAL_SET);
     }
     scheduler::multi_thread::hand_off_core();
     context::exit_runtime(f)

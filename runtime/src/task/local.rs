@@ -86,6 +86,13 @@ impl Drop for Entered {
     }
 }
 
+/// True while a `LocalSet` is entered on this thread (running its tasks, or `enter`ed).
+pub(crate) fn is_entered() -> bool {
+    CURRENT
+        .try_with(|c| c.try_borrow().map_or(true, |c| c.is_some()))
+        .unwrap_or(false)
+}
+
 /// The entered set, cloned (none while the thread-local is being destroyed).
 fn current() -> Option<Rc<LocalContext>> {
     CURRENT

@@ -1,4 +1,4 @@
-//! The multi-thread, work-stealing scheduler (the seed's design).
+//! The multi-thread, work-stealing scheduler.
 //!
 //! N workers, each with a fixed-size `Local` ring, a LIFO slot and a `Parker`; two global
 //! `Inject` queues (below); `Idle` accounting of searching/parked workers. This file is the shared
@@ -8,8 +8,9 @@
 //! wake (`Handle::notify_parked`).
 //!
 //! Scheduling: on a worker of this runtime a woken/spawned task goes into that worker's
-//! LIFO slot (the displaced occupant to the back of its ring; yields go straight to the
-//! back); from any other thread it goes to the global queue, followed by a notify. No
+//! LIFO slot (the displaced occupant to the back of its ring; a yield waits in the
+//! deferred list for the next driver turn, a task woken by another thread while it runs
+//! goes to the back of the ring); from any other thread it goes to the global queue, followed by a notify. No
 //! spawn takes an owned-list lock: a task joins the list at its first park, in the shard of
 //! the worker that polled it (`scheduler::Handle::bind`; see task's list.rs), so a task
 //! that never waits never touches the list. Shutdown drains cancel the unbound rest.
@@ -43,7 +44,7 @@ use self::worker::Core;
 pub(crate) use self::worker::{current_index, hand_off_core, Context};
 use crate::blocking;
 use crate::driver::Driver;
-use crate::metrics::{self, RuntimeMetrics, StallCallback};
+use crate::metrics::{self, Snapshot, StallCallback};
 use crate::park::{Parker, Unparker};
 use crate::scheduler::inject::RemoteSpawns;
 use crate::scheduler::{self, RunTask};
@@ -287,9 +288,8 @@ impl Handle {
         self.shared.inject.is_closed()
     }
 
-    pub(crate) fn metrics(&self) -> RuntimeMetrics {
-        RuntimeMetrics {
-            num_workers: self.shared.remotes.len(),
+    pub(crate) fn metrics(&self) -> Snapshot {
+        Snapshot {
             live_tasks: metrics::live_tasks(&self.shared.metrics, self.shared.remote_spawns.get()),
             remote_spawns: self.shared.remote_spawns.get(),
             global_queue_depth: self.shared.inject.len() + self.shared.overflow.len(),

@@ -32,7 +32,7 @@
 //! The workers' hot path pays two plain stores per poll to their own padded line; the
 //! monitor's reads move that line once per tick. Not built under loom (no clock).
 //!
-//! Orderings (the weakening sweep's rows, loom-tests/README.md; argued, not modelled: the
+//! Orderings (each checked by the weakening sweep, loom-tests/README.md; argued, not modelled: the
 //! monitor thread has no loom build and these are std atomics). Two accesses need SeqCst,
 //! the monitor's `sleeping = true` store before it reads the unparked count and
 //! `worker_unparked`'s load, the two halves of the store-load pair above (with the idle

@@ -173,7 +173,7 @@ impl SpinPolicy {
 
 /// The right to spin, held by one worker at a time (see the module docs).
 ///
-/// Every access is `Relaxed` (the weakening sweep's rows, loom-tests/README.md): the
+/// Every access is `Relaxed` (each checked by the weakening sweep, loom-tests/README.md): the
 /// token guards no memory, only the right to spin. What a spinner looks at (the queues,
 /// the idle word) carries its own synchronization, and nothing is written under the
 /// token for the next holder to read, so a Release at `release` and an Acquire at

@@ -23,7 +23,7 @@
 //! when it first saw the current poll, polls longer than `LONG_POLL`, the longest seen.
 //! These are std atomics (also under loom): they carry no synchronization.
 //!
-//! Why every access here is `Relaxed` (the weakening sweep's rows, loom-tests/README.md):
+//! Why every access here is `Relaxed` (each checked by the weakening sweep, loom-tests/README.md):
 //! no access publishes or reads memory on the strength of these words. The task in the
 //! LIFO slot travels through the slot's own atomic (the owner's Release store or swap, a
 //! taker's Acquire swap), and exactly one swap wins it; `poll_seq` and `stuck_seq` only

@@ -179,7 +179,8 @@ impl Core {
 
 /// The worker thread's body.
 pub(super) fn run(handle: Arc<Handle>, core: Box<Core>) {
-    let _rt = context::enter_runtime();
+    // A worker may `block_in_place`: it hands its core off first.
+    let _rt = context::enter_runtime(true);
     let _enter = context::enter(scheduler::Handle::MultiThread(handle.clone()));
     let index = core.index;
     let cx = scheduler::Context::MultiThread(Context {

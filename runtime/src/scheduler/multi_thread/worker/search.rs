@@ -126,8 +126,7 @@ impl Core {
     }
 
     /// Found work: stop searching; the last searcher to stop wakes another worker when
-    /// there is work left for it (the seed's "a searcher that finds work wakes the next
-    /// one").
+    /// there is work left for it (a searcher that finds work wakes the next one).
     ///
     /// Only when work is left: a searcher that took the one task there was (a remote wake
     /// of a ping-pong partner, a request) would otherwise wake a sibling that finds
