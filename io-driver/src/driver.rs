@@ -54,6 +54,28 @@ const MIN_SHARDS: usize = 4;
 #[repr(align(128))]
 pub(crate) struct Shard {
     pub(crate) wheel: Mutex<Wheel>,
+    /// A lower bound of the wheel's next expiration (ms; `u64::MAX`: nothing pending): the
+    /// earliest time at which advancing the wheel has anything to do (an entry due, or a
+    /// coarse slot to cascade), so a driver turn that finds it later than now skips this
+    /// shard without its mutex. Written only under the mutex: lowered after every insert
+    /// and reset (`Shard::lower_earliest`), set to the wheel's next expiration by
+    /// `fire_timers` once it advanced the wheel to now.
+    /// A stale read (an insert racing the turn) only defers that timer to the next turn,
+    /// and a driver about to sleep computes its timeout under every shard's mutex.
+    pub(crate) earliest: AtomicU64,
+}
+
+impl Shard {
+    /// Called with the wheel's mutex held (`wheel` is its guard), after an entry was
+    /// inserted or moved.
+    pub(crate) fn lower_earliest(&self, wheel: &Wheel) {
+        let next = wheel.next_expiration().unwrap_or(u64::MAX);
+        // Relaxed: written under the mutex; readers either hold it or treat the value
+        // as a hint (see the field).
+        if next < self.earliest.load(Ordering::Relaxed) {
+            self.earliest.store(next, Ordering::Relaxed);
+        }
+    }
 }
 /// `sleep_until` while the driver is not blocked in `epoll_wait`: no deadline is earlier.
 const NOT_SLEEPING: u64 = 0;
@@ -96,6 +118,7 @@ impl Driver {
             shards: (0..shard_count())
                 .map(|_| Shard {
                     wheel: Mutex::new(Wheel::new()),
+                    earliest: AtomicU64::new(u64::MAX),
                 })
                 .collect(),
             next_shard: AtomicUsize::new(0),
@@ -188,6 +211,13 @@ impl Driver {
     /// `sleep_until`; see `Handle::must_rearm`).
     fn arm(&self, now: Instant, timeout: Option<Duration>) -> Option<Duration> {
         let handle = &*self.handle;
+        if timeout == Some(Duration::ZERO) {
+            // A turn that will not sleep: no deadline can shorten it, so no shard mutex is
+            // taken. Relaxed: an inserter that reads this (or a stale larger value) at
+            // worst unparks a driver that is not asleep.
+            handle.sleep_until.store(NOT_SLEEPING, Ordering::Relaxed);
+            return timeout;
+        }
         let mut guards: [Option<MutexGuard<'_, Wheel>>; MAX_SHARDS] = [const { None }; MAX_SHARDS];
         let mut next: Option<u64> = None;
         for (guard, shard) in guards.iter_mut().zip(handle.shards.iter()) {
@@ -249,11 +279,19 @@ impl Driver {
                 if busy & (1 << i) == 0 {
                     continue;
                 }
+                // Relaxed: a hint (see `Shard::earliest`); nothing due here before now.
+                if shard.earliest.load(Ordering::Relaxed) > now {
+                    busy &= !(1 << i);
+                    continue;
+                }
                 let list = &mut self.wake_list;
-                let done = shard
-                    .wheel
-                    .lock()
-                    .advance_batch(now, FIRE_BATCH, |_, _, waker| list.extend(waker));
+                let mut wheel = shard.wheel.lock();
+                let done = wheel.advance_batch(now, FIRE_BATCH, |_, _, waker| list.extend(waker));
+                if done {
+                    let next = wheel.next_expiration().unwrap_or(u64::MAX);
+                    shard.earliest.store(next, Ordering::Relaxed);
+                }
+                drop(wheel);
                 self.wake_all();
                 if done {
                     busy &= !(1 << i);

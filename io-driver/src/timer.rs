@@ -169,6 +169,7 @@ impl Timer {
         let Some(key) = self.key else { return };
         let mut wheel = self.handle.wheel(self.shard);
         wheel.reset(key, self.when);
+        self.handle.shards[self.shard].lower_earliest(&wheel);
         let rearm = wheel.state(key) == EntryState::Pending && self.handle.must_rearm(self.when);
         drop(wheel);
         if rearm {
@@ -201,6 +202,7 @@ impl Timer {
                     Poll::Ready(Err(TimerShutdown))
                 } else {
                     self.key = Some(wheel.insert(self.when, Some(cx.waker().clone())));
+                    self.handle.shards[self.shard].lower_earliest(&wheel);
                     rearm = self.handle.must_rearm(self.when);
                     garbage = None;
                     Poll::Pending

@@ -1,7 +1,8 @@
 //! loom suites for `runtime::sync::{mpsc, watch, broadcast}`, the shipping code through the
 //! shim: send/recv racing close (bounded and unbounded), `try_recv` running while a send is
 //! in flight, a reservation cancelled after it was granted (the capacity must pass on to the
-//! next sender), a lagging broadcast receiver, watch `changed` racing `send`, and the
+//! next sender, or wake the receiver of a closed channel), a lagging broadcast receiver, a
+//! broadcast value freed by its last reader, watch `changed` racing `send`, and the
 //! unbounded list's blocks filled, recycled and reused (one and two producers).
 //!
 //! Each model asserts safety (every message received at most once, in order, dropped
@@ -273,6 +274,26 @@ fn mpsc_cancelled_reserve_passes_capacity_on() {
     });
 }
 
+/// Capacity 1, full. A queued `reserve` is granted the room a receive frees, then dropped
+/// unpolled on another thread while the receiver closes the channel and waits in `recv`
+/// (a sender stays alive, so only the returned room can end it): the room comes back
+/// before the receiver is told, so it wakes and ends with `None`, whichever came first.
+#[test]
+fn mpsc_cancelled_reservation_on_a_closed_channel_wakes_the_receiver() {
+    model(|| {
+        let (tx, mut rx) = mpsc::channel(1);
+        tx.try_send(1u8).unwrap();
+        let mut reserve = Box::pin(tx.clone().reserve_owned());
+        assert!(poll_once(&mut reserve).is_pending(), "the channel is full");
+        assert_eq!(rx.try_recv(), Ok(1), "its room goes to `reserve`, unseen");
+        let canceller = thread::spawn(move || drop(reserve));
+        rx.close();
+        assert_eq!(block_on(rx.recv()), None);
+        canceller.join().unwrap();
+        assert_eq!(tx.capacity(), 1, "every permit came back");
+    });
+}
+
 /// Capacity 1: a sender waiting for room is woken by the receive that frees it.
 #[test]
 fn mpsc_send_waits_for_recv() {
@@ -364,6 +385,32 @@ fn broadcast_values_dropped_once() {
         drop(rx);
         sender.join().unwrap();
         assert_eq!(drops.load(SeqCst), 1);
+    });
+}
+
+/// Two receivers of two values on two threads: one reads both, the other reads the first
+/// and leaves without reading the second. Each value is freed by its last reader (or the
+/// leaving receiver), after the other's clone (loom checks the slot's cell), exactly once,
+/// while the sender still lives.
+#[test]
+fn broadcast_value_freed_by_its_last_reader() {
+    model(|| {
+        let drops = Arc::new(AtomicUsize::new(0));
+        let (tx, mut rx1) = broadcast::channel::<Arc<Tracked>>(2);
+        let mut rx2 = tx.subscribe();
+        for i in 0..2 {
+            tx.send(Arc::new(Tracked(i, drops.clone()))).unwrap();
+        }
+        let other = thread::spawn(move || {
+            assert_eq!(rx2.try_recv().unwrap().0, 0);
+            drop(rx2);
+        });
+        assert_eq!(rx1.try_recv().unwrap().0, 0);
+        assert_eq!(rx1.try_recv().unwrap().0, 1);
+        other.join().unwrap();
+        assert_eq!(drops.load(SeqCst), 2, "both freed with the sender alive");
+        drop((tx, rx1));
+        assert_eq!(drops.load(SeqCst), 2);
     });
 }
 

@@ -7,6 +7,7 @@ mod support;
 
 use support::*;
 
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::Arc;
 use std::task::Poll;
@@ -232,8 +233,8 @@ fn values_dropped_exactly_once() {
     // 3 overwritten.
     assert_eq!(drops.load(SeqCst), 3);
     assert!(matches!(rx.try_recv(), Err(TryRecvError::Lagged(3))));
-    drop(rx.try_recv().unwrap()); // a clone
-    assert_eq!(drops.load(SeqCst), 4);
+    drop(rx.try_recv().unwrap()); // a clone, and the kept value: its one receiver read it
+    assert_eq!(drops.load(SeqCst), 5);
     drop(tx);
     drop(rx);
     assert_eq!(
@@ -329,5 +330,77 @@ fn weak_sender_does_not_keep_the_channel_open() {
         assert!(weak.upgrade().is_none());
         assert_eq!(rx.try_recv(), Ok(1));
         assert_eq!(rx.try_recv(), Err(TryRecvError::Closed));
+    })
+}
+
+#[test]
+fn a_value_is_freed_once_every_receiver_read_it_or_left() {
+    watchdog("the values' drops", || {
+        let drops = Arc::new(AtomicUsize::new(0));
+        let (tx, mut rx1) = broadcast::channel(4);
+        let mut rx2 = tx.subscribe();
+        tx.send(CountDrop(drops.clone())).unwrap();
+        tx.send(CountDrop(drops.clone())).unwrap();
+        drop(rx1.try_recv().unwrap());
+        assert_eq!(
+            drops.load(SeqCst),
+            1,
+            "rx1's clone only: rx2 has not read it"
+        );
+        drop(rx2.try_recv().unwrap());
+        assert_eq!(
+            drops.load(SeqCst),
+            3,
+            "rx2's clone, and the value: every receiver read it"
+        );
+        drop(rx1.try_recv().unwrap());
+        assert_eq!(drops.load(SeqCst), 4, "rx2 has not read the second");
+        drop(rx2);
+        assert_eq!(
+            drops.load(SeqCst),
+            5,
+            "its last reader left without reading it"
+        );
+        assert!(tx.is_empty());
+        // A receiver subscribed after a send does not hold that value.
+        tx.send(CountDrop(drops.clone())).unwrap();
+        let rx3 = tx.subscribe();
+        drop(rx1.try_recv().unwrap());
+        assert_eq!(drops.load(SeqCst), 7);
+        drop((tx, rx1, rx3));
+        assert_eq!(drops.load(SeqCst), 7, "each value dropped once");
+    })
+}
+
+/// Its `clone` panics for the value 1.
+#[derive(Debug, PartialEq)]
+struct CloneBomb(u32);
+
+impl Clone for CloneBomb {
+    fn clone(&self) -> Self {
+        if self.0 == 1 {
+            panic!("this value's clone panics");
+        }
+        CloneBomb(self.0)
+    }
+}
+
+#[test]
+fn a_value_whose_clone_panics_is_skipped_not_retried() {
+    watchdog("the receives after a panicking clone", || {
+        let (tx, mut rx) = broadcast::channel(4);
+        let mut rx2 = tx.subscribe();
+        tx.send(CloneBomb(1)).unwrap();
+        tx.send(CloneBomb(2)).unwrap();
+        assert!(catch_unwind(AssertUnwindSafe(|| rx.try_recv())).is_err());
+        assert_eq!(rx.try_recv(), Ok(CloneBomb(2)));
+        assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
+        // The same through `recv`.
+        assert!(catch_unwind(AssertUnwindSafe(|| poll_noop(std::pin::pin!(rx2.recv())))).is_err());
+        assert_eq!(
+            poll_noop(std::pin::pin!(rx2.recv())),
+            Poll::Ready(Ok(CloneBomb(2)))
+        );
+        assert_eq!(tx.len(), 0, "the value whose clone panicked counts as read");
     })
 }

@@ -7,6 +7,8 @@ mod support;
 
 use support::*;
 
+use std::future::Future;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::Arc;
 use std::task::Poll;
@@ -286,6 +288,32 @@ rt_test! {
                 }));
                 let got = std::future::poll_fn(|cx| rx.poll_recv(cx)).await;
                 assert_eq!(got, Some(3));
+            });
+        })
+    }
+
+    #[test]
+    fn granted_reserve_dropped_after_close_ends_recv() {
+        watchdog("recv's end after the granted reserve's drop", || {
+            on(&rt(), || async {
+                let (tx, mut rx) = mpsc::channel::<u8>(1);
+                tx.try_send(1).unwrap();
+                let mut reserve = Box::pin(tx.clone().reserve_owned());
+                assert!(poll_once(&mut reserve).is_pending(), "the channel is full");
+                // The room goes to `reserve`, which is never polled again.
+                assert_eq!(rx.recv().await, Some(1));
+                rx.close();
+                // The receive waits in a task of its own: only a wake-up addressed to it
+                // (not the timeout's re-poll of the join) completes it.
+                let recv = runtime::spawn(async move { rx.recv().await });
+                for _ in 0..4 {
+                    runtime::task::yield_now().await; // let it register
+                }
+                drop(reserve);
+                // `tx` is alive: only the returned room can end the receiver.
+                let got = within("the waiting recv's None", recv).await.unwrap();
+                assert_eq!(got, None);
+                drop(tx);
             });
         })
     }
@@ -599,5 +627,173 @@ fn cancelled_recv_and_send_leave_the_channel_consistent() {
         tx.try_send(3).unwrap();
         let mut recv = Box::pin(rx.recv());
         assert_eq!(poll_once(&mut recv), Poll::Ready(Some(3)));
+    })
+}
+
+/// `waiting` (a `reserve` or `send` on a full channel of capacity 1 holding the message 1)
+/// is granted the room the receive frees, the receiver closes the channel and waits, then
+/// `waiting` is dropped unpolled: the room comes back, and the receiver, with a sender
+/// still alive, is woken and ends.
+fn granted_then_dropped_after_close<F: Future>(rx: &mut mpsc::Receiver<u8>, waiting: F) {
+    let mut waiting = Box::pin(waiting);
+    assert!(
+        poll_noop(waiting.as_mut()).is_pending(),
+        "the channel is full"
+    );
+    assert_eq!(rx.try_recv(), Ok(1), "its room goes to `waiting`, unseen");
+    rx.close();
+    let (wakes, waker) = counting_waker();
+    let mut recv = Box::pin(rx.recv());
+    assert!(
+        poll(recv.as_mut(), &waker).is_pending(),
+        "a reservation is outstanding"
+    );
+    drop(waiting);
+    assert!(wakes.count() > 0, "the returned room woke the receiver");
+    assert_eq!(poll(recv.as_mut(), &waker), Poll::Ready(None));
+}
+
+#[test]
+fn granted_reservation_dropped_after_close_wakes_the_receiver() {
+    watchdog("the receiver's end", || {
+        let (tx, mut rx) = mpsc::channel::<u8>(1);
+        tx.try_send(1).unwrap();
+        granted_then_dropped_after_close(&mut rx, tx.reserve());
+
+        let (tx, mut rx) = mpsc::channel::<u8>(1);
+        tx.try_send(1).unwrap();
+        granted_then_dropped_after_close(&mut rx, tx.send(2));
+
+        let (tx, mut rx) = mpsc::channel::<u8>(1);
+        tx.try_send(1).unwrap();
+        granted_then_dropped_after_close(&mut rx, tx.reserve_many(1));
+
+        let (tx, mut rx) = mpsc::channel::<u8>(1);
+        tx.try_send(1).unwrap();
+        granted_then_dropped_after_close(&mut rx, tx.clone().reserve_owned());
+        assert_eq!(tx.capacity(), 1, "every permit came back");
+    })
+}
+
+#[test]
+fn dropping_the_receiver_drops_its_waker() {
+    watchdog("the receivers' drops", || {
+        let (tx, mut rx) = mpsc::channel::<u8>(1);
+        let (wakes, waker) = counting_waker();
+        assert!(poll(std::pin::pin!(rx.recv()), &waker).is_pending());
+        drop(waker);
+        assert_eq!(Arc::strong_count(&wakes), 2, "the channel holds the waker");
+        drop(rx);
+        assert_eq!(
+            Arc::strong_count(&wakes),
+            1,
+            "the waker went with the receiver, though a sender lives"
+        );
+        assert_eq!(wakes.count(), 0);
+        drop(tx);
+
+        let (tx, mut rx) = mpsc::unbounded_channel::<u8>();
+        let (wakes, waker) = counting_waker();
+        assert!(poll(std::pin::pin!(rx.recv()), &waker).is_pending());
+        drop(waker);
+        assert_eq!(Arc::strong_count(&wakes), 2, "the channel holds the waker");
+        drop(rx);
+        assert_eq!(
+            Arc::strong_count(&wakes),
+            1,
+            "the waker went with the receiver, though a sender lives"
+        );
+        drop(tx);
+    })
+}
+
+/// Counts its drops; the one marked `panics` panics in its drop (after counting).
+struct PanicOnDrop {
+    panics: bool,
+    drops: Arc<AtomicUsize>,
+}
+
+impl Drop for PanicOnDrop {
+    fn drop(&mut self) {
+        self.drops.fetch_add(1, SeqCst);
+        if self.panics {
+            panic!("a message's drop panics");
+        }
+    }
+}
+
+#[test]
+fn a_panicking_message_drop_does_not_skip_the_others() {
+    watchdog("the drops", || {
+        let msg = |drops: &Arc<AtomicUsize>, i: usize| PanicOnDrop {
+            panics: i == 1,
+            drops: drops.clone(),
+        };
+
+        // The receiver's drain (bounded): every message dropped, the panic goes on.
+        let drops = Arc::new(AtomicUsize::new(0));
+        let (tx, rx) = mpsc::channel(8);
+        for i in 0..5 {
+            assert!(tx.try_send(msg(&drops, i)).is_ok(), "room");
+        }
+        assert!(catch_unwind(AssertUnwindSafe(|| drop(rx))).is_err());
+        assert_eq!(drops.load(SeqCst), 5, "with a sender alive");
+        drop(tx);
+        assert_eq!(drops.load(SeqCst), 5);
+
+        // The receiver's drain (unbounded).
+        let drops = Arc::new(AtomicUsize::new(0));
+        let (tx, rx) = mpsc::unbounded_channel();
+        for i in 0..5 {
+            assert!(tx.send(msg(&drops, i)).is_ok(), "open");
+        }
+        assert!(catch_unwind(AssertUnwindSafe(|| drop(rx))).is_err());
+        assert_eq!(drops.load(SeqCst), 5, "with a sender alive");
+        drop(tx);
+        assert_eq!(drops.load(SeqCst), 5);
+
+        // The channel's own drop: messages sent through permits after the receiver left.
+        let drops = Arc::new(AtomicUsize::new(0));
+        let (tx, rx) = mpsc::channel(4);
+        let permits = tx.try_reserve_many(3).unwrap();
+        drop(rx);
+        for (i, permit) in permits.enumerate() {
+            permit.send(msg(&drops, i));
+        }
+        assert_eq!(drops.load(SeqCst), 0);
+        assert!(catch_unwind(AssertUnwindSafe(|| drop(tx))).is_err());
+        assert_eq!(drops.load(SeqCst), 3);
+    })
+}
+
+#[test]
+fn recv_many_reserves_for_what_arrived_not_for_the_limit() {
+    watchdog("recv_many", || {
+        let (tx, mut rx) = mpsc::channel(128);
+        tx.try_send(1u32).unwrap();
+        let mut buf = Vec::new();
+        assert_eq!(
+            poll_noop(std::pin::pin!(rx.recv_many(&mut buf, 64))),
+            Poll::Ready(1)
+        );
+        assert!(buf.capacity() < 64, "capacity {}", buf.capacity());
+        for i in 0..3 {
+            tx.try_send(i).unwrap();
+        }
+        assert_eq!(
+            poll_noop(std::pin::pin!(rx.recv_many(&mut buf, 64))),
+            Poll::Ready(3)
+        );
+        assert_eq!(buf, [1, 0, 1, 2]);
+        assert!(buf.capacity() < 64, "capacity {}", buf.capacity());
+
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        tx.send(1u32).unwrap();
+        let mut buf = Vec::new();
+        assert_eq!(
+            poll_noop(std::pin::pin!(rx.recv_many(&mut buf, 64))),
+            Poll::Ready(1)
+        );
+        assert!(buf.capacity() < 64, "capacity {}", buf.capacity());
     })
 }

@@ -198,13 +198,16 @@ fn current_thread_handle_block_on_elsewhere_allows_it() {
 fn inside_a_local_set_refuses_with_a_message() {
     let rt = one_worker();
     let local = runtime::task::LocalSet::new();
-    let out = rt.block_on(local.run_until(async {
-        runtime::task::spawn_local(async { block_in_place(|| 1) }).await
-    }));
+    let out = rt.block_on(
+        local.run_until(async { runtime::task::spawn_local(async { block_in_place(|| 1) }).await }),
+    );
     let err = out.expect_err("block_in_place inside a LocalSet ran");
     assert!(err.is_panic());
     let msg = panic_message(&*err.into_panic());
-    assert!(msg.contains("LocalSet") && msg.contains("spawn_blocking"), "{msg}");
+    assert!(
+        msg.contains("LocalSet") && msg.contains("spawn_blocking"),
+        "{msg}"
+    );
 }
 
 /// After many hand-offs the runtime still shuts down, every worker thread the user's

@@ -72,3 +72,29 @@ rt_test! {
 fn id_outside_a_task_panics() {
     task::id();
 }
+
+/// A task's id is assigned at its first use; readers racing to be first all get the same
+/// one, and it never changes after.
+#[test]
+fn first_readers_racing_agree_on_the_id() {
+    let rt = runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
+    for _ in 0..50 {
+        let join = rt.spawn(std::future::pending::<()>());
+        let abort = join.abort_handle();
+        let ids: Vec<_> = (0..4)
+            .map(|_| {
+                let abort = abort.clone();
+                std::thread::spawn(move || abort.id())
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|t| t.join().unwrap())
+            .collect();
+        assert!(ids.iter().all(|id| *id == ids[0]), "{ids:?}");
+        assert_eq!(join.id(), ids[0]);
+        join.abort();
+    }
+}

@@ -61,8 +61,8 @@ unsafe impl Sync for Header {}
 
 /// The cold part of a task; last in the allocation.
 pub(crate) struct Trailer {
-    /// The task's id (id.rs): written at allocation, immutable after.
-    pub(crate) id: crate::id::Id,
+    /// The task's id (id.rs), assigned at its first use (`Trailer::id`): 0 until then.
+    pub(crate) id: crate::id::LazyId,
     pub(crate) owned_prev: UnsafeCell<Option<NonNull<Header>>>,
     pub(crate) owned_next: UnsafeCell<Option<NonNull<Header>>>,
     pub(crate) waker: UnsafeCell<Option<Waker>>,
@@ -125,7 +125,7 @@ impl<T: Future, S: Schedule> Cell<T, S> {
                 stage: UnsafeCell::new(Stage::Running(future)),
             },
             trailer: Trailer {
-                id: crate::id::next(),
+                id: crate::id::LazyId::new(),
                 owned_prev: UnsafeCell::new(None),
                 owned_next: UnsafeCell::new(None),
                 waker: UnsafeCell::new(None),
@@ -168,5 +168,21 @@ mod tests {
         // The header is first in the allocation, so a task pointer is a header pointer.
         type C = Cell<std::future::Ready<()>, ()>;
         assert_eq!(std::mem::offset_of!(C, header), 0);
+    }
+
+    /// With a one-word scheduler handle, a task whose future takes 32 bytes is a 120-byte
+    /// allocation: within glibc's fast bins (requests up to 120 bytes), which a thread
+    /// frees into without the allocator's lock. A word more and every task spawned on one
+    /// thread and freed on another takes that lock.
+    #[test]
+    fn a_small_task_fits_the_fast_bins() {
+        type Fut = std::future::Ready<[u64; 3]>;
+        assert_eq!(std::mem::size_of::<Fut>(), 32);
+        type C = Cell<Fut, std::sync::Arc<()>>;
+        assert!(
+            std::mem::size_of::<C>() <= 120,
+            "{}",
+            std::mem::size_of::<C>()
+        );
     }
 }

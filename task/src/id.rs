@@ -1,10 +1,11 @@
 //! Task ids: unique for the life of the process, assigned at spawn, and the "current task"
 //! a thread is polling.
 //!
-//! Assignment costs no shared atomic per spawn: each thread takes a block of `BLOCK` ids
-//! from one global counter (one `fetch_add` per block) and hands them out from a
-//! thread-local cursor. Ids are therefore unique but not in spawn order across threads.
-//! The id lives in the task's cold trailer, written once at allocation and never again.
+//! Assignment is lazy and costs no shared atomic per task: a task's id is taken when it is
+//! first asked for (`LazyId`: the spawn path writes a zero), from the thread's block of
+//! `BLOCK` ids, which it takes from one global counter (one `fetch_add` per block) and
+//! hands out from a thread-local cursor. Ids are therefore unique but in no particular
+//! order (not spawn order). The id lives in the task's cold trailer.
 //!
 //! The current task is a thread-local pointer to the header of the task being polled (or
 //! having its future dropped), set by the harness around that call and restored after it;
@@ -57,7 +58,40 @@ std::thread_local! {
     static CURRENT: Cell<Option<NonNull<Header>>> = const { Cell::new(None) };
 }
 
-/// A fresh id, for a task being allocated.
+/// A task's id slot: 0 until the id is first asked for (`get`), then the id for good.
+///
+/// Most tasks never have their id read (nobody calls `task::id()`, `JoinHandle::id()`, and
+/// they neither panic nor get cancelled), so the spawn path only writes a zero; the first
+/// reader takes a fresh id and installs it with a CAS, and racing first readers agree on
+/// the one that won. A std atomic even under loom: it carries no synchronization (only
+/// the id's uniqueness matters, and the CAS gives every reader the same one).
+pub(crate) struct LazyId(std::sync::atomic::AtomicU64);
+
+impl LazyId {
+    pub(crate) const fn new() -> LazyId {
+        LazyId(std::sync::atomic::AtomicU64::new(0))
+    }
+
+    /// The task's id, assigned now if this is its first use.
+    pub(crate) fn get(&self) -> Id {
+        use std::sync::atomic::Ordering::Relaxed;
+        // Relaxed: the value is all that is read; ids publish nothing.
+        let id = match self.0.load(Relaxed) {
+            0 => {
+                let fresh = next().0.get();
+                match self.0.compare_exchange(0, fresh, Relaxed, Relaxed) {
+                    Ok(_) => fresh,
+                    // Another first reader won: its id is the task's (ours is skipped).
+                    Err(won) => won,
+                }
+            }
+            id => id,
+        };
+        Id(NonZeroU64::new(id).expect("an assigned id is never 0"))
+    }
+}
+
+/// A fresh id.
 pub(crate) fn next() -> Id {
     let id = CURSOR
         .try_with(|c| {
@@ -96,5 +130,5 @@ pub fn current() -> Option<Id> {
     let task = CURRENT.try_with(|c| c.get()).ok().flatten()?;
     // SAFETY: the pointer is set only while the harness polls (or drops the future of)
     // that task, holding a reference to it, and is reset when that call returns.
-    Some(unsafe { Header::trailer(task) }.id)
+    Some(unsafe { Header::trailer(task) }.id.get())
 }

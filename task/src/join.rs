@@ -94,7 +94,7 @@ impl<T> JoinHandle<T> {
     /// The task's id (see [`Id`]).
     pub fn id(&self) -> Id {
         // SAFETY: the handle's reference keeps the task live.
-        unsafe { Header::trailer(self.raw) }.id
+        unsafe { Header::trailer(self.raw) }.id.get()
     }
 
     /// A handle that can abort the task but not await it.
@@ -166,7 +166,7 @@ impl AbortHandle {
     /// The task's id (see [`Id`]).
     pub fn id(&self) -> Id {
         // SAFETY: we hold a reference.
-        unsafe { Header::trailer(self.raw) }.id
+        unsafe { Header::trailer(self.raw) }.id.get()
     }
 }
 

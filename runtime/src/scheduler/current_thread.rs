@@ -48,7 +48,7 @@ pub(crate) struct Shared {
     inject: Inject<RunTask>,
     /// Tasks spawned from outside the core's thread (inject.rs).
     remote_spawns: RemoteSpawns,
-    pub(crate) owned: OwnedTasks<scheduler::Handle>,
+    pub(crate) owned: OwnedTasks<scheduler::TaskSched>,
     /// Set by the `block_on` future's waker. A wake happens-before the poll it causes: the
     /// waker's Release store is read by the run loop's Acquire swap (the only Acquire on
     /// it; see `Context::run_until`). Only the thread holding the core reads it.
@@ -81,7 +81,7 @@ pub(crate) struct Core {
 pub(crate) struct Context {
     handle: Arc<Handle>,
     /// The same handle as tasks see it: lent to each task the core runs (`Notified::run`).
-    sched: scheduler::Handle,
+    sched: scheduler::TaskSched,
     core: RefCell<Option<Box<Core>>>,
 }
 
@@ -253,7 +253,7 @@ impl CurrentThread {
         };
         let cx = scheduler::Context::CurrentThread(Context {
             handle: handle.clone(),
-            sched: scheduler::Handle::CurrentThread(handle.clone()),
+            sched: scheduler::TaskSched::new(&scheduler::Handle::CurrentThread(handle.clone())),
             core: RefCell::new(Some(core)),
         });
         let cancelled = context::set_scheduler(&cx, || {
@@ -316,7 +316,7 @@ impl<'a> CoreGuard<'a> {
             ct,
             cx: scheduler::Context::CurrentThread(Context {
                 handle: handle.clone(),
-                sched: scheduler::Handle::CurrentThread(handle.clone()),
+                sched: scheduler::TaskSched::new(&scheduler::Handle::CurrentThread(handle.clone())),
                 core: RefCell::new(Some(core)),
             }),
         }

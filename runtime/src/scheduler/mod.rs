@@ -25,13 +25,17 @@ pub(crate) mod multi_thread;
 use std::future::Future;
 
 use shim::sync::Arc;
-use task::{JoinHandle, Notified, Schedule, Task};
+use task::{JoinHandle, Notified, Task};
 
 use crate::driver::Driver;
 use crate::metrics::{RuntimeMetrics, Snapshot};
 
+mod task_sched;
+
+pub(crate) use self::task_sched::TaskSched;
+
 /// A task of this runtime, as queues hold it.
-pub(crate) type RunTask = Notified<Handle>;
+pub(crate) type RunTask = Notified<TaskSched>;
 
 /// How a task reaches its scheduler: decides where it waits (a yield waits in the
 /// deferred list) and what is counted (a spawn).
@@ -172,7 +176,9 @@ impl Handle {
     }
 }
 
-impl Schedule for Handle {
+/// What a task asks of its scheduler (`task::Schedule`, implemented by `TaskSched`, the
+/// one-word form of this handle that tasks keep).
+impl Handle {
     fn schedule(&self, task: RunTask) {
         match self {
             Handle::MultiThread(h) => multi_thread::Handle::schedule(h, task, Arrival::Wake),
@@ -180,14 +186,14 @@ impl Schedule for Handle {
         }
     }
 
-    fn release(&self, task: &Task<Self>) -> Option<Task<Self>> {
+    fn release(&self, task: &Task<TaskSched>) -> Option<Task<TaskSched>> {
         match self {
             Handle::MultiThread(h) => h.shared.owned.remove(task),
             Handle::CurrentThread(h) => h.shared.owned.remove(task),
         }
     }
 
-    fn bind(&self, task: Task<Self>) -> Result<(), Task<Self>> {
+    fn bind(&self, task: Task<TaskSched>) -> Result<(), Task<TaskSched>> {
         match self {
             // Into the polling worker's own shard: its lock is uncontended, and the task's
             // completion will most likely release it there too.

@@ -4,23 +4,35 @@
 //! ([`error::RecvError::Lagged`]) and resumes at the oldest value still kept.
 //!
 //! State: `tail` (behind a mutex: the next position to write, the closed flag, the list of
-//! waiting receivers and every receiver's published cursor, whose number is the receiver
-//! count) and the slots, each behind a reader-writer lock holding the position it was last
-//! written for and its value.
+//! waiting receivers and the receiver count) and the slots, each behind a reader-writer
+//! lock holding the position it was last written for, its value, and `rem`, the number of
+//! receivers yet to read that value.
+//!
+//! Freeing: a send sets `rem` to the receiver count (under the tail lock, where receivers
+//! join and leave), which counts exactly the receivers that will read the position: a
+//! receiver joins at the tail, reads positions in order, and one that lags resumes at the
+//! oldest kept. A receive moves its `next` past the value, clones it under the slot's read
+//! lock, then decrements `rem` (one RMW per receive, AcqRel, also when the clone panics);
+//! the receive that brings it to zero takes the value out and drops it after releasing the
+//! lock: every other reader has finished its clone (each decremented after cloning, and the
+//! decrements form one release sequence), and no later reader touches the value. A
+//! receiver that is dropped decrements the kept positions it has not read, in order. A
+//! value is therefore dropped once every receiver has read it or is gone, when its slot is
+//! overwritten, or with the channel: exactly once.
 //!
 //! [`Sender::len`] (values kept that some receiver alive when they were sent has not read)
-//! comes from the cursors: each receiver stores its next position into its own padded
-//! cursor after every receive (a plain store on a line no one else writes), and `len` takes
-//! the smallest under the tail lock. A receiver reads values in order, so every position
-//! from the smallest cursor to the tail is unread by someone, and a receiver that
-//! subscribed later starts at the tail. (Tokio keeps a count per slot that every receive
-//! decrements instead: an RMW on the slot's line, which all receivers share, per value.)
+//! reads the counts: receivers read and leave in order, and a receiver counted at a
+//! position is counted at the next, so among the kept positions those with `rem > 0` are
+//! the newest ones, and `len` finds where they start by binary search.
 //!
 //! Invariants:
 //! - Slot `p & mask` holds position `p` exactly when its stamp says `p`; slot `i` starts
 //!   stamped `i - len` (one lap before position `i`), so for a receiver at `next`, the
 //!   stamp `next - len` means "not written yet" and anything else but `next` means
 //!   "overwritten: lagged".
+//! - A slot's value is written only under its write lock; under a read lock it is read
+//!   (cloned) only by a receiver counted in `rem` that has not decremented it, and taken out
+//!   only by the one whose decrement reached zero.
 //! - A sender writes a slot (under its write lock) and advances `tail.pos` while holding the
 //!   tail lock; a receiver that finds its slot not written yet looks again at `tail.pos`
 //!   under the tail lock and only then registers its waker, so it cannot miss the send (which
@@ -29,8 +41,6 @@
 //!   then marks the receive's own handoff word (wait_list.rs's `Handoff`), so the woken
 //!   receive, reading that word, leaves without taking the tail lock again (tokio's
 //!   receive does the same with its intrusive node's `queued` flag).
-//! - Values are cloned out under a slot's read lock; a value is dropped when its slot is
-//!   overwritten, or with the channel: exactly once.
 //!
 //! Every wait that completes ready spends one unit of the task's cooperative budget.
 
@@ -38,12 +48,12 @@ use std::cell::Cell;
 use std::fmt;
 use std::task::{Context, Poll, Waker};
 
-use crossbeam_utils::CachePadded;
+use shim::cell::UnsafeCell;
 use shim::sync::atomic::{
-    AtomicU64, AtomicUsize,
+    AtomicUsize,
     Ordering::{AcqRel, Acquire, Relaxed, Release},
 };
-use shim::sync::{Arc, Mutex, RwLock};
+use shim::sync::{Arc, Mutex, RwLock, RwLockReadGuard};
 
 use crate::sync::wait_list::{notify_all, Handoff, HandoffWord, WaitList, Waiter, WakeList};
 use crate::sync::{poll_budget, spend_budget};
@@ -56,19 +66,59 @@ struct Slot<T> {
     inner: RwLock<SlotInner<T>>,
 }
 
-/// A receiver's next position, published for [`Sender::len`]; padded, as its receiver
-/// stores into it on every receive.
-type Cursor = CachePadded<AtomicU64>;
-
-/// The smallest published cursor, if any receiver is alive.
-fn min_cursor(cursors: &[Arc<Cursor>]) -> Option<u64> {
-    // Relaxed: a snapshot for `len`; no value is read on its strength.
-    cursors.iter().map(|c| c.load(Relaxed)).min()
-}
-
 struct SlotInner<T> {
     pos: u64,
-    val: Option<T>,
+    /// Receivers yet to read position `pos`'s value (module doc).
+    rem: AtomicUsize,
+    /// Written under the slot's write lock; under a read lock, as the module doc says.
+    val: UnsafeCell<Option<T>>,
+}
+
+// SAFETY: several receivers clone the value through `&T` at once (T: Sync), and the value
+// moves between threads (T: Send); the cell is accessed as the module doc says.
+unsafe impl<T: Send + Sync> Sync for SlotInner<T> {}
+
+/// A receive of one position, holding the slot's read lock; dropping it (also while a
+/// panicking `clone` unwinds) decrements `rem`, and the last reader drops the value after
+/// releasing the lock.
+struct Read<'a, T> {
+    inner: Option<RwLockReadGuard<'a, SlotInner<T>>>,
+}
+
+impl<T> Read<'_, T> {
+    fn clone_value(&self) -> T
+    where
+        T: Clone,
+    {
+        let inner = self.inner.as_ref().expect("a live read holds its lock");
+        // SAFETY: we are counted in `rem` and have not decremented it, so nobody takes the
+        // value out or writes it meanwhile (module doc).
+        inner
+            .val
+            .with(|v| unsafe { (*v).clone() })
+            .expect("a written slot holds a value")
+    }
+}
+
+impl<T> Drop for Read<'_, T> {
+    fn drop(&mut self) {
+        let Some(inner) = self.inner.take() else {
+            return;
+        };
+        // AcqRel: Release orders our clone before the last reader's take; the last reader's
+        // Acquire sees every other reader's clone (the decrements are RMWs, so they form
+        // one release sequence).
+        let val = if inner.rem.fetch_sub(1, AcqRel) == 1 {
+            // SAFETY: every counted reader has decremented: nobody else reads the value
+            // until the next send, which takes the write lock.
+            inner.val.with_mut(|v| unsafe { (*v).take() })
+        } else {
+            None
+        };
+        // The value's drop runs outside the slot's lock.
+        drop(inner);
+        drop(val);
+    }
 }
 
 struct Tail {
@@ -76,9 +126,8 @@ struct Tail {
     closed: bool,
     /// Receives waiting for the next value; a send or the close serves (frees) them all.
     waiters: WaitList<Handoff>,
-    /// Every live receiver's cursor (a receiver finds its own by pointer when it leaves);
-    /// their number is the receiver count.
-    cursors: Vec<Arc<Cursor>>,
+    /// Live receivers.
+    rx_cnt: usize,
 }
 
 struct Shared<T> {
@@ -140,8 +189,6 @@ pub struct WeakSender<T> {
 pub struct Receiver<T> {
     shared: Arc<Shared<T>>,
     next: u64,
-    /// `next`, published for `Sender::len`.
-    cursor: Arc<Cursor>,
 }
 
 impl<T> Shared<T> {
@@ -167,7 +214,8 @@ impl<T> Sender<T> {
             .map(|i| Slot {
                 inner: RwLock::new(SlotInner {
                     pos: (i as u64).wrapping_sub(len as u64),
-                    val: None,
+                    rem: AtomicUsize::new(0),
+                    val: UnsafeCell::new(None),
                 }),
             })
             .collect();
@@ -179,7 +227,7 @@ impl<T> Sender<T> {
                     pos: 0,
                     closed: false,
                     waiters: WaitList::new(),
-                    cursors: Vec::new(),
+                    rx_cnt: 0,
                 }),
                 num_tx: AtomicUsize::new(1),
                 num_weak: AtomicUsize::new(0),
@@ -203,7 +251,8 @@ impl<T> Sender<T> {
         let shared = &*self.shared;
         let mut wakers = WakeList::new();
         let mut tail = shared.tail.lock();
-        if tail.cursors.is_empty() {
+        let rx_cnt = tail.rx_cnt;
+        if rx_cnt == 0 {
             return Err(SendError(value));
         }
         let pos = tail.pos;
@@ -211,10 +260,12 @@ impl<T> Sender<T> {
         let old = {
             let mut inner = slot.inner.write();
             inner.pos = pos;
-            inner.val.replace(value)
+            // Relaxed: the slot's lock orders it before the readers' decrements.
+            inner.rem.store(rx_cnt, Relaxed);
+            // SAFETY: the write lock excludes every other access to the cell.
+            inner.val.with_mut(|v| unsafe { (*v).replace(value) })
         };
         tail.pos = pos.wrapping_add(1);
-        let rx_cnt = tail.cursors.len();
         tail.waiters.serve_all(SERVED, &mut wakers);
         drop(tail);
         drop(old);
@@ -229,18 +280,28 @@ impl<T> Sender<T> {
 
     /// The number of receivers.
     pub fn receiver_count(&self) -> usize {
-        self.shared.tail.lock().cursors.len()
+        self.shared.tail.lock().rx_cnt
     }
 
     /// The number of values kept that some receiver (alive when it was sent) has not read.
     pub fn len(&self) -> usize {
         let tail = self.shared.tail.lock();
-        let Some(min) = min_cursor(&tail.cursors) else {
-            return 0;
-        };
-        // Positions below `oldest` were overwritten: not kept.
-        let oldest = tail.pos.saturating_sub(self.shared.buffer.len() as u64);
-        tail.pos.saturating_sub(min.max(oldest)) as usize
+        let n = self.shared.buffer.len();
+        // The ring from the tail's slot on holds the kept positions oldest first (a slot
+        // never written counts 0); those some receiver has not read are a suffix (module
+        // doc): find where it starts.
+        let (mut lo, mut hi) = (0, n);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let slot = self.shared.slot(tail.pos.wrapping_add(mid as u64));
+            // Relaxed: a snapshot; no value is read on its strength.
+            if slot.inner.read().rem.load(Relaxed) == 0 {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        n - lo
     }
 
     /// True when every receiver has read every value kept.
@@ -357,19 +418,13 @@ impl<T> fmt::Debug for WeakSender<T> {
 }
 
 fn new_receiver<T>(shared: Arc<Shared<T>>) -> Receiver<T> {
-    let (next, cursor) = {
+    let next = {
         let mut tail = shared.tail.lock();
         shared.num_rx.fetch_add(1, Relaxed);
-        let next = tail.pos;
-        let cursor = Arc::new(CachePadded::new(AtomicU64::new(next)));
-        tail.cursors.push(cursor.clone());
-        (next, cursor)
+        tail.rx_cnt += 1;
+        tail.pos
     };
-    Receiver {
-        shared,
-        next,
-        cursor,
-    }
+    Receiver { shared, next }
 }
 
 impl<T> Clone for Sender<T> {
@@ -407,13 +462,11 @@ impl<T: Clone> Receiver<T> {
         {
             let inner = slot.inner.read();
             if inner.pos == self.next {
-                let value = inner.val.clone().expect("a written slot holds a value");
-                drop(inner);
+                // Past the value before cloning it: a `clone` that panics is not retried
+                // by the next receive, which gets the next value.
                 self.next = self.next.wrapping_add(1);
-                // Relaxed: the cursor only feeds `len`'s snapshot; the value was read under
-                // the slot's lock, which orders it against the next write.
-                self.cursor.store(self.next, Relaxed);
-                return Ok(value);
+                let read = Read { inner: Some(inner) };
+                return Ok(read.clone_value());
             }
             let unwritten = inner.pos.wrapping_add(len) == self.next;
             drop(inner);
@@ -423,8 +476,6 @@ impl<T: Clone> Receiver<T> {
                 let oldest = tail.pos.wrapping_sub(len);
                 let missed = oldest.wrapping_sub(self.next);
                 self.next = oldest;
-                // Relaxed: as above, a snapshot for `len`.
-                self.cursor.store(oldest, Relaxed);
                 return Err(TryRecvError::Lagged(missed));
             }
         }
@@ -623,15 +674,23 @@ impl<T> Drop for Recv<'_, T> {
 impl<T> Drop for Receiver<T> {
     fn drop(&mut self) {
         let shared = &*self.shared;
-        {
+        // Leaving under the tail lock: the sends up to `until` counted us, later ones not.
+        let until = {
             let mut tail = shared.tail.lock();
-            // Our unread values no longer count us in `Sender::len`.
-            let mine = tail
-                .cursors
-                .iter()
-                .position(|c| Arc::ptr_eq(c, &self.cursor))
-                .expect("a live receiver's cursor is listed");
-            tail.cursors.swap_remove(mine);
+            tail.rx_cnt -= 1;
+            tail.pos
+        };
+        // The kept values we have not read no longer wait for us (oldest first, as a
+        // receive would take them; `len` relies on the order).
+        let len = shared.buffer.len() as u64;
+        let mut pos = until.wrapping_sub(until.wrapping_sub(self.next).min(len));
+        while pos != until {
+            let inner = shared.slot(pos).inner.read();
+            // A slot holding another position was overwritten (our value went with it).
+            if inner.pos == pos {
+                drop(Read { inner: Some(inner) });
+            }
+            pos = pos.wrapping_add(1);
         }
         // Release: a sender told every receiver is gone (`is_closed`, `closed()`, with
         // Acquire) sees what the receivers did first (the loom model

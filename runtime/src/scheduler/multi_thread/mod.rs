@@ -117,7 +117,7 @@ pub(crate) struct Shared {
     /// only asks whether it changed (`yield_for_work`). A hint as `block_on_polling` is;
     /// padded.
     remote_wakes: CachePadded<std::sync::atomic::AtomicUsize>,
-    pub(crate) owned: OwnedTasks<scheduler::Handle>,
+    pub(crate) owned: OwnedTasks<scheduler::TaskSched>,
     // Boxed: the cores travel as `Box<Core>` through the worker loop; no reallocation here.
     #[allow(clippy::vec_box)]
     shutdown_cores: Mutex<Vec<Box<Core>>>,

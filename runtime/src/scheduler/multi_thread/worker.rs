@@ -133,7 +133,7 @@ pub(crate) struct Context {
     handle: Arc<Handle>,
     /// The same handle as tasks see it: lent to each task this worker runs
     /// (`Notified::run`).
-    sched: scheduler::Handle,
+    sched: scheduler::TaskSched,
     index: usize,
     core: RefCell<Option<Box<Core>>>,
 }
@@ -184,7 +184,7 @@ pub(super) fn run(handle: Arc<Handle>, core: Box<Core>) {
     let _enter = context::enter(scheduler::Handle::MultiThread(handle.clone()));
     let index = core.index;
     let cx = scheduler::Context::MultiThread(Context {
-        sched: scheduler::Handle::MultiThread(handle.clone()),
+        sched: scheduler::TaskSched::new(&scheduler::Handle::MultiThread(handle.clone())),
         handle,
         index,
         core: RefCell::new(None),

@@ -84,14 +84,15 @@ pub struct Receiver<T> {
 }
 
 /// The wait for `n` permits: owns a node in the semaphore's FIFO once queued; dropping it
-/// hands whatever it was given on to the next waiter.
-struct Acquire<'a> {
-    sem: &'a Bounded,
+/// hands whatever it was given on to the next waiter, or back to a closed channel, and then
+/// wakes the receiver if that left the closed channel idle (as a dropped [`Permit`] does).
+struct Acquire<'a, T> {
+    chan: &'a BChan<T>,
     n: usize,
     key: Option<usize>,
 }
 
-impl Future for Acquire<'_> {
+impl<T> Future for Acquire<'_, T> {
     type Output = Result<(), ()>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), ()>> {
@@ -99,16 +100,19 @@ impl Future for Acquire<'_> {
         let this = &mut *self;
         // The first poll takes the permits with one CAS, no lock, when there is room and
         // nobody waits ahead; otherwise it queues.
-        let out = std::task::ready!(this.sem.poll_acquire(cx, this.n, &mut this.key));
+        let out = std::task::ready!(this.chan.sem.poll_acquire(cx, this.n, &mut this.key));
         spend_budget(cx);
         Poll::Ready(out)
     }
 }
 
-impl Drop for Acquire<'_> {
+impl<T> Drop for Acquire<'_, T> {
     fn drop(&mut self) {
         if let Some(k) = self.key.take() {
-            self.sem.cancel(k);
+            // First the permits go back (a grant the future never saw included), then the
+            // receiver is told: it may be waiting on a closed channel for exactly these.
+            self.chan.sem.cancel(k);
+            self.chan.permit_returned();
         }
     }
 }
@@ -116,7 +120,7 @@ impl Drop for Acquire<'_> {
 impl<T> Sender<T> {
     async fn acquire(&self, n: usize) -> Result<(), ()> {
         Acquire {
-            sem: &self.chan.sem,
+            chan: &self.chan,
             n,
             key: None,
         }

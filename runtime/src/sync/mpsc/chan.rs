@@ -11,12 +11,18 @@
 //! (a push) comes before its release decrement of `tx_count`, so a receiver that reads zero
 //! with Acquire and then finds the queue empty has seen every message.
 //!
-//! Wake-ups of the receiver: every push, the last sender's drop, and a permit returned to a
-//! closed channel wake it through the [`AtomicWaker`]; the receiver registers before its
-//! last look at the queue and the counters, so none is lost.
+//! Wake-ups of the receiver: every push, the last sender's drop, and capacity returned to a
+//! closed channel (an unused permit, or a cancelled `reserve`/`send` that had been granted
+//! room) wake it through the [`AtomicWaker`]; the one returning capacity gives it back
+//! before it looks whether the channel is now closed and idle, and the receiver registers
+//! before its last look at the queue and the counters, so none is lost. The receiver's
+//! drop takes its registered waker out and drops it, so a receiving task is not kept alive
+//! by the senders that outlive its receiver.
 //!
 //! Messages are dropped once: by the receiver (taken, or drained when it is dropped), or by
-//! the queue's own `Drop` with the last `Arc` (messages sent after the receiver left).
+//! the queue's own `Drop` with the last `Arc` (messages sent after the receiver left). A
+//! message whose `Drop` panics does not stop either drain: the rest are still dropped while
+//! the panic unwinds, and the panic then goes on to the dropping code.
 
 use std::task::{Context, Poll};
 
@@ -299,7 +305,11 @@ impl<T, S: Semaphore> Chan<T, S> {
             Poll::Pending => Poll::Pending,
             Poll::Ready(None) => Poll::Ready(0),
             Poll::Ready(Some(v)) => {
-                buf.reserve(limit.min(64));
+                // Room for what is there now (claims in flight included), not for `limit`:
+                // a large limit on a quiet channel does not grow the buffer.
+                // SAFETY: the caller is the receiver.
+                let queued = unsafe { self.queue.len() };
+                buf.reserve(queued.min(limit - 1) + 1);
                 buf.push(v);
                 let mut n = 1;
                 while n < limit {
@@ -342,18 +352,37 @@ impl<T, S: Semaphore> Chan<T, S> {
         self.sem.is_closed(&self.queue) || self.tx_count.load(Acquire) == 0
     }
 
-    /// The receiver is dropped: close, and drop what is queued now (a message still being
-    /// written goes with the queue).
+    /// The receiver is dropped: close, drop the registered waker, and drop what is queued
+    /// now (a message still being written goes with the queue). A message whose `Drop`
+    /// panics does not keep the others queued: the guard drains them while the panic
+    /// unwinds.
     ///
     /// # Safety
     /// The caller is the receiver.
     pub(crate) unsafe fn rx_drop(&self) {
         // SAFETY: the caller is the receiver.
         unsafe { self.close() };
-        // SAFETY: the caller is the receiver.
-        while let Some(v) = unsafe { self.pop() } {
-            drop(v);
+        // No registration follows (the receiver is going): the waker, and the task it
+        // keeps alive, go now rather than with the last sender.
+        drop(self.rx_waker.take());
+        struct Drain<'a, T, S: Semaphore>(&'a Chan<T, S>);
+        impl<T, S: Semaphore> Drain<'_, T, S> {
+            fn run(&mut self) {
+                // SAFETY: `rx_drop`'s caller is the receiver, and the guard lives in it.
+                // `pop` takes each message out (and returns its permit) before it is
+                // dropped, so a message whose drop panics is not dropped again.
+                while let Some(v) = unsafe { self.0.pop() } {
+                    drop(v);
+                }
+            }
         }
+        impl<T, S: Semaphore> Drop for Drain<'_, T, S> {
+            fn drop(&mut self) {
+                // Reached with messages left only while a message's drop unwinds.
+                self.run();
+            }
+        }
+        Drain(self).run();
     }
 }
 
@@ -364,7 +393,8 @@ impl<T> Chan<T, Bounded> {
         self.rx_waker.wake();
     }
 
-    /// A permit came back unused: if the receiver closed the channel it may now be done.
+    /// Capacity came back unused (called after it is back in the semaphore): if the
+    /// receiver closed the channel it may now be done.
     pub(crate) fn permit_returned(&self) {
         if self.sem.is_closed() && self.sem.is_idle() {
             self.rx_waker.wake();

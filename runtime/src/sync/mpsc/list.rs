@@ -42,7 +42,8 @@
 //!   closed sees what the receiver did first, as in tokio (the loom models
 //!   `unbounded_*_happens_after_close` in `loom_sync_chan`).
 //!
-//! Every message is dropped once: by the consumer, or by `Drop`, which walks the chain.
+//! Every message is dropped once: by the consumer, or by `Drop`, which walks the chain and
+//! goes on past a message whose drop panics (freeing every block either way).
 
 use std::mem::MaybeUninit;
 use std::ptr;
@@ -375,22 +376,54 @@ impl<T> List<T> {
 
 impl<T> Drop for List<T> {
     fn drop(&mut self) {
+        /// The walk over the chain: block `cur`, from its slot `slot` on. Dropped again
+        /// while a message's drop unwinds, so one that panics leaks neither the other
+        /// messages nor the blocks.
+        struct Walk<T> {
+            cur: *mut Block<T>,
+            slot: usize,
+            /// The receiver's next index: the slots below it were taken.
+            index: usize,
+        }
+        impl<T> Walk<T> {
+            fn run(&mut self) {
+                while !self.cur.is_null() {
+                    // SAFETY: `cur` is a live block of the chain, ours alone (`List::drop`).
+                    let block = unsafe { &*self.cur };
+                    let ready = block.ready.load(Relaxed);
+                    while self.slot < BLOCK {
+                        let i = self.slot;
+                        // Past it before its drop runs: a panicking drop is not repeated.
+                        self.slot += 1;
+                        if ready & (1 << i) != 0 && block.start() + i >= self.index {
+                            // SAFETY: the bit says the slot was written, and at or after
+                            // `index` it was not taken; each slot is visited once.
+                            block.slots[i].with_mut(|s| unsafe { (*s).assume_init_drop() });
+                        }
+                    }
+                    let next = block.next.load(Relaxed);
+                    // SAFETY: every slot of the block was handled; the block came from
+                    // `Block::alloc` (a `Box`), and the walk moves past it for good.
+                    drop(unsafe { Box::from_raw(self.cur) });
+                    self.cur = next;
+                    self.slot = 0;
+                }
+            }
+        }
+        impl<T> Drop for Walk<T> {
+            fn drop(&mut self) {
+                self.run();
+            }
+        }
         // SAFETY: `&mut self`: no producer is mid-push and every block is on the chain from
         // `free_head`; the values left are the written slots at or after `index`.
-        self.rx.with_mut(|rx| unsafe {
-            let rx = &mut *rx;
-            let mut cur = rx.free_head;
-            while !cur.is_null() {
-                let block = Box::from_raw(cur);
-                let ready = block.ready.load(Relaxed);
-                for (i, slot) in block.slots.iter().enumerate() {
-                    if ready & (1 << i) != 0 && block.start() + i >= rx.index {
-                        slot.with_mut(|s| (*s).assume_init_drop());
-                    }
-                }
-                cur = block.next.load(Relaxed);
-            }
-        })
+        let (cur, index) = self.rx.with(|rx| unsafe { ((*rx).free_head, (*rx).index) });
+        Walk {
+            cur,
+            slot: 0,
+            index,
+        }
+        .run();
     }
 }
 
@@ -465,6 +498,30 @@ mod tests {
         }
         assert_eq!(drops.load(Ordering::SeqCst), BLOCK + 3);
         drop(list);
+        assert_eq!(drops.load(Ordering::SeqCst), 3 * BLOCK + 5);
+    }
+
+    /// Counts its drops; panics in its drop when `panics`.
+    struct Bomb(bool, Arc<AtomicUsize>);
+    impl Drop for Bomb {
+        fn drop(&mut self) {
+            self.1.fetch_add(1, Ordering::SeqCst);
+            if self.0 {
+                panic!("a message's drop panics");
+            }
+        }
+    }
+
+    #[test]
+    fn drop_goes_on_past_a_panicking_message() {
+        let drops = Arc::new(AtomicUsize::new(0));
+        let list = List::new();
+        for i in 0..(3 * BLOCK + 5) {
+            try_push_ok(&list, Bomb(i == BLOCK + 1, drops.clone()));
+        }
+        drop(pop(&list).expect("a message"));
+        let dropped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(list)));
+        assert!(dropped.is_err(), "the panic goes on");
         assert_eq!(drops.load(Ordering::SeqCst), 3 * BLOCK + 5);
     }
 

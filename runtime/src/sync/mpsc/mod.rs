@@ -18,9 +18,12 @@
 //! protocol. Guarantees (see each file's doc for the invariants that give them):
 //! - Messages from one sender arrive in the order sent; every message sent before the
 //!   channel closed is delivered; each message is dropped exactly once (received, drained
-//!   when the receiver is dropped, or dropped with the channel).
+//!   when the receiver is dropped, or dropped with the channel), and a message whose `Drop`
+//!   panics skips none of the others (the panic goes on once they are dropped).
 //! - A cancelled wait (`send`, `reserve*`, `recv`, `closed`) leaves the channel consistent;
-//!   room a cancelled `reserve` was given passes on to the next waiting sender.
+//!   room a cancelled `reserve` was given passes on to the next waiting sender, or back to a
+//!   closed channel, whose receiver it wakes if nothing else is outstanding.
+//! - The receiver's drop drops its registered waker at once, whatever senders remain.
 //! - Every wait that completes ready spends one unit of the task's cooperative budget.
 //! - Wakers are woken and dropped outside every internal lock.
 //! - The channels work outside any runtime; the `blocking_*` methods block a plain thread

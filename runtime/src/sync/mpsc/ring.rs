@@ -22,7 +22,8 @@
 //! itself (the loom model `ring_slot_reused_a_lap_later` drives it without the semaphore).
 //!
 //! No allocation after construction; every message is dropped once: by the consumer, or by
-//! the ring's `Drop` (the stamps say which slots are full).
+//! the ring's `Drop` (positions `head..tail` are full), which goes on past a message whose
+//! drop panics.
 
 use std::mem::MaybeUninit;
 
@@ -112,16 +113,40 @@ impl<T> Queue<T> for Ring<T> {
 
 impl<T> Drop for Ring<T> {
     fn drop(&mut self) {
+        /// The messages at `pos..tail`; dropped again while a message's drop unwinds, so
+        /// one that panics does not leak the rest.
+        struct Rest<'a, T> {
+            ring: &'a Ring<T>,
+            pos: usize,
+            tail: usize,
+        }
+        impl<T> Rest<'_, T> {
+            fn run(&mut self) {
+                while self.pos != self.tail {
+                    let slot = &self.ring.slots[self.pos & self.ring.mask];
+                    // Past it before its drop runs: a panicking drop is not repeated.
+                    self.pos = self.pos.wrapping_add(1);
+                    // SAFETY: the position was written and not taken (`Ring::drop`), and
+                    // each is visited once.
+                    slot.value.with_mut(|v| unsafe { (*v).assume_init_drop() });
+                }
+            }
+        }
+        impl<T> Drop for Rest<'_, T> {
+            fn drop(&mut self) {
+                self.run();
+            }
+        }
         // `&mut self`: no producer is mid-push, so positions head..tail hold messages.
         // SAFETY: we are the only user.
-        let mut pos = self.head.with(|h| unsafe { *h });
+        let pos = self.head.with(|h| unsafe { *h });
         let tail = self.tail.load(Relaxed);
-        while pos != tail {
-            let slot = &self.slots[pos & self.mask];
-            // SAFETY: position `pos` was written and not taken (above).
-            slot.value.with_mut(|v| unsafe { (*v).assume_init_drop() });
-            pos = pos.wrapping_add(1);
+        Rest {
+            ring: self,
+            pos,
+            tail,
         }
+        .run();
     }
 }
 
