@@ -293,3 +293,19 @@ fn sixty_four_futures() {
         });
     })
 }
+
+/// `join!(biased; ..)` carries no rotation counter: its future is smaller than the
+/// rotating one over the same futures.
+#[test]
+fn biased_join_carries_no_rotation_counter() {
+    let biased = std::mem::size_of_val(&async {
+        runtime::join!(biased; std::future::ready(1u8), std::future::ready(2u8))
+    });
+    let rotating = std::mem::size_of_val(&async {
+        runtime::join!(std::future::ready(1u8), std::future::ready(2u8))
+    });
+    assert!(
+        biased < rotating,
+        "biased {biased} bytes, rotating {rotating}"
+    );
+}

@@ -508,3 +508,48 @@ fn sixty_four_branches() {
         });
     })
 }
+
+/// A `select!` future is no larger than tokio's for the same branches: futures that live
+/// in every task should not cost more memory than they do on tokio.
+#[test]
+fn select_future_is_no_larger_than_tokios() {
+    let ours = [
+        std::mem::size_of_val(&async {
+            runtime::select! { v = std::future::ready(1i32) => v }
+        }),
+        std::mem::size_of_val(&async {
+            runtime::select! {
+                v = std::future::ready(1i32) => v,
+                v = std::future::ready(2i32) => v,
+            }
+        }),
+        std::mem::size_of_val(&async {
+            runtime::select! {
+                v = std::future::ready(1i32) => v,
+                v = std::future::ready(2i32) => v,
+                v = std::future::ready(3i32) => v,
+            }
+        }),
+    ];
+    let tokio = [
+        std::mem::size_of_val(&async {
+            tokio::select! { v = std::future::ready(1i32) => v }
+        }),
+        std::mem::size_of_val(&async {
+            tokio::select! {
+                v = std::future::ready(1i32) => v,
+                v = std::future::ready(2i32) => v,
+            }
+        }),
+        std::mem::size_of_val(&async {
+            tokio::select! {
+                v = std::future::ready(1i32) => v,
+                v = std::future::ready(2i32) => v,
+                v = std::future::ready(3i32) => v,
+            }
+        }),
+    ];
+    for (i, (o, t)) in ours.iter().zip(tokio.iter()).enumerate() {
+        assert!(o <= t, "{} branch(es): ours {o} bytes, tokio's {t}", i + 1);
+    }
+}

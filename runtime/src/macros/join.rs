@@ -35,6 +35,20 @@ macro_rules! join {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __join {
+    // The rotation: a counter the `poll_fn` owns, only when not `biased` (a biased join
+    // starts from the first future every time and carries no counter).
+    (@rotation true $next:ident) => {};
+    (@rotation false $next:ident) => {
+        let mut $next: u32 = 0;
+    };
+    (@start true $next:ident $count:ident) => {
+        0u32
+    };
+    (@start false $next:ident $count:ident) => {{
+        let __start = $next;
+        $next = if __start + 1 == $count { 0 } else { __start + 1 };
+        __start
+    }};
     (@{ $biased:tt; (); $($done:tt)* } $($rest:tt)+) => {
         ::core::compile_error!("`join!` supports at most 64 futures")
     };
@@ -45,11 +59,10 @@ macro_rules! __join {
         $(
             let mut $n = $crate::macros::support::pin!($crate::macros::support::maybe_done($e));
         )*
-        let mut __next_start: u32 = 0;
+        $crate::__join!(@rotation $biased __next_start);
         $crate::macros::support::poll_fn(move |__cx| {
             const __COUNT: u32 = [$($i),*].len() as u32;
-            let __start = if $biased { 0 } else { __next_start };
-            __next_start = if __start + 1 == __COUNT { 0 } else { __start + 1 };
+            let __start = $crate::__join!(@start $biased __next_start __COUNT);
             let mut __all_done = true;
             for __k in 0..__COUNT {
                 let mut __index = __start + __k;

@@ -4,8 +4,10 @@
 //!
 //! Shared technique: a branch (or future) list is normalized by a token muncher that hands
 //! each entry a name and an index from a fixed list of 64 (`_0 0`, `_1 1`, ...). The names
-//! become local variables (each future pinned on the stack with `core::pin::pin!`, so the
-//! expansion contains no `unsafe`) and, for `select!`, the variants of an output enum;
+//! become local variables (`join!`/`try_join!` pin each future on the stack with
+//! `core::pin::pin!`, with no `unsafe`; `select!` keeps its futures in one tuple and pins
+//! each where it polls it) and, for `select!`, the variants of an output enum and tuple
+//! field indices;
 //! the indices become bits of the disabled mask and `match` arms. Nothing is allocated.
 //! The one proc-macro helper, `select_priv_clean_pattern!` (runtime-macros), strips `mut`
 //! and `ref` from a `select!` pattern so it can test an output by reference.

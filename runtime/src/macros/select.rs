@@ -3,7 +3,10 @@
 //!
 //! Expansion (see macros/mod.rs for the naming scheme): preconditions are evaluated first
 //! (a false one disables its branch), then every future expression (disabled ones too);
-//! each future is pinned on the stack. Each poll of the `poll_fn` first checks the task's
+//! the futures go into one tuple in the async block's frame, which the `poll_fn` borrows
+//! once (one word, whatever the branch count: a `select!` future is no larger than
+//! tokio's), and each branch's future is pinned in place where it is polled (the one
+//! `unsafe` of the expansion: the frame is pinned and the tuple never moves). Each poll of the `poll_fn` first checks the task's
 //! cooperative budget (spent: it wakes the task and returns `Pending`, a yield, even when
 //! a branch is ready), then polls the enabled branches starting
 //! at a random one (the first when `biased;`): a branch that completes is disabled; if its
@@ -148,12 +151,13 @@ macro_rules! __select {
                     __disabled |= 1u64 << $i;
                 }
             )*
-            $(
-                let mut $n = $crate::macros::support::pin!(
-                    $crate::macros::support::IntoFuture::into_future($f)
-                );
-            )*
-            $crate::macros::support::poll_fn(|__cx| {
+            // One tuple, borrowed once by the `poll_fn` below: one word per `select!`
+            // rather than one or two per branch, as tokio's.
+            let mut __futures = ($($crate::macros::support::IntoFuture::into_future($f),)*);
+            let __futures = &mut __futures;
+            // `move`: the closure owns that one reference (a non-`move` closure would
+            // capture each field it polls separately, a word per branch) and the mask.
+            $crate::macros::support::poll_fn(move |__cx| {
                 // The task's budget first (tokio's rule): a spent budget yields even when
                 // a branch is ready.
                 if $crate::macros::support::poll_budget_available(__cx).is_pending() {
@@ -175,8 +179,17 @@ macro_rules! __select {
                                 if __disabled & __mask != 0 {
                                     continue;
                                 }
+                                // SAFETY: the futures live in `__futures`, a local of this
+                                // async block, whose frame is pinned while it runs; they are
+                                // never moved after this borrow and are dropped in place when
+                                // the block's scope ends.
+                                let $n = unsafe {
+                                    $crate::macros::support::Pin::new_unchecked(
+                                        &mut __futures.$i,
+                                    )
+                                };
                                 let __output = match $crate::macros::support::Future::poll(
-                                    $n.as_mut(),
+                                    $n,
                                     __cx,
                                 ) {
                                     $crate::macros::support::Poll::Ready(__o) => __o,
