@@ -1,6 +1,7 @@
 //! `Builder`: configures and builds a `Runtime` (tokio's names and defaults).
 //!
-//! Defaults: multi-thread with one worker per available core (or `RUNTIME_WORKER_THREADS`),
+//! Defaults: multi-thread with one worker per available core (or `TOKIO_WORKER_THREADS`,
+//! else `RUNTIME_WORKER_THREADS`),
 //! global queue checked about every 10 µs of work (multi-thread, tuned: 2 to 127 polls;
 //! current-thread: every 31 ticks), driver polled every 61 ticks, LIFO slot on, no
 //! drivers unless enabled, blocking pool up to 512 threads with a 10 s keep-alive.
@@ -148,7 +149,8 @@ impl Builder {
     }
 
     /// Worker threads of a multi-thread runtime (default: available parallelism, or the
-    /// `RUNTIME_WORKER_THREADS` environment variable). Ignored by the current-thread flavor.
+    /// `TOKIO_WORKER_THREADS`, else `RUNTIME_WORKER_THREADS` environment variable). Ignored
+    /// by the current-thread flavor.
     ///
     /// ```
     /// let rt = runtime::Builder::new_multi_thread().worker_threads(3).build().unwrap();
@@ -663,11 +665,16 @@ impl Builder {
     }
 }
 
+/// The worker count when `worker_threads` was not called: `TOKIO_WORKER_THREADS` (so a
+/// tokio deployment's setting carries over), else `RUNTIME_WORKER_THREADS`, else one per
+/// available core. A set variable that is not a positive integer is a panic that names it.
 fn default_worker_threads() -> usize {
-    if let Ok(s) = std::env::var("RUNTIME_WORKER_THREADS") {
-        match s.trim().parse::<usize>() {
-            Ok(n) if n > 0 => return n,
-            _ => panic!("RUNTIME_WORKER_THREADS must be a positive integer, got {s:?}"),
+    for var in ["TOKIO_WORKER_THREADS", "RUNTIME_WORKER_THREADS"] {
+        if let Ok(s) = std::env::var(var) {
+            match s.trim().parse::<usize>() {
+                Ok(n) if n > 0 => return n,
+                _ => panic!("{var} must be a positive integer, got {s:?}"),
+            }
         }
     }
     std::thread::available_parallelism().map_or(1, |n| n.get())

@@ -56,10 +56,12 @@
 //! - `!Send` tasks: `task::{spawn_local, LocalSet}` (`run_until`, `block_on`, awaiting the
 //!   set), `LocalRuntime` (`Builder::build_local(LocalOptions::default())`),
 //!   `JoinSet::spawn_local{,_on}`;
-//! - `Builder` (with `on_thread_{start,stop,park,unpark}`, `name`, `rng_seed`), `Runtime`,
-//!   `Handle` (`id`, `name`, `metrics`), `RuntimeMetrics`' methods (`num_workers()`,
-//!   `num_alive_tasks()`, `global_queue_depth()`, `worker_*_count(i)`,
-//!   `worker_total_busy_duration(i)`);
+//! - `Builder` (with `on_thread_{start,stop,park,unpark}`, `name`, `rng_seed`; the default
+//!   worker count honours `TOKIO_WORKER_THREADS`), `Runtime`, `Handle` (`id`, `name`,
+//!   `metrics`), `RuntimeMetrics`' methods (`num_workers()`, `num_alive_tasks()`,
+//!   `global_queue_depth()`, `worker_*_count(i)`, `worker_total_busy_duration(i)`; a live
+//!   view, as tokio's), each at the crate root and at tokio's path
+//!   (`runtime::runtime::{Builder, Runtime, Handle, ..}`);
 //! - `select!` (refutable patterns, `if` preconditions, `else`, `biased;`), `join!`,
 //!   `try_join!`, `pin!`;
 //! - `sync`: `Mutex`, `RwLock`, `Semaphore` (and their owned/mapped guards), `Notify`,
@@ -118,7 +120,7 @@ mod misuse;
 pub mod net;
 mod park;
 mod rand;
-mod runtime;
+pub mod runtime;
 mod scheduler;
 #[cfg(all(unix, not(loom)))]
 pub mod signal;

@@ -1,4 +1,8 @@
-//! `Runtime`: owns the scheduler, its worker threads, the driver and the blocking pool.
+//! The runtime: `Runtime` and, at tokio's paths (`runtime::runtime::Builder` is
+//! `tokio::runtime::Builder` renamed), the types that build, enter and observe it. The
+//! crate root re-exports the same items.
+//!
+//! `Runtime` owns the scheduler, its worker threads, the driver and the blocking pool.
 //!
 //! `block_on` runs a future on the calling thread: on the multi-thread flavor that thread
 //! only polls the future (parking on its own parker between polls) while the workers run
@@ -13,10 +17,15 @@ use std::time::Duration;
 use shim::sync::Arc;
 
 use crate::context;
-use crate::handle::{EnterGuard, Handle};
-use crate::metrics::RuntimeMetrics;
+
+pub use crate::builder::Builder;
+pub use crate::handle::{EnterGuard, Handle, Id, RuntimeFlavor, TryCurrentError};
+pub use crate::local_runtime::{LocalOptions, LocalRuntime};
+pub use crate::metrics::RuntimeMetrics;
+pub use crate::rand::RngSeed;
 use crate::scheduler::{self, current_thread, multi_thread};
 use crate::threads::Latch;
+pub use crate::unhandled::UnhandledPanic;
 
 /// The runtime: a scheduler, its threads, and its drivers.
 pub struct Runtime {
