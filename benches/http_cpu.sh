@@ -42,47 +42,8 @@ if ! cargo build --release -p examples --example hyper_server --example hyper_to
 fi
 
 export RUNTIME_WORKER_THREADS=$WORKERS TOKIO_WORKER_THREADS=$WORKERS
-SERVER_PID=
-cleanup() {
-    if [[ -n $SERVER_PID ]]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-server_cmd() {
-    case $1 in
-        hyper-ours) echo "$BIN/hyper_server 0" ;;
-        hyper-tokio) echo "$BIN/hyper_tokio 0" ;;
-        raw-ours) echo "$BIN/raw_responder 0 --runtime ours" ;;
-        raw-tokio) echo "$BIN/raw_responder 0 --runtime tokio" ;;
-        *) echo "unknown server $1" >&2; exit 2 ;;
-    esac
-}
-
-start_server() {
-    local log=$WORK/$1.log
-    # shellcheck disable=SC2046
-    $(server_cmd "$1") >"$log" 2>&1 &
-    SERVER_PID=$!
-    PORT=
-    for _ in $(seq 100); do
-        PORT=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$log" 2>/dev/null | head -n1 || true)
-        [[ -n $PORT ]] && break
-        kill -0 "$SERVER_PID" 2>/dev/null || { cat "$log" >&2; echo "$1 died" >&2; exit 1; }
-        sleep 0.1
-    done
-    [[ -n $PORT ]] || { cat "$log" >&2; echo "$1 did not start" >&2; exit 1; }
-}
-
-stop_server() {
-    kill "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-    SERVER_PID=
-}
-
-# "utime stime" of a process, in clock ticks (the command name may hold spaces: cut
-# after its closing parenthesis; utime and stime are then the 12th and 13th fields).
-cpu_of() { sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12, $13 }'; }
+# shellcheck source=benches/http_servers.sh
+source "$ROOT/benches/http_servers.sh"
 
 declare -A RPS USR SYS
 for c in $CONNS_LIST; do

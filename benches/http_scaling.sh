@@ -101,22 +101,8 @@ if ! cargo build --release -p examples --example hyper_server --example hyper_to
     exit 1
 fi
 
-SERVER_PID=
-cleanup() {
-    if [[ -n $SERVER_PID ]]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-server_cmd() {
-    case $1 in
-        hyper-ours) echo "$BIN/hyper_server 0" ;;
-        hyper-tokio) echo "$BIN/hyper_tokio 0" ;;
-        raw-ours) echo "$BIN/raw_responder 0 --runtime ours" ;;
-        raw-tokio) echo "$BIN/raw_responder 0 --runtime tokio" ;;
-        *) echo "unknown server $1" >&2; exit 2 ;;
-    esac
-}
+# shellcheck source=benches/http_servers.sh
+source "$ROOT/benches/http_servers.sh"
 
 # A pattern (awk regex) matching the `comm` of a server's worker threads (header).
 worker_name() {
@@ -125,33 +111,6 @@ worker_name() {
         *-tokio) echo '^tokio-(rt-worker|runtime-w)$' ;;
     esac
 }
-
-# start_server NAME WORKERS: sets SERVER_PID and PORT. taskset execs the server, so $! is
-# the server's own PID.
-start_server() {
-    local log=$WORK/$1.log
-    # shellcheck disable=SC2046
-    RUNTIME_WORKER_THREADS=$2 TOKIO_WORKER_THREADS=$2 "${PIN_SERVER[@]}" $(server_cmd "$1") >"$log" 2>&1 &
-    SERVER_PID=$!
-    PORT=
-    for _ in $(seq 100); do
-        PORT=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$log" 2>/dev/null | head -n1 || true)
-        [[ -n $PORT ]] && break
-        kill -0 "$SERVER_PID" 2>/dev/null || { cat "$log" >&2; echo "$1 died" >&2; exit 1; }
-        sleep 0.1
-    done
-    [[ -n $PORT ]] || { cat "$log" >&2; echo "$1 did not start" >&2; exit 1; }
-}
-
-stop_server() {
-    kill "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-    SERVER_PID=
-}
-
-# "utime stime" of a process, in clock ticks (the command name may hold spaces: cut
-# after its closing parenthesis; utime and stime are then the 12th and 13th fields).
-cpu_of() { sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12, $13 }'; }
 
 # One line per thread of process $1: "TID TICKS COMM" (utime + stime; spaces in the name
 # become '_'). A thread that exits while being read is skipped.
@@ -199,7 +158,7 @@ for c in $CONNS_LIST; do
             order=$SERVERS
             ((r % 2 == 1)) || order=$(reversed "$SERVERS")
             for s in $order; do
-                start_server "$s" "$w"
+                start_server "$s" env RUNTIME_WORKER_THREADS="$w" TOKIO_WORKER_THREADS="$w" "${PIN_SERVER[@]}"
                 url="http://127.0.0.1:$PORT/"
                 # A short warm-up, so connection set-up and lazy allocation stay out of the count.
                 "${PIN_WRK[@]}" wrk -t"$WRK_THREADS" -c"$c" -d1s "$url" >/dev/null
