@@ -160,6 +160,10 @@ impl Driver {
                     let _ = self.handle.clock.advance(wait);
                 }
             }
+            // A turn that may not sleep, with no resource registered: nothing for
+            // `epoll_wait` to dispatch (the slab's `any_live`), so no syscall. An unpark
+            // pending on the waker stays queued for the next sleeping poll, which it ends.
+            Some(wait) if wait.is_zero() && !self.handle.slab.any_live() => self.events.clear(),
             _ => self.poll_events(timeout),
         }
         // Relaxed: see `Handle::must_rearm`; a stale non-zero value read by an inserter only

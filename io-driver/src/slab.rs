@@ -11,9 +11,14 @@
 //! that was closed and whose slot was reused) is recognised and ignored by `dispatch`.
 //! Shutdown sets a flag under the same mutex, then marks every entry ever handed out:
 //! an allocation either precedes the flag (and is marked) or sees it (and fails).
+//!
+//! `any_live` is a relaxed copy of the live count, written under the mutex, read by the
+//! driver's zero-timeout turn: with no resource registered there is nothing `epoll_wait`
+//! could dispatch, so the turn skips the syscall. A stale read only moves an event's
+//! dispatch to the next turn (the kernel keeps it queued), never loses it.
 
 use std::io;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 use std::task::Waker;
 
@@ -64,6 +69,8 @@ struct AllocState {
 pub(crate) struct Slab {
     pages: [OnceLock<Box<[ScheduledIo]>>; PAGES],
     alloc: Mutex<AllocState>,
+    /// `AllocState::live`, readable without the mutex (a hint: see the module doc).
+    live_hint: AtomicUsize,
     shutdown: AtomicBool,
 }
 
@@ -76,6 +83,7 @@ impl Slab {
                 high_water: 0,
                 live: 0,
             }),
+            live_hint: AtomicUsize::new(0),
             shutdown: AtomicBool::new(false),
         }
     }
@@ -116,6 +124,8 @@ impl Slab {
             }
         };
         st.live += 1;
+        // Relaxed: a hint, written under `alloc` (the module doc says why staleness is safe).
+        self.live_hint.store(st.live, Ordering::Relaxed);
         drop(st);
         let gen = self
             .get(index)
@@ -131,6 +141,8 @@ impl Slab {
         let mut st = self.alloc.lock();
         st.free.push(index);
         st.live -= 1;
+        // Relaxed: as in `alloc`.
+        self.live_hint.store(st.live, Ordering::Relaxed);
         drop(st);
         // Wakers can run arbitrary code on drop: only after every lock is released.
         drop(wakers);
@@ -172,6 +184,12 @@ impl Slab {
         // only as a hint (a due timer that sees `true` asks its wheel, under the wheel's
         // mutex); the Acquire is for the public answer.
         self.shutdown.load(Ordering::Acquire)
+    }
+
+    /// Whether any resource is registered, as last published (a hint: see the module doc).
+    pub(crate) fn any_live(&self) -> bool {
+        // Relaxed: a hint; see the module doc.
+        self.live_hint.load(Ordering::Relaxed) != 0
     }
 
     /// Live registrations (test/diagnostic use).

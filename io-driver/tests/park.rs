@@ -43,6 +43,64 @@ fn unpark_before_park_makes_park_return() {
         .expect("an unpark issued before park was lost");
 }
 
+/// A zero-timeout turn with nothing registered skips `epoll_wait`; an unpark it did not
+/// consume still ends the next sleeping park.
+#[test]
+fn an_unpark_survives_zero_timeout_turns_with_nothing_registered() {
+    let mut driver = Driver::new().unwrap();
+    let handle = driver.handle().clone();
+    assert_eq!(handle.registrations(), 0);
+    let (tx, rx) = mpsc::channel();
+    handle.unpark();
+    std::thread::spawn(move || {
+        for _ in 0..3 {
+            driver.park(Some(Duration::ZERO));
+        }
+        driver.park(None);
+        tx.send(()).unwrap();
+    });
+    rx.recv_timeout(EVENTUALLY)
+        .expect("an unpark left pending by zero-timeout turns was lost");
+}
+
+/// A zero-timeout turn with a resource registered still dispatches its readiness.
+#[test]
+fn a_zero_timeout_turn_dispatches_a_registered_resource() {
+    use std::io::Write;
+    use std::task::{Context, Poll, Waker};
+    let mut driver = Driver::new().unwrap();
+    let handle = driver.handle().clone();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let mut peer = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+    let (ours, _) = listener.accept().unwrap();
+    ours.set_nonblocking(true).unwrap();
+    let mut stream = mio::net::TcpStream::from_std(ours);
+    let reg = handle
+        .register(&mut stream, mio::Interest::READABLE)
+        .unwrap();
+    assert!(handle.registrations() > 0);
+    let mut cx = Context::from_waker(Waker::noop());
+    // Nothing to read yet: the poll registers interest.
+    assert!(reg
+        .poll_ready(&mut cx, io_driver::Direction::Read)
+        .is_pending());
+    peer.write_all(b"x").unwrap();
+    let mut ready = false;
+    for _ in 0..1000 {
+        driver.park(Some(Duration::ZERO));
+        if let Poll::Ready(r) = reg.poll_ready(&mut cx, io_driver::Direction::Read) {
+            r.unwrap();
+            ready = true;
+            break;
+        }
+        std::thread::yield_now();
+    }
+    assert!(
+        ready,
+        "zero-timeout turns never dispatched the readable event"
+    );
+}
+
 #[test]
 fn driver_and_handle_are_send_and_sync_where_promised() {
     fn send<T: Send>() {}
