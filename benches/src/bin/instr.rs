@@ -2,7 +2,8 @@
 //! counting under callgrind (`benches/compare.sh` does it).
 //!
 //! `instr <runtime|tokio|smol|smol_static|floor>
-//! <spawn_many_local|chained_spawn|spawn_many_remote_idle> <N> [current|WORKERS]` builds
+//! <workload> <N> [current|WORKERS]` (the workloads: spawn_many_local, chained_spawn,
+//! spawn_many_remote_idle, spawn_many_remote_busy1/2, ping_pong, yield_many) builds
 //! the runtime (current-thread flavor unless a worker count is given), runs one warm-up
 //! iteration, then N iterations, and prints the number of tasks
 //! one iteration spawns. Everything outside the N iterations (build, warm-up, shutdown) is
@@ -16,12 +17,15 @@ use benches::ours::Ours;
 use benches::smol::{SmolExecutor, SmolStatic};
 use benches::tokio_rt::Tokio;
 use benches::workloads::{
-    chained_spawn, spawn_many_local, spawn_many_remote_idle, Iteration, CHAIN, NUM_SPAWN,
+    chained_spawn, ping_pong, spawn_many_local, spawn_many_remote_busy1, spawn_many_remote_busy2,
+    spawn_many_remote_idle, yield_many, Iteration, BUSY2_SPAWN, CHAIN, NUM_PINGS, NUM_SPAWN,
+    YIELD_TASKS,
 };
 use benches::{AsyncSignal, Bench, BlockingSignal, Flavor, Signal};
 
 const USAGE: &str = "usage: instr <runtime|tokio|smol|smol_static|floor> \
-                     <spawn_many_local|chained_spawn|spawn_many_remote_idle> <iterations> [current|WORKERS]";
+                     <spawn_many_local|chained_spawn|spawn_many_remote_idle|spawn_many_remote_busy1|\
+                     spawn_many_remote_busy2|ping_pong|yield_many> <iterations> [current|WORKERS]";
 
 fn run<B: Bench, S: Signal>(rt: B, workload: &str, iterations: usize) -> Result<usize, String> {
     let (f, tasks): (for<'a> fn(&'a B) -> Iteration<'a>, usize) = match workload {
@@ -30,6 +34,13 @@ fn run<B: Bench, S: Signal>(rt: B, workload: &str, iterations: usize) -> Result<
         "chained_spawn" => (chained_spawn::<B, S>, CHAIN + 1),
         // Spawns from the bench thread (the remote path), awaited in `block_on`.
         "spawn_many_remote_idle" => (spawn_many_remote_idle::<B, S>, NUM_SPAWN),
+        // The rest of the seed workloads, for wall-clock and CPU-time A/B runs (`time`,
+        // `perf stat`): their counts are tasks spawned per iteration.
+        "spawn_many_remote_busy1" => (spawn_many_remote_busy1::<B, S>, NUM_SPAWN),
+        "spawn_many_remote_busy2" => (spawn_many_remote_busy2::<B, S>, BUSY2_SPAWN),
+        // The root, and per ping a pinger and its partner.
+        "ping_pong" => (ping_pong::<B, S>, 1 + 2 * NUM_PINGS),
+        "yield_many" => (yield_many::<B, S>, YIELD_TASKS),
         other => return Err(format!("unknown workload {other:?}")),
     };
     let mut iteration = f(&rt);
