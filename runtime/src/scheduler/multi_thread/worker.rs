@@ -8,10 +8,10 @@
 //! LIFO slot, at most `MAX_LIFO_POLLS` in a row while its ring or deferred list holds
 //! tasks (so two tasks ping-ponging cannot starve them; with nothing waiting there, up to
 //! `MAX_LIFO_POLLS_ALONE`, so a chain of spawns is not handed to a searcher every fourth
-//! link), and no further once the global queue has waited `GLOBAL_QUEUE_LATENCY` since
-//! this worker last took from it: then the global batch goes ahead of the displaced task
-//! (so a chain of long polls, each spawning the next, cannot keep remote spawns waiting;
-//! the clock is read only while the global queue has work). Empty-handed it tries to become
+//! link), and no further once remote spawns or wakes have waited `GLOBAL_QUEUE_LATENCY`
+//! since this worker last took from a global queue: then the global batch goes ahead of
+//! the displaced task (so a chain of long polls, each spawning the next, cannot keep
+//! remote spawns waiting; the clock is read only while the remote queue has work). Empty-handed it tries to become
 //! a searcher and steal half a random sibling's ring, then a global batch; finding nothing
 //! it parks (idle.rs decides who wakes whom). Every `event_interval` ticks it lets the
 //! driver dispatch without sleeping, publishes its metrics and checks for shutdown.
@@ -104,10 +104,11 @@ pub(crate) struct Core {
     park: Option<Parker>,
     rand: FastRand,
     global_queue_interval: u32,
-    /// Polls (LIFO polls included) since the global queue was last looked at.
+    /// Polls (LIFO polls included) since the global queue was last looked at (any
+    /// `next_global_batch`, fair or not).
     since_global: u32,
-    /// When this worker last took a batch from the global queue (None: never, or under
-    /// loom, where the clock is not modelled).
+    /// When this worker last took a global batch while remote work waited (None: never,
+    /// or under loom, where the clock is not modelled).
     last_global: Option<Instant>,
     /// Whether `global_queue_interval` is tuned from measurements (the user did not fix
     /// it).
@@ -355,10 +356,15 @@ impl Context {
                     core = self.driver_turn(core);
                     continue;
                 }
-                None => core
-                    .steal_work(&self.handle)
-                    .or_else(|| core.spin_for_work(&self.handle))
-                    .or_else(|| core.yield_for_work(&self.handle)),
+                None => {
+                    // Out of work: the tuning window measures polls back to back, so time
+                    // spent searching, spinning or parked is never charged to polls (it
+                    // would read as long polls and shrink the interval to its floor).
+                    core.tune_window = None;
+                    core.steal_work(&self.handle)
+                        .or_else(|| core.spin_for_work(&self.handle))
+                        .or_else(|| core.yield_for_work(&self.handle))
+                }
             };
             core = match task {
                 Some(task) => match self.run_task(task, core) {
@@ -418,7 +424,6 @@ impl Context {
                         // The global queue's turn: its batch goes ahead of the displaced
                         // task, so a chain of long polls runs behind the remote spawns
                         // that arrived meanwhile, not in front of them.
-                        core.since_global = 0;
                         if let Some(first) = core.next_global_batch(&self.handle, true) {
                             core.push_back(first, &self.handle);
                         }
@@ -502,8 +507,6 @@ impl Context {
                 self.handle.hooks.after_unpark();
                 core.stats.unparked();
                 core.stats.mark_unpark_polls();
-                // Parked time is not work: restart the measurement.
-                core.tune_window = None;
                 core.is_shutdown = self.handle.is_closed();
                 if core.transition_from_parked(&self.handle) {
                     core.spin.end_idle();
@@ -599,16 +602,18 @@ impl Core {
     }
 
     /// Whether the global queue has work that waited long enough to cut a LIFO streak:
-    /// `global_queue_interval` polls, or (tuned runtimes) `GLOBAL_QUEUE_LATENCY` since
-    /// this worker last took from it. The clock is read only when the queue has work.
+    /// `global_queue_interval` polls since this worker last looked, or (tuned runtimes)
+    /// remote spawns or wakes waiting while `GLOBAL_QUEUE_LATENCY` passed since this worker
+    /// last took a batch. The clock is read only for the remote queue: overflowed tasks
+    /// are this worker's own backlog, which the poll count and the LIFO cap already bound,
+    /// and a clock read costs about what a small task's whole spawn and poll does (a
+    /// ping-pong that overflows its ring would read it on every LIFO poll).
     fn global_due(&self, handle: &Handle) -> bool {
-        if !handle.shared.has_global_work() {
-            return false;
-        }
         if self.since_global >= self.global_queue_interval {
-            return true;
+            return handle.shared.has_global_work();
         }
         self.gqi_tuned
+            && !handle.shared.inject.is_empty()
             && self
                 .last_global
                 .is_none_or(|t| t.elapsed() >= GLOBAL_QUEUE_LATENCY)
@@ -616,7 +621,6 @@ impl Core {
 
     fn next_task(&mut self, handle: &Handle) -> Option<RunTask> {
         if self.since_global >= self.global_queue_interval {
-            self.since_global = 0;
             // Fairness: a share of the global queue first, now and then, however busy we
             // are. A batch (not one task) so a burst of remote spawns drains in a few visits.
             if let Some(task) = self.next_global_batch(handle, true) {
@@ -661,6 +665,8 @@ impl Core {
     /// overflow queue (work under way) first, then the remote one; on a fairness visit
     /// (`fair`) the two take turns at going first, so neither starves the other.
     fn next_global_batch(&mut self, handle: &Handle, fair: bool) -> Option<RunTask> {
+        // A look, whatever it finds: the polls until the next one count from here.
+        self.since_global = 0;
         let shared = &handle.shared;
         let spawns_first = fair && {
             self.fair_visit_spawns_first = !self.fair_visit_spawns_first;
@@ -678,7 +684,9 @@ impl Core {
         } else {
             return None;
         };
-        if self.gqi_tuned {
+        // The stamp `global_due` reads: when this worker last served remote work. A batch
+        // of overflowed tasks with the remote queue empty serves none, and reads no clock.
+        if self.gqi_tuned && (std::ptr::eq(inject, &*shared.inject) || !shared.inject.is_empty()) {
             self.last_global = Some(Instant::now());
         }
         // A fair share, up to `MAX_GLOBAL_BATCH` less what the ring holds: a deep global
