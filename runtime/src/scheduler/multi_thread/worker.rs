@@ -1,20 +1,25 @@
 //! One worker thread of the multi-thread scheduler.
 //!
-//! The worker owns a `Core` (its ring, LIFO slot, parker, counters). Each tick it runs the
-//! next task: once `global_queue_interval` polls have passed since it last looked, a batch
-//! of the global queue first (fairness; the interval is tuned so that this happens about
-//! every `GLOBAL_QUEUE_LATENCY` of work), otherwise the LIFO slot, then the ring, then a
-//! batch from the global queue. After a task it keeps running whatever that task put in the
-//! LIFO slot, at most `MAX_LIFO_POLLS` in a row while its ring or deferred list holds
-//! tasks (so two tasks ping-ponging cannot starve them; with nothing waiting there, up to
-//! `MAX_LIFO_POLLS_ALONE`, so a chain of spawns is not handed to a searcher every fourth
-//! link), and no further once remote spawns or wakes have waited `GLOBAL_QUEUE_LATENCY`
-//! since this worker last took from a global queue: then the global batch goes ahead of
-//! the displaced task (so a chain of long polls, each spawning the next, cannot keep
-//! remote spawns waiting; the clock is read only while the remote queue has work). Empty-handed it tries to become
-//! a searcher and steal half a random sibling's ring, then a global batch; finding nothing
-//! it parks (idle.rs decides who wakes whom). Every `event_interval` ticks it lets the
-//! driver dispatch without sleeping, publishes its metrics and checks for shutdown.
+//! The worker owns a `Core`: its queues (the ring, the LIFO slot in `WorkerShared`, the
+//! deferred list), its parker, counters, and three named policies that decide the rest:
+//!
+//! - `LifoPolicy` (lifo_policy.rs): whether a schedule goes to the LIFO slot, and how
+//!   long a LIFO streak runs before the ring gets a turn;
+//! - `GlobalPolicy` (global_policy.rs): when the worker looks at the global queues (a
+//!   tuned fairness interval, and a latency cut for remote work waiting behind a streak),
+//!   which one first, and how much it takes;
+//! - `IdlePolicy` (search.rs): how a worker that ran dry looks for work (steal, spin,
+//!   yield) before it parks.
+//!
+//! Each tick it runs the next task: a global batch first when a fairness visit is due,
+//! otherwise the LIFO slot, then the ring, then a global batch. After a task it keeps
+//! running what that task put in the LIFO slot while `LifoPolicy` lets the streak go on
+//! and `GlobalPolicy` does not cut it; when cut for the global queues, the global batch
+//! goes ahead of the displaced task. Empty-handed it tries to become a searcher and steal
+//! half a random sibling's ring, then a global batch; finding nothing it parks (idle.rs
+//! decides who wakes whom). Every `event_interval` ticks it lets the driver dispatch
+//! without sleeping, publishes its metrics, tunes the global interval and checks for
+//! shutdown.
 //!
 //! A task that wakes itself while running (`yield_now`, a spent coop budget) is *deferred*:
 //! it waits in `Core::defer` for the next driver turn: at the latest the next maintenance
@@ -37,7 +42,6 @@
 
 use std::cell::RefCell;
 use std::future::Future;
-use std::time::{Duration, Instant};
 
 use queue::Local;
 use shim::sync::Arc;
@@ -58,74 +62,34 @@ use crate::threads::Role;
 use crate::util::FastRand;
 use crossbeam_utils::CachePadded;
 
+mod global_policy;
+mod lifo_policy;
 mod search;
 
-/// Polls of LIFO-slot tasks in a row before the ring gets a turn (when it holds tasks).
-const MAX_LIFO_POLLS: u32 = 3;
-
-/// The same when the ring and the deferred list are empty: nobody here waits, so only the
-/// driver's turn (the tick must end now and then) bounds the streak.
-const MAX_LIFO_POLLS_ALONE: u32 = 16;
-
-/// How often a busy worker should look at the global queue, in time of work. Short: a
-/// visit to an empty queue is one relaxed load, and tasks short enough to make many visits
-/// per 10 µs hit `MAX_GQI` first; long polls (a 10 µs stall) get a visit after each.
-const GLOBAL_QUEUE_LATENCY: Duration = Duration::from_micros(10);
-
-/// Bounds of the tuned global queue interval, in polls.
-const MIN_GQI: u32 = 2;
-const MAX_GQI: u32 = 127;
-
-/// The interval before anything was measured.
-const DEFAULT_GQI: u32 = 61;
-
-/// The most a global batch may fill of the ring: the rest is slack for the task a LIFO
-/// streak displaces and for local spawns, so taking a batch never overflows the ring.
-const MAX_GLOBAL_BATCH: usize = queue::CAPACITY * 7 / 8;
+use global_policy::GlobalPolicy;
+use lifo_policy::LifoPolicy;
+use search::IdlePolicy;
 
 pub(crate) struct Core {
     index: usize,
     tick: u32,
-    /// Whether schedules from this worker go to its LIFO slot right now (which lives in
-    /// `Shared::workers`, where a sibling can take it while this worker is stuck): true
-    /// at the start of each task's run, false once a LIFO streak was cut for the ring's
-    /// sake, so the rest of that run's schedules go to the back of the ring.
-    lifo_streak_open: bool,
-    /// Tasks that yielded; run once nothing else is runnable.
-    defer: Defer,
+    /// This worker's ring (its stealable half is `Shared::remotes[index].steal`).
     run_queue: Local<RunTask>,
-    is_searching: bool,
-    is_shutdown: bool,
-    /// Which global queue goes first on the last fairness visit: remote spawns (true) or
-    /// overflowed tasks; flipped on every visit.
-    fair_visit_spawns_first: bool,
-    /// `Shared::remote_wakes` when this worker last ran out of work (`yield_for_work`).
-    remote_wakes_seen: usize,
-    park: Option<Parker>,
-    rand: FastRand,
-    global_queue_interval: u32,
-    /// Polls (LIFO polls included) since the global queue was last looked at (any
-    /// `next_global_batch`, fair or not).
-    since_global: u32,
-    /// When this worker last took a global batch while remote work waited (None: never,
-    /// or under loom, where the clock is not modelled).
-    last_global: Option<Instant>,
-    /// Whether `global_queue_interval` is tuned from measurements (the user did not fix
-    /// it).
-    gqi_tuned: bool,
-    /// Start and poll count of the current measurement window (None while parked).
-    tune_window: Option<(Instant, u64)>,
-    event_interval: u32,
-    /// `Builder::disable_lifo_slot` not set: runs may open a LIFO streak.
-    lifo_slot_enabled: bool,
-    /// Pre-park spin rounds (`spin_rounds`).
-    spin_rounds: u32,
-    /// Pre-park yields (`park_yields`).
-    park_yields: u32,
-    /// Recent idle episodes: whether a spin pays (spin.rs).
-    spin: SpinPolicy,
+    /// Tasks that yielded; run at the next driver turn.
+    defer: Defer,
     /// This worker's LIFO slot and poll stamp (`Shared::workers[index]`).
     me: std::sync::Arc<CachePadded<WorkerShared<RunTask>>>,
+    park: Option<Parker>,
+    is_searching: bool,
+    is_shutdown: bool,
+    rand: FastRand,
+    event_interval: u32,
+    /// Where this worker's schedules go, and how long a LIFO streak runs (lifo_policy.rs).
+    lifo: LifoPolicy,
+    /// When it looks at the global queues, and how much it takes (global_policy.rs).
+    global: GlobalPolicy,
+    /// How it looks for work before parking (search.rs).
+    idle: IdlePolicy,
     stats: Stats,
 }
 
@@ -152,27 +116,17 @@ impl Core {
         Box::new(Core {
             index,
             tick: 0,
-            defer: Defer::with_capacity(64),
-            lifo_streak_open: !config.disable_lifo_slot,
             run_queue,
+            defer: Defer::with_capacity(64),
+            me,
+            park: Some(park),
             is_searching: false,
             is_shutdown: false,
-            fair_visit_spawns_first: false,
-            remote_wakes_seen: 0,
-            park: Some(park),
             rand: FastRand::new(index as u64 + 1),
-            global_queue_interval: config.global_queue_interval.unwrap_or(DEFAULT_GQI).max(1),
-            since_global: 0,
-            last_global: None,
-            // Not under loom: a clock read would make the models non-deterministic.
-            gqi_tuned: config.global_queue_interval.is_none() && !cfg!(loom),
-            tune_window: None,
             event_interval: config.event_interval.max(1),
-            lifo_slot_enabled: !config.disable_lifo_slot,
-            spin_rounds,
-            park_yields,
-            spin: SpinPolicy::default(),
-            me,
+            lifo: LifoPolicy::new(!config.disable_lifo_slot),
+            global: GlobalPolicy::new(config),
+            idle: IdlePolicy::new(spin_rounds, park_yields),
             stats: Stats::new(),
         })
     }
@@ -360,7 +314,7 @@ impl Context {
                     // Out of work: the tuning window measures polls back to back, so time
                     // spent searching, spinning or parked is never charged to polls (it
                     // would read as long polls and shrink the interval to its floor).
-                    core.tune_window = None;
+                    core.global.restart_window();
                     core.steal_work(&self.handle)
                         .or_else(|| core.spin_for_work(&self.handle))
                         .or_else(|| core.yield_for_work(&self.handle))
@@ -383,9 +337,9 @@ impl Context {
     /// core was handed off during a poll (`block_in_place`).
     fn run_task(&self, task: RunTask, mut core: Box<Core>) -> Option<Box<Core>> {
         core.transition_from_searching(&self.handle);
-        core.lifo_streak_open = core.lifo_slot_enabled;
+        core.lifo.open_streak();
         core.stats.counts.polls += 1;
-        core.since_global += 1;
+        core.global.count_poll();
         let me = &self.handle.shared.workers[self.index];
         let mut polls = core.stats.counts.polls;
         *self.core.borrow_mut() = Some(core);
@@ -404,22 +358,15 @@ impl Context {
                 let Some(task) = me.lifo.take() else {
                     return Some(core);
                 };
-                // The cap gives waiting tasks a turn. With none waiting here (ring and
-                // deferred list empty) the streak goes on longer: pushing the task to the
-                // ring would only hand it to a searcher (a cross-core hop for a chain of
-                // spawns) for no one's benefit. Still bounded, so the tick ends and the
-                // driver gets its turn (`event_interval`).
-                let limit = if core.run_queue.is_empty() && core.defer.is_empty() {
-                    MAX_LIFO_POLLS_ALONE
-                } else {
-                    MAX_LIFO_POLLS
-                };
-                let capped = lifo_polls >= limit || !coop::has_budget_remaining();
+                // The cap (lifo_policy.rs): shorter while others wait here.
+                let others_waiting = !core.run_queue.is_empty() || !core.defer.is_empty();
+                let capped =
+                    LifoPolicy::capped(lifo_polls, others_waiting) || !coop::has_budget_remaining();
                 // Only looked at while the streak may go on: one load fewer per capped end.
-                let global_due = !capped && core.global_due(&self.handle);
+                let global_due = !capped && core.global.streak_cut_due(&self.handle.shared);
                 if capped || global_due {
                     // Give the ring a turn; later schedules this tick go to the back too.
-                    core.lifo_streak_open = false;
+                    core.lifo.close_streak();
                     if global_due {
                         // The global queue's turn: its batch goes ahead of the displaced
                         // task, so a chain of long polls runs behind the remote spawns
@@ -433,7 +380,7 @@ impl Context {
                 }
                 lifo_polls += 1;
                 core.stats.counts.polls += 1;
-                core.since_global += 1;
+                core.global.count_poll();
                 core.stats.counts.lifo_hits += 1;
                 polls = core.stats.counts.polls;
                 *self.core.borrow_mut() = Some(core);
@@ -448,7 +395,7 @@ impl Context {
     fn maintenance(&self, core: Box<Core>) -> Box<Core> {
         let mut core = self.driver_turn(core);
         core.stats.submit(&self.handle.shared.metrics[core.index]);
-        core.tune_global_queue_interval();
+        core.global.tune(core.stats.counts.polls);
         core
     }
 
@@ -509,7 +456,7 @@ impl Context {
                 core.stats.mark_unpark_polls();
                 core.is_shutdown = self.handle.is_closed();
                 if core.transition_from_parked(&self.handle) {
-                    core.spin.end_idle();
+                    core.idle.spin.end_idle();
                     // After the idle-count change above (monitor.rs: no lost wake-up).
                     self.handle.monitor.worker_unparked();
                     break;
@@ -575,7 +522,7 @@ impl Core {
                 return self.park.is_some();
             }
         }
-        let stealable = if !self.lifo_streak_open {
+        let stealable = if !self.lifo.streak_open() {
             self.push_back(task, handle);
             true
         } else {
@@ -601,26 +548,8 @@ impl Core {
         }
     }
 
-    /// Whether the global queue has work that waited long enough to cut a LIFO streak:
-    /// `global_queue_interval` polls since this worker last looked, or (tuned runtimes)
-    /// remote spawns or wakes waiting while `GLOBAL_QUEUE_LATENCY` passed since this worker
-    /// last took a batch. The clock is read only for the remote queue: overflowed tasks
-    /// are this worker's own backlog, which the poll count and the LIFO cap already bound,
-    /// and a clock read costs about what a small task's whole spawn and poll does (a
-    /// ping-pong that overflows its ring would read it on every LIFO poll).
-    fn global_due(&self, handle: &Handle) -> bool {
-        if self.since_global >= self.global_queue_interval {
-            return handle.shared.has_global_work();
-        }
-        self.gqi_tuned
-            && !handle.shared.inject.is_empty()
-            && self
-                .last_global
-                .is_none_or(|t| t.elapsed() >= GLOBAL_QUEUE_LATENCY)
-    }
-
     fn next_task(&mut self, handle: &Handle) -> Option<RunTask> {
-        if self.since_global >= self.global_queue_interval {
+        if self.global.visit_due() {
             // Fairness: a share of the global queue first, now and then, however busy we
             // are. A batch (not one task) so a burst of remote spawns drains in a few visits.
             if let Some(task) = self.next_global_batch(handle, true) {
@@ -634,68 +563,16 @@ impl Core {
         self.next_global_batch(handle, false)
     }
 
-    /// Sets the global queue interval so a busy worker visits the global queue about every
-    /// `GLOBAL_QUEUE_LATENCY` of polling: one clock read per maintenance (every
-    /// `event_interval` ticks), dividing the window's time by its polls.
-    fn tune_global_queue_interval(&mut self) {
-        if !self.gqi_tuned {
-            return;
-        }
-        let now = Instant::now();
-        let polls = self.stats.counts.polls;
-        if let Some((start, polls_then)) = self.tune_window {
-            let n = u32::try_from(polls - polls_then).unwrap_or(u32::MAX).max(1);
-            let per_poll = now.saturating_duration_since(start) / n;
-            let interval = if per_poll.is_zero() {
-                MAX_GQI
-            } else {
-                (GLOBAL_QUEUE_LATENCY.as_nanos() / per_poll.as_nanos()).min(u128::from(MAX_GQI))
-                    as u32
-            };
-            self.global_queue_interval = interval.clamp(MIN_GQI, MAX_GQI);
-        }
-        self.tune_window = Some((now, polls));
-    }
-
     fn next_local_task(&mut self) -> Option<RunTask> {
         self.me.lifo.take().or_else(|| self.run_queue.pop())
     }
 
-    /// Takes a fair share of a global queue into the ring and returns the first task: the
-    /// overflow queue (work under way) first, then the remote one; on a fairness visit
-    /// (`fair`) the two take turns at going first, so neither starves the other.
+    /// Takes a fair share of a global queue into the ring and returns the first task
+    /// (global_policy.rs picks the queue and the share; `fair`: a fairness visit).
     fn next_global_batch(&mut self, handle: &Handle, fair: bool) -> Option<RunTask> {
-        // A look, whatever it finds: the polls until the next one count from here.
-        self.since_global = 0;
-        let shared = &handle.shared;
-        let spawns_first = fair && {
-            self.fair_visit_spawns_first = !self.fair_visit_spawns_first;
-            self.fair_visit_spawns_first
-        };
-        let (first, second) = if spawns_first {
-            (&shared.inject, &shared.overflow)
-        } else {
-            (&shared.overflow, &shared.inject)
-        };
-        let inject: &queue::Inject<RunTask> = if !first.is_empty() {
-            first
-        } else if !second.is_empty() {
-            second
-        } else {
-            return None;
-        };
-        // The stamp `global_due` reads: when this worker last served remote work. A batch
-        // of overflowed tasks with the remote queue empty serves none, and reads no clock.
-        if self.gqi_tuned && (std::ptr::eq(inject, &*shared.inject) || !shared.inject.is_empty()) {
-            self.last_global = Some(Instant::now());
-        }
-        // A fair share, up to `MAX_GLOBAL_BATCH` less what the ring holds: a deep global
-        // queue drains in few visits, so a worker whose polls are long (it visits between
-        // them) serves a remote burst with few interruptions.
-        let room = MAX_GLOBAL_BATCH.saturating_sub(self.run_queue.len());
-        let share = inject.len() / handle.num_workers() + 1;
-        let n = share.min(room).max(1);
-        inject::take_batch(inject, n, |task| self.push_back(task, handle))
+        let queue = self.global.choose(&handle.shared, fair)?;
+        let n = GlobalPolicy::batch_size(queue, handle.num_workers(), self.run_queue.len());
+        inject::take_batch(queue, n, |task| self.push_back(task, handle))
     }
 
     /// Moves the deferred (yielded) tasks to the back of the ring, in yield order.

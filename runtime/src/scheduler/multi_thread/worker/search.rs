@@ -10,6 +10,32 @@
 
 use super::*;
 
+/// How a worker that ran out of work looks for more before it parks: the spin rounds and
+/// park yields chosen for this machine's workers and CPUs (spin.rs), whether spinning
+/// has paid lately (`SpinPolicy`), and the remote-wake count it saw last (a change means
+/// work arrives from outside: worth a yield before parking).
+pub(super) struct IdlePolicy {
+    /// Pre-park spin rounds (`spin::spin_rounds`).
+    spin_rounds: u32,
+    /// Pre-park yields (`spin::park_yields`).
+    park_yields: u32,
+    /// Recent idle episodes: whether a spin pays.
+    pub(super) spin: SpinPolicy,
+    /// `Shared::remote_wakes` when this worker last ran out of work (`yield_for_work`).
+    remote_wakes_seen: usize,
+}
+
+impl IdlePolicy {
+    pub(super) fn new(spin_rounds: u32, park_yields: u32) -> IdlePolicy {
+        IdlePolicy {
+            spin_rounds,
+            park_yields,
+            spin: SpinPolicy::default(),
+            remote_wakes_seen: 0,
+        }
+    }
+}
+
 impl Core {
     pub(super) fn steal_work(&mut self, handle: &Handle) -> Option<RunTask> {
         if !self.transition_to_searching(handle) {
@@ -44,8 +70,8 @@ impl Core {
     /// so a worker does not park just before the next task arrives.
     /// Only while recent idle episodes were short, and one spinner at a time (spin.rs).
     pub(super) fn spin_for_work(&mut self, handle: &Handle) -> Option<RunTask> {
-        self.spin.begin_idle();
-        if !self.is_searching || !self.spin.worth_spinning() {
+        self.idle.spin.begin_idle();
+        if !self.is_searching || !self.idle.spin.worth_spinning() {
             return None;
         }
         let token = &handle.shared.spinner;
@@ -53,7 +79,7 @@ impl Core {
             return None;
         }
         let mut found = None;
-        for _ in 0..self.spin_rounds {
+        for _ in 0..self.idle.spin_rounds {
             for _ in 0..SPIN_PAUSES {
                 shim::hint::spin_loop();
             }
@@ -63,9 +89,9 @@ impl Core {
             }
         }
         token.release();
-        self.spin.spun(found.is_some());
+        self.idle.spin.spun(found.is_some());
         if found.is_some() {
-            self.spin.end_idle();
+            self.idle.spin.end_idle();
         }
         found
     }
@@ -76,12 +102,12 @@ impl Core {
     /// `PARK_YIELDS`): it may share this CPU. Not parked meanwhile, so its pushes make no
     /// unpark and `block_on` does not count this CPU as free.
     pub(super) fn yield_for_work(&mut self, handle: &Handle) -> Option<RunTask> {
-        if self.park_yields == 0 {
+        if self.idle.park_yields == 0 {
             return None;
         }
         let remote_wakes = handle.remote_wakes();
-        let woken_from_outside = remote_wakes != self.remote_wakes_seen;
-        self.remote_wakes_seen = remote_wakes;
+        let woken_from_outside = remote_wakes != self.idle.remote_wakes_seen;
+        self.idle.remote_wakes_seen = remote_wakes;
         if !woken_from_outside || !handle.block_on_polling() {
             return None;
         }
@@ -108,10 +134,10 @@ impl Core {
 
     /// The yields themselves: `park_yields` of them, a look for work after each.
     fn yield_rounds(&mut self, handle: &Handle) -> Option<RunTask> {
-        for _ in 0..self.park_yields {
+        for _ in 0..self.idle.park_yields {
             shim::thread::yield_now();
             if let Some(task) = self.take_visible_work(handle) {
-                self.spin.end_idle();
+                self.idle.spin.end_idle();
                 return Some(task);
             }
         }
