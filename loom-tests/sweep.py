@@ -68,7 +68,7 @@ SUITES = [
     # The LIFO slot, and the stuck-worker rescue around it (driven directly: under loom no
     # monitor runs, so no loom_scheduler model reaches the rescue).
     ("queue/src/lifo.rs", ["loom_lifo"]),
-    ("runtime/src/scheduler/multi_thread/stall.rs", ["loom_lifo"]),
+    ("runtime/src/scheduler/multi_thread/worker_shared.rs", ["loom_lifo"]),
     # No loom build: std atomics, the monitor thread is not built and the spin token is a
     # no-op under loom. Their rows are argued (NO_LOOM), never run.
     ("runtime/src/scheduler/multi_thread/spin.rs", []),
@@ -111,7 +111,7 @@ FILES = [
     "runtime/src/scheduler/current_thread.rs",
     "queue/src/lifo.rs",
     "runtime/src/scheduler/inject.rs",
-    "runtime/src/scheduler/multi_thread/stall.rs",
+    "runtime/src/scheduler/multi_thread/worker_shared.rs",
     "runtime/src/scheduler/multi_thread/spin.rs",
     "runtime/src/scheduler/multi_thread/monitor.rs",
     "io-driver/src/readiness.rs",
@@ -135,7 +135,7 @@ TESTS = {
 # is `argued(v)`, also written at the site.
 NO_LOOM = {
     "runtime/src/scheduler/inject.rs",
-    "runtime/src/scheduler/multi_thread/stall.rs",
+    "runtime/src/scheduler/multi_thread/worker_shared.rs",
     "runtime/src/scheduler/multi_thread/spin.rs",
     "runtime/src/scheduler/multi_thread/monitor.rs",
 }
@@ -304,24 +304,24 @@ MANUAL = [
      "            Ok(true) => {}",
      "a task scheduled (spawned or woken) on a worker where it can be stolen wakes no "
      "sibling"),
-    # --- the stuck-worker rescue (stall.rs): the permission's flag tests ---
-    ("flag:steal-lifo-ignores-stuck", "runtime/src/scheduler/multi_thread/stall.rs",
+    # --- the stuck-worker rescue (worker_shared.rs): the permission's flag tests ---
+    ("flag:steal-lifo-ignores-stuck", "runtime/src/scheduler/multi_thread/worker_shared.rs",
      "        if self.is_stuck() {\n            self.lifo.steal()",
      "        if true || self.is_stuck() {\n            self.lifo.steal()",
      "a sibling takes a worker's LIFO task without the stuck permission"),
-    ("flag:is-stuck-ignores-parity", "runtime/src/scheduler/multi_thread/stall.rs",
+    ("flag:is-stuck-ignores-parity", "runtime/src/scheduler/multi_thread/worker_shared.rs",
      "seq & 1 == 1 && self.stuck_seq.load(Relaxed) == seq",
      "self.stuck_seq.load(Relaxed) == seq",
      "`is_stuck` does not test that a poll is running (odd `poll_seq`)"),
-    ("flag:is-stuck-ignores-stuck-seq", "runtime/src/scheduler/multi_thread/stall.rs",
+    ("flag:is-stuck-ignores-stuck-seq", "runtime/src/scheduler/multi_thread/worker_shared.rs",
      "seq & 1 == 1 && self.stuck_seq.load(Relaxed) == seq",
      "seq & 1 == 1",
      "`is_stuck` does not test that the monitor found this poll stuck"),
-    ("flag:stealable-lifo-ignores-empty", "runtime/src/scheduler/multi_thread/stall.rs",
+    ("flag:stealable-lifo-ignores-empty", "runtime/src/scheduler/multi_thread/worker_shared.rs",
      "self.is_stuck() && !self.lifo.is_empty()",
      "self.is_stuck()",
      "`has_stealable_lifo` offers a stuck worker's empty slot to searchers"),
-    ("flag:stealable-lifo-ignores-stuck", "runtime/src/scheduler/multi_thread/stall.rs",
+    ("flag:stealable-lifo-ignores-stuck", "runtime/src/scheduler/multi_thread/worker_shared.rs",
      "self.is_stuck() && !self.lifo.is_empty()",
      "!self.lifo.is_empty()",
      "`has_stealable_lifo` offers any worker's LIFO task to searchers"),
@@ -528,12 +528,12 @@ STALL_PERMISSION = (
     "`stuck_seq`) only decides whether a sibling tries the LIFO slot; the task travels "
     "through the slot's own Release push / Acquire swap, and one swap wins it. A stale "
     "\"stuck\" runs the task a little early on a sibling, a stale \"not stuck\" leaves it "
-    "to the owner or the monitor's next tick (stall.rs module docs). The permission's "
+    "to the owner or the monitor's next tick (worker_shared.rs module docs). The permission's "
     "logic (flag tests) is modelled: loom_lifo::stuck_worker_lifo_rescue")
 STALL_METRICS = (
     "std atomic (not loom's), Relaxed suffices: the monitor's poll metrics (`Published`), "
     "written by the monitor only and read by `metrics()` as a snapshot; no memory is read "
-    "on their strength (stall.rs module docs)")
+    "on their strength (worker_shared.rs module docs)")
 REMOTE_SPAWNS = (
     "std atomic (not loom's), Relaxed suffices: the remote-spawn metrics counter; no memory "
     "is read on its strength, a snapshot may see a completion before its spawn, which "
@@ -566,7 +566,7 @@ def argued(v):
     f, fn, src = v["file"], v["fn"], v.get("src", "")
     if f not in NO_LOOM or v["apply"] is not None:
         return None
-    if f.endswith("stall.rs"):
+    if f.endswith("worker_shared.rs"):
         return STALL_METRICS if fn in ("publish_seen", "add_long_poll", "raise_longest",
                                        "fill") else STALL_PERMISSION
     if f.endswith("scheduler/inject.rs"):

@@ -17,7 +17,7 @@
 //! - the owner's writes to an item before it pushes reach whoever takes it (the owner's
 //!   Release push, a taker's Acquire swap): a thief that frees the item must have seen
 //!   them, or loom reports a causality violation (`owner_writes_reach_the_thief`);
-//! - the LIFO rescue of a stuck worker (`runtime`'s `WorkerShared`, stall.rs, exported to
+//! - the LIFO rescue of a stuck worker (`runtime`'s `WorkerShared`, worker_shared.rs, exported to
 //!   loom builds; its poll stamps are std atomics, so these models check the permission's
 //!   logic while the slot's race stays loom's): a sibling takes a worker's LIFO task only
 //!   while that worker is inside the poll the monitor found stuck, gets it then, and a

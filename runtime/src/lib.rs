@@ -137,7 +137,7 @@ mod util;
 #[doc(hidden)]
 pub mod loom_internals {
     pub use crate::scheduler::multi_thread::idle::Idle;
-    pub use crate::scheduler::multi_thread::stall::WorkerShared;
+    pub use crate::scheduler::multi_thread::worker_shared::WorkerShared;
 }
 
 pub use crate::builder::Builder;

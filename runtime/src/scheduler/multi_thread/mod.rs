@@ -29,8 +29,8 @@ pub(crate) mod idle;
 #[cfg_attr(loom, allow(dead_code))]
 mod monitor;
 mod spin;
-pub(crate) mod stall;
 mod worker;
+pub(crate) mod worker_shared;
 
 use crossbeam_utils::CachePadded;
 use queue::{Inject, Steal};
@@ -39,9 +39,9 @@ use task::OwnedTasks;
 
 use self::idle::Idle;
 use self::monitor::Monitor;
-use self::stall::WorkerShared;
 use self::worker::Core;
 pub(crate) use self::worker::{current_index, hand_off_core, Context};
+use self::worker_shared::WorkerShared;
 use crate::blocking;
 use crate::driver::Driver;
 use crate::metrics::{self, Snapshot, StallCallback};
@@ -90,7 +90,7 @@ pub(crate) struct Handle {
 
 pub(crate) struct Shared {
     remotes: Box<[Remote]>,
-    /// Each worker's LIFO slot and poll stamp, one padded line each (stall.rs); each
+    /// Each worker's LIFO slot and poll stamp, one padded line each (worker_shared.rs); each
     /// worker's core holds its own too (no indexing on its hot path).
     workers: Box<[std::sync::Arc<CachePadded<WorkerShared<RunTask>>>]>,
     /// Padded: written by every remote push and global-queue pop; the read-mostly

@@ -1,7 +1,7 @@
 //! The monitor: one thread per multi-thread runtime that rescues work from stuck workers.
 //!
 //! In the spirit of Go's sysmon. While any worker is awake it wakes every `TICK` (1 ms)
-//! and, reading only what workers publish with plain stores (`stall.rs`):
+//! and, reading only what workers publish with plain stores (`worker_shared.rs`):
 //!
 //! 1. **Stuck polls.** A worker whose `poll_seq` reads the same odd value at two ticks in
 //!    a row has been inside one poll for at least a tick. The monitor marks it stuck
@@ -49,7 +49,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam_utils::CachePadded;
 
-use super::stall::{Published, LONG_POLL};
+use super::worker_shared::{Published, LONG_POLL};
 use super::Handle;
 use crate::metrics::{Stall, StallCallback};
 
@@ -129,7 +129,7 @@ pub(crate) fn run(handle: &Handle) {
     let now = Instant::now();
     let mut seen = vec![
         Seen {
-            seq: super::stall::IDLE,
+            seq: super::worker_shared::IDLE,
             first_seen: now,
             marked: false,
             counted: false,

@@ -48,7 +48,7 @@ use shim::sync::Arc;
 use task::JoinHandle;
 
 use super::spin::{SpinPolicy, SPIN_PAUSES};
-use super::stall::WorkerShared;
+use super::worker_shared::WorkerShared;
 use super::{Config, Handle};
 use crate::context;
 use crate::coop;
@@ -282,7 +282,7 @@ impl Handle {
     }
 
     /// Whether any queue holds work a searcher could take: a sibling's ring, a global
-    /// queue, or a stuck worker's LIFO slot (stall.rs).
+    /// queue, or a stuck worker's LIFO slot (worker_shared.rs).
     fn has_visible_work(&self) -> bool {
         self.shared.has_global_work()
             || self.shared.remotes.iter().any(|r| !r.steal.is_empty())
@@ -344,7 +344,7 @@ impl Context {
         let mut polls = core.stats.counts.polls;
         *self.core.borrow_mut() = Some(core);
         coop::budget(|| {
-            // The stamps are plain stores to this worker's own line (stall.rs): the
+            // The stamps are plain stores to this worker's own line (worker_shared.rs): the
             // monitor finds a poll that lasts a tick, and lets siblings rescue our tasks.
             me.begin_poll(polls);
             let mut completed = task.run(&self.sched);
