@@ -558,7 +558,10 @@ impl Builder {
                     self.event_interval,
                     driver,
                     blocking.clone(),
-                    unhandled::policy(self.unhandled_panic),
+                    unhandled::policy(
+                        self.unhandled_panic,
+                        crate::scheduler::Handle::close_current_multi_thread,
+                    ),
                     self.hooks.clone(),
                     self.name.clone(),
                 );
@@ -594,7 +597,10 @@ impl Builder {
                     driver,
                     blocking.clone(),
                     self.on_stall.clone(),
-                    unhandled::policy(self.unhandled_panic),
+                    unhandled::policy(
+                        self.unhandled_panic,
+                        crate::scheduler::Handle::close_current_multi_thread,
+                    ),
                     spawner.clone(),
                 );
                 let sched = scheduler::Handle::MultiThread(handle.clone());

@@ -104,7 +104,8 @@ impl Runtime {
         let drives_core = matches!(self.flavor, Flavor::CurrentThread(_));
         let _rt = context::enter_runtime(!drives_core);
         let _enter = context::enter(self.handle.inner.clone());
-        let future = crate::unhandled::BlockOnGuard::new(&self.handle.inner, future);
+        let future =
+            crate::unhandled::BlockOnGuard::new(self.handle.inner.unhandled_panic(), future);
         let _seed = crate::rand::enter(self.seeds.as_deref());
         match (&self.flavor, &self.handle.inner) {
             (Flavor::CurrentThread(ct), scheduler::Handle::CurrentThread(h)) => {

@@ -57,6 +57,9 @@ pub enum UnhandledPanic {
 
 /// A runtime's record of the first unhandled panic (only with `ShutdownRuntime`).
 pub(crate) struct PanicState {
+    /// Begins the shutdown of the runtime the panicking task ran on (the scheduler's
+    /// hook: this module knows no scheduler).
+    close_current: fn(),
     fired: AtomicBool,
     message: Mutex<Option<String>>,
     waiters: Mutex<Vec<(u64, Waker)>>,
@@ -66,10 +69,13 @@ pub(crate) struct PanicState {
 /// Each scheduler handle's policy: `None` for `Ignore`.
 pub(crate) type Policy = Option<Arc<PanicState>>;
 
-pub(crate) fn policy(p: UnhandledPanic) -> Policy {
+/// The policy for `p`; `close_current` begins the shutdown of the runtime the calling
+/// thread runs a task of.
+pub(crate) fn policy(p: UnhandledPanic, close_current: fn()) -> Policy {
     match p {
         UnhandledPanic::Ignore => None,
         UnhandledPanic::ShutdownRuntime => Some(Arc::new(PanicState {
+            close_current,
             fired: AtomicBool::new(false),
             message: Mutex::new(None),
             waiters: Mutex::new(Vec::new()),
@@ -141,11 +147,7 @@ impl<F: Future> Future for ShutdownOnPanic<F> {
                 // Shut the runtime this task runs on down (its workers stop, the other
                 // tasks are cancelled); a current-thread runtime stops when its owner,
                 // whose `block_on` now panics, drops it.
-                crate::context::with_handle(|h| {
-                    if let Some(crate::scheduler::Handle::MultiThread(h)) = h {
-                        h.close();
-                    }
-                });
+                (this.state.close_current)();
                 // The task harness records it for the JoinHandle.
                 panic::resume_unwind(payload)
             }
@@ -174,8 +176,8 @@ impl<F> Drop for BlockOnGuard<F> {
 }
 
 impl<F> BlockOnGuard<F> {
-    pub(crate) fn new(handle: &crate::scheduler::Handle, future: F) -> Self {
-        let state = handle.unhandled_panic().clone();
+    pub(crate) fn new(policy: &Policy, future: F) -> Self {
+        let state = policy.clone();
         let id = state.as_ref().map_or(0, |s| s.next_id.fetch_add(1, SeqCst));
         BlockOnGuard { future, state, id }
     }

@@ -62,7 +62,7 @@ impl<S: Source> IoSource<S> {
     /// Outside a runtime, or on a runtime without `Builder::enable_io()`.
     #[track_caller]
     pub(crate) fn new(io: S, interest: Interest) -> io::Result<Self> {
-        let handle = crate::driver::current_io();
+        let handle = crate::scheduler::Handle::current_io();
         Self::with_handle(&handle, io, interest)
     }
 

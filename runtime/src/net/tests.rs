@@ -5,7 +5,7 @@ use crate::net::{TcpListener, TcpStream, UdpSocket, UnixStream};
 use crate::Builder;
 
 fn live() -> usize {
-    crate::driver::current_io().registrations()
+    crate::scheduler::Handle::current_io().registrations()
 }
 
 #[test]

@@ -118,6 +118,68 @@ impl Handle {
         }
     }
 
+    /// The current runtime's driver, or a panic naming `what` and where it must be called
+    /// from.
+    #[cfg(not(loom))]
+    #[track_caller]
+    pub(crate) fn current_driver(what: &str) -> Arc<Driver> {
+        match crate::context::with_handle(|h| h.map(|h| h.driver().clone())) {
+            Some(driver) => driver,
+            None => panic!("{what} {}", crate::misuse::OUTSIDE_RUNTIME_SUFFIX),
+        }
+    }
+
+    /// The current runtime's I/O driver handle (for `runtime::net`).
+    ///
+    /// # Panics
+    /// Outside a runtime, or on a runtime built without `Builder::enable_io()`.
+    #[cfg(not(loom))]
+    #[track_caller]
+    pub(crate) fn current_io() -> Arc<io_driver::Handle> {
+        Handle::current_driver("a `runtime::net` socket function")
+            .io_handle()
+            .clone()
+    }
+
+    /// The current runtime's timer driver handle (for `runtime::time`).
+    ///
+    /// # Panics
+    /// Outside a runtime, or on a runtime built without `Builder::enable_time()`.
+    #[cfg(not(loom))]
+    #[track_caller]
+    pub(crate) fn current_time() -> Arc<io_driver::Handle> {
+        Handle::current_driver("a `runtime::time` function")
+            .time_handle()
+            .clone()
+    }
+
+    /// The current runtime's clock (paused or real), or the real time outside a runtime or
+    /// on one without a timer driver.
+    #[cfg(not(loom))]
+    pub(crate) fn clock_now() -> std::time::Instant {
+        if !crate::time::any_paused() {
+            return std::time::Instant::now();
+        }
+        if let Some(now) = crate::context::with_handle(|h| {
+            h.and_then(|h| h.driver().time_handle_opt().map(|t| t.now()))
+        }) {
+            return now;
+        }
+        std::time::Instant::now()
+    }
+
+    /// Begins the shutdown of the current multi-thread runtime, if there is one (its
+    /// workers stop, its tasks are cancelled): the close hook of
+    /// `UnhandledPanic::ShutdownRuntime`. A current-thread runtime stops when its owner,
+    /// whose `block_on` then panics, drops it.
+    pub(crate) fn close_current_multi_thread() {
+        crate::context::with_handle(|h| {
+            if let Some(Handle::MultiThread(h)) = h {
+                h.close();
+            }
+        });
+    }
+
     // Its callers (net, time) are not built under loom.
     #[cfg_attr(loom, allow(dead_code))]
     pub(crate) fn driver(&self) -> &Arc<Driver> {

@@ -168,7 +168,7 @@ fn errno_location() -> *mut libc::c_int {
 /// Outside a runtime, or on one built without `Builder::enable_io()`.
 #[track_caller]
 pub(crate) fn receiver() -> io::Result<Arc<Receiver>> {
-    let handle = crate::driver::current_driver("`runtime::signal` (`signal`, `ctrl_c`)")
+    let handle = crate::scheduler::Handle::current_driver("`runtime::signal` (`signal`, `ctrl_c`)")
         .io_handle()
         .clone();
     let key = Arc::as_ptr(&handle) as usize;

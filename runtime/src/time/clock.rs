@@ -139,7 +139,7 @@ pub async fn advance(duration: Duration) {
     }
     // Fire what became due now (the driver is free: this thread holds the core), then let
     // the woken tasks run.
-    crate::driver::current_driver("`time::advance`").poll_now();
+    crate::scheduler::Handle::current_driver("`time::advance`").poll_now();
     crate::task::yield_now().await;
 }
 

@@ -30,7 +30,7 @@ pub struct Instant {
 impl Instant {
     /// The current reading of the runtime's clock (see the module docs).
     pub fn now() -> Instant {
-        Instant::from_std(crate::driver::clock_now())
+        Instant::from_std(crate::scheduler::Handle::clock_now())
     }
 
     /// Wraps a `std::time::Instant`.

@@ -66,7 +66,7 @@ pub struct Sleep {
 impl Sleep {
     #[track_caller]
     pub(crate) fn new(deadline: Instant) -> Sleep {
-        let handle = crate::driver::current_time();
+        let handle = crate::scheduler::Handle::current_time();
         Sleep {
             timer: handle.timer(deadline.into_std()),
         }

@@ -14,7 +14,7 @@ fn rt() -> crate::Runtime {
 }
 
 fn entries() -> usize {
-    crate::driver::current_time().timer_entries()
+    crate::scheduler::Handle::current_time().timer_entries()
 }
 
 fn poll_once<F: Future>(f: std::pin::Pin<&mut F>) -> Poll<F::Output> {
