@@ -4,7 +4,7 @@
 //! (high bits); a mutex-protected list holds the parked workers' indices.
 //!
 //! - At most half the workers search (steal) at once: `transition_worker_to_searching`
-//!   refuses beyond that (an approximate throttle, as the seed describes; exactness is
+//!   refuses beyond that (an approximate throttle: two searchers may both pass the check; exactness is
 //!   not needed).
 //! - New work wakes a worker only when nobody is searching and somebody is parked
 //!   (`worker_to_notify`); the woken worker starts out searching, so a burst of pushes
@@ -91,7 +91,7 @@ impl Idle {
 
     /// A searcher found work. True when it was the last searcher and `work_left()` (asked
     /// only then) sees work for another worker: the caller must then wake one, so the
-    /// search goes on (the seed's hand-off).
+    /// search goes on (the searcher hand-off).
     ///
     /// `work_left` runs after the decrement, and must: a notifier that pushed work and
     /// saw us still searching skipped its wake-up, relying on us. Its check is an RMW on
