@@ -108,6 +108,26 @@ impl<S: Source> IoSource<S> {
         Poll::Ready(Ok(()))
     }
 
+    /// Waits (spending budget) until the driver holds any readiness `interest` covers and
+    /// says which (tokio's `ready(Interest)`: closed and error states show as such), and
+    /// remembers it per direction for a following `try_io`.
+    pub(crate) fn poll_ready_interest(
+        &self,
+        cx: &mut Context<'_>,
+        interest: crate::io::Interest,
+    ) -> Poll<io::Result<crate::io::Ready>> {
+        ready!(coop::poll_proceed(cx));
+        let ev = ready!(self.registration.poll_ready_mask(cx, interest.mask()))?;
+        let mut recorded = self.recorded.lock();
+        for dir in [Direction::Read, Direction::Write] {
+            let part = ev.with_ready(dir.mask());
+            if !part.ready().is_empty() {
+                recorded[slot(dir)] = Some(part);
+            }
+        }
+        Poll::Ready(Ok(crate::io::Ready::from_driver(ev.ready())))
+    }
+
     /// Waits for readiness in `dir`, then runs `f` until it does not say `WouldBlock`.
     pub(crate) fn poll_io<R>(
         &self,

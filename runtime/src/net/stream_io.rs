@@ -129,44 +129,16 @@ macro_rules! stream_io {
                 ::std::future::poll_fn(|cx| self.poll_write_ready(cx)).await
             }
 
-            /// Waits until the stream is ready for any of `interest` (readable and/or
-            /// writable) and says which; as with [`Self::readable`], readiness can be
-            /// spurious, so follow with `try_read`/`try_write` and loop on `WouldBlock`.
-            ///
-            /// `Interest::ERROR` and `Interest::PRIORITY` alone are refused with
-            /// `InvalidInput` (errors and hang-ups show as readable and writable here).
+            /// Waits until the stream is ready for any of `interest` and says which, as
+            /// tokio's: readable is readable or read-closed, writable is writable or
+            /// write-closed, error and priority are theirs, so a hang-up shows as
+            /// `is_read_closed()` and a pending error as `is_error()`. Readiness can be
+            /// spurious: follow with `try_read`/`try_write` and loop on `WouldBlock`.
             pub async fn ready(
                 &self,
                 interest: crate::io::Interest,
             ) -> ::std::io::Result<crate::io::Ready> {
-                use crate::io::Ready;
-                if !interest.is_readable() && !interest.is_writable() {
-                    return Err(::std::io::Error::new(
-                        ::std::io::ErrorKind::InvalidInput,
-                        "ready() waits for Interest::READABLE and/or Interest::WRITABLE",
-                    ));
-                }
-                ::std::future::poll_fn(|cx| {
-                    let mut ready = Ready::EMPTY;
-                    if interest.is_readable() {
-                        if let ::std::task::Poll::Ready(r) = self.poll_read_ready(cx) {
-                            r?;
-                            ready |= Ready::READABLE;
-                        }
-                    }
-                    if interest.is_writable() {
-                        if let ::std::task::Poll::Ready(r) = self.poll_write_ready(cx) {
-                            r?;
-                            ready |= Ready::WRITABLE;
-                        }
-                    }
-                    if ready.is_empty() {
-                        ::std::task::Poll::Pending
-                    } else {
-                        ::std::task::Poll::Ready(Ok(ready))
-                    }
-                })
-                .await
+                ::std::future::poll_fn(|cx| self.io.poll_ready_interest(cx, interest)).await
             }
 
             /// Polls for write readiness (see [`Self::writable`]).

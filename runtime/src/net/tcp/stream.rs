@@ -22,6 +22,15 @@ use super::split::{self, OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
 use crate::net::addr::{each_addr, ToSocketAddrs};
 use crate::net::io_source::IoSource;
 
+/// What a stream is registered for: both directions, and (Linux, Android) urgent data
+/// (`EPOLLPRI`), which `ready(Interest::PRIORITY)` reports.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+const STREAM_INTEREST: Interest = Interest::READABLE
+    .add(Interest::WRITABLE)
+    .add(Interest::PRIORITY);
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+const STREAM_INTEREST: Interest = Interest::READABLE.add(Interest::WRITABLE);
+
 /// A TCP connection. See the module docs of [`crate::net`].
 pub struct TcpStream {
     io: IoSource<mio::net::TcpStream>,
@@ -64,7 +73,7 @@ impl TcpStream {
 
     #[track_caller]
     pub(crate) fn new(mio: mio::net::TcpStream) -> io::Result<TcpStream> {
-        let io = IoSource::new(mio, Interest::READABLE | Interest::WRITABLE)?;
+        let io = IoSource::new(mio, STREAM_INTEREST)?;
         Ok(TcpStream { io })
     }
 
@@ -72,7 +81,7 @@ impl TcpStream {
         handle: &shim::sync::Arc<io_driver::Handle>,
         mio: mio::net::TcpStream,
     ) -> io::Result<TcpStream> {
-        let io = IoSource::with_handle(handle, mio, Interest::READABLE | Interest::WRITABLE)?;
+        let io = IoSource::with_handle(handle, mio, STREAM_INTEREST)?;
         Ok(TcpStream { io })
     }
 

@@ -244,38 +244,11 @@ impl UnixDatagram {
         self.io.poll_ready_recorded(cx, Direction::Write)
     }
 
-    /// Waits until the socket is ready for any of `interest` and says which (readiness
-    /// can be spurious). `Interest::ERROR`/`PRIORITY` alone are refused with
-    /// `InvalidInput`.
+    /// Waits until the socket is ready for any of `interest` and says which, as tokio's
+    /// (a pending error shows as `is_error()`, a shutdown as closed); readiness can be
+    /// spurious: follow with `try_recv*`/`try_send*` and loop on `WouldBlock`.
     pub async fn ready(&self, interest: crate::io::Interest) -> io::Result<crate::io::Ready> {
-        use crate::io::Ready;
-        if !interest.is_readable() && !interest.is_writable() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "ready() waits for Interest::READABLE and/or Interest::WRITABLE",
-            ));
-        }
-        poll_fn(|cx| {
-            let mut ready = Ready::EMPTY;
-            if interest.is_readable() {
-                if let Poll::Ready(r) = self.poll_recv_ready(cx) {
-                    r?;
-                    ready |= Ready::READABLE;
-                }
-            }
-            if interest.is_writable() {
-                if let Poll::Ready(r) = self.poll_send_ready(cx) {
-                    r?;
-                    ready |= Ready::WRITABLE;
-                }
-            }
-            if ready.is_empty() {
-                Poll::Pending
-            } else {
-                Poll::Ready(Ok(ready))
-            }
-        })
-        .await
+        poll_fn(|cx| self.io.poll_ready_interest(cx, interest)).await
     }
 }
 
