@@ -119,6 +119,8 @@ mod misuse;
 #[cfg(not(loom))]
 pub mod net;
 mod park;
+#[cfg(all(unix, not(loom)))]
+pub mod process;
 mod rand;
 pub mod runtime;
 mod scheduler;

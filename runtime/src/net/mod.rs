@@ -37,7 +37,7 @@
 mod addr;
 pub(crate) mod io_source;
 mod split;
-mod stream_io;
+pub(crate) mod stream_io;
 pub mod tcp;
 #[cfg(all(test, unix))]
 mod tests;
