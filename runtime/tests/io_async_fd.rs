@@ -326,6 +326,11 @@ rt_test! {
                     .unwrap_err()
                     .into();
                 assert_eq!(err.raw_os_error(), Some(libc::EPERM));
+                // tokio 1.54's name for it.
+                let file = std::fs::File::open(path).unwrap();
+                // SAFETY: `file` owns its descriptor for as long as the AsyncFd would.
+                let err = unsafe { AsyncFd::register(file) }.unwrap_err();
+                assert_eq!(err.into_parts().1.raw_os_error(), Some(libc::EPERM));
             });
         });
     }

@@ -52,7 +52,11 @@ where
 }
 
 /// One `read(2)` of at most `len` bytes into `ptr`, retried on `EINTR`.
-fn read_uninit(fd: std::os::fd::RawFd, ptr: *mut MaybeUninit<u8>, len: usize) -> io::Result<usize> {
+pub(crate) fn read_uninit(
+    fd: std::os::fd::RawFd,
+    ptr: *mut MaybeUninit<u8>,
+    len: usize,
+) -> io::Result<usize> {
     // read(2) of more than isize::MAX is unspecified; clamp as std does.
     let len = len.min(isize::MAX as usize);
     loop {
@@ -166,6 +170,41 @@ macro_rules! stream_io {
                 self.io.try_io(::io_driver::Direction::Read, |mut s| {
                     ::std::io::Read::read_vectored(&mut s, bufs)
                 })
+            }
+
+            /// Reads without waiting into `buf`'s spare capacity (a `bytes::BufMut`, e.g. a
+            /// `Vec<u8>` or `BytesMut`), advancing it by the bytes read; `Ok(0)` is EOF (or
+            /// a buffer with no room). `WouldBlock` as [`Self::try_read`].
+            pub fn try_read_buf<B: ::bytes::BufMut>(
+                &self,
+                buf: &mut B,
+            ) -> ::std::io::Result<usize> {
+                self.io.try_io(::io_driver::Direction::Read, |s| {
+                    crate::net::buf_io::read_buf(::std::os::fd::AsRawFd::as_raw_fd(s), buf)
+                })
+            }
+
+            /// Runs a user-provided I/O operation (on the raw descriptor) without waiting,
+            /// as tokio's: `WouldBlock` at once, without calling `f`, when the driver holds
+            /// no readiness `interest` covers; a `WouldBlock` from `f` clears that
+            /// readiness, so the next wait waits for a new event. Use one direction per
+            /// call.
+            pub fn try_io<R>(
+                &self,
+                interest: crate::io::Interest,
+                f: impl FnOnce() -> ::std::io::Result<R>,
+            ) -> ::std::io::Result<R> {
+                self.io.try_io_interest(interest, f)
+            }
+
+            /// Waits for readiness `interest` covers and runs `f`, again after each
+            /// `WouldBlock` (which clears that readiness); returns any other result.
+            pub async fn async_io<R>(
+                &self,
+                interest: crate::io::Interest,
+                mut f: impl FnMut() -> ::std::io::Result<R>,
+            ) -> ::std::io::Result<R> {
+                ::std::future::poll_fn(|cx| self.io.poll_io_interest(cx, interest, &mut f)).await
             }
 
             /// Writes without waiting: `WouldBlock` when the socket buffer is full.

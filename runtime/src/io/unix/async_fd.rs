@@ -66,40 +66,43 @@ pub struct AsyncFd<T: AsRawFd> {
     inner: Option<T>,
 }
 
-/// The error of [`AsyncFd::try_new`] / [`AsyncFd::try_with_interest`]: why the descriptor
-/// could not be registered, and the value, handed back.
-pub struct AsyncFdTryNewError<T> {
+/// The error of [`AsyncFd::register`] / [`AsyncFd::try_new`] and their `_with_interest`
+/// forms: why the descriptor could not be registered, and the value, handed back.
+pub struct AsyncFdRegisterError<T> {
     inner: T,
     cause: io::Error,
 }
 
-impl<T> AsyncFdTryNewError<T> {
+impl<T> AsyncFdRegisterError<T> {
     /// The value that was to be registered, and the registration's error.
     pub fn into_parts(self) -> (T, io::Error) {
         (self.inner, self.cause)
     }
 }
 
-impl<T> fmt::Display for AsyncFdTryNewError<T> {
+impl<T> fmt::Display for AsyncFdRegisterError<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&self.cause, f)
     }
 }
 
-impl<T> fmt::Debug for AsyncFdTryNewError<T> {
+impl<T> fmt::Debug for AsyncFdRegisterError<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&self.cause, f)
     }
 }
 
-impl<T> Error for AsyncFdTryNewError<T> {
+impl<T> Error for AsyncFdRegisterError<T> {
     fn source(&self) -> Option<&(dyn Error + 'static)> {
         Some(&self.cause)
     }
 }
 
-impl<T> From<AsyncFdTryNewError<T>> for io::Error {
-    fn from(e: AsyncFdTryNewError<T>) -> io::Error {
+/// The older name of [`AsyncFdRegisterError`] (tokio keeps both).
+pub type AsyncFdTryNewError<T> = AsyncFdRegisterError<T>;
+
+impl<T> From<AsyncFdRegisterError<T>> for io::Error {
+    fn from(e: AsyncFdRegisterError<T>) -> io::Error {
         e.cause
     }
 }
@@ -140,8 +143,46 @@ impl<T: AsRawFd> AsyncFd<T> {
     /// # Panics
     /// As [`Self::new`].
     #[track_caller]
-    pub fn try_new(inner: T) -> Result<Self, AsyncFdTryNewError<T>> {
+    pub fn try_new(inner: T) -> Result<Self, AsyncFdRegisterError<T>> {
         Self::try_with_interest(inner, ALL)
+    }
+
+    /// [`Self::try_new`] under tokio 1.54's name, which makes the caller promise what
+    /// [`AsRawFd`] cannot: tokio deprecates `new`/`try_new` for it. This `AsyncFd` stays
+    /// sound either way (it never hands out the descriptor as a `BorrowedFd` on the
+    /// strength of the cached number), so the promise only keeps epoll watching the
+    /// right file.
+    ///
+    /// # Safety
+    /// `inner.as_raw_fd()` must be an open descriptor that stays open, naming the same
+    /// open file description, until the `AsyncFd` is dropped or `into_inner` is called.
+    ///
+    /// # Errors
+    /// As [`Self::new`], with the value.
+    ///
+    /// # Panics
+    /// As [`Self::new`].
+    #[track_caller]
+    pub unsafe fn register(inner: T) -> Result<Self, AsyncFdRegisterError<T>> {
+        Self::try_with_interest(inner, ALL)
+    }
+
+    /// [`Self::register`] with the given interest.
+    ///
+    /// # Safety
+    /// As [`Self::register`].
+    ///
+    /// # Errors
+    /// As [`Self::new`], with the value.
+    ///
+    /// # Panics
+    /// As [`Self::new`].
+    #[track_caller]
+    pub unsafe fn register_with_interest(
+        inner: T,
+        interest: Interest,
+    ) -> Result<Self, AsyncFdRegisterError<T>> {
+        Self::try_with_interest(inner, interest)
     }
 
     /// [`Self::with_interest`], handing `inner` back on error.
@@ -152,7 +193,10 @@ impl<T: AsRawFd> AsyncFd<T> {
     /// # Panics
     /// As [`Self::new`].
     #[track_caller]
-    pub fn try_with_interest(inner: T, interest: Interest) -> Result<Self, AsyncFdTryNewError<T>> {
+    pub fn try_with_interest(
+        inner: T,
+        interest: Interest,
+    ) -> Result<Self, AsyncFdRegisterError<T>> {
         let handle = crate::driver::current_io();
         let fd = inner.as_raw_fd();
         match handle.register(&mut SourceFd(&fd), interest.to_mio()) {
@@ -161,7 +205,7 @@ impl<T: AsRawFd> AsyncFd<T> {
                 fd,
                 inner: Some(inner),
             }),
-            Err(cause) => Err(AsyncFdTryNewError { inner, cause }),
+            Err(cause) => Err(AsyncFdRegisterError { inner, cause }),
         }
     }
 
@@ -385,11 +429,10 @@ impl<T: AsRawFd> AsRawFd for AsyncFd<T> {
     }
 }
 
-impl<T: AsRawFd> AsFd for AsyncFd<T> {
+/// The inner value's own `as_fd` (so no descriptor number is trusted without its owner).
+impl<T: AsRawFd + AsFd> AsFd for AsyncFd<T> {
     fn as_fd(&self) -> BorrowedFd<'_> {
-        // SAFETY: `fd` is the descriptor `inner` owns, open while `self` (which holds
-        // `inner`) is borrowed.
-        unsafe { BorrowedFd::borrow_raw(self.fd) }
+        self.get_ref().as_fd()
     }
 }
 

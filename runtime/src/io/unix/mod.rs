@@ -10,5 +10,5 @@
 mod async_fd;
 mod guard;
 
-pub use async_fd::{AsyncFd, AsyncFdTryNewError};
+pub use async_fd::{AsyncFd, AsyncFdRegisterError, AsyncFdTryNewError};
 pub use guard::{AsyncFdReadyGuard, AsyncFdReadyMutGuard, TryIoError};

@@ -203,6 +203,25 @@ impl TcpStream {
     pub fn set_linger(&self, dur: Option<std::time::Duration>) -> io::Result<()> {
         socket2::SockRef::from(self.io.get_ref()).set_linger(dur)
     }
+
+    /// Sets `SO_LINGER` to zero: dropping the stream then resets the connection (RST)
+    /// instead of a graceful FIN, and never blocks.
+    pub fn set_zero_linger(&self) -> io::Result<()> {
+        self.set_linger(Some(std::time::Duration::ZERO))
+    }
+
+    /// Whether `TCP_QUICKACK` is on (ACKs sent at once rather than delayed).
+    #[cfg(any(target_os = "linux", target_os = "android", target_os = "fuchsia"))]
+    pub fn quickack(&self) -> io::Result<bool> {
+        socket2::SockRef::from(self.io.get_ref()).tcp_quickack()
+    }
+
+    /// Sets `TCP_QUICKACK` (the kernel may turn it off again on its own: it is a hint for
+    /// the next ACKs, not a mode).
+    #[cfg(any(target_os = "linux", target_os = "android", target_os = "fuchsia"))]
+    pub fn set_quickack(&self, quickack: bool) -> io::Result<()> {
+        socket2::SockRef::from(self.io.get_ref()).set_tcp_quickack(quickack)
+    }
 }
 
 crate::net::stream_io::stream_io!(TcpStream);

@@ -15,12 +15,16 @@ mod datagram;
 mod listener;
 mod split;
 mod stream;
+#[cfg(any(target_os = "linux", target_os = "android"))]
+mod ucred;
 
 pub use datagram::UnixDatagram;
 pub use listener::UnixListener;
 pub use split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, ReuniteError, WriteHalf};
 pub use std::os::unix::net::SocketAddr;
 pub use stream::UnixStream;
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub use ucred::UCred;
 
 /// The socket address a `bind`/`connect` path names: a leading NUL byte makes it an
 /// abstract name (Linux), anything else a file system path.
