@@ -407,6 +407,16 @@ rt_test! {
                     .unwrap_err();
                 assert_eq!(e.kind(), io::ErrorKind::WouldBlock);
                 assert!(efd.readable_mut().now_or_never().is_none());
+                // Not ready: try_io answers WouldBlock without calling its closure.
+                let mut called = false;
+                let e = efd
+                    .try_io_mut(Interest::READABLE, |_| {
+                        called = true;
+                        Ok(())
+                    })
+                    .unwrap_err();
+                assert_eq!(e.kind(), io::ErrorKind::WouldBlock);
+                assert!(!called, "the closure ran on a descriptor that is not ready");
                 let mut w = efd.writable_mut().now_or_never().expect("writable").unwrap();
                 w.clear_ready();
                 assert!(w.ready().is_empty());

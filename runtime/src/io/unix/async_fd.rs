@@ -383,22 +383,24 @@ impl<T: AsRawFd> AsyncFd<T> {
         }
     }
 
-    /// Runs `f` once without waiting; on `WouldBlock` clears the readiness for `interest`
-    /// that was set before the attempt, so that the next wait waits for a new event.
+    /// Runs `f` once without waiting, as tokio's: `WouldBlock` at once, without calling
+    /// `f`, when the driver holds no readiness `interest` covers; a `WouldBlock` from `f`
+    /// clears that readiness, so the next wait waits for a new event. Use one direction
+    /// per call.
     ///
     /// # Errors
-    /// What `f` returns.
+    /// What `f` returns, or `WouldBlock`.
     pub fn try_io<R>(
         &self,
         interest: Interest,
         f: impl FnOnce(&T) -> io::Result<R>,
     ) -> io::Result<R> {
-        let seen = self.registration.ready_event_mask(interest.mask());
+        let Some(ev) = self.registration.ready_event_mask(interest.mask()) else {
+            return Err(io::ErrorKind::WouldBlock.into());
+        };
         let res = f(self.get_ref());
-        if let (Err(e), Some(ev)) = (&res, seen) {
-            if e.kind() == io::ErrorKind::WouldBlock {
-                self.clear(ev);
-            }
+        if matches!(&res, Err(e) if e.kind() == io::ErrorKind::WouldBlock) {
+            self.clear(ev);
         }
         res
     }
@@ -406,18 +408,18 @@ impl<T: AsRawFd> AsyncFd<T> {
     /// [`Self::try_io`] lending the value mutably.
     ///
     /// # Errors
-    /// What `f` returns.
+    /// What `f` returns, or `WouldBlock`.
     pub fn try_io_mut<R>(
         &mut self,
         interest: Interest,
         f: impl FnOnce(&mut T) -> io::Result<R>,
     ) -> io::Result<R> {
-        let seen = self.registration.ready_event_mask(interest.mask());
+        let Some(ev) = self.registration.ready_event_mask(interest.mask()) else {
+            return Err(io::ErrorKind::WouldBlock.into());
+        };
         let res = f(self.get_mut());
-        if let (Err(e), Some(ev)) = (&res, seen) {
-            if e.kind() == io::ErrorKind::WouldBlock {
-                self.clear(ev);
-            }
+        if matches!(&res, Err(e) if e.kind() == io::ErrorKind::WouldBlock) {
+            self.clear(ev);
         }
         res
     }
