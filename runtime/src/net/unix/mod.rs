@@ -1,5 +1,5 @@
 //! Unix domain sockets: [`UnixListener`], [`UnixStream`] and the stream's halves, and
-//! [`UnixDatagram`].
+//! [`UnixDatagram`]; pipes and FIFOs ([`pipe`]); a peer's credentials (`UCred`).
 //!
 //! The same shape as TCP (an `IoSource` per socket); addresses are
 //! `std::os::unix::net::SocketAddr` (a path, an abstract name, or unnamed).
@@ -13,6 +13,7 @@ use std::path::Path;
 
 mod datagram;
 mod listener;
+pub mod pipe;
 mod split;
 mod stream;
 #[cfg(any(target_os = "linux", target_os = "android"))]
