@@ -1,7 +1,7 @@
 //! Per-resource readiness state (`ScheduledIo`): one atomic word plus the tasks waiting.
 //!
 //! The word packs, from the low bits up: the readiness bits ([`Ready`]: readable, writable,
-//! read-closed, write-closed, error), the SHUTDOWN bit, the driver tick of the last dispatch
+//! read-closed, write-closed, error, priority), the SHUTDOWN bit, the driver tick of the last dispatch
 //! that touched the entry, and the entry's generation (bumped every time the slab slot is
 //! freed). Invariants:
 //! - The driver sets readiness with a CAS that fails when the generation differs, so an event
@@ -26,7 +26,12 @@
 //! (this file's only shim types): an event racing a clear, and the SHUTDOWN pair.
 //!
 //! The tasks waiting on each direction are kept by `Waiters` (see `waiters.rs`): any
-//! number of them; an event wakes them all.
+//! number of them; an event wakes them all. A wait on any set of bits (`poll_ready_mask`,
+//! tokio's `ready(Interest)`) joins the read waiters when the set holds readable,
+//! read-closed or priority, or is error alone, and the write waiters when it holds writable or
+//! write-closed; an event with a read-side bit wakes the read waiters, one with writable,
+//! write-closed or error the write waiters, so every such wait is woken by the event it
+//! waits for.
 
 use std::fmt;
 use std::io;
@@ -58,8 +63,10 @@ impl Ready {
     pub const WRITE_CLOSED: Ready = Ready(1 << 3);
     /// The resource reported an error condition.
     pub const ERROR: Ready = Ready(1 << 4);
+    /// Priority (out-of-band) data can be read (`EPOLLPRI`).
+    pub const PRIORITY: Ready = Ready(1 << 5);
     /// Every readiness bit.
-    pub const ALL: Ready = Ready(0b1_1111);
+    pub const ALL: Ready = Ready(0b11_1111);
 
     const CLOSED: Ready = Ready(Self::READ_CLOSED.0 | Self::WRITE_CLOSED.0);
 
@@ -107,6 +114,10 @@ impl Ready {
     pub const fn is_error(self) -> bool {
         self.contains(Self::ERROR)
     }
+    /// Priority bit set.
+    pub const fn is_priority(self) -> bool {
+        self.contains(Self::PRIORITY)
+    }
 
     pub(crate) fn from_mio(event: &mio::event::Event) -> Ready {
         let mut bits = 0;
@@ -125,6 +136,9 @@ impl Ready {
         if event.is_error() {
             bits |= Self::ERROR.0;
         }
+        if event.is_priority() {
+            bits |= Self::PRIORITY.0;
+        }
         Ready(bits)
     }
 }
@@ -138,12 +152,13 @@ impl BitOr for Ready {
 
 impl fmt::Debug for Ready {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const NAMES: [(Ready, &str); 5] = [
+        const NAMES: [(Ready, &str); 6] = [
             (Ready::READABLE, "READABLE"),
             (Ready::WRITABLE, "WRITABLE"),
             (Ready::READ_CLOSED, "READ_CLOSED"),
             (Ready::WRITE_CLOSED, "WRITE_CLOSED"),
             (Ready::ERROR, "ERROR"),
+            (Ready::PRIORITY, "PRIORITY"),
         ];
         let mut set = f.debug_set();
         for (bit, name) in NAMES {
@@ -174,6 +189,17 @@ impl Direction {
     }
 }
 
+/// The bits whose events wake the read waiters (and which a wait on them joins them for).
+const READ_SIDE: Ready =
+    Ready(Ready::READABLE.0 | Ready::READ_CLOSED.0 | Ready::ERROR.0 | Ready::PRIORITY.0);
+/// The bits a wait joins the read waiters for (besides a wait on error alone).
+const READ_WAIT: Ready = Ready(Ready::READABLE.0 | Ready::READ_CLOSED.0 | Ready::PRIORITY.0);
+/// The bits whose events wake the write waiters.
+const WRITE_SIDE: Ready = Direction::Write.mask();
+/// The bits a wait joins the write waiters for (an error wakes both sides, so a wait that
+/// includes it is served by the read side alone).
+const WRITE_WAIT: Ready = Ready(Ready::WRITABLE.0 | Ready::WRITE_CLOSED.0);
+
 /// Readiness observed by `poll_ready`: the bits (restricted to the polled direction) and the
 /// driver tick at which they were set. Hand it back to `clear_readiness` after a `WouldBlock`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -191,12 +217,21 @@ impl ReadyEvent {
     pub fn tick(&self) -> u32 {
         self.tick
     }
+    /// The same event restricted to the bits of `ready` (to clear only those).
+    #[must_use]
+    pub fn with_ready(self, ready: Ready) -> ReadyEvent {
+        ReadyEvent {
+            ready: self.ready.intersection(ready),
+            tick: self.tick,
+        }
+    }
 }
 
 // ---- word layout -------------------------------------------------------------------------
 
 const READY_MASK: usize = Ready::ALL.0 as usize;
-const SHUTDOWN: usize = 1 << 5;
+const SHUTDOWN: usize = 1 << 6;
+const _: () = assert!(READY_MASK & SHUTDOWN == 0);
 const TICK_SHIFT: u32 = 8;
 /// Width of the dispatch tick in the word (24 bits on 64-bit targets).
 pub(crate) const TICK_BITS: u32 = if usize::BITS >= 64 { 24 } else { 8 };
@@ -291,10 +326,10 @@ impl ScheduledIo {
         if gen_of(self.state.load(Ordering::Relaxed)) != gen {
             return;
         }
-        if ready.intersects(Direction::Read.mask()) {
+        if ready.intersects(READ_SIDE) {
             waiters.take(Direction::Read, out);
         }
-        if ready.intersects(Direction::Write.mask()) {
+        if ready.intersects(WRITE_SIDE) {
             waiters.take(Direction::Write, out);
         }
     }
@@ -306,22 +341,43 @@ impl ScheduledIo {
         cx: &mut Context<'_>,
         dir: Direction,
     ) -> Poll<io::Result<ReadyEvent>> {
+        self.poll_ready_mask(cx, dir.mask())
+    }
+
+    /// Ready if the word holds any bit of `mask` (or shutdown); otherwise add the waker to
+    /// the waiters of each side `mask` touches (see the module doc) and re-check under the
+    /// lock. An empty `mask` waits for the shutdown only.
+    pub(crate) fn poll_ready_mask(
+        &self,
+        cx: &mut Context<'_>,
+        mask: Ready,
+    ) -> Poll<io::Result<ReadyEvent>> {
         // Acquire: pairs with `shutdown`'s Release `fetch_or` (through the RMWs after it):
         // a poll that fails with the shutdown error happens-after the driver's shutdown
         // began, so `Handle::is_shutdown` asked after it answers true. The readiness bits
         // themselves would do with Relaxed (see `set_readiness`).
-        if let Some(r) = Self::check(self.state.load(Ordering::Acquire), dir) {
+        if let Some(r) = Self::check(self.state.load(Ordering::Acquire), mask) {
             return Poll::Ready(r);
         }
         let mut waiters = self.waiters.lock();
-        let stale = waiters.register(dir, cx.waker());
+        // A wait on error alone (or on nothing: the shutdown) joins the read waiters; an
+        // error event wakes both sides.
+        let stale_read = (mask.intersects(READ_WAIT) || !mask.intersects(WRITE_WAIT))
+            .then(|| waiters.register(Direction::Read, cx.waker()));
+        let stale_write = mask
+            .intersects(WRITE_WAIT)
+            .then(|| waiters.register(Direction::Write, cx.waker()));
         // Re-read under the lock: the driver stores the word before taking this lock, so if
         // it took the lock before us we see its store here; otherwise it will see our waker.
         // Acquire: as above.
-        let res = Self::check(self.state.load(Ordering::Acquire), dir);
+        let res = Self::check(self.state.load(Ordering::Acquire), mask);
         drop(waiters);
         // Wakers run arbitrary code when woken or dropped: never under our lock.
-        stale.into_iter().for_each(Waker::wake);
+        stale_read
+            .into_iter()
+            .chain(stale_write)
+            .flatten()
+            .for_each(Waker::wake);
         match res {
             Some(r) => Poll::Ready(r),
             None => Poll::Pending,
@@ -334,14 +390,20 @@ impl ScheduledIo {
     pub(crate) fn ready_event(&self, dir: Direction) -> Option<ReadyEvent> {
         // Relaxed: only the readiness bits and their tick are used, to be cleared by a
         // tick-checked CAS on this same word (see `clear_readiness`).
-        Self::check(self.state.load(Ordering::Relaxed), dir).and_then(Result::ok)
+        self.ready_event_mask(dir.mask())
     }
 
-    fn check(word: usize, dir: Direction) -> Option<io::Result<ReadyEvent>> {
+    /// [`Self::ready_event`] for any set of bits.
+    pub(crate) fn ready_event_mask(&self, mask: Ready) -> Option<ReadyEvent> {
+        // Relaxed: as `ready_event`.
+        Self::check(self.state.load(Ordering::Relaxed), mask).and_then(Result::ok)
+    }
+
+    fn check(word: usize, mask: Ready) -> Option<io::Result<ReadyEvent>> {
         if word & SHUTDOWN != 0 {
             return Some(Err(shutdown_error()));
         }
-        let ready = Ready((word & READY_MASK) as u8).intersection(dir.mask());
+        let ready = Ready((word & READY_MASK) as u8).intersection(mask);
         if ready.is_empty() {
             None
         } else {
@@ -636,6 +698,64 @@ mod tests {
         assert_eq!(wc.0.load(Ordering::SeqCst), 0, "the writer waits on");
         assert_eq!(io.waiters.lock().count(Direction::Read), 0);
         assert_eq!(io.waiters.lock().count(Direction::Write), 1);
+    }
+
+    #[test]
+    fn a_mask_wait_sees_closed_error_and_priority_and_is_woken_by_them() {
+        let io = ScheduledIo::default();
+        // Error alone: a read-side wait, woken by an error event.
+        let (ec, ew) = waker();
+        let err = Ready::ERROR;
+        assert!(io
+            .poll_ready_mask(&mut Context::from_waker(&ew), err)
+            .is_pending());
+        // Priority alone, and a write-side wait on write-closed.
+        let (pc, pw) = waker();
+        assert!(io
+            .poll_ready_mask(&mut Context::from_waker(&pw), Ready::PRIORITY)
+            .is_pending());
+        let (wc, ww) = waker();
+        assert!(io
+            .poll_ready_mask(&mut Context::from_waker(&ww), Ready::WRITE_CLOSED)
+            .is_pending());
+        // A readable event does not satisfy the error wait, but wakes the read side.
+        assert!(io.set_readiness(0, 1, Ready::READABLE));
+        let mut out = Vec::new();
+        io.take_wakers(0, Ready::READABLE, &mut out);
+        out.drain(..).for_each(Waker::wake);
+        assert_eq!(woken(&[ec.clone(), pc.clone(), wc.clone()]), [1, 1, 0]);
+        assert!(io
+            .poll_ready_mask(&mut Context::from_waker(&ew), err)
+            .is_pending());
+        assert!(io.set_readiness(0, 2, Ready::ERROR | Ready::PRIORITY));
+        io.take_wakers(0, Ready::ERROR | Ready::PRIORITY, &mut out);
+        out.drain(..).for_each(Waker::wake);
+        // The error wakes the write side too.
+        assert_eq!(woken(&[ec, pc, wc]), [2, 1, 1]);
+        match io.poll_ready_mask(&mut Context::from_waker(&ew), err) {
+            Poll::Ready(Ok(ev)) => assert_eq!(ev.ready(), Ready::ERROR),
+            other => panic!("expected the error, got {other:?}"),
+        }
+        match io.poll_ready_mask(
+            &mut Context::from_waker(&pw),
+            Ready::PRIORITY | Ready::READ_CLOSED,
+        ) {
+            Poll::Ready(Ok(ev)) => {
+                assert_eq!(ev.ready(), Ready::PRIORITY);
+                // Clearing only what was asked leaves readable alone.
+                io.clear_readiness(ev.with_ready(Ready::PRIORITY));
+                assert_eq!(io.readiness(), Ready::READABLE | Ready::ERROR);
+            }
+            other => panic!("expected priority, got {other:?}"),
+        }
+        assert!(io.set_readiness(0, 3, Ready::READ_CLOSED));
+        match io.poll_ready_mask(
+            &mut Context::from_waker(&pw),
+            Ready::READABLE | Ready::READ_CLOSED,
+        ) {
+            Poll::Ready(Ok(ev)) => assert_eq!(ev.ready(), Ready::READABLE | Ready::READ_CLOSED),
+            other => panic!("expected readable and read-closed, got {other:?}"),
+        }
     }
 
     #[test]

@@ -51,6 +51,24 @@ impl Registration {
         self.io().poll_ready(cx, dir)
     }
 
+    /// `Ready(Ok(ev))` when the resource holds any readiness bit of `mask` (`ev.ready()` is
+    /// that intersection: tokio's `ready(Interest)`, where a hang-up or an error shows as
+    /// such); `Ready(Err)` once the driver shut down; else the waker joins the waiters of
+    /// each direction `mask` touches (error and priority count as the read side) and
+    /// `Pending`.
+    pub fn poll_ready_mask(
+        &self,
+        cx: &mut Context<'_>,
+        mask: Ready,
+    ) -> Poll<io::Result<ReadyEvent>> {
+        self.io().poll_ready_mask(cx, mask)
+    }
+
+    /// The readiness among `mask` now, if any, without waiting or registering a waker.
+    pub fn ready_event_mask(&self, mask: Ready) -> Option<ReadyEvent> {
+        self.io().ready_event_mask(mask)
+    }
+
     /// The readiness for `dir` now, if any, without waiting or registering a waker.
     pub fn ready_event(&self, dir: Direction) -> Option<ReadyEvent> {
         self.io().ready_event(dir)

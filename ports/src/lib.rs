@@ -18,5 +18,7 @@
 //! | `hyper_auto` | hyper 1.x via hyper-util's `TokioIo` and `server::conn::auto::Builder` | `tests/hyper_auto.rs` |
 //! | `proxy` | tokio's proxy example, `io::copy_bidirectional` | `tests/proxy.rs` |
 //! | `line_client` | a stdin → TCP → stdout line client (`io::stdin`, `io::stdout`) | `tests/line_client.rs` |
+//! | `job_runner` | a child's stdout streamed line by line (`process::Command`, `FramedRead` + `LinesCodec`) | `tests/job_runner.rs` |
+//! | `inotify_watch` | a directory watcher on an inotify descriptor (`io::unix::AsyncFd`) | `tests/inotify_watch.rs` |
 //!
 //! Each server prints `Listening on: ADDR` as its first line (bind to port 0 and read it).

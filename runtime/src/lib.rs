@@ -69,7 +69,21 @@
 //! - `net`: `TcpListener`, `TcpStream` and its halves, `TcpSocket`, `UdpSocket`,
 //!   `UnixListener`, `UnixStream` and its halves, `UnixDatagram`, Linux abstract Unix
 //!   names (`"\0name"`) (std-style `shutdown(how)` is `shutdown_std`, so that
-//!   `stream.shutdown().await` is tokio's `AsyncWriteExt::shutdown`);
+//!   `stream.shutdown().await` is tokio's `AsyncWriteExt::shutdown`); `ready(Interest)`
+//!   reporting read-closed, write-closed, error and priority (urgent TCP data), and
+//!   `Interest::ERROR`/`PRIORITY` alone; `try_io`/`async_io`; `BufMut` reads
+//!   (`try_read_buf`, `recv_buf`, `recv_buf_from`, `try_recv_buf(_from)`); `lookup_host`;
+//!   `peer_cred`/`unix::UCred`; `unix::pipe` (`pipe`, `Sender`, `Receiver`,
+//!   `OpenOptions`); `set_zero_linger`, `quickack`, `tos_v4`, `tclass_v6`, `bind_device`;
+//! - `process`: `Command` (every builder method, `uid`/`gid`/`arg0`/`pre_exec`/
+//!   `process_group`, `kill_on_drop`, `spawn`/`status`/`output`), `Child` (`wait`,
+//!   `try_wait`, `kill`, `start_kill`, `wait_with_output`, `id`) and its piped
+//!   `ChildStdin`/`ChildStdout`/`ChildStderr`; exits through a pidfd on the I/O driver
+//!   (`SIGCHLD` where `pidfd_open` is missing), and a child whose `Child` is dropped is
+//!   reaped when it exits (no zombies);
+//! - `io::unix::AsyncFd` with its guards, `TryIoError`, `register`/`new` and their
+//!   `_with_interest`/`try_` forms (`AsyncFdRegisterError`), for any descriptor epoll
+//!   watches (pipes, eventfd, pty, inotify, tun, serial);
 //! - [`io`]: tokio's traits (`AsyncRead`, `AsyncWrite`, `AsyncBufRead`, `AsyncSeek`,
 //!   `ReadBuf`), its `Ext` traits and buffers, `split`, `copy*`, `duplex`, `simplex`,
 //!   `empty`/`sink`/`repeat`, `stdin`/`stdout`/`stderr`, `Interest`/`Ready`; every I/O
@@ -87,7 +101,13 @@
 //!   `net` types inside a crate. Notably hyper-util's `TokioExecutor`/`TokioTimer` (use
 //!   `hyper_compat::{HyperExecutor, HyperTimer}`, feature `hyper`), `tokio-stream`'s
 //!   wrappers of tokio's `net` types (`TcpListenerStream`), `tokio_util::time`;
-//! - not implemented yet: `process`, `io::unix::AsyncFd`;
+//! - `io::unix::AsyncFd::new`/`with_interest`/`try_new`/`try_with_interest` are not
+//!   deprecated here (tokio 1.54 deprecates them for `register`, whose caller promises
+//!   the descriptor stays open); `AsyncFd<T>` implements `AsFd` only where `T` does (it
+//!   never turns the cached descriptor number into a `BorrowedFd`);
+//! - `process`: the stable API only (no `spawn_with`, which is `tokio_unstable`);
+//!   orphans dropped after their runtime shut down are reaped at the next spawn or
+//!   collected exit in the process, not by a signal handler;
 //! - every I/O type *also* implements futures-io directly: a module that imports both
 //!   families' extension traits (`futures::prelude::*` next to `runtime::io::AsyncReadExt`)
 //!   must name the trait at ambiguous calls (see [`io`]).
@@ -119,6 +139,8 @@ mod misuse;
 #[cfg(not(loom))]
 pub mod net;
 mod park;
+#[cfg(all(unix, not(loom)))]
+pub mod process;
 mod rand;
 pub mod runtime;
 mod scheduler;

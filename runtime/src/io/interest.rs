@@ -3,9 +3,11 @@
 //! Both are small bit sets in a `u8`, with tokio's constants and predicates, so code that
 //! names `tokio::io::Interest::READABLE` or tests `ready.is_writable()` ports by a rename.
 //! tokio only builds these with its `net` feature (which would bring its I/O driver), so
-//! they are ours. The stream types take an `Interest` in `ready()`; the driver reports
-//! readable and writable (closed and error states show as readable/writable, as epoll
-//! reports them, and the following read or write returns the EOF or error).
+//! they are ours. The socket types and `AsyncFd` take an `Interest` in `ready()`, which
+//! waits for the driver's readiness bits an interest covers, as tokio's does: readable is
+//! readable or read-closed, writable is writable or write-closed, error is error, priority
+//! is priority or read-closed; the `Ready` it answers holds exactly those of them that are
+//! set, so a hang-up shows as `is_read_closed()` and an error as `is_error()`.
 
 use std::fmt;
 use std::ops;
@@ -69,6 +71,46 @@ impl Interest {
     pub fn remove(self, other: Interest) -> Option<Interest> {
         let left = self.0 & !other.0;
         (left != 0).then_some(Interest(left))
+    }
+}
+
+impl Interest {
+    /// The driver's readiness bits that satisfy this interest (tokio's mapping, see the
+    /// module doc).
+    pub(crate) fn mask(self) -> io_driver::Ready {
+        use io_driver::Ready as R;
+        let mut m = R::EMPTY;
+        if self.is_readable() {
+            m = m | R::READABLE | R::READ_CLOSED;
+        }
+        if self.is_writable() {
+            m = m | R::WRITABLE | R::WRITE_CLOSED;
+        }
+        if self.is_error() {
+            m = m | R::ERROR;
+        }
+        if self.is_priority() {
+            m = m | R::PRIORITY | R::READ_CLOSED;
+        }
+        m
+    }
+
+    /// The epoll interest to register with: mio has no error interest (epoll always
+    /// reports errors), so an interest in errors alone registers for readable, whose
+    /// events its `mask` then filters out.
+    pub(crate) fn to_mio(self) -> mio::Interest {
+        let mut m: Option<mio::Interest> = None;
+        let mut add = |i: mio::Interest| m = Some(m.map_or(i, |m| m | i));
+        if self.is_readable() || self.is_error() {
+            add(mio::Interest::READABLE);
+        }
+        if self.is_writable() {
+            add(mio::Interest::WRITABLE);
+        }
+        if self.is_priority() {
+            add(mio::Interest::PRIORITY);
+        }
+        m.unwrap_or(mio::Interest::READABLE)
     }
 }
 
@@ -158,6 +200,44 @@ impl Ready {
     /// True when priority data is readable.
     pub fn is_priority(self) -> bool {
         self.0 & PRIORITY != 0
+    }
+}
+
+impl Ready {
+    /// The driver's bits, in this type's layout.
+    pub(crate) fn from_driver(r: io_driver::Ready) -> Ready {
+        let mut bits = 0;
+        for (d, b) in [
+            (io_driver::Ready::READABLE, READABLE),
+            (io_driver::Ready::WRITABLE, WRITABLE),
+            (io_driver::Ready::READ_CLOSED, READ_CLOSED),
+            (io_driver::Ready::WRITE_CLOSED, WRITE_CLOSED),
+            (io_driver::Ready::ERROR, ERROR),
+            (io_driver::Ready::PRIORITY, PRIORITY),
+        ] {
+            if r.contains(d) {
+                bits |= b;
+            }
+        }
+        Ready(bits)
+    }
+
+    /// This set in the driver's layout.
+    pub(crate) fn to_driver(self) -> io_driver::Ready {
+        let mut r = io_driver::Ready::EMPTY;
+        for (d, b) in [
+            (io_driver::Ready::READABLE, READABLE),
+            (io_driver::Ready::WRITABLE, WRITABLE),
+            (io_driver::Ready::READ_CLOSED, READ_CLOSED),
+            (io_driver::Ready::WRITE_CLOSED, WRITE_CLOSED),
+            (io_driver::Ready::ERROR, ERROR),
+            (io_driver::Ready::PRIORITY, PRIORITY),
+        ] {
+            if self.0 & b != 0 {
+                r = r | d;
+            }
+        }
+        r
     }
 }
 

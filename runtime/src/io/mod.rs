@@ -71,7 +71,7 @@
 //! | [`duplex`] / [`DuplexStream`], [`simplex`] / [`SimplexStream`] | ours | both |
 //! | [`empty`], [`sink`], [`repeat`] | ours | both |
 //! | [`stdin`], [`stdout`], [`stderr`] | ours (blocking pool) | both |
-//! | [`Interest`], [`Ready`] | ours | — |
+//! | [`Interest`], [`Ready`], [`unix::AsyncFd`] and its guards | ours | — |
 //! | `Error`, `ErrorKind`, `Result`, `SeekFrom` | `std::io` | — |
 //!
 //! What is re-exported is runtime-independent: generic code over the traits, with no
@@ -89,8 +89,8 @@
 //!   would spend tokio's; such a copy is finite and simply finishes.
 //! - **Standard streams** run blocking calls on our blocking pool, as tokio's do on its.
 //!
-//! Not here (yet): `AsyncFd` and the `unix` submodule, and tokio's `io-uring` backed
-//! types. Files are [`crate::fs::File`].
+//! [`unix::AsyncFd`] drives any other descriptor epoll can watch. Not here: tokio's
+//! `io-uring` backed types. Files are [`crate::fs::File`].
 
 mod blocking;
 mod duplex;
@@ -99,6 +99,8 @@ mod pipe;
 mod simplex;
 mod stdio;
 mod trivial;
+#[cfg(unix)]
+pub mod unix;
 
 pub use std::io::{Error, ErrorKind, Result, SeekFrom};
 

@@ -108,6 +108,71 @@ impl<S: Source> IoSource<S> {
         Poll::Ready(Ok(()))
     }
 
+    /// Waits (spending budget) until the driver holds any readiness `interest` covers and
+    /// says which (tokio's `ready(Interest)`: closed and error states show as such), and
+    /// remembers it per direction for a following `try_io`.
+    pub(crate) fn poll_ready_interest(
+        &self,
+        cx: &mut Context<'_>,
+        interest: crate::io::Interest,
+    ) -> Poll<io::Result<crate::io::Ready>> {
+        ready!(coop::poll_proceed(cx));
+        let ev = ready!(self.registration.poll_ready_mask(cx, interest.mask()))?;
+        let mut recorded = self.recorded.lock();
+        for dir in [Direction::Read, Direction::Write] {
+            let part = ev.with_ready(dir.mask());
+            if !part.ready().is_empty() {
+                recorded[slot(dir)] = Some(part);
+            }
+        }
+        Poll::Ready(Ok(crate::io::Ready::from_driver(ev.ready())))
+    }
+
+    /// tokio's public `try_io(interest, f)`: `WouldBlock` at once, without calling `f`,
+    /// when the driver holds no readiness `interest` covers; else runs `f`, and on
+    /// `WouldBlock` clears the readiness seen (tick-checked) and the recorded events.
+    pub(crate) fn try_io_interest<R>(
+        &self,
+        interest: crate::io::Interest,
+        f: impl FnOnce() -> io::Result<R>,
+    ) -> io::Result<R> {
+        let Some(ev) = self.registration.ready_event_mask(interest.mask()) else {
+            return Err(io::ErrorKind::WouldBlock.into());
+        };
+        let res = f();
+        if matches!(&res, Err(e) if e.kind() == io::ErrorKind::WouldBlock) {
+            self.registration.clear_readiness(ev);
+            let mut recorded = self.recorded.lock();
+            for dir in [Direction::Read, Direction::Write] {
+                if ev.ready().intersects(dir.mask()) {
+                    recorded[slot(dir)] = None;
+                }
+            }
+        }
+        res
+    }
+
+    /// tokio's public `async_io(interest, f)`, polled: waits (spending budget) for
+    /// readiness `interest` covers, runs `f`, and on `WouldBlock` clears that readiness
+    /// and waits again.
+    pub(crate) fn poll_io_interest<R>(
+        &self,
+        cx: &mut Context<'_>,
+        interest: crate::io::Interest,
+        mut f: impl FnMut() -> io::Result<R>,
+    ) -> Poll<io::Result<R>> {
+        ready!(coop::poll_proceed(cx));
+        loop {
+            let ev = ready!(self.registration.poll_ready_mask(cx, interest.mask()))?;
+            match f() {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.registration.clear_readiness(ev)
+                }
+                res => return Poll::Ready(res),
+            }
+        }
+    }
+
     /// Waits for readiness in `dir`, then runs `f` until it does not say `WouldBlock`.
     pub(crate) fn poll_io<R>(
         &self,

@@ -35,9 +35,10 @@
 //! ```
 
 mod addr;
+mod buf_io;
 pub(crate) mod io_source;
 mod split;
-mod stream_io;
+pub(crate) mod stream_io;
 pub mod tcp;
 #[cfg(all(test, unix))]
 mod tests;
@@ -46,6 +47,25 @@ mod udp;
 pub mod unix;
 
 pub use addr::ToSocketAddrs;
+
+/// Resolves `host` (`"name:port"`, an address, a `(host, port)` pair) to its addresses,
+/// as tokio's: a name is looked up with `getaddrinfo` on the blocking pool, so the
+/// worker keeps running other tasks meanwhile.
+///
+/// ```
+/// # runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let addrs: Vec<_> = runtime::net::lookup_host("127.0.0.1:80").await?.collect();
+/// assert_eq!(addrs, ["127.0.0.1:80".parse().unwrap()]);
+/// # Ok::<_, std::io::Error>(()) }).unwrap();
+/// ```
+///
+/// # Errors
+/// What the resolver says (an unknown name, no port, ...).
+pub async fn lookup_host<T: ToSocketAddrs>(
+    host: T,
+) -> std::io::Result<impl Iterator<Item = std::net::SocketAddr>> {
+    addr::resolve(&host).await.map(Vec::into_iter)
+}
 pub use tcp::{TcpListener, TcpSocket, TcpStream};
 pub use udp::UdpSocket;
 #[cfg(unix)]

@@ -108,6 +108,10 @@ macro_rules! stream_halves {
             pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
                 self.0.try_read(buf)
             }
+            /// Reads without waiting into a `BufMut` (see the stream's `try_read_buf`).
+            pub fn try_read_buf<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
+                self.0.try_read_buf(buf)
+            }
             /// Waits for any of `interest` (see the stream's `ready`).
             pub async fn ready(
                 &self,
@@ -163,6 +167,10 @@ macro_rules! stream_halves {
             /// Reads without waiting (see the stream's `try_read`).
             pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
                 self.inner.try_read(buf)
+            }
+            /// Reads without waiting into a `BufMut` (see the stream's `try_read_buf`).
+            pub fn try_read_buf<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
+                self.inner.try_read_buf(buf)
             }
             /// Waits for any of `interest` (see the stream's `ready`).
             pub async fn ready(

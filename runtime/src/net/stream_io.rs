@@ -52,7 +52,11 @@ where
 }
 
 /// One `read(2)` of at most `len` bytes into `ptr`, retried on `EINTR`.
-fn read_uninit(fd: std::os::fd::RawFd, ptr: *mut MaybeUninit<u8>, len: usize) -> io::Result<usize> {
+pub(crate) fn read_uninit(
+    fd: std::os::fd::RawFd,
+    ptr: *mut MaybeUninit<u8>,
+    len: usize,
+) -> io::Result<usize> {
     // read(2) of more than isize::MAX is unspecified; clamp as std does.
     let len = len.min(isize::MAX as usize);
     loop {
@@ -129,44 +133,16 @@ macro_rules! stream_io {
                 ::std::future::poll_fn(|cx| self.poll_write_ready(cx)).await
             }
 
-            /// Waits until the stream is ready for any of `interest` (readable and/or
-            /// writable) and says which; as with [`Self::readable`], readiness can be
-            /// spurious, so follow with `try_read`/`try_write` and loop on `WouldBlock`.
-            ///
-            /// `Interest::ERROR` and `Interest::PRIORITY` alone are refused with
-            /// `InvalidInput` (errors and hang-ups show as readable and writable here).
+            /// Waits until the stream is ready for any of `interest` and says which, as
+            /// tokio's: readable is readable or read-closed, writable is writable or
+            /// write-closed, error and priority are theirs, so a hang-up shows as
+            /// `is_read_closed()` and a pending error as `is_error()`. Readiness can be
+            /// spurious: follow with `try_read`/`try_write` and loop on `WouldBlock`.
             pub async fn ready(
                 &self,
                 interest: crate::io::Interest,
             ) -> ::std::io::Result<crate::io::Ready> {
-                use crate::io::Ready;
-                if !interest.is_readable() && !interest.is_writable() {
-                    return Err(::std::io::Error::new(
-                        ::std::io::ErrorKind::InvalidInput,
-                        "ready() waits for Interest::READABLE and/or Interest::WRITABLE",
-                    ));
-                }
-                ::std::future::poll_fn(|cx| {
-                    let mut ready = Ready::EMPTY;
-                    if interest.is_readable() {
-                        if let ::std::task::Poll::Ready(r) = self.poll_read_ready(cx) {
-                            r?;
-                            ready |= Ready::READABLE;
-                        }
-                    }
-                    if interest.is_writable() {
-                        if let ::std::task::Poll::Ready(r) = self.poll_write_ready(cx) {
-                            r?;
-                            ready |= Ready::WRITABLE;
-                        }
-                    }
-                    if ready.is_empty() {
-                        ::std::task::Poll::Pending
-                    } else {
-                        ::std::task::Poll::Ready(Ok(ready))
-                    }
-                })
-                .await
+                ::std::future::poll_fn(|cx| self.io.poll_ready_interest(cx, interest)).await
             }
 
             /// Polls for write readiness (see [`Self::writable`]).
@@ -194,6 +170,41 @@ macro_rules! stream_io {
                 self.io.try_io(::io_driver::Direction::Read, |mut s| {
                     ::std::io::Read::read_vectored(&mut s, bufs)
                 })
+            }
+
+            /// Reads without waiting into `buf`'s spare capacity (a `bytes::BufMut`, e.g. a
+            /// `Vec<u8>` or `BytesMut`), advancing it by the bytes read; `Ok(0)` is EOF (or
+            /// a buffer with no room). `WouldBlock` as [`Self::try_read`].
+            pub fn try_read_buf<B: ::bytes::BufMut>(
+                &self,
+                buf: &mut B,
+            ) -> ::std::io::Result<usize> {
+                self.io.try_io(::io_driver::Direction::Read, |s| {
+                    crate::net::buf_io::read_buf(::std::os::fd::AsRawFd::as_raw_fd(s), buf)
+                })
+            }
+
+            /// Runs a user-provided I/O operation (on the raw descriptor) without waiting,
+            /// as tokio's: `WouldBlock` at once, without calling `f`, when the driver holds
+            /// no readiness `interest` covers; a `WouldBlock` from `f` clears that
+            /// readiness, so the next wait waits for a new event. Use one direction per
+            /// call.
+            pub fn try_io<R>(
+                &self,
+                interest: crate::io::Interest,
+                f: impl FnOnce() -> ::std::io::Result<R>,
+            ) -> ::std::io::Result<R> {
+                self.io.try_io_interest(interest, f)
+            }
+
+            /// Waits for readiness `interest` covers and runs `f`, again after each
+            /// `WouldBlock` (which clears that readiness); returns any other result.
+            pub async fn async_io<R>(
+                &self,
+                interest: crate::io::Interest,
+                mut f: impl FnMut() -> ::std::io::Result<R>,
+            ) -> ::std::io::Result<R> {
+                ::std::future::poll_fn(|cx| self.io.poll_io_interest(cx, interest, &mut f)).await
             }
 
             /// Writes without waiting: `WouldBlock` when the socket buffer is full.

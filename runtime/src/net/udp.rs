@@ -212,38 +212,11 @@ impl UdpSocket {
         self.io.try_io(Direction::Read, peek_sender)
     }
 
-    /// Waits until the socket is ready for any of `interest` and says which (readiness can
-    /// be spurious: follow with `try_recv*`/`try_send*` and loop on `WouldBlock`).
-    /// `Interest::ERROR`/`PRIORITY` alone are refused with `InvalidInput`.
+    /// Waits until the socket is ready for any of `interest` and says which, as tokio's
+    /// (a pending error shows as `is_error()`, a shutdown as closed); readiness can be
+    /// spurious: follow with `try_recv*`/`try_send*` and loop on `WouldBlock`.
     pub async fn ready(&self, interest: crate::io::Interest) -> io::Result<crate::io::Ready> {
-        use crate::io::Ready;
-        if !interest.is_readable() && !interest.is_writable() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "ready() waits for Interest::READABLE and/or Interest::WRITABLE",
-            ));
-        }
-        poll_fn(|cx| {
-            let mut ready = Ready::EMPTY;
-            if interest.is_readable() {
-                if let Poll::Ready(r) = self.poll_recv_ready(cx) {
-                    r?;
-                    ready |= Ready::READABLE;
-                }
-            }
-            if interest.is_writable() {
-                if let Poll::Ready(r) = self.poll_send_ready(cx) {
-                    r?;
-                    ready |= Ready::WRITABLE;
-                }
-            }
-            if ready.is_empty() {
-                Poll::Pending
-            } else {
-                Poll::Ready(Ok(ready))
-            }
-        })
-        .await
+        poll_fn(|cx| self.io.poll_ready_interest(cx, interest)).await
     }
 
     /// Polls for read readiness (see [`Self::readable`]).
@@ -285,6 +258,110 @@ impl UdpSocket {
     /// Receives a datagram and its source without waiting.
     pub fn try_recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
         self.io.try_io(Direction::Read, |s| s.recv_from(buf))
+    }
+
+    /// Receives one datagram from the connected peer into `buf`'s spare capacity (a
+    /// `bytes::BufMut`), advancing it by the datagram's length (truncated to the room
+    /// there is).
+    pub async fn recv_buf<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
+        poll_fn(|cx| {
+            self.io.poll_io(cx, Direction::Read, |s| {
+                crate::net::buf_io::recv_buf(s, buf)
+            })
+        })
+        .await
+    }
+
+    /// [`Self::recv_buf`] without waiting.
+    pub fn try_recv_buf<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
+        self.io
+            .try_io(Direction::Read, |s| crate::net::buf_io::recv_buf(s, buf))
+    }
+
+    /// Receives one datagram into `buf`'s spare capacity, with its source.
+    pub async fn recv_buf_from<B: bytes::BufMut>(
+        &self,
+        buf: &mut B,
+    ) -> io::Result<(usize, SocketAddr)> {
+        poll_fn(|cx| {
+            self.io.poll_io(cx, Direction::Read, |s| {
+                crate::net::buf_io::recv_buf_from_ip(s, buf)
+            })
+        })
+        .await
+    }
+
+    /// [`Self::recv_buf_from`] without waiting.
+    pub fn try_recv_buf_from<B: bytes::BufMut>(
+        &self,
+        buf: &mut B,
+    ) -> io::Result<(usize, SocketAddr)> {
+        self.io.try_io(Direction::Read, |s| {
+            crate::net::buf_io::recv_buf_from_ip(s, buf)
+        })
+    }
+
+    /// Runs a user-provided I/O operation (on the raw descriptor) without waiting, as
+    /// tokio's: `WouldBlock` at once, without calling `f`, when the driver holds no
+    /// readiness `interest` covers; a `WouldBlock` from `f` clears that readiness.
+    pub fn try_io<R>(
+        &self,
+        interest: crate::io::Interest,
+        f: impl FnOnce() -> io::Result<R>,
+    ) -> io::Result<R> {
+        self.io.try_io_interest(interest, f)
+    }
+
+    /// Waits for readiness `interest` covers and runs `f`, again after each `WouldBlock`.
+    pub async fn async_io<R>(
+        &self,
+        interest: crate::io::Interest,
+        mut f: impl FnMut() -> io::Result<R>,
+    ) -> io::Result<R> {
+        poll_fn(|cx| self.io.poll_io_interest(cx, interest, &mut f)).await
+    }
+
+    /// The IPv4 type-of-service byte (`IP_TOS`).
+    pub fn tos_v4(&self) -> io::Result<u32> {
+        socket2::SockRef::from(self.io.get_ref()).tos_v4()
+    }
+
+    /// The IPv4 type-of-service byte (tokio's older name of [`Self::tos_v4`]).
+    pub fn tos(&self) -> io::Result<u32> {
+        self.tos_v4()
+    }
+
+    /// Sets `IP_TOS`.
+    pub fn set_tos_v4(&self, tos: u32) -> io::Result<()> {
+        socket2::SockRef::from(self.io.get_ref()).set_tos_v4(tos)
+    }
+
+    /// Sets `IP_TOS` (tokio's older name of [`Self::set_tos_v4`]).
+    pub fn set_tos(&self, tos: u32) -> io::Result<()> {
+        self.set_tos_v4(tos)
+    }
+
+    /// The IPv6 traffic class (`IPV6_TCLASS`).
+    pub fn tclass_v6(&self) -> io::Result<u32> {
+        socket2::SockRef::from(self.io.get_ref()).tclass_v6()
+    }
+
+    /// Sets `IPV6_TCLASS`.
+    pub fn set_tclass_v6(&self, tclass: u32) -> io::Result<()> {
+        socket2::SockRef::from(self.io.get_ref()).set_tclass_v6(tclass)
+    }
+
+    /// The interface this socket is bound to (`SO_BINDTODEVICE`), if any.
+    #[cfg(any(target_os = "android", target_os = "fuchsia", target_os = "linux"))]
+    pub fn device(&self) -> io::Result<Option<Vec<u8>>> {
+        socket2::SockRef::from(self.io.get_ref()).device()
+    }
+
+    /// Binds the socket to an interface (`SO_BINDTODEVICE`; `None` unbinds). Needs
+    /// `CAP_NET_RAW` on most kernels.
+    #[cfg(any(target_os = "android", target_os = "fuchsia", target_os = "linux"))]
+    pub fn bind_device(&self, interface: Option<&[u8]>) -> io::Result<()> {
+        socket2::SockRef::from(self.io.get_ref()).bind_device(interface)
     }
 
     /// Sets `SO_BROADCAST`.

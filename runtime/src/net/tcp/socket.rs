@@ -116,6 +116,54 @@ impl TcpSocket {
         self.inner.linger()
     }
 
+    /// Sets `SO_LINGER` to zero (closing resets the connection; never blocks).
+    pub fn set_zero_linger(&self) -> io::Result<()> {
+        self.inner.set_linger(Some(Duration::ZERO))
+    }
+
+    /// The IPv4 type-of-service byte (`IP_TOS`).
+    pub fn tos_v4(&self) -> io::Result<u32> {
+        self.inner.tos_v4()
+    }
+
+    /// `IP_TOS` (tokio's older name of [`Self::tos_v4`]).
+    pub fn tos(&self) -> io::Result<u32> {
+        self.tos_v4()
+    }
+
+    /// Sets `IP_TOS`.
+    pub fn set_tos_v4(&self, tos: u32) -> io::Result<()> {
+        self.inner.set_tos_v4(tos)
+    }
+
+    /// Sets `IP_TOS` (tokio's older name of [`Self::set_tos_v4`]).
+    pub fn set_tos(&self, tos: u32) -> io::Result<()> {
+        self.set_tos_v4(tos)
+    }
+
+    /// The IPv6 traffic class (`IPV6_TCLASS`).
+    pub fn tclass_v6(&self) -> io::Result<u32> {
+        self.inner.tclass_v6()
+    }
+
+    /// Sets `IPV6_TCLASS`.
+    pub fn set_tclass_v6(&self, tclass: u32) -> io::Result<()> {
+        self.inner.set_tclass_v6(tclass)
+    }
+
+    /// The interface the socket is bound to (`SO_BINDTODEVICE`), if any.
+    #[cfg(any(target_os = "android", target_os = "fuchsia", target_os = "linux"))]
+    pub fn device(&self) -> io::Result<Option<Vec<u8>>> {
+        self.inner.device()
+    }
+
+    /// Binds the socket to an interface (`SO_BINDTODEVICE`; `None` unbinds). Needs
+    /// `CAP_NET_RAW` on most kernels.
+    #[cfg(any(target_os = "android", target_os = "fuchsia", target_os = "linux"))]
+    pub fn bind_device(&self, interface: Option<&[u8]>) -> io::Result<()> {
+        self.inner.bind_device(interface)
+    }
+
     /// Sets `TCP_NODELAY` (disables Nagle's algorithm when `true`).
     pub fn set_nodelay(&self, nodelay: bool) -> io::Result<()> {
         self.inner.set_tcp_nodelay(nodelay)

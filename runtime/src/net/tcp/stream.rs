@@ -22,6 +22,15 @@ use super::split::{self, OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
 use crate::net::addr::{each_addr, ToSocketAddrs};
 use crate::net::io_source::IoSource;
 
+/// What a stream is registered for: both directions, and (Linux, Android) urgent data
+/// (`EPOLLPRI`), which `ready(Interest::PRIORITY)` reports.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+const STREAM_INTEREST: Interest = Interest::READABLE
+    .add(Interest::WRITABLE)
+    .add(Interest::PRIORITY);
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+const STREAM_INTEREST: Interest = Interest::READABLE.add(Interest::WRITABLE);
+
 /// A TCP connection. See the module docs of [`crate::net`].
 pub struct TcpStream {
     io: IoSource<mio::net::TcpStream>,
@@ -64,7 +73,7 @@ impl TcpStream {
 
     #[track_caller]
     pub(crate) fn new(mio: mio::net::TcpStream) -> io::Result<TcpStream> {
-        let io = IoSource::new(mio, Interest::READABLE | Interest::WRITABLE)?;
+        let io = IoSource::new(mio, STREAM_INTEREST)?;
         Ok(TcpStream { io })
     }
 
@@ -72,7 +81,7 @@ impl TcpStream {
         handle: &shim::sync::Arc<io_driver::Handle>,
         mio: mio::net::TcpStream,
     ) -> io::Result<TcpStream> {
-        let io = IoSource::with_handle(handle, mio, Interest::READABLE | Interest::WRITABLE)?;
+        let io = IoSource::with_handle(handle, mio, STREAM_INTEREST)?;
         Ok(TcpStream { io })
     }
 
@@ -193,6 +202,25 @@ impl TcpStream {
     /// on a non-blocking socket (Linux): prefer `None` or `Some(Duration::ZERO)`.
     pub fn set_linger(&self, dur: Option<std::time::Duration>) -> io::Result<()> {
         socket2::SockRef::from(self.io.get_ref()).set_linger(dur)
+    }
+
+    /// Sets `SO_LINGER` to zero: dropping the stream then resets the connection (RST)
+    /// instead of a graceful FIN, and never blocks.
+    pub fn set_zero_linger(&self) -> io::Result<()> {
+        self.set_linger(Some(std::time::Duration::ZERO))
+    }
+
+    /// Whether `TCP_QUICKACK` is on (ACKs sent at once rather than delayed).
+    #[cfg(any(target_os = "linux", target_os = "android", target_os = "fuchsia"))]
+    pub fn quickack(&self) -> io::Result<bool> {
+        socket2::SockRef::from(self.io.get_ref()).tcp_quickack()
+    }
+
+    /// Sets `TCP_QUICKACK` (the kernel may turn it off again on its own: it is a hint for
+    /// the next ACKs, not a mode).
+    #[cfg(any(target_os = "linux", target_os = "android", target_os = "fuchsia"))]
+    pub fn set_quickack(&self, quickack: bool) -> io::Result<()> {
+        socket2::SockRef::from(self.io.get_ref()).set_tcp_quickack(quickack)
     }
 }
 

@@ -223,6 +223,66 @@ impl UnixDatagram {
         self.io.try_io(Direction::Read, |s| s.recv_from(buf))
     }
 
+    /// Receives one datagram from the connected peer into `buf`'s spare capacity (a
+    /// `bytes::BufMut`), advancing it by the datagram's length (truncated to the room).
+    pub async fn recv_buf<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
+        poll_fn(|cx| {
+            self.io.poll_io(cx, Direction::Read, |s| {
+                crate::net::buf_io::recv_buf(s, buf)
+            })
+        })
+        .await
+    }
+
+    /// [`Self::recv_buf`] without waiting.
+    pub fn try_recv_buf<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
+        self.io
+            .try_io(Direction::Read, |s| crate::net::buf_io::recv_buf(s, buf))
+    }
+
+    /// Receives one datagram into `buf`'s spare capacity, with its source. (The spare
+    /// chunk is zeroed first: the source comes back as std's address type, which only
+    /// std's `recv_from` produces.)
+    pub async fn recv_buf_from<B: bytes::BufMut>(
+        &self,
+        buf: &mut B,
+    ) -> io::Result<(usize, SocketAddr)> {
+        poll_fn(|cx| {
+            self.io
+                .poll_io(cx, Direction::Read, |s| recv_from_zeroed(s, buf))
+        })
+        .await
+    }
+
+    /// [`Self::recv_buf_from`] without waiting.
+    pub fn try_recv_buf_from<B: bytes::BufMut>(
+        &self,
+        buf: &mut B,
+    ) -> io::Result<(usize, SocketAddr)> {
+        self.io
+            .try_io(Direction::Read, |s| recv_from_zeroed(s, buf))
+    }
+
+    /// Runs a user-provided I/O operation (on the raw descriptor) without waiting, as
+    /// tokio's: `WouldBlock` at once, without calling `f`, when the driver holds no
+    /// readiness `interest` covers; a `WouldBlock` from `f` clears that readiness.
+    pub fn try_io<R>(
+        &self,
+        interest: crate::io::Interest,
+        f: impl FnOnce() -> io::Result<R>,
+    ) -> io::Result<R> {
+        self.io.try_io_interest(interest, f)
+    }
+
+    /// Waits for readiness `interest` covers and runs `f`, again after each `WouldBlock`.
+    pub async fn async_io<R>(
+        &self,
+        interest: crate::io::Interest,
+        mut f: impl FnMut() -> io::Result<R>,
+    ) -> io::Result<R> {
+        poll_fn(|cx| self.io.poll_io_interest(cx, interest, &mut f)).await
+    }
+
     /// Waits until the socket may be readable (follow with `try_recv*`, looping on
     /// `WouldBlock`).
     pub async fn readable(&self) -> io::Result<()> {
@@ -244,38 +304,11 @@ impl UnixDatagram {
         self.io.poll_ready_recorded(cx, Direction::Write)
     }
 
-    /// Waits until the socket is ready for any of `interest` and says which (readiness
-    /// can be spurious). `Interest::ERROR`/`PRIORITY` alone are refused with
-    /// `InvalidInput`.
+    /// Waits until the socket is ready for any of `interest` and says which, as tokio's
+    /// (a pending error shows as `is_error()`, a shutdown as closed); readiness can be
+    /// spurious: follow with `try_recv*`/`try_send*` and loop on `WouldBlock`.
     pub async fn ready(&self, interest: crate::io::Interest) -> io::Result<crate::io::Ready> {
-        use crate::io::Ready;
-        if !interest.is_readable() && !interest.is_writable() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "ready() waits for Interest::READABLE and/or Interest::WRITABLE",
-            ));
-        }
-        poll_fn(|cx| {
-            let mut ready = Ready::EMPTY;
-            if interest.is_readable() {
-                if let Poll::Ready(r) = self.poll_recv_ready(cx) {
-                    r?;
-                    ready |= Ready::READABLE;
-                }
-            }
-            if interest.is_writable() {
-                if let Poll::Ready(r) = self.poll_send_ready(cx) {
-                    r?;
-                    ready |= Ready::WRITABLE;
-                }
-            }
-            if ready.is_empty() {
-                Poll::Pending
-            } else {
-                Poll::Ready(Ok(ready))
-            }
-        })
-        .await
+        poll_fn(|cx| self.io.poll_ready_interest(cx, interest)).await
     }
 }
 
@@ -310,3 +343,25 @@ const _: () = {
     const fn assert_send_sync_unpin<T: Send + Sync + Unpin>() {}
     assert_send_sync_unpin::<UnixDatagram>();
 };
+
+/// `recv_from` into `buf`'s next spare chunk, zeroed first (std's `recv_from` takes an
+/// initialized slice), advancing `buf` by the datagram's length.
+fn recv_from_zeroed<B: bytes::BufMut + ?Sized>(
+    s: &mio::net::UnixDatagram,
+    buf: &mut B,
+) -> io::Result<(usize, SocketAddr)> {
+    if !buf.has_remaining_mut() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "recv_buf_from needs a buffer with spare capacity",
+        ));
+    }
+    crate::net::buf_io::fill(buf, |dst| {
+        dst.fill(std::mem::MaybeUninit::new(0));
+        // SAFETY: every byte of `dst` was just initialized (to zero), so it may be viewed
+        // as `[u8]` of the same length.
+        let dst: &mut [u8] =
+            unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast(), dst.len()) };
+        s.recv_from(dst)
+    })
+}

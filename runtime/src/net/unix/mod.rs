@@ -1,5 +1,5 @@
 //! Unix domain sockets: [`UnixListener`], [`UnixStream`] and the stream's halves, and
-//! [`UnixDatagram`].
+//! [`UnixDatagram`]; pipes and FIFOs ([`pipe`]); a peer's credentials (`UCred`).
 //!
 //! The same shape as TCP (an `IoSource` per socket); addresses are
 //! `std::os::unix::net::SocketAddr` (a path, an abstract name, or unnamed).
@@ -13,14 +13,19 @@ use std::path::Path;
 
 mod datagram;
 mod listener;
+pub mod pipe;
 mod split;
 mod stream;
+#[cfg(any(target_os = "linux", target_os = "android"))]
+mod ucred;
 
 pub use datagram::UnixDatagram;
 pub use listener::UnixListener;
 pub use split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, ReuniteError, WriteHalf};
 pub use std::os::unix::net::SocketAddr;
 pub use stream::UnixStream;
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub use ucred::UCred;
 
 /// The socket address a `bind`/`connect` path names: a leading NUL byte makes it an
 /// abstract name (Linux), anything else a file system path.

@@ -96,6 +96,12 @@ impl UnixStream {
         self.io.get_ref().peer_addr()
     }
 
+    /// The credentials of the peer process, as of the connection (`SO_PEERCRED`).
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    pub fn peer_cred(&self) -> io::Result<super::UCred> {
+        super::ucred::peer_cred(self.io.get_ref())
+    }
+
     /// Takes the socket's pending error (`SO_ERROR`), if any.
     pub fn take_error(&self) -> io::Result<Option<io::Error>> {
         self.io.get_ref().take_error()
