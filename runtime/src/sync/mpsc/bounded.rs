@@ -305,14 +305,27 @@ impl<T> Sender<T> {
     }
 
     /// As [`reserve`](Sender::reserve), but the permit owns the sender (so it can move
-    /// into another task); the sender comes back on error.
+    /// into another task). On a closed channel the sender is dropped and the error carries
+    /// nothing (tokio's `SendError<()>`).
     ///
     /// Cancel safety: as [`reserve`](Sender::reserve) (the sender is dropped with the
     /// future).
-    pub async fn reserve_owned(self) -> Result<OwnedPermit<T>, SendError<Self>> {
+    ///
+    /// ```
+    /// # runtime::Runtime::new().unwrap().block_on(async {
+    /// let (tx, mut rx) = runtime::sync::mpsc::channel(1);
+    /// let permit = tx.clone().reserve_owned().await.unwrap();
+    /// runtime::spawn(async move { permit.send(7) }).await.unwrap();
+    /// assert_eq!(rx.recv().await, Some(7));
+    /// rx.close();
+    /// let err: runtime::sync::mpsc::error::SendError<()> = tx.reserve_owned().await.unwrap_err();
+    /// assert_eq!(err.0, ());
+    /// # });
+    /// ```
+    pub async fn reserve_owned(self) -> Result<OwnedPermit<T>, SendError<()>> {
         match self.acquire(1).await {
             Ok(()) => Ok(OwnedPermit { tx: Some(self) }),
-            Err(()) => Err(SendError(self)),
+            Err(()) => Err(SendError(())),
         }
     }
 
