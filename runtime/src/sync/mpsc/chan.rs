@@ -129,6 +129,11 @@ pub(crate) struct Chan<T, S: Semaphore> {
     closed_waiters: Mutex<WaitList<()>>,
 }
 
+// tokio's: the channel's state changes are atomic (or under its locks), so a panic
+// caught around a sender or receiver leaves it consistent.
+impl<T, S: Semaphore> std::panic::UnwindSafe for Chan<T, S> {}
+impl<T, S: Semaphore> std::panic::RefUnwindSafe for Chan<T, S> {}
+
 // SAFETY: the queue moves messages between threads (T: Send) and is accessed as its module
 // doc says; the rest is atomics and locks.
 unsafe impl<T: Send, S: Semaphore + Send> Send for Chan<T, S> {}
