@@ -216,7 +216,7 @@ fn tick_of(word: usize) -> u32 {
     ((word >> TICK_SHIFT) & TICK_MASK) as u32
 }
 
-/// The message of [`shutdown_error`].
+/// The message of the error every poll on a resource returns once the driver shut down.
 pub const SHUTDOWN_ERROR: &str = "runtime is shutting down: the I/O driver is gone";
 
 /// The error every poll on a resource returns once the driver shut down.

@@ -400,9 +400,9 @@ fn main_on_a_function_with_parameters_passes_them_and_names_the_runtime() {
 }
 
 #[runtime_macros::main(crate = "mock")]
-async fn generic_len<'a, T: AsRef<[u8]> + ?Sized, const N: usize>(v: &'a T) -> usize
+async fn generic_len<'a, T, const N: usize>(v: &'a T) -> usize
 where
-    T: fmt::Debug,
+    T: AsRef<[u8]> + fmt::Debug + ?Sized,
 {
     v.as_ref().len() * N
 }

@@ -541,7 +541,7 @@ impl From<std::os::fd::OwnedFd> for File {
 impl std::os::fd::FromRawFd for File {
     /// # Safety
     ///
-    /// As [`std::fs::File::from_raw_fd`]: `fd` is an open descriptor that the new file
+    /// As `std::fs::File`'s `from_raw_fd`: `fd` is an open descriptor that the new file
     /// owns (nothing else closes it).
     unsafe fn from_raw_fd(fd: std::os::fd::RawFd) -> File {
         // SAFETY: the caller's contract is std's (see above), passed on unchanged.
