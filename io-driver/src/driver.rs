@@ -42,7 +42,8 @@ use crate::registration::Registration;
 use crate::slab::{token_for, Slab, WAKER_TOKEN};
 use crate::wheel::Wheel;
 
-const EVENTS_CAPACITY: usize = 1024;
+/// Readiness events dispatched per poll unless the runtime's builder says otherwise.
+pub const EVENTS_CAPACITY: usize = 1024;
 /// Timer entries handled (fired, or moved down a level) per hold of a shard's mutex.
 const FIRE_BATCH: usize = 64;
 /// Most timer shards a driver has.
@@ -108,6 +109,13 @@ pub struct Handle {
 impl Driver {
     /// A new driver: an epoll instance, its waker on a reserved token, an empty slab and wheel.
     pub fn new() -> io::Result<Driver> {
+        Driver::with_events_capacity(EVENTS_CAPACITY)
+    }
+
+    /// [`new`](Driver::new), dispatching at most `capacity` readiness events per poll
+    /// (more stay pending in epoll for the next). `capacity` is at least 1.
+    pub fn with_events_capacity(capacity: usize) -> io::Result<Driver> {
+        assert!(capacity > 0, "the events capacity must be at least 1");
         let poll = Poll::new()?;
         let waker = mio::Waker::new(poll.registry(), WAKER_TOKEN)?;
         let registry = poll.registry().try_clone()?;
@@ -128,7 +136,7 @@ impl Driver {
         });
         Ok(Driver {
             poll,
-            events: Events::with_capacity(EVENTS_CAPACITY),
+            events: Events::with_capacity(capacity),
             handle,
             tick: 0,
             wake_list: Vec::with_capacity(64),

@@ -41,8 +41,8 @@ mod waiters;
 #[doc(hidden)]
 pub mod wheel;
 
-pub use driver::{Driver, Handle};
-pub use readiness::{Direction, Ready, ReadyEvent};
+pub use driver::{Driver, Handle, EVENTS_CAPACITY};
+pub use readiness::{is_shutdown_error, Direction, Ready, ReadyEvent, SHUTDOWN_ERROR};
 pub use registration::Registration;
 pub use timer::{Timer, TimerShutdown};
 

@@ -251,9 +251,21 @@ fn tick_of(word: usize) -> u32 {
     ((word >> TICK_SHIFT) & TICK_MASK) as u32
 }
 
+/// The message of the error every poll on a resource returns once the driver shut down.
+pub const SHUTDOWN_ERROR: &str = "runtime is shutting down: the I/O driver is gone";
+
 /// The error every poll on a resource returns once the driver shut down.
 pub(crate) fn shutdown_error() -> io::Error {
-    io::Error::other("runtime is shutting down: the I/O driver is gone")
+    io::Error::other(SHUTDOWN_ERROR)
+}
+
+/// True when `err` is the error a resource returns once its driver shut down (an
+/// `ErrorKind::Other` error whose message is [`SHUTDOWN_ERROR`] and that has no source).
+pub fn is_shutdown_error(err: &io::Error) -> bool {
+    err.kind() == io::ErrorKind::Other
+        && err
+            .get_ref()
+            .is_some_and(|e| e.source().is_none() && e.to_string() == SHUTDOWN_ERROR)
 }
 
 /// The state of one slab entry. Aligned to a cache line: entries of different sockets are

@@ -1,5 +1,6 @@
 //! loom suites for the locks of `runtime::sync` (the shipping code through the shim): the
-//! batch semaphore under `Semaphore` / `Mutex`, and `Notify`.
+//! batch semaphore under `Semaphore` / `Mutex`, `Notify`, and the cells built on them
+//! (`OnceCell`, `SetOnce`).
 //!
 //! Each model asserts progress as well as safety: a waiter that should get a permit or a
 //! wake-up is driven with `loom::future::block_on`, so a lost permit or a missed wake
@@ -18,7 +19,7 @@ use std::task::{Context, Poll, Waker};
 
 use loom::future::block_on;
 use loom::thread;
-use runtime::sync::{Mutex, Notify, OnceCell, RwLock, Semaphore, TryAcquireError};
+use runtime::sync::{Mutex, Notify, OnceCell, RwLock, Semaphore, SetOnce, TryAcquireError};
 
 fn model(f: impl Fn() + Sync + Send + 'static) {
     let mut builder = loom::model::Builder::new();
@@ -369,5 +370,46 @@ fn mutex_three_way_contention() {
             t.join().unwrap();
         }
         assert_eq!(*m.try_lock().expect("the lock was left held"), 3);
+    });
+}
+
+/// A `SetOnce::wait` racing the `set`: the waiter always completes with the value (a set
+/// landing between its look and its registration is seen by its second look; one after
+/// the registration wakes it), and the value it reads is the one written (the cell is
+/// loom-tracked: a missing Release/Acquire is a causality violation).
+#[test]
+fn set_once_wait_racing_set() {
+    model(|| {
+        let cell = Arc::new(SetOnce::new());
+        let c = cell.clone();
+        let setter = thread::spawn(move || c.set(7u32).unwrap());
+        assert_eq!(*block_on(cell.wait()), 7);
+        setter.join().unwrap();
+    });
+}
+
+/// Two `set`s racing: exactly one succeeds, and the one that fails already sees the
+/// winner's value (a failed `set` returns only once the value is readable).
+#[test]
+fn set_once_two_sets_racing() {
+    model(|| {
+        let cell = Arc::new(SetOnce::new());
+        let c = cell.clone();
+        let other = thread::spawn(move || match c.set(1u32) {
+            Ok(()) => true,
+            Err(_) => {
+                assert_eq!(c.get(), Some(&2), "a failed set sees the winner");
+                false
+            }
+        });
+        let mine = match cell.set(2u32) {
+            Ok(()) => true,
+            Err(_) => {
+                assert_eq!(cell.get(), Some(&1), "a failed set sees the winner");
+                false
+            }
+        };
+        let theirs = other.join().unwrap();
+        assert!(mine != theirs, "exactly one set succeeds");
     });
 }

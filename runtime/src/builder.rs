@@ -68,6 +68,7 @@ pub struct Builder {
     thread_stack_size: Option<usize>,
     global_queue_interval: Option<u32>,
     event_interval: u32,
+    nevents: usize,
     disable_lifo_slot: bool,
     enable_io: bool,
     enable_time: bool,
@@ -134,6 +135,7 @@ impl Builder {
             thread_stack_size: None,
             global_queue_interval: None,
             event_interval: DEFAULT_EVENT_INTERVAL,
+            nevents: io_events_default(),
             disable_lifo_slot: false,
             start_paused: false,
             enable_io: false,
@@ -213,6 +215,27 @@ impl Builder {
     pub fn event_interval(&mut self, n: u32) -> &mut Self {
         assert!(n > 0, "event_interval must be at least 1");
         self.event_interval = n;
+        self
+    }
+
+    /// The most I/O readiness events one poll of the driver dispatches (default 1024);
+    /// more stay pending for the next poll.
+    ///
+    /// ```
+    /// let rt = runtime::Builder::new_current_thread()
+    ///     .enable_io()
+    ///     .max_io_events_per_tick(1024)
+    ///     .build()
+    ///     .unwrap();
+    /// # drop(rt);
+    /// ```
+    ///
+    /// # Panics
+    /// When `capacity` is 0.
+    #[track_caller]
+    pub fn max_io_events_per_tick(&mut self, capacity: usize) -> &mut Self {
+        assert!(capacity > 0, "max_io_events_per_tick must be non-zero");
+        self.nevents = capacity;
         self
     }
 
@@ -537,7 +560,7 @@ impl Builder {
             .rng_seed
             .as_ref()
             .map(|s| Arc::new(crate::rand::SeedGenerator::new(s)));
-        let driver = Arc::new(Driver::new(self.enable_io, self.enable_time)?);
+        let driver = Arc::new(Driver::new(self.enable_io, self.enable_time, self.nevents)?);
         if self.start_paused {
             self.pause_clock(&driver);
         }
@@ -693,6 +716,7 @@ impl fmt::Debug for Builder {
             .field("worker_threads", &self.worker_threads)
             .field("global_queue_interval", &self.global_queue_interval)
             .field("event_interval", &self.event_interval)
+            .field("max_io_events_per_tick", &self.nevents)
             .field("disable_lifo_slot", &self.disable_lifo_slot)
             .field("enable_io", &self.enable_io)
             .field("enable_time", &self.enable_time)
@@ -700,5 +724,17 @@ impl fmt::Debug for Builder {
             .field("on_stall", &self.on_stall.as_ref().map(|(t, _)| t))
             .field("unhandled_panic", &self.unhandled_panic)
             .finish()
+    }
+}
+
+/// tokio's default for [`Builder::max_io_events_per_tick`].
+fn io_events_default() -> usize {
+    #[cfg(not(loom))]
+    {
+        io_driver::EVENTS_CAPACITY
+    }
+    #[cfg(loom)]
+    {
+        1024
     }
 }

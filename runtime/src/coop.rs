@@ -113,6 +113,27 @@ pub(crate) fn poll_proceed(cx: &mut Context<'_>) -> Poll<()> {
     }
 }
 
+/// The current poll's budget (unconstrained outside a runtime's context), for
+/// `task::coop::RestoreOnPending`.
+pub(crate) fn current() -> Budget {
+    context::with(|c| c.map_or(Budget::unconstrained(), |c| c.budget.get()))
+}
+
+/// Puts back the operation count of `b` (a budget read by [`current`] earlier in this
+/// poll), keeping the current yield mark; nothing for an unconstrained `b`.
+pub(crate) fn restore_count(b: Budget) {
+    if b.0.is_none() {
+        return;
+    }
+    context::with(|c| {
+        if let Some(c) = c {
+            let mut now = c.budget.get();
+            now.0 = b.0;
+            c.budget.set(now);
+        }
+    });
+}
+
 /// True when the current task still has budget (or runs unconstrained).
 pub(crate) fn has_budget_remaining() -> bool {
     context::with(|c| c.is_none_or(|c| !matches!(c.budget.get().0, Some(0))))

@@ -42,11 +42,12 @@ pub(crate) struct Locked<'a> {
 }
 
 impl Driver {
-    pub(crate) fn new(enable_io: bool, enable_time: bool) -> io::Result<Driver> {
+    /// `events`: readiness events dispatched per driver poll (`Builder::max_io_events_per_tick`).
+    pub(crate) fn new(enable_io: bool, enable_time: bool, events: usize) -> io::Result<Driver> {
         #[cfg(not(loom))]
         {
             let inner = if enable_io || enable_time {
-                let driver = io_driver::Driver::new()?;
+                let driver = io_driver::Driver::with_events_capacity(events)?;
                 let handle = driver.handle().clone();
                 Some(Inner {
                     driver: parking_lot::Mutex::new(driver),
@@ -64,6 +65,7 @@ impl Driver {
         }
         #[cfg(loom)]
         {
+            let _ = events;
             Ok(Driver {
                 enable_io,
                 enable_time,

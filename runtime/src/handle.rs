@@ -31,26 +31,91 @@ pub enum RuntimeFlavor {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Id(std::num::NonZeroU64);
 
+impl Id {
+    /// The id of an owned task list (a runtime's or a `LocalSet`'s): nonzero, unique in
+    /// the process.
+    pub(crate) fn from_owned_list(id: u64) -> Id {
+        Id(std::num::NonZeroU64::new(id).expect("owned-list ids are nonzero"))
+    }
+}
+
 impl fmt::Display for Id {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.0.fmt(f)
     }
 }
 
-/// Returned by [`Handle::try_current`] outside a runtime.
+/// Returned by [`Handle::try_current`] outside a runtime, or from a thread-local's
+/// destructor once the runtime's own thread-local is gone.
 #[derive(Debug)]
-pub struct TryCurrentError(());
+pub struct TryCurrentError {
+    thread_local_destroyed: bool,
+}
 
-impl fmt::Display for TryCurrentError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(
-            "no runtime is running on this thread: call this from a task or from inside \
-             `Runtime::block_on`",
-        )
+impl TryCurrentError {
+    /// True when no runtime is current on this thread.
+    ///
+    /// ```
+    /// let err = runtime::Handle::try_current().unwrap_err();
+    /// assert!(err.is_missing_context());
+    /// assert!(!err.is_thread_local_destroyed());
+    /// ```
+    pub fn is_missing_context(&self) -> bool {
+        !self.thread_local_destroyed
+    }
+
+    /// True when the thread-local that names the current runtime was already destroyed
+    /// (the call came from another thread-local's destructor as the thread exits).
+    pub fn is_thread_local_destroyed(&self) -> bool {
+        self.thread_local_destroyed
     }
 }
 
+impl fmt::Display for TryCurrentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.thread_local_destroyed {
+            f.write_str(
+                "the runtime's thread-local context was already destroyed: this thread is \
+                 exiting, and no runtime can be reached from its thread-local destructors",
+            )
+        } else {
+            f.write_str(
+                "no runtime is running on this thread: call this from a task or from inside \
+                 `Runtime::block_on`",
+            )
+        }
+    }
+}
+
+/// True when `err` is the error an I/O resource returns because its runtime shut down
+/// (tokio's `runtime::is_rt_shutdown_err`): the resource can never become ready again.
+///
+/// ```
+/// use runtime::runtime::{is_rt_shutdown_err, Runtime};
+///
+/// let rt1 = Runtime::new().unwrap();
+/// let rt2 = Runtime::new().unwrap();
+/// let listener = rt1.block_on(runtime::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+/// drop(rt1);
+/// let err = rt2.block_on(listener.accept()).unwrap_err();
+/// assert!(is_rt_shutdown_err(&err));
+/// assert!(!is_rt_shutdown_err(&std::io::Error::other("other")));
+/// ```
+#[cfg(not(loom))]
+pub fn is_rt_shutdown_err(err: &std::io::Error) -> bool {
+    io_driver::is_shutdown_error(err)
+}
+
 impl std::error::Error for TryCurrentError {}
+
+// tokio's: a panic caught around a runtime or a handle leaves the runtime usable (its
+// state is changed under locks and atomics, and a panicking task is caught at its poll).
+impl std::panic::UnwindSafe for Handle {}
+impl std::panic::RefUnwindSafe for Handle {}
+impl std::panic::UnwindSafe for crate::Runtime {}
+impl std::panic::RefUnwindSafe for crate::Runtime {}
+impl std::panic::UnwindSafe for crate::LocalRuntime {}
+impl std::panic::RefUnwindSafe for crate::LocalRuntime {}
 
 /// Keeps a runtime current on this thread; see [`Handle::enter`].
 pub struct EnterGuard<'a> {
@@ -93,9 +158,13 @@ impl Handle {
 
     /// The runtime this thread is running in, if any.
     pub fn try_current() -> Result<Handle, TryCurrentError> {
-        context::current_handle()
-            .map(|inner| Handle { inner })
-            .ok_or(TryCurrentError(()))
+        match context::current_handle() {
+            Some(inner) => Ok(Handle { inner }),
+            None => Err(TryCurrentError {
+                // The same thread, just after: the thread-local cannot have changed state.
+                thread_local_destroyed: context::with(|cx| cx.is_none()),
+            }),
+        }
     }
 
     /// Spawns a task onto this runtime, from any thread.
@@ -190,7 +259,7 @@ impl Handle {
     /// assert_ne!(a.handle().id(), b.handle().id());
     /// ```
     pub fn id(&self) -> Id {
-        Id(std::num::NonZeroU64::new(self.inner.id()).expect("owned-list ids are nonzero"))
+        Id::from_owned_list(self.inner.id())
     }
 
     /// The name given by [`Builder::name`](crate::Builder::name), if any.

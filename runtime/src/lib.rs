@@ -48,15 +48,22 @@
 //!
 //! **Compatible** (same names, signatures and documented behaviour):
 //! - `#[main]`/`#[test]` with `flavor` (`"multi_thread"`, `"current_thread"`, `"local"`),
-//!   `worker_threads`, `start_paused`, `crate = ".."`;
+//!   `worker_threads`, `start_paused`, `crate = ".."`, `name = ".."`; `#[main]` on a
+//!   function other than `main` may take parameters and be generic;
 //! - `spawn`, `task::{spawn_blocking, yield_now, JoinHandle, AbortHandle, JoinError, Id,
-//!   id, try_id, JoinSet, consume_budget, unconstrained, coop}`, `task_local!` (`JoinHandle`
-//!   is not `#[must_use]`, as tokio's); `task::block_in_place` on the multi-thread flavor
-//!   (it panics on current-thread, as tokio's);
+//!   id, try_id, JoinSet, consume_budget, unconstrained}`, `task::coop::{consume_budget,
+//!   has_budget_remaining, poll_proceed, RestoreOnPending, cooperative, Coop,
+//!   unconstrained}`, `task_local!` (`LocalKey::{get, try_get, with, try_with, scope,
+//!   sync_scope}`; `JoinHandle` is not `#[must_use]`, as tokio's); `task::block_in_place`
+//!   on the multi-thread flavor (it panics on current-thread, as tokio's); `Runtime`,
+//!   `Handle`, `LocalRuntime`, `JoinHandle`, `AbortHandle`, `Notify` and the `mpsc` handles
+//!   are `UnwindSafe + RefUnwindSafe`, as tokio's;
 //! - `!Send` tasks: `task::{spawn_local, LocalSet}` (`run_until`, `block_on`, awaiting the
-//!   set), `LocalRuntime` (`Builder::build_local(LocalOptions::default())`),
+//!   set, `id`), `LocalRuntime` (`Builder::build_local(LocalOptions::default())`),
 //!   `JoinSet::spawn_local{,_on}`;
-//! - `Builder` (with `on_thread_{start,stop,park,unpark}`, `name`, `rng_seed`; the default
+//! - `Builder` (with `on_thread_{start,stop,park,unpark}`, `name`, `rng_seed`,
+//!   `max_io_events_per_tick`; `Handle::try_current`'s `TryCurrentError::{
+//!   is_missing_context, is_thread_local_destroyed}`, `runtime::is_rt_shutdown_err`; the default
 //!   worker count honours `TOKIO_WORKER_THREADS`), `Runtime`, `Handle` (`id`, `name`,
 //!   `metrics`), `RuntimeMetrics`' methods (`num_workers()`, `num_alive_tasks()`,
 //!   `global_queue_depth()`, `worker_*_count(i)`, `worker_total_busy_duration(i)`; a live
@@ -64,8 +71,11 @@
 //!   (`runtime::runtime::{Builder, Runtime, Handle, ..}`);
 //! - `select!` (refutable patterns, `if` preconditions, `else`, `biased;`), `join!`,
 //!   `try_join!`, `pin!`;
-//! - `sync`: `Mutex`, `RwLock`, `Semaphore` (and their owned/mapped guards), `Notify`,
-//!   `Barrier`, `OnceCell`, `oneshot`, `mpsc`, `watch`, `broadcast`;
+//! - `sync`: `Mutex`, `RwLock` (of unsized values too: `Arc<Mutex<dyn Trait>>`), their
+//!   owned and mapped guards (`map` to unsized parts, `downgrade_map`, `into_mapped`,
+//!   `Display`), `Semaphore` (with `blocking_acquire*`), `Notify` and
+//!   `sync::futures::{Notified, OwnedNotified}`, `Barrier`, `OnceCell`, `SetOnce`,
+//!   `oneshot`, `mpsc`, `watch`, `broadcast`;
 //! - `net`: `TcpListener`, `TcpStream` and its halves, `TcpSocket`, `UdpSocket`,
 //!   `UnixListener`, `UnixStream` and its halves, `UnixDatagram`, Linux abstract Unix
 //!   names (`"\0name"`) (std-style `shutdown(how)` is `shutdown_std`, so that
@@ -93,8 +103,9 @@
 //! - `fs` (each call on the blocking pool, as tokio's; `File` speaks both trait
 //!   families), `signal::ctrl_c` and `signal::unix::{signal, SignalKind, Signal}`;
 //! - `time`: `sleep`, `sleep_until`, `timeout`, `timeout_at`, `interval`, `interval_at`,
-//!   `Interval`, `MissedTickBehavior`, and paused time (`pause`, `resume`, `advance`,
-//!   `Builder::start_paused`; current-thread runtimes only, as in tokio's tests).
+//!   `Interval`, `MissedTickBehavior`, `time::error::{Elapsed, Error}`, and paused time
+//!   (`pause`, `resume`, `advance`, `Builder::start_paused`; current-thread runtimes only,
+//!   as in tokio's tests).
 //!
 //! **Not compatible, or missing:**
 //! - anything that calls tokio's own runtime: `tokio::spawn`, tokio's timer or tokio's

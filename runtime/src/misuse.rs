@@ -86,6 +86,11 @@ pub(crate) const MUTEX_BLOCKING_LOCK: &str =
 pub(crate) const MUTEX_BLOCKING_LOCK_OWNED: &str =
     "Mutex::blocking_lock_owned called inside a runtime; use `.lock_owned().await` instead";
 
+/// `sync::Semaphore::blocking_acquire*` inside a runtime.
+pub(crate) const SEMAPHORE_BLOCKING_ACQUIRE: &str =
+    "Semaphore::blocking_acquire (or _many, _owned, _many_owned) called inside a runtime; \
+     use `.acquire().await` (or `acquire_many`, `acquire_owned`, `acquire_many_owned`) instead";
+
 /// `sync::RwLock::blocking_read` inside a runtime.
 pub(crate) const RWLOCK_BLOCKING_READ: &str =
     "RwLock::blocking_read called inside a runtime; use `.read().await` instead";

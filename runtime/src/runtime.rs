@@ -19,6 +19,8 @@ use shim::sync::Arc;
 use crate::context;
 
 pub use crate::builder::Builder;
+#[cfg(not(loom))]
+pub use crate::handle::is_rt_shutdown_err;
 pub use crate::handle::{EnterGuard, Handle, Id, RuntimeFlavor, TryCurrentError};
 pub use crate::local_runtime::{LocalOptions, LocalRuntime};
 pub use crate::metrics::RuntimeMetrics;

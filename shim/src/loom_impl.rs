@@ -98,7 +98,7 @@ pub mod sync {
 pub mod cell {
     /// loom's tracked `UnsafeCell`, with the closure API.
     #[derive(Debug)]
-    pub struct UnsafeCell<T>(loom::cell::UnsafeCell<T>);
+    pub struct UnsafeCell<T: ?Sized>(loom::cell::UnsafeCell<T>);
 
     impl<T> UnsafeCell<T> {
         pub fn new(value: T) -> Self {
@@ -108,7 +108,9 @@ pub mod cell {
         pub fn into_inner(self) -> T {
             self.0.into_inner()
         }
+    }
 
+    impl<T: ?Sized> UnsafeCell<T> {
         pub fn with<R>(&self, f: impl FnOnce(*const T) -> R) -> R {
             self.0.with(f)
         }

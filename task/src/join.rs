@@ -36,6 +36,11 @@ unsafe impl<T: Send> Sync for JoinHandle<T> {}
 
 impl<T> Unpin for JoinHandle<T> {}
 
+// A panic while a handle is borrowed leaves nothing half-updated that the handle exposes:
+// its operations are atomic state changes (as tokio's impls say).
+impl<T> std::panic::UnwindSafe for JoinHandle<T> {}
+impl<T> std::panic::RefUnwindSafe for JoinHandle<T> {}
+
 impl<T> JoinHandle<T> {
     /// # Safety
     /// `raw` is a task whose output type is `T`, and the caller hands over the join reference.
@@ -149,6 +154,10 @@ pub struct AbortHandle {
 unsafe impl Send for AbortHandle {}
 // SAFETY: as above.
 unsafe impl Sync for AbortHandle {}
+
+// As for `JoinHandle`.
+impl std::panic::UnwindSafe for AbortHandle {}
+impl std::panic::RefUnwindSafe for AbortHandle {}
 
 impl AbortHandle {
     /// Cancels the task; see [`JoinHandle::abort`].

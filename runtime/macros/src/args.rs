@@ -1,6 +1,6 @@
 //! Parsing and validation of the attribute arguments:
 //! `#[runtime::main(flavor = "..", worker_threads = N, start_paused = bool,
-//! unhandled_panic = "..", crate = "path")]`,
+//! unhandled_panic = "..", crate = "path", name = "..")]`,
 //! where the flavor is `"multi_thread"`, `"current_thread"` or `"local"` (a `LocalRuntime`).
 //!
 //! These are tokio's arguments, so a `#[tokio::main(..)]` ports by renaming the path.
@@ -66,6 +66,8 @@ pub(crate) struct Config {
     pub(crate) unhandled_panic: Option<Ident>,
     /// `start_paused = true|false`: the literal as written.
     pub(crate) start_paused: Option<syn::LitBool>,
+    /// `name = ".."`: the runtime's name (`Builder::name`), the literal as written.
+    pub(crate) name: Option<syn::LitStr>,
 }
 
 const FLAVOR: &str = "flavor";
@@ -73,7 +75,9 @@ const WORKER_THREADS: &str = "worker_threads";
 const CRATE: &str = "crate";
 const UNHANDLED_PANIC: &str = "unhandled_panic";
 const START_PAUSED: &str = "start_paused";
-const KNOWN_KEYS: &str = "`flavor`, `worker_threads`, `start_paused`, `unhandled_panic`, `crate`";
+const NAME: &str = "name";
+const KNOWN_KEYS: &str =
+    "`flavor`, `worker_threads`, `start_paused`, `unhandled_panic`, `crate`, `name`";
 
 /// One `key = value` pair, as written.
 struct RawArg {
@@ -103,7 +107,7 @@ impl Parse for RawArg {
 fn is_known_key(name: &str) -> bool {
     matches!(
         name,
-        FLAVOR | WORKER_THREADS | CRATE | START_PAUSED | UNHANDLED_PANIC
+        FLAVOR | WORKER_THREADS | CRATE | START_PAUSED | UNHANDLED_PANIC | NAME
     )
 }
 
@@ -121,6 +125,7 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
         crate_path: syn::parse_quote!(::runtime),
         unhandled_panic: None,
         start_paused: None,
+        name: None,
     };
     let raw = match Punctuated::<RawArg, Token![,]>::parse_terminated.parse2(args) {
         Ok(raw) => raw,
@@ -134,6 +139,7 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
     let mut crate_key: Option<Ident> = None;
     let mut panic_key: Option<Ident> = None;
     let mut paused_key: Option<Ident> = None;
+    let mut name_key: Option<Ident> = None;
 
     for RawArg { key, value } in raw {
         let name = key.unraw().to_string();
@@ -143,6 +149,7 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
             CRATE => &mut crate_key,
             UNHANDLED_PANIC => &mut panic_key,
             START_PAUSED => &mut paused_key,
+            NAME => &mut name_key,
             _ => {
                 errors.push(syn::Error::new(key.span(), unknown_key_message(&name)));
                 continue;
@@ -161,6 +168,7 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
                 parse_unhandled_panic(&value).map(|v| config.unhandled_panic = Some(v))
             }
             START_PAUSED => parse_start_paused(&value).map(|b| config.start_paused = Some(b)),
+            NAME => parse_name(&value).map(|n| config.name = Some(n)),
             _ => parse_crate_path(&value).map(|p| config.crate_path = p),
         };
         if let Err(e) = result {
@@ -288,6 +296,16 @@ fn parse_start_paused(value: &Expr) -> syn::Result<syn::LitBool> {
         _ => Err(syn::Error::new_spanned(
             value,
             "`start_paused` expects a boolean literal, e.g. `start_paused = true`",
+        )),
+    }
+}
+
+fn parse_name(value: &Expr) -> syn::Result<syn::LitStr> {
+    match literal(value) {
+        Some(Lit::Str(s)) => Ok(s.clone()),
+        _ => Err(syn::Error::new_spanned(
+            value,
+            "`name` expects a string literal, e.g. `name = \"my-runtime\"`",
         )),
     }
 }

@@ -20,8 +20,15 @@
 //! keeps its meaning. The body's tokens keep their spans, so diagnostics in it
 //! point at the user's code.
 //!
-//! Invariant: when anything is wrong (bad arguments, a missing `async`, parameters,
-//! ...) the output is the errors plus a *fallback* that never names the runtime: an
+//! A function other than `main` may take parameters and be generic under
+//! `#[runtime::main]` (as under tokio's): the outer function takes each parameter as a
+//! fresh `__runtime_argN` of the same type and passes them to the nested `async fn`,
+//! which carries the user's patterns, generics and where clause:
+//! `fn run<T: Tr>(__runtime_arg0: T) -> U { async fn __runtime_body<T: Tr>(x: T) -> U {
+//! body } ... rt.block_on(__runtime_body::<T>(__runtime_arg0)) }`.
+//!
+//! Invariant: when anything is wrong (bad arguments, a missing `async`, parameters on
+//! `main` or a test, ...) the output is the errors plus a *fallback* that never names the runtime: an
 //! argument-less function holding the body in an uncalled nested `async fn`. The
 //! body is still type-checked (IDEs keep working), and the user sees only the
 //! relevant errors, not a cascade such as "`main` function not found".
@@ -29,7 +36,7 @@
 use proc_macro2::{Delimiter, Group, Ident, Span, TokenStream, TokenTree};
 use quote::{quote, ToTokens};
 use syn::parse::{ParseStream, Parser};
-use syn::{Attribute, FnArg, ReturnType, Signature, Token, Visibility};
+use syn::{Attribute, FnArg, GenericParam, ReturnType, Signature, Token, Visibility};
 
 use crate::args::{self, Config, Errors, Flavor, Kind};
 
@@ -136,18 +143,83 @@ fn check_signature(kind: Kind, sig: &Signature, errors: &mut Errors) {
             "the `async` keyword is missing from the function declaration",
         ));
     }
-    let generic_msg = format!("`{attr}` functions cannot be generic");
+    if let Some(v) = &sig.variadic {
+        errors.push(syn::Error::new_spanned(
+            v,
+            format!("`{attr}` functions cannot be variadic"),
+        ));
+    }
+    if let Some(FnArg::Receiver(r)) = sig.inputs.first() {
+        errors.push(syn::Error::new_spanned(
+            r,
+            format!(
+                "`{attr}` cannot be used on a method taking `self`: make it a free function \
+                 taking the value as a parameter"
+            ),
+        ));
+    }
+    // A function other than `main` may take parameters and be generic under
+    // `#[runtime::main]`, as under tokio's: the expansion passes them on. `main` itself
+    // and a test cannot (the program's entry point and the test harness call them with
+    // nothing), so that is reported here rather than by rustc after the expansion.
+    let (params_msg, generic_msg) = match kind {
+        Kind::Main if sig.ident != "main" => return,
+        Kind::Main => (
+            "the main function cannot accept arguments".to_string(),
+            "the main function cannot be generic".to_string(),
+        ),
+        Kind::Test => (
+            format!("`{attr}` functions cannot take parameters"),
+            format!("`{attr}` functions cannot be generic"),
+        ),
+    };
     if !sig.generics.params.is_empty() {
         errors.push(syn::Error::new_spanned(&sig.generics, generic_msg));
     } else if let Some(w) = &sig.generics.where_clause {
         errors.push(syn::Error::new_spanned(w, generic_msg));
     }
-    let params_msg = format!("`{attr}` functions cannot take parameters");
     if !sig.inputs.is_empty() {
         errors.push(syn::Error::new_spanned(&sig.inputs, params_msg));
-    } else if let Some(v) = &sig.variadic {
-        errors.push(syn::Error::new_spanned(v, params_msg));
     }
+}
+
+/// The parameters of the outer function and what it passes to the nested `async fn`:
+/// each parameter becomes a fresh, hygienic `__runtime_argN` of the same type outside
+/// (the user's pattern, `mut` or destructuring, stays on the nested function's side),
+/// and the call passes them in order. The turbofish names the type and const
+/// parameters (lifetimes are inferred), unless a parameter is an `impl Trait`, which
+/// forbids explicit arguments (they are then inferred from the arguments).
+fn forwarded_params(sig: &Signature) -> (Vec<TokenStream>, Vec<Ident>, TokenStream) {
+    let mut outer = Vec::new();
+    let mut names = Vec::new();
+    for (i, arg) in sig.inputs.iter().enumerate() {
+        if let FnArg::Typed(pat) = arg {
+            let name = Ident::new(&format!("__runtime_arg{i}"), Span::mixed_site());
+            let ty = &pat.ty;
+            outer.push(quote!(#name: #ty));
+            names.push(name);
+        }
+    }
+    let explicit: Vec<TokenStream> = sig
+        .generics
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            GenericParam::Type(t) => Some(t.ident.to_token_stream()),
+            GenericParam::Const(c) => Some(c.ident.to_token_stream()),
+            GenericParam::Lifetime(_) => None,
+        })
+        .collect();
+    let has_impl_arg = sig.inputs.iter().any(|arg| match arg {
+        FnArg::Typed(pat) => mentions_impl(pat.ty.to_token_stream()),
+        FnArg::Receiver(_) => false,
+    });
+    let turbofish = if explicit.is_empty() || has_impl_arg {
+        TokenStream::new()
+    } else {
+        quote!(::<#(#explicit),*>)
+    };
+    (outer, names, turbofish)
 }
 
 /// Drops (and reports) every attribute that would register the function as a test
@@ -225,6 +297,11 @@ fn generate(kind: Kind, config: &Config, func: Function) -> TokenStream {
         .start_paused
         .as_ref()
         .map(|lit| quote!(.start_paused(#lit)));
+    let name = config.name.as_ref().map(|lit| quote!(.name(#lit)));
+    let (outer_params, arg_names, turbofish) = forwarded_params(&sig);
+    let inner_params = &sig.inputs;
+    let (generics, where_clause) = (&sig.generics, &sig.generics.where_clause);
+    let call = quote!(#inner #turbofish (#(#arg_names),*));
 
     // Tests: block on a `Pin<&mut dyn Future>` so every test with the same output
     // type shares one instantiation of `block_on` (compile time of big suites).
@@ -235,21 +312,21 @@ fn generate(kind: Kind, config: &Config, func: Function) -> TokenStream {
     };
     let block_on = if kind == Kind::Test && !mentions_impl(output_ty.clone()) {
         quote! {
-            let #fut = ::core::pin::pin!(#inner());
+            let #fut = ::core::pin::pin!(#call);
             let #fut: ::core::pin::Pin<
                 &mut dyn ::core::future::Future<Output = #output_ty>,
             > = #fut;
             #rt.block_on(#fut)
         }
     } else {
-        quote! { #rt.block_on(#inner()) }
+        quote! { #rt.block_on(#call) }
     };
 
     quote! {
         #marker
         #(#attrs)*
-        #vis #fn_token #ident() #output {
-            async fn #inner() #output #body
+        #vis #fn_token #ident #generics (#(#outer_params),*) #output #where_clause {
+            async fn #inner #generics (#inner_params) #output #where_clause #body
 
             #[allow(clippy::expect_used)]
             let #rt = #krate::Builder::#new()
@@ -257,6 +334,7 @@ fn generate(kind: Kind, config: &Config, func: Function) -> TokenStream {
                 #threads
                 #paused
                 #unhandled
+                #name
                 .#build
                 .expect("failed to build the runtime");
             #block_on

@@ -52,10 +52,13 @@ use proc_macro::TokenStream;
 /// - `start_paused = true|false`: start the runtime's clock paused
 ///   (`Builder::start_paused`, see `runtime::time::pause`), only with `"current_thread"`;
 /// - `crate = "path"`: where `Builder` lives, `::runtime` by default; for
-///   re-exports or a renamed dependency. The path resolves where it is written.
+///   re-exports or a renamed dependency. The path resolves where it is written;
+/// - `name = "..."`: the runtime's name (`Builder::name`).
 ///
-/// The function must be `async`, take no parameters and have no generics. Its
-/// attributes, visibility and return type are kept.
+/// The function must be `async`. `main` itself takes no parameters and has no generics;
+/// any other function may have both (each call builds a runtime and runs the body on
+/// it with the arguments given), but not a `self` receiver. Its attributes, visibility
+/// and return type are kept.
 #[proc_macro_attribute]
 pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::expand(Kind::Main, args.into(), item.into()).into()

@@ -379,3 +379,49 @@ fn main_passes_start_paused_false_through() {
         ]
     );
 }
+
+// ------------------------------------------- main on other functions: parameters, generics
+
+#[runtime_macros::main(crate = "mock", flavor = "current_thread", name = "sum-rt")]
+async fn sum_with((a, b): (u32, u32), mut c: u32) -> (u32, Recorded) {
+    c += 1;
+    mock::yield_now().await;
+    (a + b + c, mock::current())
+}
+
+#[test]
+fn main_on_a_function_with_parameters_passes_them_and_names_the_runtime() {
+    let (sum, rec) = sum_with((1, 2), 3);
+    assert_eq!(sum, 7, "patterns and `mut` bindings keep their meaning");
+    assert_eq!(
+        rec.calls,
+        ["new_current_thread", "enable_all", "name(sum-rt)", "build"]
+    );
+}
+
+#[runtime_macros::main(crate = "mock")]
+async fn generic_len<'a, T, const N: usize>(v: &'a T) -> usize
+where
+    T: AsRef<[u8]> + fmt::Debug + ?Sized,
+{
+    v.as_ref().len() * N
+}
+
+#[runtime_macros::main(crate = "mock")]
+async fn with_impl_arg(v: impl fmt::Display, n: u8) -> String {
+    format!("{v}{n}")
+}
+
+#[runtime_macros::main(crate = "mock")]
+async fn parse_as<T: std::str::FromStr + Default>(s: &str) -> T {
+    s.parse().unwrap_or_default()
+}
+
+#[test]
+fn main_on_a_generic_function() {
+    assert_eq!(generic_len::<_, 2>("abc"), 6);
+    assert_eq!(with_impl_arg("x", 1), "x1");
+    // `T` appears only in the return type: the turbofish names it for the body.
+    assert_eq!(parse_as::<u8>("42"), 42);
+    assert_eq!(parse_as::<u8>("nope"), 0);
+}

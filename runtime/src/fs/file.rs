@@ -529,6 +529,26 @@ impl std::os::fd::AsFd for File {
     }
 }
 
+#[cfg(unix)]
+impl From<std::os::fd::OwnedFd> for File {
+    /// A file over an owned descriptor (as [`File::from_std`]).
+    fn from(fd: std::os::fd::OwnedFd) -> File {
+        File::from_std(std::fs::File::from(fd))
+    }
+}
+
+#[cfg(unix)]
+impl std::os::fd::FromRawFd for File {
+    /// # Safety
+    ///
+    /// As `std::fs::File`'s `from_raw_fd`: `fd` is an open descriptor that the new file
+    /// owns (nothing else closes it).
+    unsafe fn from_raw_fd(fd: std::os::fd::RawFd) -> File {
+        // SAFETY: the caller's contract is std's (see above), passed on unchanged.
+        File::from_std(unsafe { std::fs::File::from_raw_fd(fd) })
+    }
+}
+
 impl fmt::Debug for File {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("File").field("std", &self.std).finish()

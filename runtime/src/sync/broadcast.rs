@@ -573,6 +573,21 @@ impl<T> Receiver<T> {
     pub fn sender_weak_count(&self) -> usize {
         self.shared.num_weak.load(Relaxed)
     }
+
+    /// True when every [`Sender`] is gone (the channel is closed; what is still buffered
+    /// can be received).
+    ///
+    /// ```
+    /// let (tx, rx) = runtime::sync::broadcast::channel::<u8>(4);
+    /// assert!(!rx.is_closed());
+    /// drop(tx);
+    /// assert!(rx.is_closed());
+    /// ```
+    pub fn is_closed(&self) -> bool {
+        // Acquire: pairs with the last sender's AcqRel decrement, so a receiver told
+        // "closed" sees everything every sender did before it left.
+        self.shared.num_tx.load(Acquire) == 0
+    }
 }
 
 /// A handoff word's value once a send (or the close) served the node.

@@ -3,9 +3,11 @@
 //! - [`oneshot`]: one value, sent once, from one task (or thread) to another; the receiver
 //!   is a future. One allocation and one state word per channel (see the module doc).
 //! - [`Semaphore`], [`Mutex`], [`RwLock`]: fair (FIFO) asynchronous locks, all built on one
-//!   counting semaphore whose uncontended paths are a single CAS.
+//!   counting semaphore whose uncontended paths are a single CAS. A lock's value may be
+//!   unsized (`Arc<Mutex<dyn Trait>>`), and a guard can be mapped to an unsized part.
 //! - [`Notify`]: wake one task or all of them, with tokio's stored-permit semantics.
-//! - [`Barrier`], [`OnceCell`].
+//! - [`Barrier`], [`OnceCell`] (async initializer), [`SetOnce`] (set once, awaited by
+//!   any number of tasks).
 //! - [`mpsc`]: many producers, one consumer; bounded (backpressure) and unbounded.
 //! - [`watch`]: one value, many readers notified of each change.
 //! - [`broadcast`]: many producers, many consumers, each seeing every value (a bounded
@@ -26,6 +28,7 @@ mod once_cell;
 pub mod oneshot;
 mod rwlock;
 mod semaphore;
+mod set_once;
 mod wait_list;
 pub mod watch;
 
@@ -42,6 +45,12 @@ pub use rwlock::{
 pub use semaphore::{
     AcquireError, OwnedSemaphorePermit, Semaphore, SemaphorePermit, TryAcquireError,
 };
+pub use set_once::{SetOnce, SetOnceError};
+
+/// Named future types (tokio's `sync::futures`).
+pub mod futures {
+    pub use super::notify::{Notified, OwnedNotified};
+}
 
 use std::task::{Context, Poll};
 

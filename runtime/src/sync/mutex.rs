@@ -45,20 +45,20 @@ pub use mapped::{MappedMutexGuard, OwnedMappedMutexGuard};
 /// assert_eq!(*count.lock().await, 10);
 /// # });
 /// ```
-pub struct Mutex<T> {
+pub struct Mutex<T: ?Sized> {
     s: Sem,
     c: UnsafeCell<T>,
 }
 
 /// Exclusive access to a [`Mutex`]'s value, borrowed; unlocks when dropped.
 #[must_use = "dropping the guard unlocks the mutex at once"]
-pub struct MutexGuard<'a, T> {
+pub struct MutexGuard<'a, T: ?Sized> {
     lock: &'a Mutex<T>,
 }
 
 /// Exclusive access to a [`Mutex`] held through an `Arc`; unlocks when dropped.
 #[must_use = "dropping the guard unlocks the mutex at once"]
-pub struct OwnedMutexGuard<T> {
+pub struct OwnedMutexGuard<T: ?Sized> {
     lock: Arc<Mutex<T>>,
 }
 
@@ -82,13 +82,13 @@ impl TryLockError {
 
 // SAFETY: the value moves between threads with the lock (so `T: Send`), and only the
 // permit's holder touches it, so sharing `&Mutex` needs no `T: Sync`.
-unsafe impl<T: Send> Send for Mutex<T> {}
+unsafe impl<T: ?Sized + Send> Send for Mutex<T> {}
 // SAFETY: as above.
-unsafe impl<T: Send> Sync for Mutex<T> {}
+unsafe impl<T: ?Sized + Send> Sync for Mutex<T> {}
 // SAFETY: a shared guard gives `&T` to several threads.
-unsafe impl<T: Send + Sync> Sync for MutexGuard<'_, T> {}
+unsafe impl<T: ?Sized + Send + Sync> Sync for MutexGuard<'_, T> {}
 // SAFETY: as for `MutexGuard`.
-unsafe impl<T: Send + Sync> Sync for OwnedMutexGuard<T> {}
+unsafe impl<T: ?Sized + Send + Sync> Sync for OwnedMutexGuard<T> {}
 impl<T> Mutex<T> {
     /// A new, unlocked mutex holding `value`.
     ///
@@ -118,6 +118,17 @@ impl<T> Mutex<T> {
         }
     }
 
+    /// Consumes the mutex, returning the value.
+    ///
+    /// ```
+    /// assert_eq!(runtime::sync::Mutex::new("v").into_inner(), "v");
+    /// ```
+    pub fn into_inner(self) -> T {
+        self.c.into_inner()
+    }
+}
+
+impl<T: ?Sized> Mutex<T> {
     /// Waits for the lock and returns its guard.
     ///
     /// # Cancel safety
@@ -237,15 +248,6 @@ impl<T> Mutex<T> {
         self.c.with_mut(|p| unsafe { &mut *p })
     }
 
-    /// Consumes the mutex, returning the value.
-    ///
-    /// ```
-    /// assert_eq!(runtime::sync::Mutex::new("v").into_inner(), "v");
-    /// ```
-    pub fn into_inner(self) -> T {
-        self.c.into_inner()
-    }
-
     fn data(&self) -> *mut T {
         self.c.with_mut(|p| p)
     }
@@ -263,7 +265,7 @@ impl<T> From<T> for Mutex<T> {
     }
 }
 
-impl<T: fmt::Debug> fmt::Debug for Mutex<T> {
+impl<T: ?Sized + fmt::Debug> fmt::Debug for Mutex<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut d = f.debug_struct("Mutex");
         match self.try_lock() {
@@ -274,7 +276,7 @@ impl<T: fmt::Debug> fmt::Debug for Mutex<T> {
     }
 }
 
-impl<'a, T> MutexGuard<'a, T> {
+impl<'a, T: ?Sized> MutexGuard<'a, T> {
     /// Narrows the guard to a part of the value (the lock stays held).
     ///
     /// ```
@@ -287,7 +289,10 @@ impl<'a, T> MutexGuard<'a, T> {
     /// assert_eq!(*m.lock().await, (1, 5));
     /// # });
     /// ```
-    pub fn map<U, F: FnOnce(&mut T) -> &mut U>(mut this: Self, f: F) -> MappedMutexGuard<'a, U> {
+    pub fn map<U: ?Sized, F: FnOnce(&mut T) -> &mut U>(
+        mut this: Self,
+        f: F,
+    ) -> MappedMutexGuard<'a, U> {
         let data = f(&mut *this) as *mut U;
         let this = ManuallyDrop::new(this);
         MappedMutexGuard {
@@ -307,7 +312,7 @@ impl<'a, T> MutexGuard<'a, T> {
     /// assert_eq!(*g, [1]);
     /// # });
     /// ```
-    pub fn try_map<U, F: FnOnce(&mut T) -> Option<&mut U>>(
+    pub fn try_map<U: ?Sized, F: FnOnce(&mut T) -> Option<&mut U>>(
         mut this: Self,
         f: F,
     ) -> Result<MappedMutexGuard<'a, U>, Self> {
@@ -338,7 +343,7 @@ impl<'a, T> MutexGuard<'a, T> {
     }
 }
 
-impl<T> OwnedMutexGuard<T> {
+impl<T: ?Sized> OwnedMutexGuard<T> {
     /// Narrows the guard to a part of the value (the lock stays held).
     ///
     /// ```
@@ -351,7 +356,7 @@ impl<T> OwnedMutexGuard<T> {
     /// assert_eq!(*m.lock().await, (7, 2));
     /// # });
     /// ```
-    pub fn map<U, F: FnOnce(&mut T) -> &mut U>(
+    pub fn map<U: ?Sized, F: FnOnce(&mut T) -> &mut U>(
         mut this: Self,
         f: F,
     ) -> OwnedMappedMutexGuard<T, U> {
@@ -372,7 +377,7 @@ impl<T> OwnedMutexGuard<T> {
     /// assert_eq!(*g, [1]);
     /// # });
     /// ```
-    pub fn try_map<U, F: FnOnce(&mut T) -> Option<&mut U>>(
+    pub fn try_map<U: ?Sized, F: FnOnce(&mut T) -> Option<&mut U>>(
         mut this: Self,
         f: F,
     ) -> Result<OwnedMappedMutexGuard<T, U>, Self> {
@@ -398,7 +403,7 @@ impl<T> OwnedMutexGuard<T> {
     }
 }
 
-impl<T> Deref for MutexGuard<'_, T> {
+impl<T: ?Sized> Deref for MutexGuard<'_, T> {
     type Target = T;
     fn deref(&self) -> &T {
         // SAFETY: we hold the lock's permit: nobody else touches the value.
@@ -406,14 +411,14 @@ impl<T> Deref for MutexGuard<'_, T> {
     }
 }
 
-impl<T> DerefMut for MutexGuard<'_, T> {
+impl<T: ?Sized> DerefMut for MutexGuard<'_, T> {
     fn deref_mut(&mut self) -> &mut T {
         // SAFETY: as in `deref`, and `&mut self` makes the access unique.
         unsafe { &mut *self.lock.data() }
     }
 }
 
-impl<T> Deref for OwnedMutexGuard<T> {
+impl<T: ?Sized> Deref for OwnedMutexGuard<T> {
     type Target = T;
     fn deref(&self) -> &T {
         // SAFETY: we hold the lock's permit.
@@ -421,38 +426,44 @@ impl<T> Deref for OwnedMutexGuard<T> {
     }
 }
 
-impl<T> DerefMut for OwnedMutexGuard<T> {
+impl<T: ?Sized> DerefMut for OwnedMutexGuard<T> {
     fn deref_mut(&mut self) -> &mut T {
         // SAFETY: we hold the lock's permit, and `&mut self` makes the access unique.
         unsafe { &mut *self.lock.data() }
     }
 }
 
-impl<T> Drop for MutexGuard<'_, T> {
+impl<T: ?Sized> Drop for MutexGuard<'_, T> {
     fn drop(&mut self) {
         self.lock.s.release(1);
     }
 }
 
-impl<T> Drop for OwnedMutexGuard<T> {
+impl<T: ?Sized> Drop for OwnedMutexGuard<T> {
     fn drop(&mut self) {
         self.lock.s.release(1);
     }
 }
 
-impl<T: fmt::Debug> fmt::Debug for MutexGuard<'_, T> {
+impl<T: ?Sized + fmt::Debug> fmt::Debug for MutexGuard<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&**self, f)
     }
 }
 
-impl<T: fmt::Debug> fmt::Debug for OwnedMutexGuard<T> {
+impl<T: ?Sized + fmt::Debug> fmt::Debug for OwnedMutexGuard<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&**self, f)
     }
 }
 
-impl<T: fmt::Display> fmt::Display for MutexGuard<'_, T> {
+impl<T: ?Sized + fmt::Display> fmt::Display for MutexGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&**self, f)
+    }
+}
+
+impl<T: ?Sized + fmt::Display> fmt::Display for OwnedMutexGuard<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&**self, f)
     }

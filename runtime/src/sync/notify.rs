@@ -354,6 +354,11 @@ impl Notify {
     }
 }
 
+// tokio's: every state change is one atomic operation or made under the waiters' lock,
+// so a panic elsewhere leaves nothing half-done.
+impl std::panic::UnwindSafe for Notify {}
+impl std::panic::RefUnwindSafe for Notify {}
+
 impl Default for Notify {
     fn default() -> Self {
         Notify::new()

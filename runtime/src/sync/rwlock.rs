@@ -20,11 +20,10 @@ use super::batch_semaphore::Sem;
 use super::TryLockError;
 
 mod guards;
+mod owned_guards;
 
-pub use guards::{
-    OwnedRwLockMappedWriteGuard, OwnedRwLockReadGuard, OwnedRwLockWriteGuard,
-    RwLockMappedWriteGuard, RwLockReadGuard, RwLockWriteGuard,
-};
+pub use guards::{RwLockMappedWriteGuard, RwLockReadGuard, RwLockWriteGuard};
+pub use owned_guards::{OwnedRwLockMappedWriteGuard, OwnedRwLockReadGuard, OwnedRwLockWriteGuard};
 
 /// The most readers a lock admits at once (`u32::MAX >> 3`).
 const MAX_READS: u32 = u32::MAX >> 3;
@@ -46,7 +45,7 @@ const MAX_READS: u32 = u32::MAX >> 3;
 /// assert_eq!(*lock.read().await, 6);
 /// # });
 /// ```
-pub struct RwLock<T> {
+pub struct RwLock<T: ?Sized> {
     mr: u32,
     s: Sem,
     c: UnsafeCell<T>,
@@ -54,9 +53,9 @@ pub struct RwLock<T> {
 
 // SAFETY: the value moves between threads with the write lock (`Send`) and is shared by
 // readers on several threads at once (`Sync`).
-unsafe impl<T: Send> Send for RwLock<T> {}
+unsafe impl<T: ?Sized + Send> Send for RwLock<T> {}
 // SAFETY: as above.
-unsafe impl<T: Send + Sync> Sync for RwLock<T> {}
+unsafe impl<T: ?Sized + Send + Sync> Sync for RwLock<T> {}
 impl<T> RwLock<T> {
     /// A new, unlocked lock holding `value`.
     ///
@@ -108,6 +107,42 @@ impl<T> RwLock<T> {
         }
     }
 
+    /// [`with_max_readers`](RwLock::with_max_readers), usable in a `static`.
+    ///
+    /// ```
+    /// use runtime::sync::RwLock;
+    /// static L: RwLock<u8> = RwLock::const_with_max_readers(3, 1);
+    /// let _a = L.try_read().unwrap();
+    /// assert!(L.try_read().is_err());
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When `max_reads` is 0 or more than `u32::MAX >> 3` (at compile time in a `static`).
+    #[cfg(not(loom))]
+    pub const fn const_with_max_readers(value: T, max_reads: u32) -> RwLock<T> {
+        assert!(
+            max_reads > 0 && max_reads <= MAX_READS,
+            "max_reads must be in 1..=u32::MAX >> 3"
+        );
+        RwLock {
+            mr: max_reads,
+            s: Sem::const_new(max_reads as usize),
+            c: UnsafeCell::new(value),
+        }
+    }
+
+    /// Consumes the lock, returning the value.
+    ///
+    /// ```
+    /// assert_eq!(runtime::sync::RwLock::new(9).into_inner(), 9);
+    /// ```
+    pub fn into_inner(self) -> T {
+        self.c.into_inner()
+    }
+}
+
+impl<T: ?Sized> RwLock<T> {
     fn ptr(&self) -> *mut T {
         self.c.with_mut(|p| p)
     }
@@ -308,15 +343,6 @@ impl<T> RwLock<T> {
         // SAFETY: `&mut self` excludes every guard.
         self.c.with_mut(|p| unsafe { &mut *p })
     }
-
-    /// Consumes the lock, returning the value.
-    ///
-    /// ```
-    /// assert_eq!(runtime::sync::RwLock::new(9).into_inner(), 9);
-    /// ```
-    pub fn into_inner(self) -> T {
-        self.c.into_inner()
-    }
 }
 
 impl<T: Default> Default for RwLock<T> {
@@ -331,7 +357,7 @@ impl<T> From<T> for RwLock<T> {
     }
 }
 
-impl<T: fmt::Debug> fmt::Debug for RwLock<T> {
+impl<T: ?Sized + fmt::Debug> fmt::Debug for RwLock<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut d = f.debug_struct("RwLock");
         match self.try_read() {

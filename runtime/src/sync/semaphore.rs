@@ -225,6 +225,82 @@ impl Semaphore {
         }
     }
 
+    /// [`acquire`](Semaphore::acquire) from synchronous code (a plain thread or
+    /// `spawn_blocking`), blocking it until a permit comes.
+    ///
+    /// ```
+    /// let s = std::sync::Arc::new(runtime::sync::Semaphore::new(1));
+    /// let s2 = s.clone();
+    /// let held = std::thread::spawn(move || s2.blocking_acquire().unwrap().num_permits());
+    /// assert_eq!(held.join().unwrap(), 1);
+    /// assert_eq!(s.available_permits(), 1);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// Inside a runtime (it would block a worker): `.await` [`acquire`](Semaphore::acquire)
+    /// instead.
+    #[track_caller]
+    pub fn blocking_acquire(&self) -> Result<SemaphorePermit<'_>, AcquireError> {
+        crate::context::assert_not_in_runtime(crate::misuse::SEMAPHORE_BLOCKING_ACQUIRE);
+        futures_executor::block_on(self.acquire())
+    }
+
+    /// [`acquire_many`](Semaphore::acquire_many) from synchronous code, blocking it.
+    ///
+    /// ```
+    /// let s = runtime::sync::Semaphore::new(3);
+    /// assert_eq!(s.blocking_acquire_many(3).unwrap().num_permits(), 3);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// Inside a runtime: `.await` [`acquire_many`](Semaphore::acquire_many) instead.
+    #[track_caller]
+    pub fn blocking_acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, AcquireError> {
+        crate::context::assert_not_in_runtime(crate::misuse::SEMAPHORE_BLOCKING_ACQUIRE);
+        futures_executor::block_on(self.acquire_many(n))
+    }
+
+    /// [`acquire_owned`](Semaphore::acquire_owned) from synchronous code, blocking it.
+    ///
+    /// ```
+    /// let s = std::sync::Arc::new(runtime::sync::Semaphore::new(1));
+    /// let p = s.clone().blocking_acquire_owned().unwrap();
+    /// assert_eq!(s.available_permits(), 0);
+    /// drop(p);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// Inside a runtime: `.await` [`acquire_owned`](Semaphore::acquire_owned) instead.
+    #[track_caller]
+    pub fn blocking_acquire_owned(self: Arc<Self>) -> Result<OwnedSemaphorePermit, AcquireError> {
+        crate::context::assert_not_in_runtime(crate::misuse::SEMAPHORE_BLOCKING_ACQUIRE);
+        futures_executor::block_on(self.acquire_owned())
+    }
+
+    /// [`acquire_many_owned`](Semaphore::acquire_many_owned) from synchronous code,
+    /// blocking it.
+    ///
+    /// ```
+    /// let s = std::sync::Arc::new(runtime::sync::Semaphore::new(2));
+    /// assert_eq!(s.blocking_acquire_many_owned(2).unwrap().num_permits(), 2);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// Inside a runtime: `.await` [`acquire_many_owned`](Semaphore::acquire_many_owned)
+    /// instead.
+    #[track_caller]
+    pub fn blocking_acquire_many_owned(
+        self: Arc<Self>,
+        n: u32,
+    ) -> Result<OwnedSemaphorePermit, AcquireError> {
+        crate::context::assert_not_in_runtime(crate::misuse::SEMAPHORE_BLOCKING_ACQUIRE);
+        futures_executor::block_on(self.acquire_many_owned(n))
+    }
+
     /// Takes one permit if one is available now (and nobody is queued before).
     ///
     /// ```
@@ -415,6 +491,17 @@ impl<'a> SemaphorePermit<'a> {
     /// ```
     pub fn num_permits(&self) -> usize {
         self.permits
+    }
+
+    /// The semaphore this permit is from.
+    ///
+    /// ```
+    /// let s = runtime::sync::Semaphore::new(1);
+    /// let p = s.try_acquire().unwrap();
+    /// assert!(std::ptr::eq(p.semaphore(), &s));
+    /// ```
+    pub fn semaphore(&self) -> &Semaphore {
+        self.sem
     }
 }
 

@@ -303,6 +303,13 @@ impl<T> Sender<T> {
     }
 }
 
+impl<T: Default> Default for Sender<T> {
+    /// A sender whose value is `T::default()`, with no receiver yet.
+    fn default() -> Self {
+        Sender::new(T::default())
+    }
+}
+
 impl<T> Clone for Sender<T> {
     fn clone(&self) -> Self {
         self.shared.tx_count.fetch_add(1, Relaxed);

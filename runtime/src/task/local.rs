@@ -296,6 +296,18 @@ impl LocalSet {
         &self.cx
     }
 
+    /// The set's id: unique in the process among runtimes and sets (tokio's
+    /// `LocalSet::id`, a [`runtime::Id`](crate::runtime::Id)).
+    ///
+    /// ```
+    /// let a = runtime::task::LocalSet::new();
+    /// let b = runtime::task::LocalSet::new();
+    /// assert_ne!(a.id(), b.id());
+    /// ```
+    pub fn id(&self) -> crate::runtime::Id {
+        crate::runtime::Id::from_owned_list(self.cx.handle.0.owned.id())
+    }
+
     /// Enters the set's context until the guard drops: `spawn_local` then spawns here
     /// (the tasks run when the set is driven).
     ///

@@ -71,9 +71,14 @@ pub use self::ready_list::ReadyList;
 pub use self::task_local::{AccessError, LocalKey};
 
 /// The cooperative budget (tokio's `task::coop`): the same functions as at this module's
-/// root, plus [`has_budget_remaining`](coop::has_budget_remaining).
+/// root, plus [`has_budget_remaining`](coop::has_budget_remaining), and for futures
+/// written outside this crate [`poll_proceed`](coop::poll_proceed) and
+/// [`cooperative`](coop::cooperative).
 pub mod coop {
-    pub use super::budget::{consume_budget, has_budget_remaining, unconstrained, Unconstrained};
+    pub use super::budget::{
+        consume_budget, cooperative, has_budget_remaining, poll_proceed, unconstrained, Coop,
+        RestoreOnPending, Unconstrained,
+    };
 }
 
 /// Futures returned by this module's functions.

@@ -229,6 +229,19 @@ impl<T: Clone + 'static> LocalKey<T> {
     pub fn get(&'static self) -> T {
         self.with(T::clone)
     }
+
+    /// A clone of the key's value, or an [`AccessError`] outside any scope of this key.
+    ///
+    /// ```
+    /// runtime::task_local! {
+    ///     static N: u8;
+    /// }
+    /// assert!(N.try_get().is_err());
+    /// assert_eq!(N.sync_scope(4, || N.try_get()), Ok(4));
+    /// ```
+    pub fn try_get(&'static self) -> Result<T, AccessError> {
+        self.try_with(T::clone)
+    }
 }
 
 impl<T: 'static> fmt::Debug for LocalKey<T> {

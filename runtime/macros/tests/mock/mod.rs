@@ -87,6 +87,11 @@ impl Builder {
         self
     }
 
+    pub fn name(&mut self, name: impl Into<String>) -> &mut Self {
+        self.rec.calls.push(format!("name({})", name.into()));
+        self
+    }
+
     pub fn start_paused(&mut self, paused: bool) -> &mut Self {
         self.rec.calls.push(format!("start_paused({paused})"));
         self

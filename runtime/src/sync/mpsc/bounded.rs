@@ -1,16 +1,16 @@
 //! The bounded channel's handles: [`Sender`], [`Receiver`], [`WeakSender`] (the permits
-//! they reserve are in `permit`). The machinery is in `chan`
-//! (shared state), `semaphore` (the permits) and `ring` (the queue).
+//! they reserve are in `permit`), each a wrapper of `handle`'s `Tx`, `Rx` and `WeakTx`
+//! (the counting and the receiving, shared with the unbounded flavor). The machinery is in
+//! `chan` (shared state), `semaphore` (the permits) and `ring` (the queue).
 
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use shim::sync::Arc;
-
 use super::chan::Chan;
 use super::error::{SendError, TryRecvError, TrySendError};
+use super::handle::{self, Rx, Tx, WeakTx};
 use super::permit::{OwnedPermit, Permit, PermitIterator};
 use super::semaphore::{Bounded, TryAcquireError, MAX_PERMITS};
 use crate::sync::{poll_budget, spend_budget};
@@ -54,14 +54,14 @@ pub fn channel<T>(buffer: usize) -> (Sender<T>, Receiver<T>) {
         buffer <= MAX_PERMITS,
         "mpsc bounded channel requires buffer <= {MAX_PERMITS}"
     );
-    let chan = Arc::new(Chan::new(Bounded::new(buffer)));
-    (Sender { chan: chan.clone() }, Receiver { chan })
+    let (tx, rx) = handle::channel(Bounded::new(buffer));
+    (Sender { chan: tx }, Receiver { chan: rx })
 }
 
 /// Sends messages to the [`Receiver`] of a bounded channel. Clone it for more producers; the
 /// channel is closed for the receiver once every sender is dropped.
 pub struct Sender<T> {
-    pub(super) chan: Arc<BChan<T>>,
+    pub(super) chan: Tx<T, Bounded>,
 }
 
 /// A sender that does not keep the channel open: [`upgrade`](WeakSender::upgrade) it to
@@ -75,12 +75,12 @@ pub struct Sender<T> {
 /// assert!(weak.upgrade().is_none());
 /// ```
 pub struct WeakSender<T> {
-    chan: Arc<BChan<T>>,
+    chan: WeakTx<T, Bounded>,
 }
 
 /// Receives the messages of a bounded channel, in the order they were sent.
 pub struct Receiver<T> {
-    chan: Arc<BChan<T>>,
+    chan: Rx<T, Bounded>,
 }
 
 /// The wait for `n` permits: owns a node in the semaphore's FIFO once queued; dropping it
@@ -305,14 +305,27 @@ impl<T> Sender<T> {
     }
 
     /// As [`reserve`](Sender::reserve), but the permit owns the sender (so it can move
-    /// into another task); the sender comes back on error.
+    /// into another task). On a closed channel the sender is dropped and the error carries
+    /// nothing (tokio's `SendError<()>`).
     ///
     /// Cancel safety: as [`reserve`](Sender::reserve) (the sender is dropped with the
     /// future).
-    pub async fn reserve_owned(self) -> Result<OwnedPermit<T>, SendError<Self>> {
+    ///
+    /// ```
+    /// # runtime::Runtime::new().unwrap().block_on(async {
+    /// let (tx, mut rx) = runtime::sync::mpsc::channel(1);
+    /// let permit = tx.clone().reserve_owned().await.unwrap();
+    /// runtime::spawn(async move { permit.send(7) }).await.unwrap();
+    /// assert_eq!(rx.recv().await, Some(7));
+    /// rx.close();
+    /// let err: runtime::sync::mpsc::error::SendError<()> = tx.reserve_owned().await.unwrap_err();
+    /// assert_eq!(err.0, ());
+    /// # });
+    /// ```
+    pub async fn reserve_owned(self) -> Result<OwnedPermit<T>, SendError<()>> {
         match self.acquire(1).await {
             Ok(()) => Ok(OwnedPermit { tx: Some(self) }),
-            Err(()) => Err(SendError(self)),
+            Err(()) => Err(SendError(())),
         }
     }
 
@@ -358,14 +371,13 @@ impl<T> Sender<T> {
 
     /// True when both senders belong to the same channel.
     pub fn same_channel(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.chan, &other.chan)
+        self.chan.same_channel(&other.chan)
     }
 
     /// A [`WeakSender`] for this channel.
     pub fn downgrade(&self) -> WeakSender<T> {
-        self.chan.inc_weak();
         WeakSender {
-            chan: self.chan.clone(),
+            chan: self.chan.downgrade(),
         }
     }
 
@@ -382,25 +394,16 @@ impl<T> Sender<T> {
 
 impl<T> Clone for Sender<T> {
     fn clone(&self) -> Self {
-        self.chan.inc_tx();
         Sender {
             chan: self.chan.clone(),
         }
     }
 }
 
-impl<T> Drop for Sender<T> {
-    fn drop(&mut self) {
-        self.chan.dec_tx();
-    }
-}
-
 impl<T> WeakSender<T> {
     /// A [`Sender`], unless every sender is already gone.
     pub fn upgrade(&self) -> Option<Sender<T>> {
-        self.chan.try_inc_tx().then(|| Sender {
-            chan: self.chan.clone(),
-        })
+        self.chan.upgrade().map(|chan| Sender { chan })
     }
 
     /// The number of [`Sender`]s of the channel.
@@ -416,16 +419,9 @@ impl<T> WeakSender<T> {
 
 impl<T> Clone for WeakSender<T> {
     fn clone(&self) -> Self {
-        self.chan.inc_weak();
         WeakSender {
             chan: self.chan.clone(),
         }
-    }
-}
-
-impl<T> Drop for WeakSender<T> {
-    fn drop(&mut self) {
-        self.chan.dec_weak();
     }
 }
 
@@ -468,8 +464,7 @@ impl<T> Receiver<T> {
     /// assert_eq!(rx.try_recv(), Err(TryRecvError::Disconnected));
     /// ```
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
-        // SAFETY: `&mut self`: we are the one receiver.
-        match unsafe { self.chan.try_recv() } {
+        match self.chan.try_recv() {
             Ok(Some(v)) => Ok(v),
             Ok(None) => Err(TryRecvError::Empty),
             Err(()) => Err(TryRecvError::Disconnected),
@@ -501,14 +496,12 @@ impl<T> Receiver<T> {
     /// Closes the channel for sending, keeping what is queued: later sends fail, while
     /// messages already sent, or sent through permits reserved before, are still received.
     pub fn close(&mut self) {
-        // SAFETY: `&mut self`: we are the one receiver.
-        unsafe { self.chan.close() };
+        self.chan.close();
     }
 
     /// Polls for the next message (what [`recv`](Receiver::recv) awaits).
     pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
-        // SAFETY: `&mut self`: we are the one receiver.
-        unsafe { self.chan.poll_recv(cx) }
+        self.chan.poll_recv(cx)
     }
 
     /// Polls for up to `limit` messages (what [`recv_many`](Receiver::recv_many) awaits).
@@ -518,15 +511,12 @@ impl<T> Receiver<T> {
         buffer: &mut Vec<T>,
         limit: usize,
     ) -> Poll<usize> {
-        // SAFETY: `&mut self`: we are the one receiver.
-        unsafe { self.chan.poll_recv_many(cx, buffer, limit) }
+        self.chan.poll_recv_many(cx, buffer, limit)
     }
 
     /// The number of messages queued.
     pub fn len(&self) -> usize {
-        // SAFETY: only the receiver's `&mut self` methods write the consumer's position, and
-        // our `&self` excludes them for as long as we read.
-        unsafe { super::chan::Queue::len(&self.chan.queue) }
+        self.chan.len()
     }
 
     /// True when no message is queued.
@@ -558,13 +548,6 @@ impl<T> Receiver<T> {
     /// The number of [`WeakSender`]s of the channel.
     pub fn sender_weak_count(&self) -> usize {
         self.chan.weak_count()
-    }
-}
-
-impl<T> Drop for Receiver<T> {
-    fn drop(&mut self) {
-        // SAFETY: we are the one receiver.
-        unsafe { self.chan.rx_drop() };
     }
 }
 

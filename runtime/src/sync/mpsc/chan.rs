@@ -23,8 +23,9 @@
 //! the queue's own `Drop` with the last `Arc` (messages sent after the receiver left). A
 //! message whose `Drop` panics does not stop either drain: the rest are still dropped while
 //! the panic unwinds, and the panic then goes on to the dropping code.
-
-use std::task::{Context, Poll};
+//!
+//! This file holds the shared state and the senders' side; the receiver's side (its
+//! receives, `close`, the drain at its drop) is `handle::Rx`, the channel's one consumer.
 
 use shim::sync::atomic::{
     AtomicUsize,
@@ -36,8 +37,7 @@ use super::list::List;
 use super::ring::Ring;
 use super::semaphore::{Bounded, Unbounded};
 use crate::sync::atomic_waker::AtomicWaker;
-use crate::sync::wait_list::{notify_all, WaitList, Waiter};
-use crate::sync::{poll_budget, spend_budget};
+use crate::sync::wait_list::{WaitList, Waiter};
 
 /// What one look at the queue found.
 pub enum Pop<T> {
@@ -120,14 +120,19 @@ impl Semaphore for Unbounded {
 pub(crate) struct Chan<T, S: Semaphore> {
     pub(crate) sem: S,
     pub(crate) queue: S::Queue<T>,
-    rx_waker: AtomicWaker,
+    pub(super) rx_waker: AtomicWaker,
     /// Live senders (`Sender`s and `OwnedPermit`s: a `Permit` borrows a sender).
-    tx_count: AtomicUsize,
+    pub(super) tx_count: AtomicUsize,
     /// Live weak senders.
     weak_count: AtomicUsize,
     /// Senders waiting in `closed()`.
-    closed_waiters: Mutex<WaitList<()>>,
+    pub(super) closed_waiters: Mutex<WaitList<()>>,
 }
+
+// tokio's: the channel's state changes are atomic (or under its locks), so a panic
+// caught around a sender or receiver leaves it consistent.
+impl<T, S: Semaphore> std::panic::UnwindSafe for Chan<T, S> {}
+impl<T, S: Semaphore> std::panic::RefUnwindSafe for Chan<T, S> {}
 
 // SAFETY: the queue moves messages between threads (T: Send) and is accessed as its module
 // doc says; the rest is atomics and locks.
@@ -202,187 +207,12 @@ impl<T, S: Semaphore> Chan<T, S> {
         std::future::poll_fn(|cx| waiter.poll_until(cx, || self.sem.is_closed(&self.queue))).await
     }
 
-    // ----- the receiver (one at a time: `&mut Receiver`) -----
-
-    /// Closes the channel for sending; wakes the senders waiting for capacity (they fail)
-    /// and those waiting in `closed()`.
-    ///
-    /// # Safety
-    /// The caller is the receiver.
-    pub(crate) unsafe fn close(&self) {
-        // SAFETY: the caller is the receiver.
-        unsafe { self.sem.close(&self.queue) };
-        notify_all(&self.closed_waiters);
-    }
-
-    /// True when nothing more can arrive (see the module doc); the caller looks at the
-    /// queue once more afterwards.
-    ///
-    /// # Safety
-    /// The caller is the receiver.
-    unsafe fn is_done(&self) -> bool {
-        // Acquire: pairs with the senders' release decrements (their pushes).
-        // SAFETY: the caller is the receiver.
-        self.tx_count.load(Acquire) == 0 || unsafe { self.sem.is_closed_and_idle(&self.queue) }
-    }
-
-    /// Takes one message, waiting out a producer caught between claim and write.
-    ///
-    /// # Safety
-    /// The caller is the receiver.
-    unsafe fn pop_wait(&self) -> Option<T> {
-        loop {
-            // SAFETY: the caller is the receiver.
-            match unsafe { self.queue.pop() } {
-                Pop::Value(v) => {
-                    self.sem.add_permit();
-                    return Some(v);
-                }
-                Pop::Empty => return None,
-                // The producer is a few instructions from done (it runs no user code
-                // between claim and write); let it finish.
-                Pop::Busy => shim::thread::yield_now(),
-            }
-        }
-    }
-
-    /// Takes one message if one is there.
-    ///
-    /// # Safety
-    /// The caller is the receiver.
-    unsafe fn pop(&self) -> Option<T> {
-        // SAFETY: the caller is the receiver.
-        match unsafe { self.queue.pop() } {
-            Pop::Value(v) => {
-                self.sem.add_permit();
-                Some(v)
-            }
-            Pop::Empty | Pop::Busy => None,
-        }
-    }
-
-    /// # Safety
-    /// The caller is the receiver.
-    pub(crate) unsafe fn poll_recv(&self, cx: &mut Context<'_>) -> Poll<Option<T>> {
-        std::task::ready!(poll_budget(cx));
-        // SAFETY: the caller is the receiver, the one consumer `pop` requires.
-        if let Some(v) = unsafe { self.pop() } {
-            spend_budget(cx);
-            return Poll::Ready(Some(v));
-        }
-        self.rx_waker.register(cx.waker());
-        // SAFETY: as above, the caller is the receiver.
-        if let Some(v) = unsafe { self.pop() } {
-            spend_budget(cx);
-            return Poll::Ready(Some(v));
-        }
-        // SAFETY: as above, the caller is the receiver.
-        if unsafe { self.is_done() } {
-            // SAFETY: as above, the caller is the receiver, the one consumer `pop_wait`
-            // requires.
-            let v = unsafe { self.pop_wait() };
-            spend_budget(cx);
-            return Poll::Ready(v);
-        }
-        Poll::Pending
-    }
-
-    /// Moves up to `limit` messages into `buf`, waiting for the first.
-    ///
-    /// # Safety
-    /// The caller is the receiver.
-    pub(crate) unsafe fn poll_recv_many(
-        &self,
-        cx: &mut Context<'_>,
-        buf: &mut Vec<T>,
-        limit: usize,
-    ) -> Poll<usize> {
-        if limit == 0 {
-            return Poll::Ready(0);
-        }
-        // SAFETY: the caller is the receiver.
-        match unsafe { self.poll_recv(cx) } {
-            Poll::Pending => Poll::Pending,
-            Poll::Ready(None) => Poll::Ready(0),
-            Poll::Ready(Some(v)) => {
-                // Room for what is there now (claims in flight included), not for `limit`:
-                // a large limit on a quiet channel does not grow the buffer.
-                // SAFETY: the caller is the receiver.
-                let queued = unsafe { self.queue.len() };
-                buf.reserve(queued.min(limit - 1) + 1);
-                buf.push(v);
-                let mut n = 1;
-                while n < limit {
-                    // SAFETY: the caller is the receiver.
-                    match unsafe { self.pop() } {
-                        Some(v) => {
-                            buf.push(v);
-                            n += 1;
-                        }
-                        None => break,
-                    }
-                }
-                Poll::Ready(n)
-            }
-        }
-    }
-
-    /// `Ok(Some)`: a message; `Ok(None)`: empty for now; `Err(())`: done.
-    ///
-    /// # Safety
-    /// The caller is the receiver.
-    pub(crate) unsafe fn try_recv(&self) -> Result<Option<T>, ()> {
-        // SAFETY: the caller is the receiver.
-        if let Some(v) = unsafe { self.pop_wait() } {
-            return Ok(Some(v));
-        }
-        // SAFETY: as above.
-        if unsafe { self.is_done() } {
-            // SAFETY: as above.
-            return unsafe { self.pop_wait() }.map(Some).ok_or(());
-        }
-        Ok(None)
-    }
-
     /// Whether the receiver sees the channel closed (closed by it, or every sender gone).
     pub(crate) fn rx_is_closed(&self) -> bool {
         // Acquire: a receiver told "closed" because every sender is gone sees what they
-        // wrote before leaving (their Release decrements), as `is_done` does (the loom
+        // wrote before leaving (their Release decrements), as `Rx::is_done` does (the loom
         // model `receiver_is_closed_happens_after_the_last_sender_left`).
         self.sem.is_closed(&self.queue) || self.tx_count.load(Acquire) == 0
-    }
-
-    /// The receiver is dropped: close, drop the registered waker, and drop what is queued
-    /// now (a message still being written goes with the queue). A message whose `Drop`
-    /// panics does not keep the others queued: the guard drains them while the panic
-    /// unwinds.
-    ///
-    /// # Safety
-    /// The caller is the receiver.
-    pub(crate) unsafe fn rx_drop(&self) {
-        // SAFETY: the caller is the receiver.
-        unsafe { self.close() };
-        // No registration follows (the receiver is going): the waker, and the task it
-        // keeps alive, go now rather than with the last sender.
-        drop(self.rx_waker.take());
-        struct Drain<'a, T, S: Semaphore>(&'a Chan<T, S>);
-        impl<T, S: Semaphore> Drain<'_, T, S> {
-            fn run(&mut self) {
-                // SAFETY: `rx_drop`'s caller is the receiver, and the guard lives in it.
-                // `pop` takes each message out (and returns its permit) before it is
-                // dropped, so a message whose drop panics is not dropped again.
-                while let Some(v) = unsafe { self.0.pop() } {
-                    drop(v);
-                }
-            }
-        }
-        impl<T, S: Semaphore> Drop for Drain<'_, T, S> {
-            fn drop(&mut self) {
-                // Reached with messages left only while a message's drop unwinds.
-                self.run();
-            }
-        }
-        Drain(self).run();
     }
 }
 
@@ -409,14 +239,5 @@ impl<T> Chan<T, Unbounded> {
         self.queue.try_push(value)?;
         self.rx_waker.wake();
         Ok(())
-    }
-
-    /// The number of messages queued (claims in flight included).
-    ///
-    /// # Safety
-    /// The caller is the receiver.
-    pub(crate) unsafe fn len(&self) -> usize {
-        // SAFETY: the caller is the receiver, the list's one consumer.
-        unsafe { self.queue.len() }
     }
 }

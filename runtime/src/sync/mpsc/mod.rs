@@ -14,8 +14,9 @@
 //! registered) costs a fence and a load, not two read-modify-writes of a word every sender
 //! shares (`atomic_waker`).
 //!
-//! Both flavors share `chan`: the receiver's waker, the sender counts and the closing
-//! protocol. Guarantees (see each file's doc for the invariants that give them):
+//! Both flavors share `chan` (the receiver's waker, the sender counts and the closing
+//! protocol) and `handle`'s internal handles (`Tx`, `WeakTx`, `Rx`: the counting, and the
+//! receiving by the one `Rx`, whose `&mut self` is the queue's single-consumer contract). Guarantees (see each file's doc for the invariants that give them):
 //! - Messages from one sender arrive in the order sent; every message sent before the
 //!   channel closed is delivered; each message is dropped exactly once (received, drained
 //!   when the receiver is dropped, or dropped with the channel), and a message whose `Drop`
@@ -51,6 +52,7 @@
 mod bounded;
 mod chan;
 pub mod error;
+mod handle;
 mod list;
 mod permit;
 mod ring;

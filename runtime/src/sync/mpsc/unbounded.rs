@@ -1,17 +1,15 @@
 //! The unbounded channel's handles: [`UnboundedSender`], [`UnboundedReceiver`],
-//! [`WeakUnboundedSender`]. Sending never waits; the queue is `list` (recycled blocks
-//! of slots, no allocation per message in the steady state) and `semaphore::Unbounded` counts what is queued.
+//! [`WeakUnboundedSender`], each a wrapper of `handle`'s `Tx`, `Rx` and `WeakTx` (shared
+//! with the bounded flavor). Sending never waits; the queue is `list` (recycled blocks of
+//! slots, no allocation per message in the steady state), which also holds the CLOSED
+//! bit; `semaphore::Unbounded` accounts nothing.
 
 use std::fmt;
 use std::task::{Context, Poll};
 
-use shim::sync::Arc;
-
-use super::chan::Chan;
 use super::error::{SendError, TryRecvError};
+use super::handle::{self, Rx, Tx, WeakTx};
 use super::semaphore::Unbounded;
-
-type UChan<T> = Chan<T, Unbounded>;
 
 /// Creates a channel without a bound: sending never waits, so nothing pushes back on a
 /// producer that outruns the receiver (prefer [`channel`](super::channel) when that can
@@ -32,27 +30,24 @@ type UChan<T> = Chan<T, Unbounded>;
 /// # });
 /// ```
 pub fn unbounded_channel<T>() -> (UnboundedSender<T>, UnboundedReceiver<T>) {
-    let chan = Arc::new(Chan::new(Unbounded));
-    (
-        UnboundedSender { chan: chan.clone() },
-        UnboundedReceiver { chan },
-    )
+    let (tx, rx) = handle::channel(Unbounded);
+    (UnboundedSender { chan: tx }, UnboundedReceiver { chan: rx })
 }
 
 /// Sends messages to an [`UnboundedReceiver`]; clone it for more producers.
 pub struct UnboundedSender<T> {
-    chan: Arc<UChan<T>>,
+    chan: Tx<T, Unbounded>,
 }
 
 /// An unbounded sender that does not keep the channel open (see
 /// [`WeakSender`](super::WeakSender)).
 pub struct WeakUnboundedSender<T> {
-    chan: Arc<UChan<T>>,
+    chan: WeakTx<T, Unbounded>,
 }
 
 /// Receives the messages of an unbounded channel, in the order they were sent.
 pub struct UnboundedReceiver<T> {
-    chan: Arc<UChan<T>>,
+    chan: Rx<T, Unbounded>,
 }
 
 impl<T> UnboundedSender<T> {
@@ -76,14 +71,13 @@ impl<T> UnboundedSender<T> {
 
     /// True when both senders belong to the same channel.
     pub fn same_channel(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.chan, &other.chan)
+        self.chan.same_channel(&other.chan)
     }
 
     /// A [`WeakUnboundedSender`] for this channel.
     pub fn downgrade(&self) -> WeakUnboundedSender<T> {
-        self.chan.inc_weak();
         WeakUnboundedSender {
-            chan: self.chan.clone(),
+            chan: self.chan.downgrade(),
         }
     }
 
@@ -100,25 +94,16 @@ impl<T> UnboundedSender<T> {
 
 impl<T> Clone for UnboundedSender<T> {
     fn clone(&self) -> Self {
-        self.chan.inc_tx();
         UnboundedSender {
             chan: self.chan.clone(),
         }
     }
 }
 
-impl<T> Drop for UnboundedSender<T> {
-    fn drop(&mut self) {
-        self.chan.dec_tx();
-    }
-}
-
 impl<T> WeakUnboundedSender<T> {
     /// An [`UnboundedSender`], unless every sender is already gone.
     pub fn upgrade(&self) -> Option<UnboundedSender<T>> {
-        self.chan.try_inc_tx().then(|| UnboundedSender {
-            chan: self.chan.clone(),
-        })
+        self.chan.upgrade().map(|chan| UnboundedSender { chan })
     }
 
     /// The number of [`UnboundedSender`]s of the channel.
@@ -134,16 +119,9 @@ impl<T> WeakUnboundedSender<T> {
 
 impl<T> Clone for WeakUnboundedSender<T> {
     fn clone(&self) -> Self {
-        self.chan.inc_weak();
         WeakUnboundedSender {
             chan: self.chan.clone(),
         }
-    }
-}
-
-impl<T> Drop for WeakUnboundedSender<T> {
-    fn drop(&mut self) {
-        self.chan.dec_weak();
     }
 }
 
@@ -166,8 +144,7 @@ impl<T> UnboundedReceiver<T> {
 
     /// Takes the next message if one is queued, without waiting.
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
-        // SAFETY: `&mut self`: we are the one receiver.
-        match unsafe { self.chan.try_recv() } {
+        match self.chan.try_recv() {
             Ok(Some(v)) => Ok(v),
             Ok(None) => Err(TryRecvError::Empty),
             Err(()) => Err(TryRecvError::Disconnected),
@@ -198,14 +175,12 @@ impl<T> UnboundedReceiver<T> {
 
     /// Closes the channel for sending, keeping what is queued.
     pub fn close(&mut self) {
-        // SAFETY: `&mut self`: we are the one receiver.
-        unsafe { self.chan.close() };
+        self.chan.close();
     }
 
     /// Polls for the next message.
     pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
-        // SAFETY: `&mut self`: we are the one receiver.
-        unsafe { self.chan.poll_recv(cx) }
+        self.chan.poll_recv(cx)
     }
 
     /// Polls for up to `limit` messages.
@@ -215,15 +190,12 @@ impl<T> UnboundedReceiver<T> {
         buffer: &mut Vec<T>,
         limit: usize,
     ) -> Poll<usize> {
-        // SAFETY: `&mut self`: we are the one receiver.
-        unsafe { self.chan.poll_recv_many(cx, buffer, limit) }
+        self.chan.poll_recv_many(cx, buffer, limit)
     }
 
     /// The number of messages queued.
     pub fn len(&self) -> usize {
-        // SAFETY: `&self` of the one receiver: `recv` (`&mut self`) cannot run meanwhile,
-        // and `len` only reads the receiver's state.
-        unsafe { self.chan.len() }
+        self.chan.len()
     }
 
     /// True when no message is queued.
@@ -245,13 +217,6 @@ impl<T> UnboundedReceiver<T> {
     /// The number of [`WeakUnboundedSender`]s of the channel.
     pub fn sender_weak_count(&self) -> usize {
         self.chan.weak_count()
-    }
-}
-
-impl<T> Drop for UnboundedReceiver<T> {
-    fn drop(&mut self) {
-        // SAFETY: we are the one receiver.
-        unsafe { self.chan.rx_drop() };
     }
 }
 

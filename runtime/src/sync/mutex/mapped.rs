@@ -14,18 +14,18 @@ use super::Mutex;
 /// A [`MutexGuard`](super::MutexGuard) narrowed by
 /// [`MutexGuard::map`](super::MutexGuard::map) to part of the value.
 #[must_use = "dropping the guard unlocks the mutex at once"]
-pub struct MappedMutexGuard<'a, T> {
+pub struct MappedMutexGuard<'a, T: ?Sized> {
     pub(super) s: &'a Sem,
     pub(super) data: *mut T,
     pub(super) marker: PhantomData<&'a mut T>,
 }
 
 // SAFETY: a mapped guard is a `&mut T` with an unlock attached.
-unsafe impl<T: Send + Sync> Sync for MappedMutexGuard<'_, T> {}
+unsafe impl<T: ?Sized + Send + Sync> Sync for MappedMutexGuard<'_, T> {}
 // SAFETY: as above.
-unsafe impl<T: Send> Send for MappedMutexGuard<'_, T> {}
+unsafe impl<T: ?Sized + Send> Send for MappedMutexGuard<'_, T> {}
 
-impl<'a, T> MappedMutexGuard<'a, T> {
+impl<'a, T: ?Sized> MappedMutexGuard<'a, T> {
     /// Narrows the guard further.
     ///
     /// ```
@@ -37,7 +37,10 @@ impl<'a, T> MappedMutexGuard<'a, T> {
     /// assert_eq!(*g, 2);
     /// # });
     /// ```
-    pub fn map<U, F: FnOnce(&mut T) -> &mut U>(mut this: Self, f: F) -> MappedMutexGuard<'a, U> {
+    pub fn map<U: ?Sized, F: FnOnce(&mut T) -> &mut U>(
+        mut this: Self,
+        f: F,
+    ) -> MappedMutexGuard<'a, U> {
         let data = f(&mut *this) as *mut U;
         let this = ManuallyDrop::new(this);
         MappedMutexGuard {
@@ -57,7 +60,7 @@ impl<'a, T> MappedMutexGuard<'a, T> {
     /// assert!(MappedMutexGuard::try_map(g, |v| v.get_mut(0)).is_ok());
     /// # });
     /// ```
-    pub fn try_map<U, F: FnOnce(&mut T) -> Option<&mut U>>(
+    pub fn try_map<U: ?Sized, F: FnOnce(&mut T) -> Option<&mut U>>(
         mut this: Self,
         f: F,
     ) -> Result<MappedMutexGuard<'a, U>, Self> {
@@ -74,7 +77,7 @@ impl<'a, T> MappedMutexGuard<'a, T> {
     }
 }
 
-impl<T> Deref for MappedMutexGuard<'_, T> {
+impl<T: ?Sized> Deref for MappedMutexGuard<'_, T> {
     type Target = T;
     fn deref(&self) -> &T {
         // SAFETY: `data` points into the value whose lock we hold.
@@ -82,20 +85,20 @@ impl<T> Deref for MappedMutexGuard<'_, T> {
     }
 }
 
-impl<T> DerefMut for MappedMutexGuard<'_, T> {
+impl<T: ?Sized> DerefMut for MappedMutexGuard<'_, T> {
     fn deref_mut(&mut self) -> &mut T {
         // SAFETY: as in `deref`, unique through `&mut self`.
         unsafe { &mut *self.data }
     }
 }
 
-impl<T> Drop for MappedMutexGuard<'_, T> {
+impl<T: ?Sized> Drop for MappedMutexGuard<'_, T> {
     fn drop(&mut self) {
         self.s.release(1);
     }
 }
 
-impl<T: fmt::Debug> fmt::Debug for MappedMutexGuard<'_, T> {
+impl<T: ?Sized + fmt::Debug> fmt::Debug for MappedMutexGuard<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&**self, f)
     }
@@ -104,17 +107,17 @@ impl<T: fmt::Debug> fmt::Debug for MappedMutexGuard<'_, T> {
 /// An [`OwnedMutexGuard`](super::OwnedMutexGuard) narrowed by
 /// [`OwnedMutexGuard::map`](super::OwnedMutexGuard::map) to a `U` inside the `T`.
 #[must_use = "dropping the guard unlocks the mutex at once"]
-pub struct OwnedMappedMutexGuard<T, U = T> {
+pub struct OwnedMappedMutexGuard<T: ?Sized, U: ?Sized = T> {
     pub(super) data: *mut U,
     pub(super) lock: Arc<Mutex<T>>,
 }
 
 // SAFETY: an owned mapped guard is a `&mut U` plus an `Arc` of the mutex.
-unsafe impl<T: Send, U: Send> Send for OwnedMappedMutexGuard<T, U> {}
+unsafe impl<T: ?Sized + Send, U: ?Sized + Send> Send for OwnedMappedMutexGuard<T, U> {}
 // SAFETY: as above; sharing it shares `&U`.
-unsafe impl<T: Send + Sync, U: Send + Sync> Sync for OwnedMappedMutexGuard<T, U> {}
+unsafe impl<T: ?Sized + Send + Sync, U: ?Sized + Send + Sync> Sync for OwnedMappedMutexGuard<T, U> {}
 
-impl<T, U> OwnedMappedMutexGuard<T, U> {
+impl<T: ?Sized, U: ?Sized> OwnedMappedMutexGuard<T, U> {
     /// Narrows the guard further.
     ///
     /// ```
@@ -125,7 +128,7 @@ impl<T, U> OwnedMappedMutexGuard<T, U> {
     /// assert_eq!(*OwnedMappedMutexGuard::map(g, |v| &mut v.1), 2);
     /// # });
     /// ```
-    pub fn map<V, F: FnOnce(&mut U) -> &mut V>(
+    pub fn map<V: ?Sized, F: FnOnce(&mut U) -> &mut V>(
         mut this: Self,
         f: F,
     ) -> OwnedMappedMutexGuard<T, V> {
@@ -146,7 +149,7 @@ impl<T, U> OwnedMappedMutexGuard<T, U> {
     /// assert!(OwnedMappedMutexGuard::try_map(g, |v| v.get_mut(3)).is_err());
     /// # });
     /// ```
-    pub fn try_map<V, F: FnOnce(&mut U) -> Option<&mut V>>(
+    pub fn try_map<V: ?Sized, F: FnOnce(&mut U) -> Option<&mut V>>(
         mut this: Self,
         f: F,
     ) -> Result<OwnedMappedMutexGuard<T, V>, Self> {
@@ -175,7 +178,7 @@ impl<T, U> OwnedMappedMutexGuard<T, U> {
     }
 }
 
-impl<T, U> Deref for OwnedMappedMutexGuard<T, U> {
+impl<T: ?Sized, U: ?Sized> Deref for OwnedMappedMutexGuard<T, U> {
     type Target = U;
     fn deref(&self) -> &U {
         // SAFETY: `data` points into the value whose lock we hold (the `Arc` keeps it).
@@ -183,21 +186,33 @@ impl<T, U> Deref for OwnedMappedMutexGuard<T, U> {
     }
 }
 
-impl<T, U> DerefMut for OwnedMappedMutexGuard<T, U> {
+impl<T: ?Sized, U: ?Sized> DerefMut for OwnedMappedMutexGuard<T, U> {
     fn deref_mut(&mut self) -> &mut U {
         // SAFETY: as in `deref`, unique through `&mut self`.
         unsafe { &mut *self.data }
     }
 }
 
-impl<T, U> Drop for OwnedMappedMutexGuard<T, U> {
+impl<T: ?Sized, U: ?Sized> Drop for OwnedMappedMutexGuard<T, U> {
     fn drop(&mut self) {
         self.lock.s.release(1);
     }
 }
 
-impl<T, U: fmt::Debug> fmt::Debug for OwnedMappedMutexGuard<T, U> {
+impl<T: ?Sized, U: ?Sized + fmt::Debug> fmt::Debug for OwnedMappedMutexGuard<T, U> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl<T: ?Sized + fmt::Display> fmt::Display for MappedMutexGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&**self, f)
+    }
+}
+
+impl<T: ?Sized, U: ?Sized + fmt::Display> fmt::Display for OwnedMappedMutexGuard<T, U> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&**self, f)
     }
 }

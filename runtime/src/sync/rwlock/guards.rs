@@ -1,29 +1,30 @@
-//! The guards of [`RwLock`](super::RwLock): read, write, mapped write, and their owned
-//! (`Arc`) forms. A guard holds the permits it was granted (one for a reader, all of them
-//! for a writer) and gives them back on drop; `map` narrows the pointer it derefs to,
-//! `downgrade` gives back all permits but one.
+//! The borrowed guards of [`RwLock`](super::RwLock): read, write and mapped write. A guard
+//! holds the permits it was granted (one for a reader, all of them for a writer) and a
+//! pointer to what it derefs to (the value, or a part of it after `map`), and gives the
+//! permits back on drop. `downgrade` (and `downgrade_map`) gives back all permits but one:
+//! no writer can enter between the write and the read that follows, since the one permit
+//! kept excludes every writer. The pointer may be unsized (`RwLock<[T]>`, `dyn Trait`).
 
 use std::fmt;
 use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
 use std::ops::{Deref, DerefMut};
-use std::sync::Arc;
 
 use super::super::batch_semaphore::Sem;
-use super::RwLock;
 
-/// Shared access to an [`RwLock`]'s value (or a part of it, after
+/// Shared access to an [`RwLock`](super::RwLock)'s value (or a part of it, after
 /// [`map`](RwLockReadGuard::map)); releases the read lock when dropped.
 #[must_use = "dropping the guard unlocks at once"]
-pub struct RwLockReadGuard<'a, T> {
+pub struct RwLockReadGuard<'a, T: ?Sized> {
     pub(super) s: &'a Sem,
     pub(super) data: *const T,
     pub(super) marker: PhantomData<&'a T>,
 }
 
-/// Exclusive access to an [`RwLock`]'s value; releases the write lock when dropped.
+/// Exclusive access to an [`RwLock`](super::RwLock)'s value; releases the write lock when
+/// dropped.
 #[must_use = "dropping the guard unlocks at once"]
-pub struct RwLockWriteGuard<'a, T> {
+pub struct RwLockWriteGuard<'a, T: ?Sized> {
     pub(super) s: &'a Sem,
     pub(super) permits: u32,
     pub(super) data: *mut T,
@@ -32,58 +33,27 @@ pub struct RwLockWriteGuard<'a, T> {
 
 /// A write guard narrowed by [`RwLockWriteGuard::map`].
 #[must_use = "dropping the guard unlocks at once"]
-pub struct RwLockMappedWriteGuard<'a, T> {
+pub struct RwLockMappedWriteGuard<'a, T: ?Sized> {
     pub(super) s: &'a Sem,
     pub(super) permits: u32,
     pub(super) data: *mut T,
     pub(super) marker: PhantomData<&'a mut T>,
 }
 
-/// Shared access through an `Arc<RwLock<T>>` (to a `U` inside the `T` after
-/// [`map`](OwnedRwLockReadGuard::map)).
-#[must_use = "dropping the guard unlocks at once"]
-pub struct OwnedRwLockReadGuard<T, U = T> {
-    pub(super) lock: Arc<RwLock<T>>,
-    pub(super) data: *const U,
-}
-
-/// Exclusive access through an `Arc<RwLock<T>>`.
-#[must_use = "dropping the guard unlocks at once"]
-pub struct OwnedRwLockWriteGuard<T> {
-    pub(super) lock: Arc<RwLock<T>>,
-}
-
-/// An [`OwnedRwLockWriteGuard`] narrowed by [`OwnedRwLockWriteGuard::map`] to a `U`
-/// inside the `T`.
-#[must_use = "dropping the guard unlocks at once"]
-pub struct OwnedRwLockMappedWriteGuard<T, U = T> {
-    pub(super) lock: Arc<RwLock<T>>,
-    pub(super) data: *mut U,
-}
-
-// SAFETY: a mapped write guard is a `&mut U` plus an `Arc` of the lock.
-unsafe impl<T: Send + Sync, U: Send + Sync> Send for OwnedRwLockMappedWriteGuard<T, U> {}
-// SAFETY: as above.
-unsafe impl<T: Send + Sync, U: Send + Sync> Sync for OwnedRwLockMappedWriteGuard<T, U> {}
-
 // SAFETY: a read guard is a `&T`.
-unsafe impl<T: Sync> Send for RwLockReadGuard<'_, T> {}
+unsafe impl<T: ?Sized + Sync> Send for RwLockReadGuard<'_, T> {}
 // SAFETY: as above.
-unsafe impl<T: Sync> Sync for RwLockReadGuard<'_, T> {}
+unsafe impl<T: ?Sized + Sync> Sync for RwLockReadGuard<'_, T> {}
 // SAFETY: a write guard is a `&mut T`.
-unsafe impl<T: Send + Sync> Send for RwLockWriteGuard<'_, T> {}
+unsafe impl<T: ?Sized + Send + Sync> Send for RwLockWriteGuard<'_, T> {}
 // SAFETY: as above.
-unsafe impl<T: Send + Sync> Sync for RwLockWriteGuard<'_, T> {}
+unsafe impl<T: ?Sized + Send + Sync> Sync for RwLockWriteGuard<'_, T> {}
 // SAFETY: as for the write guard.
-unsafe impl<T: Send + Sync> Send for RwLockMappedWriteGuard<'_, T> {}
+unsafe impl<T: ?Sized + Send + Sync> Send for RwLockMappedWriteGuard<'_, T> {}
 // SAFETY: as above.
-unsafe impl<T: Send + Sync> Sync for RwLockMappedWriteGuard<'_, T> {}
-// SAFETY: a read guard is a `&U` plus an `Arc` of the lock.
-unsafe impl<T: Send + Sync, U: Sync> Send for OwnedRwLockReadGuard<T, U> {}
-// SAFETY: as above.
-unsafe impl<T: Send + Sync, U: Sync> Sync for OwnedRwLockReadGuard<T, U> {}
+unsafe impl<T: ?Sized + Send + Sync> Sync for RwLockMappedWriteGuard<'_, T> {}
 
-impl<'a, T> RwLockReadGuard<'a, T> {
+impl<'a, T: ?Sized> RwLockReadGuard<'a, T> {
     /// Narrows the guard to a part of the value.
     ///
     /// ```
@@ -94,7 +64,7 @@ impl<'a, T> RwLockReadGuard<'a, T> {
     /// assert_eq!(*g, 2);
     /// # });
     /// ```
-    pub fn map<U, F: FnOnce(&T) -> &U>(this: Self, f: F) -> RwLockReadGuard<'a, U> {
+    pub fn map<U: ?Sized, F: FnOnce(&T) -> &U>(this: Self, f: F) -> RwLockReadGuard<'a, U> {
         let data = f(&*this) as *const U;
         let this = ManuallyDrop::new(this);
         RwLockReadGuard {
@@ -113,7 +83,7 @@ impl<'a, T> RwLockReadGuard<'a, T> {
     /// assert!(RwLockReadGuard::try_map(l.read().await, |v| v.get(3)).is_err());
     /// # });
     /// ```
-    pub fn try_map<U, F: FnOnce(&T) -> Option<&U>>(
+    pub fn try_map<U: ?Sized, F: FnOnce(&T) -> Option<&U>>(
         this: Self,
         f: F,
     ) -> Result<RwLockReadGuard<'a, U>, Self> {
@@ -130,7 +100,7 @@ impl<'a, T> RwLockReadGuard<'a, T> {
     }
 }
 
-impl<'a, T> RwLockWriteGuard<'a, T> {
+impl<'a, T: ?Sized> RwLockWriteGuard<'a, T> {
     /// Narrows the guard to a part of the value (the write lock stays held).
     ///
     /// ```
@@ -141,7 +111,7 @@ impl<'a, T> RwLockWriteGuard<'a, T> {
     /// assert_eq!(*l.read().await, (9, 2));
     /// # });
     /// ```
-    pub fn map<U, F: FnOnce(&mut T) -> &mut U>(
+    pub fn map<U: ?Sized, F: FnOnce(&mut T) -> &mut U>(
         mut this: Self,
         f: F,
     ) -> RwLockMappedWriteGuard<'a, U> {
@@ -164,7 +134,7 @@ impl<'a, T> RwLockWriteGuard<'a, T> {
     /// assert!(RwLockWriteGuard::try_map(l.write().await, |v| v.get_mut(0)).is_ok());
     /// # });
     /// ```
-    pub fn try_map<U, F: FnOnce(&mut T) -> Option<&mut U>>(
+    pub fn try_map<U: ?Sized, F: FnOnce(&mut T) -> Option<&mut U>>(
         mut this: Self,
         f: F,
     ) -> Result<RwLockMappedWriteGuard<'a, U>, Self> {
@@ -176,6 +146,81 @@ impl<'a, T> RwLockWriteGuard<'a, T> {
         Ok(RwLockMappedWriteGuard {
             s: this.s,
             permits: this.permits,
+            data,
+            marker: PhantomData,
+        })
+    }
+
+    /// The guard as a mapped guard of the whole value (what [`map`](RwLockWriteGuard::map)
+    /// with the identity gives), for code that takes a `RwLockMappedWriteGuard`.
+    ///
+    /// ```
+    /// # runtime::Runtime::new().unwrap().block_on(async {
+    /// use runtime::sync::{RwLock, RwLockWriteGuard};
+    /// let l = RwLock::new(1);
+    /// let mut g = RwLockWriteGuard::into_mapped(l.write().await);
+    /// *g = 2;
+    /// drop(g);
+    /// assert_eq!(*l.read().await, 2);
+    /// # });
+    /// ```
+    pub fn into_mapped(this: Self) -> RwLockMappedWriteGuard<'a, T> {
+        RwLockWriteGuard::map(this, |v| v)
+    }
+
+    /// Downgrades to a read lock narrowed to a part of the value, without letting a
+    /// writer in between (as [`downgrade`](RwLockWriteGuard::downgrade), then
+    /// [`RwLockReadGuard::map`]).
+    ///
+    /// ```
+    /// # runtime::Runtime::new().unwrap().block_on(async {
+    /// use runtime::sync::{RwLock, RwLockWriteGuard};
+    /// let l = RwLock::new((1, 2));
+    /// let mut w = l.write().await;
+    /// w.1 = 5;
+    /// let r = RwLockWriteGuard::downgrade_map(w, |v| &v.1);
+    /// assert_eq!(*r, 5);
+    /// assert!(l.try_read().is_ok() && l.try_write().is_err());
+    /// # });
+    /// ```
+    pub fn downgrade_map<U: ?Sized, F: FnOnce(&T) -> &U>(
+        this: Self,
+        f: F,
+    ) -> RwLockReadGuard<'a, U> {
+        let data = f(&*this) as *const U;
+        let this = ManuallyDrop::new(this);
+        this.s.release(this.permits as usize - 1);
+        RwLockReadGuard {
+            s: this.s,
+            data,
+            marker: PhantomData,
+        }
+    }
+
+    /// Like [`downgrade_map`](RwLockWriteGuard::downgrade_map), but `f` may decline
+    /// (giving the write guard back, still writing).
+    ///
+    /// ```
+    /// # runtime::Runtime::new().unwrap().block_on(async {
+    /// use runtime::sync::{RwLock, RwLockWriteGuard};
+    /// let l = RwLock::new(vec![1]);
+    /// let w = RwLockWriteGuard::try_downgrade_map(l.write().await, |v| v.get(4)).unwrap_err();
+    /// let r = RwLockWriteGuard::try_downgrade_map(w, |v| v.first()).unwrap();
+    /// assert_eq!(*r, 1);
+    /// # });
+    /// ```
+    pub fn try_downgrade_map<U: ?Sized, F: FnOnce(&T) -> Option<&U>>(
+        this: Self,
+        f: F,
+    ) -> Result<RwLockReadGuard<'a, U>, Self> {
+        let data = match f(&*this) {
+            Some(d) => d as *const U,
+            None => return Err(this),
+        };
+        let this = ManuallyDrop::new(this);
+        this.s.release(this.permits as usize - 1);
+        Ok(RwLockReadGuard {
+            s: this.s,
             data,
             marker: PhantomData,
         })
@@ -195,17 +240,11 @@ impl<'a, T> RwLockWriteGuard<'a, T> {
     /// # });
     /// ```
     pub fn downgrade(self) -> RwLockReadGuard<'a, T> {
-        let this = ManuallyDrop::new(self);
-        this.s.release(this.permits as usize - 1);
-        RwLockReadGuard {
-            s: this.s,
-            data: this.data,
-            marker: PhantomData,
-        }
+        RwLockWriteGuard::downgrade_map(self, |v| v)
     }
 }
 
-impl<'a, T> RwLockMappedWriteGuard<'a, T> {
+impl<'a, T: ?Sized> RwLockMappedWriteGuard<'a, T> {
     /// Narrows the guard further.
     ///
     /// ```
@@ -216,7 +255,7 @@ impl<'a, T> RwLockMappedWriteGuard<'a, T> {
     /// assert_eq!(*RwLockMappedWriteGuard::map(g, |v| &mut v.1), 2);
     /// # });
     /// ```
-    pub fn map<U, F: FnOnce(&mut T) -> &mut U>(
+    pub fn map<U: ?Sized, F: FnOnce(&mut T) -> &mut U>(
         mut this: Self,
         f: F,
     ) -> RwLockMappedWriteGuard<'a, U> {
@@ -229,116 +268,36 @@ impl<'a, T> RwLockMappedWriteGuard<'a, T> {
             marker: PhantomData,
         }
     }
-}
 
-impl<T, U> OwnedRwLockReadGuard<T, U> {
-    /// Narrows the guard to a part of the value.
+    /// Like [`map`](RwLockMappedWriteGuard::map), but `f` may decline.
     ///
     /// ```
     /// # runtime::Runtime::new().unwrap().block_on(async {
-    /// use runtime::sync::{OwnedRwLockReadGuard, RwLock};
-    /// let l = std::sync::Arc::new(RwLock::new((1, 2)));
-    /// let g = OwnedRwLockReadGuard::map(l.read_owned().await, |v| &v.1);
-    /// assert_eq!(*g, 2);
+    /// use runtime::sync::{RwLock, RwLockMappedWriteGuard, RwLockWriteGuard};
+    /// let l = RwLock::new((vec![1], 0));
+    /// let g = RwLockWriteGuard::map(l.write().await, |v| &mut v.0);
+    /// assert!(RwLockMappedWriteGuard::try_map(g, |v| v.get_mut(7)).is_err());
     /// # });
     /// ```
-    pub fn map<V, F: FnOnce(&U) -> &V>(this: Self, f: F) -> OwnedRwLockReadGuard<T, V> {
-        let data = f(&*this) as *const V;
-        let this = ManuallyDrop::new(this);
-        // SAFETY: `this` is never dropped, so its `Arc` is moved out exactly once.
-        let lock = unsafe { std::ptr::read(&this.lock) };
-        OwnedRwLockReadGuard { lock, data }
-    }
-
-    /// Like [`map`](OwnedRwLockReadGuard::map), but `f` may decline.
-    ///
-    /// ```
-    /// # runtime::Runtime::new().unwrap().block_on(async {
-    /// use runtime::sync::{OwnedRwLockReadGuard, RwLock};
-    /// let l = std::sync::Arc::new(RwLock::new(vec![1]));
-    /// assert!(OwnedRwLockReadGuard::try_map(l.read_owned().await, |v| v.get(2)).is_err());
-    /// # });
-    /// ```
-    pub fn try_map<V, F: FnOnce(&U) -> Option<&V>>(
-        this: Self,
+    pub fn try_map<U: ?Sized, F: FnOnce(&mut T) -> Option<&mut U>>(
+        mut this: Self,
         f: F,
-    ) -> Result<OwnedRwLockReadGuard<T, V>, Self> {
-        let data = match f(&*this) {
-            Some(d) => d as *const V,
+    ) -> Result<RwLockMappedWriteGuard<'a, U>, Self> {
+        let data = match f(&mut *this) {
+            Some(d) => d as *mut U,
             None => return Err(this),
         };
         let this = ManuallyDrop::new(this);
-        // SAFETY: `this` is never dropped, so its `Arc` is moved out exactly once.
-        let lock = unsafe { std::ptr::read(&this.lock) };
-        Ok(OwnedRwLockReadGuard { lock, data })
-    }
-
-    /// The lock this guard reads.
-    ///
-    /// ```
-    /// let l = std::sync::Arc::new(runtime::sync::RwLock::new(0));
-    /// let g = l.clone().try_read_owned().unwrap();
-    /// assert!(std::sync::Arc::ptr_eq(runtime::sync::OwnedRwLockReadGuard::rwlock(&g), &l));
-    /// ```
-    pub fn rwlock(this: &Self) -> &Arc<RwLock<T>> {
-        &this.lock
+        Ok(RwLockMappedWriteGuard {
+            s: this.s,
+            permits: this.permits,
+            data,
+            marker: PhantomData,
+        })
     }
 }
 
-impl<T> OwnedRwLockWriteGuard<T> {
-    /// Turns the write lock into a read lock without letting a writer in between.
-    ///
-    /// ```
-    /// # runtime::Runtime::new().unwrap().block_on(async {
-    /// let l = std::sync::Arc::new(runtime::sync::RwLock::new(1));
-    /// let r = l.clone().write_owned().await.downgrade();
-    /// assert_eq!(*r, 1);
-    /// assert!(l.try_read().is_ok());
-    /// # });
-    /// ```
-    pub fn downgrade(self) -> OwnedRwLockReadGuard<T> {
-        let this = ManuallyDrop::new(self);
-        // SAFETY: `this` is never dropped, so its `Arc` is moved out exactly once.
-        let lock = unsafe { std::ptr::read(&this.lock) };
-        lock.s.release(lock.mr as usize - 1);
-        let data = lock.ptr();
-        OwnedRwLockReadGuard { lock, data }
-    }
-
-    /// Narrows the guard to a part of the value (the write lock stays held).
-    ///
-    /// ```
-    /// # runtime::Runtime::new().unwrap().block_on(async {
-    /// use runtime::sync::{OwnedRwLockWriteGuard, RwLock};
-    /// let l = std::sync::Arc::new(RwLock::new((1, 2)));
-    /// *OwnedRwLockWriteGuard::map(l.clone().write_owned().await, |v| &mut v.1) = 5;
-    /// assert_eq!(*l.read().await, (1, 5));
-    /// # });
-    /// ```
-    pub fn map<U, F: FnOnce(&mut T) -> &mut U>(
-        mut this: Self,
-        f: F,
-    ) -> OwnedRwLockMappedWriteGuard<T, U> {
-        let data = f(&mut *this) as *mut U;
-        let this = ManuallyDrop::new(this);
-        // SAFETY: `this` is never dropped, so its `Arc` is moved out exactly once.
-        let lock = unsafe { std::ptr::read(&this.lock) };
-        OwnedRwLockMappedWriteGuard { lock, data }
-    }
-
-    /// The lock this guard writes.
-    ///
-    /// ```
-    /// let l = std::sync::Arc::new(runtime::sync::RwLock::new(0));
-    /// let g = l.clone().try_write_owned().unwrap();
-    /// assert!(std::sync::Arc::ptr_eq(runtime::sync::OwnedRwLockWriteGuard::rwlock(&g), &l));
-    /// ```
-    pub fn rwlock(this: &Self) -> &Arc<RwLock<T>> {
-        &this.lock
-    }
-}
-
-impl<T> Deref for RwLockReadGuard<'_, T> {
+impl<T: ?Sized> Deref for RwLockReadGuard<'_, T> {
     type Target = T;
     fn deref(&self) -> &T {
         // SAFETY: we hold a read permit: no writer exists while we live.
@@ -346,7 +305,7 @@ impl<T> Deref for RwLockReadGuard<'_, T> {
     }
 }
 
-impl<T> Deref for RwLockWriteGuard<'_, T> {
+impl<T: ?Sized> Deref for RwLockWriteGuard<'_, T> {
     type Target = T;
     fn deref(&self) -> &T {
         // SAFETY: we hold every permit: nobody else touches the value.
@@ -354,14 +313,14 @@ impl<T> Deref for RwLockWriteGuard<'_, T> {
     }
 }
 
-impl<T> DerefMut for RwLockWriteGuard<'_, T> {
+impl<T: ?Sized> DerefMut for RwLockWriteGuard<'_, T> {
     fn deref_mut(&mut self) -> &mut T {
         // SAFETY: as in `deref`, unique through `&mut self`.
         unsafe { &mut *self.data }
     }
 }
 
-impl<T> Deref for RwLockMappedWriteGuard<'_, T> {
+impl<T: ?Sized> Deref for RwLockMappedWriteGuard<'_, T> {
     type Target = T;
     fn deref(&self) -> &T {
         // SAFETY: we hold every permit.
@@ -369,135 +328,52 @@ impl<T> Deref for RwLockMappedWriteGuard<'_, T> {
     }
 }
 
-impl<T> DerefMut for RwLockMappedWriteGuard<'_, T> {
+impl<T: ?Sized> DerefMut for RwLockMappedWriteGuard<'_, T> {
     fn deref_mut(&mut self) -> &mut T {
         // SAFETY: as in `deref`, unique through `&mut self`.
         unsafe { &mut *self.data }
     }
 }
 
-impl<T, U> Deref for OwnedRwLockReadGuard<T, U> {
-    type Target = U;
-    fn deref(&self) -> &U {
-        // SAFETY: we hold a read permit, and the `Arc` keeps the value alive.
-        unsafe { &*self.data }
-    }
-}
-
-impl<T> Deref for OwnedRwLockWriteGuard<T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        // SAFETY: we hold every permit.
-        unsafe { &*self.lock.ptr() }
-    }
-}
-
-impl<T> DerefMut for OwnedRwLockWriteGuard<T> {
-    fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: we hold every permit, unique through `&mut self`.
-        unsafe { &mut *self.lock.ptr() }
-    }
-}
-
-impl<T> Drop for RwLockReadGuard<'_, T> {
+impl<T: ?Sized> Drop for RwLockReadGuard<'_, T> {
     fn drop(&mut self) {
         self.s.release(1);
     }
 }
 
-impl<T> Drop for RwLockWriteGuard<'_, T> {
+impl<T: ?Sized> Drop for RwLockWriteGuard<'_, T> {
     fn drop(&mut self) {
         self.s.release(self.permits as usize);
     }
 }
 
-impl<T> Drop for RwLockMappedWriteGuard<'_, T> {
+impl<T: ?Sized> Drop for RwLockMappedWriteGuard<'_, T> {
     fn drop(&mut self) {
         self.s.release(self.permits as usize);
     }
 }
 
-impl<T, U> Drop for OwnedRwLockReadGuard<T, U> {
-    fn drop(&mut self) {
-        self.lock.s.release(1);
-    }
-}
-
-impl<T> Drop for OwnedRwLockWriteGuard<T> {
-    fn drop(&mut self) {
-        self.lock.s.release(self.lock.mr as usize);
-    }
-}
-
-macro_rules! debug_via_deref {
+/// `Debug` and `Display` through `Deref`, for guards with one type parameter.
+macro_rules! fmt_via_deref {
     ($($t:ty),*) => {$(
-        impl<T: fmt::Debug> fmt::Debug for $t {
+        impl<T: ?Sized + fmt::Debug> fmt::Debug for $t {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 fmt::Debug::fmt(&**self, f)
+            }
+        }
+
+        impl<T: ?Sized + fmt::Display> fmt::Display for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Display::fmt(&**self, f)
             }
         }
     )*};
 }
 
-debug_via_deref!(
+pub(super) use fmt_via_deref;
+
+fmt_via_deref!(
     RwLockReadGuard<'_, T>,
     RwLockWriteGuard<'_, T>,
-    RwLockMappedWriteGuard<'_, T>,
-    OwnedRwLockWriteGuard<T>
+    RwLockMappedWriteGuard<'_, T>
 );
-
-impl<T, U: fmt::Debug> fmt::Debug for OwnedRwLockReadGuard<T, U> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&**self, f)
-    }
-}
-
-impl<T, U> OwnedRwLockMappedWriteGuard<T, U> {
-    /// Narrows the guard further.
-    ///
-    /// ```
-    /// # runtime::Runtime::new().unwrap().block_on(async {
-    /// use runtime::sync::{OwnedRwLockMappedWriteGuard, OwnedRwLockWriteGuard, RwLock};
-    /// let l = std::sync::Arc::new(RwLock::new(((1, 2), 3)));
-    /// let g = OwnedRwLockWriteGuard::map(l.write_owned().await, |v| &mut v.0);
-    /// assert_eq!(*OwnedRwLockMappedWriteGuard::map(g, |v| &mut v.1), 2);
-    /// # });
-    /// ```
-    pub fn map<V, F: FnOnce(&mut U) -> &mut V>(
-        mut this: Self,
-        f: F,
-    ) -> OwnedRwLockMappedWriteGuard<T, V> {
-        let data = f(&mut *this) as *mut V;
-        let this = ManuallyDrop::new(this);
-        // SAFETY: `this` is never dropped, so its `Arc` is moved out exactly once.
-        let lock = unsafe { std::ptr::read(&this.lock) };
-        OwnedRwLockMappedWriteGuard { lock, data }
-    }
-}
-
-impl<T, U> Deref for OwnedRwLockMappedWriteGuard<T, U> {
-    type Target = U;
-    fn deref(&self) -> &U {
-        // SAFETY: we hold every permit, and the `Arc` keeps the value alive.
-        unsafe { &*self.data }
-    }
-}
-
-impl<T, U> DerefMut for OwnedRwLockMappedWriteGuard<T, U> {
-    fn deref_mut(&mut self) -> &mut U {
-        // SAFETY: as in `deref`, unique through `&mut self`.
-        unsafe { &mut *self.data }
-    }
-}
-
-impl<T, U> Drop for OwnedRwLockMappedWriteGuard<T, U> {
-    fn drop(&mut self) {
-        self.lock.s.release(self.lock.mr as usize);
-    }
-}
-
-impl<T, U: fmt::Debug> fmt::Debug for OwnedRwLockMappedWriteGuard<T, U> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&**self, f)
-    }
-}

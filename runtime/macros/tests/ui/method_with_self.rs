@@ -1,0 +1,8 @@
+struct Server;
+
+impl Server {
+    #[runtime_macros::main]
+    async fn run(&self) {}
+}
+
+fn main() {}

@@ -1,0 +1,2 @@
+#[runtime_macros::main(name = 7)]
+async fn main() {}

@@ -1,0 +1,45 @@
+//! `#[runtime::main]` on functions other than `main` (parameters, patterns, generics)
+//! and the `name = ".."` argument, expanded against the real runtime.
+#![cfg(not(loom))]
+
+use std::fmt::Display;
+
+#[runtime::main(flavor = "current_thread", name = "adder")]
+async fn add((a, b): (u32, u32), mut scale: u32) -> (u32, Option<String>) {
+    scale += 1;
+    runtime::task::yield_now().await;
+    let name = runtime::runtime::Handle::current()
+        .name()
+        .map(str::to_owned);
+    ((a + b) * scale, name)
+}
+
+#[runtime::main(worker_threads = 2)]
+async fn describe<T: Display + Send + 'static>(items: Vec<T>, sep: &str) -> String {
+    let joined =
+        runtime::spawn(async move { items.iter().map(|i| i.to_string()).collect::<Vec<_>>() })
+            .await
+            .unwrap();
+    joined.join(sep)
+}
+
+#[test]
+fn main_runs_a_function_with_parameters_on_a_named_runtime() {
+    assert_eq!(add((2, 3), 1), (10, Some("adder".to_owned())));
+    // Each call builds its own runtime.
+    assert_eq!(add((0, 1), 0).0, 1);
+}
+
+#[test]
+fn main_runs_a_generic_function() {
+    assert_eq!(describe(vec![1, 2, 3], "-"), "1-2-3");
+    assert_eq!(describe(vec!['a'], ","), "a");
+}
+
+#[runtime::test(name = "named-test")]
+async fn test_runtime_takes_its_name() {
+    assert_eq!(
+        runtime::runtime::Handle::current().name(),
+        Some("named-test")
+    );
+}
