@@ -197,7 +197,7 @@ impl<T: AsRawFd> AsyncFd<T> {
         inner: T,
         interest: Interest,
     ) -> Result<Self, AsyncFdRegisterError<T>> {
-        let handle = crate::driver::current_io();
+        let handle = crate::scheduler::Handle::current_io();
         let fd = inner.as_raw_fd();
         match handle.register(&mut SourceFd(&fd), interest.to_mio()) {
             Ok(registration) => Ok(AsyncFd {
