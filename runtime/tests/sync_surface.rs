@@ -249,6 +249,40 @@ rt_test! {
     }
 
     #[test]
+    fn broadcast_of_a_send_only_value_reaches_receivers_in_tasks() {
+        watchdog("the Cell broadcast", || {
+            on(&rt(), || async {
+                use std::cell::Cell;
+                // Room for every value: no receiver can lag.
+                let (tx, _) = broadcast::channel::<Cell<u32>>(32);
+                let mut readers = Vec::new();
+                for _ in 0..4 {
+                    let mut rx = tx.subscribe();
+                    readers.push(runtime::spawn(async move {
+                        let mut sum = 0;
+                        while let Ok(c) = rx.recv().await {
+                            c.set(c.get() + 1); // this receiver's own clone
+                            sum += c.get();
+                        }
+                        sum
+                    }));
+                }
+                let tx = runtime::spawn(async move {
+                    for i in 0..20 {
+                        tx.send(Cell::new(i)).unwrap();
+                        runtime::task::yield_now().await;
+                    }
+                });
+                within("the sender", tx).await.unwrap();
+                for r in readers {
+                    // Each receiver got every value once, as its own clone.
+                    assert_eq!(within("a reader", r).await.unwrap(), (1..=20).sum::<u32>());
+                }
+            });
+        });
+    }
+
+    #[test]
     fn notified_futures_at_tokios_path() {
         watchdog("the notified futures", || {
             on(&rt(), || async {
@@ -365,13 +399,13 @@ fn guards_display_their_value() {
     );
 }
 
-/// tokio's auto-trait bounds: a broadcast channel of a `Send + Sync` value crosses
-/// threads; a lock of a `dyn Trait + Send` is `Send + Sync`.
+/// tokio's auto-trait bounds: a broadcast channel of a `Send` value (not `Sync`: a
+/// `Cell`) crosses threads; a lock of a `dyn Trait + Send` is `Send + Sync`.
 #[test]
 fn auto_traits_match_tokio() {
     fn send_sync<T: Send + Sync + ?Sized>() {}
-    send_sync::<broadcast::Sender<u8>>();
-    send_sync::<broadcast::Receiver<String>>();
+    send_sync::<broadcast::Sender<std::cell::Cell<u8>>>();
+    send_sync::<broadcast::Receiver<std::cell::Cell<u8>>>();
     send_sync::<Mutex<dyn Shape>>();
     send_sync::<RwLock<[u8]>>();
     send_sync::<SetOnce<u8>>();

@@ -4,14 +4,16 @@
 //! ([`error::RecvError::Lagged`]) and resumes at the oldest value still kept.
 //!
 //! State: `tail` (behind a mutex: the next position to write, the closed flag, the list of
-//! waiting receivers and the receiver count) and the slots, each behind a reader-writer
-//! lock holding the position it was last written for, its value, and `rem`, the number of
-//! receivers yet to read that value.
+//! waiting receivers and the receiver count) and the slots, each behind a mutex holding
+//! the position it was last written for, its value, and `rem`, the number of receivers yet
+//! to read that value. A receiver clones the value under the slot's mutex, so receivers of
+//! one value clone it one at a time and `T` need only be `Send` (tokio's bound: a value
+//! is never touched from two threads at once, so it need not be `Sync`).
 //!
 //! Freeing: a send sets `rem` to the receiver count (under the tail lock, where receivers
 //! join and leave), which counts exactly the receivers that will read the position: a
 //! receiver joins at the tail, reads positions in order, and one that lags resumes at the
-//! oldest kept. A receive moves its `next` past the value, clones it under the slot's read
+//! oldest kept. A receive moves its `next` past the value, clones it under the slot's
 //! lock, then decrements `rem` (one RMW per receive, AcqRel, also when the clone panics);
 //! the receive that brings it to zero takes the value out and drops it after releasing the
 //! lock: every other reader has finished its clone (each decremented after cloning, and the
@@ -30,10 +32,10 @@
 //!   stamped `i - len` (one lap before position `i`), so for a receiver at `next`, the
 //!   stamp `next - len` means "not written yet" and anything else but `next` means
 //!   "overwritten: lagged".
-//! - A slot's value is written only under its write lock; under a read lock it is read
-//!   (cloned) only by a receiver counted in `rem` that has not decremented it, and taken out
-//!   only by the one whose decrement reached zero.
-//! - A sender writes a slot (under its write lock) and advances `tail.pos` while holding the
+//! - A slot's value is touched only under the slot's lock: written by a send, read (cloned)
+//!   only by a receiver counted in `rem` that has not decremented it, and taken out only by
+//!   the one whose decrement reached zero.
+//! - A sender writes a slot (under its lock) and advances `tail.pos` while holding the
 //!   tail lock; a receiver that finds its slot not written yet looks again at `tail.pos`
 //!   under the tail lock and only then registers its waker, so it cannot miss the send (which
 //!   serves every waiting receive under that lock and wakes them after releasing it).
@@ -53,7 +55,7 @@ use shim::sync::atomic::{
     AtomicUsize,
     Ordering::{AcqRel, Acquire, Relaxed, Release},
 };
-use shim::sync::{Arc, Mutex, RwLock, RwLockReadGuard};
+use shim::sync::{Arc, Mutex, MutexGuard};
 
 use crate::sync::wait_list::{notify_all, Handoff, HandoffWord, WaitList, Waiter, WakeList};
 use crate::sync::{poll_budget, spend_budget};
@@ -63,26 +65,22 @@ pub mod error;
 use error::{RecvError, SendError, TryRecvError};
 
 struct Slot<T> {
-    inner: RwLock<SlotInner<T>>,
+    inner: Mutex<SlotInner<T>>,
 }
 
 struct SlotInner<T> {
     pos: u64,
     /// Receivers yet to read position `pos`'s value (module doc).
     rem: AtomicUsize,
-    /// Written under the slot's write lock; under a read lock, as the module doc says.
+    /// Touched only under the slot's lock (module doc).
     val: UnsafeCell<Option<T>>,
 }
 
-// SAFETY: several receivers clone the value through `&T` at once (T: Sync), and the value
-// moves between threads (T: Send); the cell is accessed as the module doc says.
-unsafe impl<T: Send + Sync> Sync for SlotInner<T> {}
-
-/// A receive of one position, holding the slot's read lock; dropping it (also while a
+/// A receive of one position, holding the slot's lock; dropping it (also while a
 /// panicking `clone` unwinds) decrements `rem`, and the last reader drops the value after
 /// releasing the lock.
 struct Read<'a, T> {
-    inner: Option<RwLockReadGuard<'a, SlotInner<T>>>,
+    inner: Option<MutexGuard<'a, SlotInner<T>>>,
 }
 
 impl<T> Read<'_, T> {
@@ -109,8 +107,8 @@ impl<T> Drop for Read<'_, T> {
         // Acquire sees every other reader's clone (the decrements are RMWs, so they form
         // one release sequence).
         let val = if inner.rem.fetch_sub(1, AcqRel) == 1 {
-            // SAFETY: every counted reader has decremented: nobody else reads the value
-            // until the next send, which takes the write lock.
+            // SAFETY: we hold the slot's lock, and every counted reader has decremented:
+            // nobody else reads the value until the next send.
             inner.val.with_mut(|v| unsafe { (*v).take() })
         } else {
             None
@@ -212,7 +210,7 @@ impl<T> Sender<T> {
         let len = capacity.next_power_of_two();
         let buffer = (0..len)
             .map(|i| Slot {
-                inner: RwLock::new(SlotInner {
+                inner: Mutex::new(SlotInner {
                     pos: (i as u64).wrapping_sub(len as u64),
                     rem: AtomicUsize::new(0),
                     val: UnsafeCell::new(None),
@@ -258,11 +256,11 @@ impl<T> Sender<T> {
         let pos = tail.pos;
         let slot = shared.slot(pos);
         let old = {
-            let mut inner = slot.inner.write();
+            let mut inner = slot.inner.lock();
             inner.pos = pos;
             // Relaxed: the slot's lock orders it before the readers' decrements.
             inner.rem.store(rx_cnt, Relaxed);
-            // SAFETY: the write lock excludes every other access to the cell.
+            // SAFETY: the slot's lock excludes every other access to the cell.
             inner.val.with_mut(|v| unsafe { (*v).replace(value) })
         };
         tail.pos = pos.wrapping_add(1);
@@ -295,7 +293,7 @@ impl<T> Sender<T> {
             let mid = lo + (hi - lo) / 2;
             let slot = self.shared.slot(tail.pos.wrapping_add(mid as u64));
             // Relaxed: a snapshot; no value is read on its strength.
-            if slot.inner.read().rem.load(Relaxed) == 0 {
+            if slot.inner.lock().rem.load(Relaxed) == 0 {
                 lo = mid + 1;
             } else {
                 hi = mid;
@@ -460,7 +458,7 @@ impl<T: Clone> Receiver<T> {
         let len = shared.buffer.len() as u64;
         let slot = shared.slot(self.next);
         {
-            let inner = slot.inner.read();
+            let inner = slot.inner.lock();
             if inner.pos == self.next {
                 // Past the value before cloning it: a `clone` that panics is not retried
                 // by the next receive, which gets the next value.
@@ -700,7 +698,7 @@ impl<T> Drop for Receiver<T> {
         let len = shared.buffer.len() as u64;
         let mut pos = until.wrapping_sub(until.wrapping_sub(self.next).min(len));
         while pos != until {
-            let inner = shared.slot(pos).inner.read();
+            let inner = shared.slot(pos).inner.lock();
             // A slot holding another position was overwritten (our value went with it).
             if inner.pos == pos {
                 drop(Read { inner: Some(inner) });
