@@ -115,6 +115,15 @@ async fn read_all(fd: &AsyncFd<OwnedFd>, want: usize) -> (Vec<u8>, bool) {
 }
 
 rt_test! {
+    /// Whether a "waits after a clear" check is exact on this flavor. On the
+    /// current-thread flavor the driver only runs when the test's task yields, so after a
+    /// clear nothing can set readiness again until the next write. On the multi-thread
+    /// flavor a driver turn on another worker may dispatch an event epoll reported just
+    /// before the test's last read (readiness can be spurious, as tokio documents), so
+    /// there the check is skipped.
+    #[allow(dead_code)]
+    const STRICT: bool = matches!(FLAVOR.as_bytes(), b"current_thread");
+
     #[test]
     fn a_pipe_carries_a_megabyte_then_reports_the_hang_up() {
         watchdog("the pipe's bytes and hang-up", || {
@@ -148,10 +157,19 @@ rt_test! {
                 within("the writer task", wtask).await.unwrap();
                 assert!(eof, "EOF after the writer closed");
                 assert!(got == data, "{} bytes came of {}", got.len(), data.len());
-                let guard = within("read-closed", reader.ready(Interest::READABLE))
-                    .await
-                    .unwrap();
-                assert!(guard.ready().is_read_closed(), "{:?}", guard.ready());
+                // The hang-up's event may still be on its way (the read saw EOF first):
+                // readable left from the reads is cleared until it comes.
+                let ready = within("read-closed", async {
+                    loop {
+                        let mut guard = reader.ready(Interest::READABLE).await.unwrap();
+                        if guard.ready().is_read_closed() {
+                            break guard.ready();
+                        }
+                        guard.clear_ready();
+                    }
+                })
+                .await;
+                assert!(ready.is_readable(), "read-closed counts as readable");
             });
         });
     }
@@ -190,7 +208,10 @@ rt_test! {
                 let mut guard = efd.readable().now_or_never().expect("retained").unwrap();
                 assert!(guard.try_io(|fd| read_fd(fd.as_raw_fd(), &mut [0; 8])).is_err());
                 assert!(guard.ready().is_empty(), "cleared: {:?}", guard.ready());
-                assert!(efd.readable().now_or_never().is_none(), "waits after a clear");
+                drop(guard);
+                if STRICT {
+                    assert!(efd.readable().now_or_never().is_none(), "waits after a clear");
+                }
                 // retain_ready keeps it.
                 write_fd(raw, &5u64.to_ne_bytes()).unwrap();
                 let mut guard = within("a new count", efd.readable()).await.unwrap();
@@ -205,8 +226,10 @@ rt_test! {
     fn clear_ready_matching_clears_only_those_bits() {
         watchdog("readable and writable of one eventfd", || {
             on(&rt(), || async {
-                let efd = AsyncFd::new(eventfd()).unwrap();
-                write_fd(efd.as_raw_fd(), &1u64.to_ne_bytes()).unwrap();
+                // Counted before registering: the first event reports both at once.
+                let fd = eventfd();
+                write_fd(fd.as_raw_fd(), &1u64.to_ne_bytes()).unwrap();
+                let efd = AsyncFd::new(fd).unwrap();
                 let mut guard = within(
                     "both",
                     efd.ready(Interest::READABLE | Interest::WRITABLE),
@@ -406,10 +429,14 @@ rt_test! {
                     .try_io_mut(Interest::READABLE, |c| read_fd(c.as_raw_fd(), &mut [0; 8]))
                     .unwrap_err();
                 assert_eq!(e.kind(), io::ErrorKind::WouldBlock);
-                assert!(efd.readable_mut().now_or_never().is_none());
-                // Not ready: try_io answers WouldBlock without calling its closure.
+                if STRICT {
+                    assert!(efd.readable_mut().now_or_never().is_none());
+                }
+                // Not ready (a fresh eventfd, nothing counted, watched for reading only: no
+                // event at all): try_io answers WouldBlock without calling its closure.
+                let mut quiet = AsyncFd::with_interest(eventfd(), Interest::READABLE).unwrap();
                 let mut called = false;
-                let e = efd
+                let e = quiet
                     .try_io_mut(Interest::READABLE, |_| {
                         called = true;
                         Ok(())
@@ -417,14 +444,20 @@ rt_test! {
                     .unwrap_err();
                 assert_eq!(e.kind(), io::ErrorKind::WouldBlock);
                 assert!(!called, "the closure ran on a descriptor that is not ready");
+                let e = quiet.try_io(Interest::READABLE, |_| -> io::Result<()> {
+                    panic!("the closure ran on a descriptor that is not ready")
+                });
+                assert_eq!(e.unwrap_err().kind(), io::ErrorKind::WouldBlock);
                 let mut w = efd.writable_mut().now_or_never().expect("writable").unwrap();
                 w.clear_ready();
                 assert!(w.ready().is_empty());
                 drop(w);
-                assert!(std::future::poll_fn(|cx| {
-                    std::task::Poll::Ready(efd.poll_write_ready_mut(cx).is_pending())
-                })
-                .await);
+                if STRICT {
+                    assert!(std::future::poll_fn(|cx| {
+                        std::task::Poll::Ready(efd.poll_write_ready_mut(cx).is_pending())
+                    })
+                    .await);
+                }
             });
         });
     }

@@ -64,9 +64,11 @@ pub(crate) fn sweep_orphans() {
 
 fn pidfd_open(pid: u32) -> io::Result<OwnedFd> {
     let pid = libc::pid_t::try_from(pid).map_err(io::Error::other)?;
+    // No flags: the descriptor is only polled, never read or waited on, and
+    // `PIDFD_NONBLOCK` would need Linux 5.10 where the call itself exists from 5.3.
     // SAFETY: pidfd_open takes a pid and a flags word and returns a new descriptor or -1;
     // no memory is passed.
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, libc::PIDFD_NONBLOCK) };
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
     if fd < 0 {
         return Err(io::Error::last_os_error());
     }
