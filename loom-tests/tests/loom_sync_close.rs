@@ -124,7 +124,7 @@ fn rwlock_queued_writer_dropped_as_the_reader_leaves() {
 fn once_cell_cancelled_initializer_passes_on() {
     model(|| {
         let cell = Arc::new(OnceCell::<u8>::new());
-        let mut first = Box::pin(cell.get_or_init(|| std::future::pending()));
+        let mut first = Box::pin(cell.get_or_init(std::future::pending));
         assert!(poll_noop(first.as_mut()).is_pending(), "initializing");
         let c = cell.clone();
         let other = thread::spawn(move || *block_on(c.get_or_init(|| async { 2 })));
