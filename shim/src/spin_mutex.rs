@@ -29,11 +29,14 @@
 //! never block or call user code: a waiter spins (or yields) for as long as the holder
 //! holds the lock.
 //!
-//! Under loom the same code runs over loom's atomics and cell, except the wait between
-//! looks: loom cannot run an unbounded spin (it explores the schedules in which the
-//! spinner always runs, without end), so there a waiter sleeps on a loom condvar that
-//! every release notifies. The suites that take the lock (`loom_spin_mutex`,
-//! `loom_sync_locks`) model it.
+//! Under loom the same acquisition runs (the looks, the CAS and its retry: one
+//! `lock_contended` for both builds); only the wait between two looks differs
+//! (`wait_a_look`): there a waiter sleeps on a loom condvar that every release notifies,
+//! until the word changes. A spin hint or CPU yield cannot stand in for it: loom switches
+//! away from a yielding thread without counting a preemption, so with two waiters at once
+//! it explores the schedules in which the two spinners alternate and the holder never
+//! runs, without end. The suites that take the lock (`loom_spin_mutex`, `loom_sync_locks`,
+//! `loom_notify`, `loom_barrier`) model it.
 
 use crate::cell::UnsafeCell;
 use crate::sync::atomic::{AtomicBool, Ordering};
@@ -41,15 +44,9 @@ use crate::sync::atomic::{AtomicBool, Ordering};
 /// Looks with a spin hint before a waiter in [`SpinMutex::lock`] starts yielding its CPU
 /// between looks: a few microseconds of hints, several times the longest serve measured
 /// on the bench box.
-#[cfg(not(loom))]
 const SPINS: u32 = 128;
 /// The same for [`SpinMutex::lock_briefly`].
-#[cfg(not(loom))]
 const BRIEF_SPINS: u32 = 4;
-#[cfg(loom)]
-const SPINS: u32 = 0;
-#[cfg(loom)]
-const BRIEF_SPINS: u32 = 0;
 
 /// A spin lock (see the module doc). `lock` returns a guard that unlocks on drop.
 ///
@@ -61,7 +58,7 @@ const BRIEF_SPINS: u32 = 0;
 pub struct SpinMutex<T> {
     locked: AtomicBool,
     value: UnsafeCell<T>,
-    /// Under loom a waiter sleeps here instead of spinning (see `lock_contended`).
+    /// Under loom a waiter sleeps here between its looks (see `wait_a_look`).
     #[cfg(loom)]
     released: (loom::sync::Mutex<()>, loom::sync::Condvar),
 }
@@ -155,19 +152,16 @@ impl<T> SpinMutex<T> {
             .is_ok()
     }
 
+    /// The wait of a thread that found the lock taken (both builds): look until the word
+    /// reads free, then try the CAS again; a failed CAS (another waiter got in first)
+    /// starts the looks again.
     #[cold]
-    #[cfg(not(loom))]
     fn lock_contended(&self, spins: u32) {
         let mut looks = 0u32;
         loop {
             // Relaxed: only a hint to try the CAS; the CAS's Acquire orders what follows.
             while self.locked.load(Ordering::Relaxed) {
-                if looks < spins {
-                    looks += 1;
-                    crate::hint::spin_loop();
-                } else {
-                    crate::thread::yield_now();
-                }
+                self.wait_a_look(&mut looks, spins);
             }
             if self.take() {
                 return;
@@ -175,21 +169,27 @@ impl<T> SpinMutex<T> {
         }
     }
 
-    /// Under loom: the looks of the spin above, but asleep on the condvar between them.
-    #[cold]
+    /// Between two looks: a spin hint for the first `spins`, then a CPU yield.
+    #[cfg(not(loom))]
+    #[inline]
+    fn wait_a_look(&self, looks: &mut u32, spins: u32) {
+        if *looks < spins {
+            *looks += 1;
+            crate::hint::spin_loop();
+        } else {
+            crate::thread::yield_now();
+        }
+    }
+
+    /// Under loom: asleep on the condvar until a release (see the module doc).
     #[cfg(loom)]
-    fn lock_contended(&self, _spins: u32) {
-        loop {
-            let mut g = self.released.0.lock().unwrap();
-            // Relaxed: as above. A release stores, then notifies under the condvar's
-            // mutex, so a waiter that read "taken" here is waiting before that notify.
-            while self.locked.load(Ordering::Relaxed) {
-                g = self.released.1.wait(g).unwrap();
-            }
-            drop(g);
-            if self.take() {
-                return;
-            }
+    fn wait_a_look(&self, _looks: &mut u32, _spins: u32) {
+        let g = self.released.0.lock().unwrap();
+        // Relaxed: as in `lock_contended`. A release stores, then notifies under the
+        // condvar's mutex, so a waiter that reads "taken" here is waiting before that
+        // notify.
+        if self.locked.load(Ordering::Relaxed) {
+            drop(self.released.1.wait(g).unwrap());
         }
     }
 

@@ -1,0 +1,117 @@
+//! loom suite for `runtime::sync::Notify`'s less-used paths (the shipping code through the
+//! shim, its waiter list behind the shim's `SpinMutex`): a `notify_last` handed to a queued
+//! future that is then dropped, and the last queued future leaving unserved while a
+//! notification comes.
+//!
+//! The contract (tokio's): a single notification (`notify_one`, `notify_last`) given to a
+//! future that is dropped before it returned it is not lost: it goes on to another queued
+//! future, or is stored as the permit when none is queued. And the state word agrees with
+//! the queue: WAITING exactly while a future is queued, so a notification sent once the
+//! queue is empty is stored (a WAITING word over an empty queue makes `notify_one` look
+//! for a waiter that is not there, a panic in the shipping code).
+//!
+//! Progress: the waits are `block_on`s, so a lost notification is a reported deadlock; a
+//! stored permit is checked by polling a fresh future once after the threads are joined.
+//! The FIFO cases (`notify_one` to a dropped future, `notify_waiters` serving one) are in
+//! `loom_sync_locks`.
+//!
+//! Bound: `LOOM_MAX_PREEMPTIONS` (read by `loom::model::Builder::new`), 2 when unset.
+
+#![cfg(loom)]
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
+
+use loom::future::block_on;
+use loom::thread;
+use runtime::sync::Notify;
+use shim::sync::Arc;
+
+/// Runs `f` under loom at `LOOM_MAX_PREEMPTIONS` (2 when unset) and prints how many
+/// executions it explored (run with `--nocapture` to see it).
+fn model(f: impl Fn() + Sync + Send + 'static) {
+    let mut builder = loom::model::Builder::new();
+    let bound = *builder.preemption_bound.get_or_insert(2);
+    // A std atomic on purpose: it counts executions from outside the model.
+    let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = runs.clone();
+    builder.check(move || {
+        counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        f()
+    });
+    eprintln!(
+        "explored {} executions (preemption bound {bound})",
+        runs.load(std::sync::atomic::Ordering::Relaxed)
+    );
+}
+
+fn poll_noop<F: Future + ?Sized>(f: Pin<&mut F>) -> Poll<F::Output> {
+    f.poll(&mut Context::from_waker(Waker::noop()))
+}
+
+/// True when a fresh future is ready at once: a permit was stored (and is consumed now).
+fn permit_stored(n: &Notify) -> bool {
+    poll_noop(Box::pin(n.notified()).as_mut()).is_ready()
+}
+
+/// Two queued futures; `notify_last` (on another thread) goes to the newer one, which is
+/// dropped meanwhile: the notification passes on to the older one, which completes, and
+/// nothing is left stored.
+#[test]
+fn notify_last_to_a_dropped_future_goes_to_the_other() {
+    model(|| {
+        let n = Arc::new(Notify::new());
+        let mut older = Box::pin(n.notified());
+        assert!(poll_noop(older.as_mut()).is_pending());
+        let mut newer = Box::pin(n.notified());
+        assert!(poll_noop(newer.as_mut()).is_pending());
+        let n2 = n.clone();
+        let notifier = thread::spawn(move || n2.notify_last());
+        drop(newer);
+        block_on(older);
+        notifier.join().unwrap();
+        assert!(!permit_stored(&n), "one notification, received twice");
+    });
+}
+
+/// One queued future; `notify_last` (on another thread) races its drop: the notification
+/// is stored (the future had left) or handed to the future and, never returned, stored by
+/// its drop. Either way the next future is ready at once, and only one is.
+#[test]
+fn notify_last_to_a_dropped_last_future_is_stored() {
+    model(|| {
+        let n = Arc::new(Notify::new());
+        let mut only = Box::pin(n.notified());
+        assert!(poll_noop(only.as_mut()).is_pending());
+        let n2 = n.clone();
+        let notifier = thread::spawn(move || n2.notify_last());
+        drop(only);
+        notifier.join().unwrap();
+        assert!(
+            permit_stored(&n),
+            "the notification was lost with the dropped future"
+        );
+        assert!(!permit_stored(&n), "one notification, stored twice");
+    });
+}
+
+/// The one queued future leaves unserved (dropped) while `notify_one` comes from another
+/// thread: whichever is first, the word ends agreeing with the queue. The notification is
+/// stored (the queue was empty, or the future got it and passed it on); a second
+/// `notify_one` afterwards finds no waiter and stores nothing more.
+#[test]
+fn last_waiter_leaving_unserved_empties_the_state() {
+    model(|| {
+        let n = Arc::new(Notify::new());
+        let mut only = Box::pin(n.notified());
+        assert!(poll_noop(only.as_mut()).is_pending());
+        let n2 = n.clone();
+        let notifier = thread::spawn(move || n2.notify_one());
+        drop(only);
+        notifier.join().unwrap();
+        n.notify_one();
+        assert!(permit_stored(&n), "the notification was lost");
+        assert!(!permit_stored(&n), "more than one permit stored");
+    });
+}

@@ -1,0 +1,79 @@
+//! loom suite for the unbounded channel's block list (`runtime/src/sync/mpsc/list.rs`, the
+//! shipping code through the shim; 2 slots per block under loom): a producer still walking
+//! through a block while another moves `block_tail` past it and the consumer releases and
+//! recycles blocks.
+//!
+//! The list's contract under test: a block is recycled only once every producer that may
+//! walk through it is done (the producer that moves `block_tail` records `observed_tail`,
+//! and the consumer recycles only after taking every message below it). A block recycled
+//! too early is reset (`next` cleared, `start` moved) under a walking producer, which then
+//! writes its message into the wrong block or walks on without end: a message is lost,
+//! duplicated or out of order (the consumer's assertions), or loom reports the endless walk
+//! ("Model exceeded maximum number of branches"); loom also checks every slot's cell, which
+//! the consumer touches before it recycles a block.
+//!
+//! The larger block-list models (recycled blocks reused by one producer, two producers
+//! crossing into the second block) are in `loom_sync_chan`.
+//!
+//! Bound: `LOOM_MAX_PREEMPTIONS` (read by `loom::model::Builder::new`), 2 when unset.
+
+#![cfg(loom)]
+
+use loom::thread;
+use runtime::sync::mpsc::{self, error::TryRecvError};
+
+/// Runs `f` under loom at `LOOM_MAX_PREEMPTIONS` (2 when unset) and prints how many
+/// executions it explored (run with `--nocapture` to see it).
+fn model(f: impl Fn() + Sync + Send + 'static) {
+    let mut builder = loom::model::Builder::new();
+    let bound = *builder.preemption_bound.get_or_insert(2);
+    // A std atomic on purpose: it counts executions from outside the model.
+    let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = runs.clone();
+    builder.check(move || {
+        counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        f()
+    });
+    eprintln!(
+        "explored {} executions (preemption bound {bound})",
+        runs.load(std::sync::atomic::Ordering::Relaxed)
+    );
+}
+
+/// Receives one message by polling `try_recv` (a sender that never sends leaves loom
+/// spinning, which it reports); `None` once every sender is gone.
+fn spin_recv<T>(rx: &mut mpsc::UnboundedReceiver<T>) -> Option<T> {
+    loop {
+        match rx.try_recv() {
+            Ok(v) => return Some(v),
+            Err(TryRecvError::Disconnected) => return None,
+            Err(TryRecvError::Empty) => thread::yield_now(),
+        }
+    }
+}
+
+/// Block 0 (messages 0 and 1) is written before the threads start. Two producers send one
+/// message each into block 1: the one that claims index 2 moves `block_tail` past block 0,
+/// records `observed_tail` and releases block 0; the one with index 3 may have loaded
+/// `block_tail` before the move and still walk through block 0. The consumer takes all
+/// four, recycling block 0 once it reaches block 1. Every message arrives once, 0 and 1
+/// first.
+#[test]
+fn producer_walking_a_block_the_consumer_recycles() {
+    model(|| {
+        let (tx, mut rx) = mpsc::unbounded_channel::<u8>();
+        tx.send(0).unwrap();
+        tx.send(1).unwrap();
+        let (ta, tb) = (tx.clone(), tx);
+        let a = thread::spawn(move || ta.send(2).unwrap());
+        let b = thread::spawn(move || tb.send(3).unwrap());
+        let mut got = Vec::new();
+        while let Some(v) = spin_recv(&mut rx) {
+            got.push(v);
+        }
+        got[2..].sort();
+        assert_eq!(got, [0, 1, 2, 3], "every message once");
+        a.join().unwrap();
+        b.join().unwrap();
+    });
+}
