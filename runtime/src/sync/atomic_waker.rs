@@ -22,7 +22,7 @@
 //! waker and woke it, or a new registration) and wakes. This is the store-buffering pattern
 //! that plain Release/Acquire would not order. What it buys: a sender to a receiver that is
 //! busy (not registered) writes nothing to this word, so under contention the word is not
-//! bounced between the senders' cores on every message (it used to be two RMWs per wake).
+//! bounced between the senders' cores on every message (an RMW per wake would bounce it).
 //!
 //! Invariants: the slot is written only by the holder of `REGISTERING` (with `WAKING` clear
 //! when it started) and read only by the holder of `WAKING` with `REGISTERING` clear, so it
