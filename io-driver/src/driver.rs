@@ -139,9 +139,7 @@ impl Driver {
         if !self.handle.slab.shutdown(&mut self.wake_list) {
             return;
         }
-        self.handle
-            .timers
-            .shutdown(&mut self.wake_list, |list| wake_all(list));
+        self.handle.timers.shutdown(&mut self.wake_list, wake_all);
     }
 
     /// Test hook: dispatch one synthetic event exactly as `park` would (new tick, then wake).
@@ -211,9 +209,7 @@ impl Driver {
     fn fire_timers(&mut self) {
         let handle = &*self.handle;
         let now = handle.ms_floor(handle.now());
-        handle
-            .timers
-            .fire(now, &mut self.wake_list, |list| wake_all(list));
+        handle.timers.fire(now, &mut self.wake_list, wake_all);
     }
 
     fn wake_all(&mut self) {
