@@ -11,6 +11,12 @@
 //!   the driver dispatches an event: every task is woken, by a compaction's hand-back or by
 //!   the event. A compaction that forgets a waiter without handing it back to be woken, or
 //!   a poll that drops what was handed back, strands that task.
+//! - `poll_io_racing_an_event`: a resource's I/O attempt (`poll_io`, the loop
+//!   `Registration::poll_io` runs) meets `WouldBlock` while the data arrives and the driver
+//!   dispatches the event: the attempt returns the data, or waits with its waker
+//!   registered and is woken. A loop that returns `Pending` after its clear without
+//!   polling again (so without registering) strands the task: the kernel's edge will not
+//!   come again.
 //!
 //! Bound: `LOOM_MAX_PREEMPTIONS` (read by `loom::model::Builder::new`), 2 when unset.
 
@@ -22,7 +28,7 @@ use std::task::{Context, Poll, Wake, Waker};
 use io_driver::{Direction, LoomScheduledIo, Ready};
 use loom::thread;
 use shim::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-use shim::sync::Arc;
+use shim::sync::{Arc, Mutex};
 
 fn model(f: impl Fn() + Sync + Send + 'static) {
     let mut builder = loom::model::Builder::new();
@@ -104,6 +110,46 @@ fn compaction_hands_back_the_waiters_it_forgets() {
                 ready[i] || count.0.load(SeqCst) >= 1,
                 "waiter {i} is pending and was never woken (lost by the waiter list)"
             );
+        }
+    });
+}
+
+#[test]
+fn poll_io_racing_an_event() {
+    model(|| {
+        let io = Arc::new(LoomScheduledIo::new());
+        let gen = io.generation();
+        // The socket's receive buffer (the kernel orders it; here a lock does).
+        let data = Arc::new(Mutex::new(false));
+        let mut out = Vec::new();
+        // An earlier event (tick 1) whose data was already read: readiness is stale.
+        io.dispatch(gen, 1, Ready::READABLE, &mut out);
+        let driver = {
+            let (io, data) = (io.clone(), data.clone());
+            thread::spawn(move || {
+                *data.lock() = true;
+                let mut out = Vec::new();
+                io.dispatch(gen, 2, Ready::READABLE, &mut out);
+                out.into_iter().for_each(Waker::wake);
+            })
+        };
+        let (count, waker) = counting_waker();
+        let read = || {
+            if *data.lock() {
+                Ok(1)
+            } else {
+                Err(std::io::ErrorKind::WouldBlock.into())
+            }
+        };
+        let res = io.poll_io(&mut Context::from_waker(&waker), Direction::Read, read);
+        driver.join().unwrap();
+        match res {
+            Poll::Ready(Ok(n)) => assert_eq!(n, 1),
+            Poll::Ready(Err(e)) => panic!("no error happened: {e}"),
+            Poll::Pending => assert!(
+                count.0.load(SeqCst) >= 1,
+                "the event at tick 2 was lost: the I/O attempt is pending and was not woken"
+            ),
         }
     });
 }
