@@ -42,11 +42,13 @@
 //! word's SeqCst increment and load, `idle.rs`): with anything weaker both loads may read
 //! the old values, and the monitor sleeps without a timeout while a worker runs. (loom
 //! orders a SeqCst load only after SeqCst stores, so `loom_monitor` starts from words
-//! that SeqCst accesses wrote.) Every
-//! other access is made under `lock`, which orders them among themselves and against
-//! `wake`'s swap (the only other writer, also under the lock); a stale `true` read by
-//! `worker_unparked` costs one lock and a swap that finds `false`. Relaxed would do for
-//! those; they stay SeqCst, off the hot path (once per sleep, per wake, at shutdown).
+//! that SeqCst accesses wrote; from there its model deadlocks when the `sleeping = true`
+//! store, `worker_unparked`'s load, the idle word's load or its unparked increment is
+//! weakened.) Every other access is made under `lock`, which orders them among
+//! themselves and against `wake`'s swap (the only other writer, also under the lock); a
+//! stale `true` read by `worker_unparked` costs one lock and a swap that finds `false`.
+//! Relaxed would do for those; they stay SeqCst, off the hot path (once per sleep, per
+//! wake, at shutdown).
 
 use std::time::{Duration, Instant};
 
