@@ -1,18 +1,16 @@
 //! `Driver` (owned by whichever worker parks) and `Handle` (shared by everyone).
 //!
-//! Timers live in several wheels ("shards", each behind its own mutex): a thread inserts
-//! into, and usually removes from, the shard it was given (round robin, on its first timer
-//! of this driver; see `timer.rs`), so the workers' timer operations do not contend with
-//! each other, and the driver's firing of one shard holds up only that shard's users.
+//! Timers live in several wheels ("shards", each behind its own mutex; `shards.rs` holds
+//! them and the protocol between inserters and the sleeping driver).
 //!
 //! `park` runs in four steps: (1) holding every shard's mutex, compute the timeout as the
 //! earlier of the caller's and the wheels' next expiration, and publish the wheel time it
-//! will sleep until (`sleep_until`, see `timer.rs`); (2) `epoll_wait` via mio, retrying EINTR with the
+//! will sleep until (`TimerShards::arm`); (2) `epoll_wait` via mio, retrying EINTR with the
 //! remaining time; (3) bump the dispatch tick and apply each event to its slab entry
 //! (generation-checked), collecting the wakers to wake, and wakes them; (4) advance every
 //! wheel to now in bounded batches (`FIRE_BATCH` entries per hold of a shard's mutex,
 //! taking the shards in turn), waking each batch's fired timers after the mutex is
-//! released. No waker is ever woken with a lock held.
+//! released (`TimerShards::fire`). No waker is ever woken with a lock held.
 //! The wake list is a Vec owned by the driver and reused, so steady-state dispatch does not
 //! allocate.
 //!
@@ -27,59 +25,25 @@
 
 use std::fmt;
 use std::io;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::Waker;
 use std::time::{Duration, Instant};
 
-use mio::event::Source;
-use mio::{Events, Interest, Poll, Registry, Token};
-use parking_lot::{Mutex, MutexGuard};
-
 use crate::clock::Clock;
 use crate::readiness::{Ready, TICK_MASK};
 use crate::registration::Registration;
+use crate::shards::{TimerShards, MAX_SHARDS, NOT_SLEEPING};
 use crate::slab::{token_for, Slab, WAKER_TOKEN};
-use crate::wheel::Wheel;
+use mio::event::Source;
+use mio::{Events, Interest, Poll, Registry, Token};
 
 /// Readiness events dispatched per poll unless the runtime's builder says otherwise.
 pub const EVENTS_CAPACITY: usize = 1024;
 /// Timer entries handled (fired, or moved down a level) per hold of a shard's mutex.
 const FIRE_BATCH: usize = 64;
-/// Most timer shards a driver has.
-const MAX_SHARDS: usize = 32;
-/// Fewest: a runtime's workers plus a `block_on` thread should each get their own.
+/// Fewest timer shards: a runtime's workers plus a `block_on` thread should each get their
+/// own.
 const MIN_SHARDS: usize = 4;
-
-/// One timer wheel and its mutex, on cache lines of its own.
-#[repr(align(128))]
-pub(crate) struct Shard {
-    pub(crate) wheel: Mutex<Wheel>,
-    /// A lower bound of the wheel's next expiration (ms; `u64::MAX`: nothing pending): the
-    /// earliest time at which advancing the wheel has anything to do (an entry due, or a
-    /// coarse slot to cascade), so a driver turn that finds it later than now skips this
-    /// shard without its mutex. Written only under the mutex: lowered after every insert
-    /// and reset (`Shard::lower_earliest`), set to the wheel's next expiration by
-    /// `fire_timers` once it advanced the wheel to now.
-    /// A stale read (an insert racing the turn) only defers that timer to the next turn,
-    /// and a driver about to sleep computes its timeout under every shard's mutex.
-    pub(crate) earliest: AtomicU64,
-}
-
-impl Shard {
-    /// Called with the wheel's mutex held (`wheel` is its guard), after an entry was
-    /// inserted or moved.
-    pub(crate) fn lower_earliest(&self, wheel: &Wheel) {
-        let next = wheel.next_expiration().unwrap_or(u64::MAX);
-        // Relaxed: written under the mutex; readers either hold it or treat the value
-        // as a hint (see the field).
-        if next < self.earliest.load(Ordering::Relaxed) {
-            self.earliest.store(next, Ordering::Relaxed);
-        }
-    }
-}
-/// `sleep_until` while the driver is not blocked in `epoll_wait`: no deadline is earlier.
-const NOT_SLEEPING: u64 = 0;
 
 /// The I/O and timer driver. Owned by the worker that parks in it (one at a time).
 pub struct Driver {
@@ -95,12 +59,9 @@ pub struct Handle {
     registry: Registry,
     waker: mio::Waker,
     pub(crate) slab: Slab,
-    /// The timer wheels (`MIN_SHARDS` to `MAX_SHARDS`, one per CPU).
-    pub(crate) shards: Box<[Shard]>,
-    /// The next shard to give a thread (round robin, modulo the shard count).
-    pub(crate) next_shard: AtomicUsize,
-    /// Wheel ms the parked driver sleeps until (u64::MAX: no limit); 0 when not parked.
-    pub(crate) sleep_until: AtomicU64,
+    /// The timer wheels (`MIN_SHARDS` to `MAX_SHARDS`, one per CPU) and the deadline the
+    /// parked driver published.
+    pub(crate) timers: TimerShards,
     pub(crate) start: Instant,
     /// Real or paused time (see `clock.rs`); every reading of "now" in this crate.
     pub(crate) clock: Clock,
@@ -123,14 +84,7 @@ impl Driver {
             registry,
             waker,
             slab: Slab::new(),
-            shards: (0..shard_count())
-                .map(|_| Shard {
-                    wheel: Mutex::new(Wheel::new()),
-                    earliest: AtomicU64::new(u64::MAX),
-                })
-                .collect(),
-            next_shard: AtomicUsize::new(0),
-            sleep_until: AtomicU64::new(NOT_SLEEPING),
+            timers: TimerShards::new(shard_count(), FIRE_BATCH),
             start: Instant::now(),
             clock: Clock::new(),
         });
@@ -174,11 +128,8 @@ impl Driver {
             Some(wait) if wait.is_zero() && !self.handle.slab.any_live() => self.events.clear(),
             _ => self.poll_events(timeout),
         }
-        // Relaxed: see `Handle::must_rearm`; a stale non-zero value read by an inserter only
-        // costs one spurious unpark.
-        self.handle
-            .sleep_until
-            .store(NOT_SLEEPING, Ordering::Relaxed);
+        // A stale non-zero deadline read by an inserter only costs one spurious unpark.
+        self.handle.timers.disarm();
         self.tick = self.tick.wrapping_add(1) & TICK_MASK;
         for event in self.events.iter() {
             let token = event.token();
@@ -200,12 +151,7 @@ impl Driver {
         if !self.handle.slab.shutdown(&mut self.wake_list) {
             return;
         }
-        let handle = self.handle.clone();
-        for shard in handle.shards.iter() {
-            let list = &mut self.wake_list;
-            shard.wheel.lock().shutdown(|_, waker| list.extend(waker));
-            self.wake_all();
-        }
+        self.handle.timers.shutdown(&mut self.wake_list, wake_all);
     }
 
     /// Test hook: dispatch one synthetic event exactly as `park` would (new tick, then wake).
@@ -218,45 +164,35 @@ impl Driver {
         self.wake_all();
     }
 
-    /// Compute the poll timeout and publish `sleep_until`, both while holding every
-    /// shard's mutex (so an insert into any shard either is seen here or sees the new
-    /// `sleep_until`; see `Handle::must_rearm`).
+    /// Compute the poll timeout and publish the deadline it sleeps until, both while
+    /// holding every shard's mutex (`TimerShards::arm`: an insert into any shard either is
+    /// seen here or sees the deadline).
     fn arm(&self, now: Instant, timeout: Option<Duration>) -> Option<Duration> {
         let handle = &*self.handle;
         if timeout == Some(Duration::ZERO) {
             // A turn that will not sleep: no deadline can shorten it, so no shard mutex is
-            // taken. Relaxed: an inserter that reads this (or a stale larger value) at
-            // worst unparks a driver that is not asleep.
-            handle.sleep_until.store(NOT_SLEEPING, Ordering::Relaxed);
+            // taken. An inserter that reads this (or a stale larger value) at worst unparks
+            // a driver that is not asleep.
+            handle.timers.disarm();
             return timeout;
         }
-        let mut guards: [Option<MutexGuard<'_, Wheel>>; MAX_SHARDS] = [const { None }; MAX_SHARDS];
-        let mut next: Option<u64> = None;
-        for (guard, shard) in guards.iter_mut().zip(handle.shards.iter()) {
-            let wheel = guard.insert(shard.wheel.lock());
-            next = match (next, wheel.next_expiration()) {
+        handle.timers.arm(|next| {
+            let timer = next.map(|ms| {
+                handle
+                    .instant_at(ms)
+                    .map_or(Duration::MAX, |at| at.saturating_duration_since(now))
+            });
+            let timeout = match (timeout, timer) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
             };
-        }
-        let timer = next.map(|ms| {
-            handle
-                .instant_at(ms)
-                .map_or(Duration::MAX, |at| at.saturating_duration_since(now))
-        });
-        let timeout = match (timeout, timer) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        let until = match timeout {
-            None => u64::MAX,
-            Some(d) if d.is_zero() => NOT_SLEEPING,
-            Some(d) => now.checked_add(d).map_or(u64::MAX, |at| handle.ms_ceil(at)),
-        };
-        // Relaxed: written under the shard mutexes, read under one (`Handle::must_rearm`).
-        handle.sleep_until.store(until, Ordering::Relaxed);
-        drop(guards);
-        timeout
+            let until = match timeout {
+                None => u64::MAX,
+                Some(d) if d.is_zero() => NOT_SLEEPING,
+                Some(d) => now.checked_add(d).map_or(u64::MAX, |at| handle.ms_ceil(at)),
+            };
+            (timeout, until)
+        })
     }
 
     /// `epoll_wait` for at most `timeout` of real time (EINTR retried with what is left).
@@ -283,39 +219,20 @@ impl Driver {
     /// run while the rest are still being fired, and nobody waits for a wheel's mutex
     /// behind a whole cascade.
     fn fire_timers(&mut self) {
-        let handle = self.handle.clone();
+        let handle = &*self.handle;
         let now = handle.ms_floor(handle.now());
-        let mut busy: u64 = (1u64 << handle.shards.len()) - 1;
-        while busy != 0 {
-            for (i, shard) in handle.shards.iter().enumerate() {
-                if busy & (1 << i) == 0 {
-                    continue;
-                }
-                // Relaxed: a hint (see `Shard::earliest`); nothing due here before now.
-                if shard.earliest.load(Ordering::Relaxed) > now {
-                    busy &= !(1 << i);
-                    continue;
-                }
-                let list = &mut self.wake_list;
-                let mut wheel = shard.wheel.lock();
-                let done = wheel.advance_batch(now, FIRE_BATCH, |_, _, waker| list.extend(waker));
-                if done {
-                    let next = wheel.next_expiration().unwrap_or(u64::MAX);
-                    shard.earliest.store(next, Ordering::Relaxed);
-                }
-                drop(wheel);
-                self.wake_all();
-                if done {
-                    busy &= !(1 << i);
-                }
-            }
-        }
+        handle.timers.fire(now, &mut self.wake_list, wake_all);
     }
 
     fn wake_all(&mut self) {
-        for waker in self.wake_list.drain(..) {
-            waker.wake();
-        }
+        wake_all(&mut self.wake_list);
+    }
+}
+
+/// Wakes (and so empties) `list`, keeping its buffer.
+fn wake_all(list: &mut Vec<Waker>) {
+    for waker in list.drain(..) {
+        waker.wake();
     }
 }
 

@@ -24,8 +24,13 @@
 //! - [`Driver::shutdown`] fails every resource's polls and fires every timer with
 //!   [`TimerShutdown`].
 //!
-//! This crate stores std `Waker`s only (it knows nothing of tasks), has no loom build, and
-//! uses std atomics and `parking_lot` directly. It contains no `unsafe` code.
+//! This crate stores std `Waker`s only (it knows nothing of tasks) and contains no `unsafe`
+//! code. The protocols that other threads race go through the `shim` crate (std and
+//! `parking_lot` normally, loom's types under `--cfg loom`): a resource's readiness word and
+//! waiters (`readiness.rs`), and the timer shards with the deadline the sleeping driver
+//! publishes (`shards.rs`) and the timer entries' state machine (`timer.rs`'s `Entry`);
+//! `loom-tests` drives them through loom-only exports. The mio (epoll) parts, the slab's
+//! allocation and the clock use std atomics and `parking_lot` directly.
 
 #![forbid(unsafe_code)]
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -35,6 +40,7 @@ mod clock;
 mod driver;
 mod readiness;
 mod registration;
+mod shards;
 mod slab;
 mod timer;
 mod waiters;
@@ -50,3 +56,8 @@ pub use timer::{Timer, TimerShutdown};
 #[cfg(loom)]
 #[doc(hidden)]
 pub use readiness::loom_export::LoomScheduledIo;
+
+/// loom builds only (`loom-tests`' `loom_timer`): not an API.
+#[cfg(loom)]
+#[doc(hidden)]
+pub use {shards::TimerShards as LoomTimerShards, timer::Entry as LoomTimerEntry};

@@ -396,6 +396,29 @@ impl ScheduledIo {
         }
     }
 
+    /// Waits for readiness in `dir` and runs `f` (the non-blocking syscall); on
+    /// `WouldBlock` clears exactly the readiness it saw (tick-checked) and polls again, so
+    /// the loop ends only with `f`'s result, an error, or `Pending` from a poll that
+    /// registered the waker after the clear (`Registration::poll_io`).
+    pub(crate) fn poll_io<R>(
+        &self,
+        cx: &mut Context<'_>,
+        dir: Direction,
+        mut f: impl FnMut() -> io::Result<R>,
+    ) -> Poll<io::Result<R>> {
+        loop {
+            let ev = match self.poll_ready(cx, dir) {
+                Poll::Ready(Ok(ev)) => ev,
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Pending => return Poll::Pending,
+            };
+            match f() {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => self.clear_readiness(ev),
+                res => return Poll::Ready(res),
+            }
+        }
+    }
+
     /// The readiness for `dir` the word holds now, with its tick (None: not ready, or shut
     /// down); registers nothing. Read before a non-waiting attempt, so that a `WouldBlock`
     /// clears exactly what was seen (`clear_readiness`).
@@ -507,6 +530,15 @@ pub mod loom_export {
             dir: Direction,
         ) -> Poll<io::Result<ReadyEvent>> {
             self.0.poll_ready(cx, dir)
+        }
+        /// A resource's I/O attempt (`Registration::poll_io`): `f` is the syscall.
+        pub fn poll_io<R>(
+            &self,
+            cx: &mut Context<'_>,
+            dir: Direction,
+            f: impl FnMut() -> io::Result<R>,
+        ) -> Poll<io::Result<R>> {
+            self.0.poll_io(cx, dir, f)
         }
         /// After a `WouldBlock` (`Registration::clear_readiness`).
         pub fn clear_readiness(&self, ev: ReadyEvent) {

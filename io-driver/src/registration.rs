@@ -86,20 +86,9 @@ impl Registration {
         &self,
         cx: &mut Context<'_>,
         dir: Direction,
-        mut f: impl FnMut() -> io::Result<R>,
+        f: impl FnMut() -> io::Result<R>,
     ) -> Poll<io::Result<R>> {
-        let io = self.io();
-        loop {
-            let ev = match io.poll_ready(cx, dir) {
-                Poll::Ready(Ok(ev)) => ev,
-                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
-                Poll::Pending => return Poll::Pending,
-            };
-            match f() {
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => io.clear_readiness(ev),
-                res => return Poll::Ready(res),
-            }
-        }
+        self.io().poll_io(cx, dir, f)
     }
 
     /// Remove `source` from the epoll set. The slab entry is freed when `self` is dropped.

@@ -18,22 +18,23 @@
 //! entry only fires once `Handle::now() >= deadline` (the driver's clock: real time, or
 //! the paused clock of `clock.rs`).
 //!
-//! Re-arming a sleeping driver: `Driver::park` publishes, holding every shard's mutex, the
-//! wheel time it will sleep until (`sleep_until`; 0 while not parked). Whoever inserts or
-//! moves an entry reads it under its shard's mutex and, if the new deadline is earlier,
-//! unparks the driver so it recomputes its timeout. The mutexes make the two checks
-//! exclusive: either the driver computed its timeout after the insert (and saw it), or the
-//! inserter sees `sleep_until`.
+//! Re-arming a sleeping driver: an insert or move whose deadline is earlier than the one
+//! the parked driver published unparks it (the protocol is `shards.rs`'s).
+//!
+//! `Timer` is the `Instant` half (the deadline, the clock reading, the driver handle and
+//! its unpark); `Entry` is the wheel half in wheel milliseconds: which shard, which key,
+//! the state machine of a poll, `reset` and cancel. `loom-tests`' `loom_timer` drives
+//! `Entry` against `TimerShards` with a clock of its own.
 
 use std::cell::Cell;
 use std::fmt;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use crate::driver::Handle;
-use crate::wheel::{EntryState, Key, Wheel};
+use crate::shards::TimerShards;
+use crate::wheel::{EntryState, Key};
 
 std::thread_local! {
     /// This thread's shard: (the driver handle's address, the shard it gave this thread).
@@ -58,10 +59,7 @@ impl Handle {
         Timer {
             handle: self.clone(),
             deadline,
-            when: self.ms_ceil(deadline),
-            shard: 0,
-            key: None,
-            elapsed: false,
+            entry: Entry::new(self.ms_ceil(deadline)),
         }
     }
 
@@ -85,49 +83,33 @@ impl Handle {
         self.start.checked_add(Duration::from_millis(ms))
     }
 
-    /// Called with the wheel mutex held after inserting/moving an entry due at `when`: does
-    /// the parked driver need an unpark to re-arm its timeout?
-    fn must_rearm(&self, when: u64) -> bool {
-        // Relaxed: every read and every non-zero write of `sleep_until` happens under the
-        // wheel mutex we hold, which orders them; the lock-free reset to 0 after polling can
-        // only cause a harmless extra unpark.
-        when < self.sleep_until.load(Ordering::Relaxed)
-    }
-
     /// The shard this thread inserts into (given on its first timer of this driver).
     fn thread_shard(&self) -> usize {
         let me = self as *const Handle as usize;
-        let n = self.shards.len();
-        // Relaxed: a round-robin counter; the shard it names is used under its own mutex,
-        // so the count orders nothing (two threads given one shard only share a lock).
-        let pick = || self.next_shard.fetch_add(1, Ordering::Relaxed) % n;
+        let n = self.timers.count();
         SHARD
             .try_with(|cell| match cell.get() {
                 // Modulo: a new driver may reuse a dropped one's address.
                 (owner, shard) if owner == me => shard % n,
                 _ => {
-                    let shard = pick();
+                    let shard = self.timers.pick_shard();
                     cell.set((me, shard));
                     shard
                 }
             })
-            .unwrap_or_else(|_| pick())
-    }
-
-    fn wheel(&self, shard: usize) -> parking_lot::MutexGuard<'_, Wheel> {
-        self.shards[shard].wheel.lock()
+            .unwrap_or_else(|_| self.timers.pick_shard())
     }
 
     /// Allocated timer entries in the wheels (test/diagnostic hook).
     #[doc(hidden)]
     pub fn timer_entries(&self) -> usize {
-        self.shards.iter().map(|s| s.wheel.lock().len()).sum()
+        self.timers.entries()
     }
 
     /// Timer entries still waiting to fire (test/diagnostic hook).
     #[doc(hidden)]
     pub fn pending_timers(&self) -> usize {
-        self.shards.iter().map(|s| s.wheel.lock().pending()).sum()
+        self.timers.pending()
     }
 }
 
@@ -135,13 +117,7 @@ impl Handle {
 pub struct Timer {
     handle: Arc<Handle>,
     deadline: Instant,
-    /// `deadline` in wheel milliseconds (rounded up).
-    when: u64,
-    /// The shard of `key` (meaningless while `key` is None).
-    shard: usize,
-    key: Option<Key>,
-    /// Completed with `Ok` (cached so repeated polls need no lock).
-    elapsed: bool,
+    entry: Entry,
 }
 
 impl Timer {
@@ -154,25 +130,14 @@ impl Timer {
     /// whose deadline passed but that nobody polled or fired yet is not elapsed (tokio's
     /// rule: `sleep_until(now)` reports elapsed only once it was polled or fired).
     pub fn is_elapsed(&self) -> bool {
-        if self.elapsed {
-            return true;
-        }
-        let Some(key) = self.key else { return false };
-        self.handle.wheel(self.shard).state(key) == EntryState::Fired
+        self.entry.is_elapsed(&self.handle.timers)
     }
 
     /// Move the deadline (earlier or later; re-arms a timer that already fired). O(1).
     pub fn reset(&mut self, deadline: Instant) {
         self.deadline = deadline;
-        self.when = self.handle.ms_ceil(deadline);
-        self.elapsed = false;
-        let Some(key) = self.key else { return };
-        let mut wheel = self.handle.wheel(self.shard);
-        wheel.reset(key, self.when);
-        self.handle.shards[self.shard].lower_earliest(&wheel);
-        let rearm = wheel.state(key) == EntryState::Pending && self.handle.must_rearm(self.when);
-        drop(wheel);
-        if rearm {
+        let when = self.handle.ms_ceil(deadline);
+        if self.entry.reset(&self.handle.timers, when) {
             self.handle.unpark();
         }
     }
@@ -180,30 +145,123 @@ impl Timer {
     /// `Ready(Ok(()))` once the deadline passed (never before), `Ready(Err(TimerShutdown))` if
     /// the driver shut down first; otherwise registers `cx`'s waker and returns `Pending`.
     pub fn poll_elapsed(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), TimerShutdown>> {
-        if self.elapsed {
+        if self.entry.elapsed {
             return Poll::Ready(Ok(()));
         }
-        let reached = self.handle.now() >= self.deadline;
-        if self.key.is_none() && reached && !self.handle.is_shutdown() {
+        let handle = &*self.handle;
+        let reached = handle.now() >= self.deadline;
+        let (res, rearm) = self.entry.poll(
+            &handle.timers,
+            reached,
+            || handle.is_shutdown(),
+            || handle.thread_shard(),
+            cx.waker(),
+        );
+        if rearm {
+            handle.unpark();
+        }
+        res
+    }
+}
+
+impl Drop for Timer {
+    fn drop(&mut self) {
+        self.entry.cancel(&self.handle.timers);
+    }
+}
+
+impl fmt::Debug for Timer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Timer")
+            .field("deadline", &self.deadline)
+            .field("registered", &self.entry.key.is_some())
+            .field("elapsed", &self.entry.elapsed)
+            .finish()
+    }
+}
+
+/// A timer's wheel half, in wheel milliseconds. See the module docs.
+///
+/// Not an API: public for `loom-tests`' `loom_timer` (loom builds only).
+#[derive(Debug)]
+pub struct Entry {
+    /// The deadline in wheel milliseconds (rounded up).
+    when: u64,
+    /// The shard of `key` (meaningless while `key` is None).
+    shard: usize,
+    key: Option<Key>,
+    /// Completed with `Ok` (cached so repeated polls need no lock).
+    elapsed: bool,
+}
+
+impl Entry {
+    /// Due at wheel millisecond `when`; in no wheel until first polled.
+    pub fn new(when: u64) -> Entry {
+        Entry {
+            when,
+            shard: 0,
+            key: None,
+            elapsed: false,
+        }
+    }
+
+    /// See [`Timer::is_elapsed`].
+    pub fn is_elapsed(&self, timers: &TimerShards) -> bool {
+        if self.elapsed {
+            return true;
+        }
+        let Some(key) = self.key else { return false };
+        timers.wheel(self.shard).state(key) == EntryState::Fired
+    }
+
+    /// Moves the deadline to `when` (re-arming an entry that fired). True when the parked
+    /// driver must be unparked to re-arm its timeout.
+    pub fn reset(&mut self, timers: &TimerShards, when: u64) -> bool {
+        self.when = when;
+        self.elapsed = false;
+        let Some(key) = self.key else { return false };
+        let mut wheel = timers.wheel(self.shard);
+        wheel.reset(key, when);
+        timers.lower_earliest(self.shard, &wheel);
+        wheel.state(key) == EntryState::Pending && timers.must_rearm(when)
+    }
+
+    /// A poll: `reached` says whether the deadline passed by the caller's clock,
+    /// `is_shutdown` reads the driver's shutdown flag (asked only when a first poll finds
+    /// the deadline passed), `pick_shard` names the shard of a first insert. Returns the
+    /// outcome (see [`Timer::poll_elapsed`]) and whether the parked driver must be unparked
+    /// to re-arm its timeout.
+    pub fn poll(
+        &mut self,
+        timers: &TimerShards,
+        reached: bool,
+        is_shutdown: impl FnOnce() -> bool,
+        pick_shard: impl FnOnce() -> usize,
+        waker: &Waker,
+    ) -> (Poll<Result<(), TimerShutdown>>, bool) {
+        if self.elapsed {
+            return (Poll::Ready(Ok(())), false);
+        }
+        if self.key.is_none() && reached && !is_shutdown() {
             // Already due: complete without touching the wheel.
             self.elapsed = true;
-            return Poll::Ready(Ok(()));
+            return (Poll::Ready(Ok(())), false);
         }
         let mut rearm = false;
         let garbage: Option<Waker>;
         if self.key.is_none() {
-            self.shard = self.handle.thread_shard();
+            self.shard = pick_shard();
         }
-        let mut wheel = self.handle.wheel(self.shard);
+        let mut wheel = timers.wheel(self.shard);
         let res = match self.key {
             None => {
                 if wheel.is_shutdown() {
                     garbage = None;
                     Poll::Ready(Err(TimerShutdown))
                 } else {
-                    self.key = Some(wheel.insert(self.when, Some(cx.waker().clone())));
-                    self.handle.shards[self.shard].lower_earliest(&wheel);
-                    rearm = self.handle.must_rearm(self.when);
+                    self.key = Some(wheel.insert(self.when, Some(waker.clone())));
+                    timers.lower_earliest(self.shard, &wheel);
+                    rearm = timers.must_rearm(self.when);
                     garbage = None;
                     Poll::Pending
                 }
@@ -228,38 +286,24 @@ impl Timer {
                     Poll::Ready(Ok(()))
                 }
                 EntryState::Pending => {
-                    garbage = wheel.set_waker(key, cx.waker());
+                    garbage = wheel.set_waker(key, waker);
                     Poll::Pending
                 }
             },
         };
         drop(wheel);
         drop(garbage);
-        if rearm {
-            self.handle.unpark();
-        }
         if let Poll::Ready(Ok(())) = res {
             self.elapsed = true;
         }
-        res
+        (res, rearm)
     }
-}
 
-impl Drop for Timer {
-    fn drop(&mut self) {
+    /// Removes the entry from its wheel, if it is in one (a dropped `Timer`).
+    pub fn cancel(&mut self, timers: &TimerShards) {
         if let Some(key) = self.key.take() {
-            let waker = self.handle.wheel(self.shard).remove(key);
+            let waker = timers.wheel(self.shard).remove(key);
             drop(waker);
         }
-    }
-}
-
-impl fmt::Debug for Timer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Timer")
-            .field("deadline", &self.deadline)
-            .field("registered", &self.key.is_some())
-            .field("elapsed", &self.elapsed)
-            .finish()
     }
 }

@@ -5,6 +5,14 @@
 //! for it (a lost wake-up leaves `block_on` parked forever, which loom reports as a
 //! deadlock), and that pushes after `close` are refused, never lost in the queue.
 //!
+//! The first three drive the queue with a loop of their own (`drive`). The last two drive
+//! the shipping `LocalSet` itself (`run_until`, and awaiting the set): a local task waits
+//! on a oneshot whose sender runs on another model thread, so the task's wake takes the
+//! remote path (`LocalSet`'s thread-local is loom's under `--cfg loom`, one per model
+//! thread) and must reach the waker of the `block_on` that drives the set. They fail when
+//! the set registers that waker after its tick drained the remote queue: a wake between
+//! the two finds no waker (or a stale one) and `block_on` parks forever (loom: deadlock).
+//!
 //! Bound: `LOOM_MAX_PREEMPTIONS` (read by `loom::model::Builder::new`), 3 when unset.
 
 #![cfg(loom)]
@@ -15,13 +23,24 @@ use std::task::Poll;
 use loom::future::block_on;
 use loom::thread;
 use loom_tests::Item;
-use runtime::task::RemoteQueue;
+use runtime::sync::oneshot;
+use runtime::task::{spawn_local, LocalSet, RemoteQueue};
 use shim::sync::Arc;
 
 fn model(f: impl Fn() + Sync + Send + 'static) {
     let mut builder = loom::model::Builder::new();
-    builder.preemption_bound.get_or_insert(3);
-    builder.check(f);
+    let bound = *builder.preemption_bound.get_or_insert(3);
+    // A std atomic on purpose: it counts executions from outside the model.
+    let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = runs.clone();
+    builder.check(move || {
+        counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        f()
+    });
+    eprintln!(
+        "explored {} executions (preemption bound {bound})",
+        runs.load(std::sync::atomic::Ordering::Relaxed)
+    );
 }
 
 /// The driver's loop, as `LocalSet::poll_run_until` does it: register, then drain;
@@ -100,5 +119,45 @@ fn a_push_racing_close_is_drained_or_refused() {
             "accepted items are drained, refused ones not"
         );
         assert!(q.pop().is_none(), "nothing lands after the close-and-drain");
+    });
+}
+
+/// `LocalSet::run_until` whose future awaits a local task, which waits on a oneshot sent
+/// from another thread: the task's wake is pushed onto the remote queue while the set may
+/// be anywhere in its poll (registering, polling the future, ticking), and must wake the
+/// `block_on` driving it.
+#[test]
+fn run_until_sees_a_remote_wake_of_a_local_task() {
+    model(|| {
+        let local = LocalSet::new();
+        let (tx, rx) = oneshot::channel::<u32>();
+        let sender = thread::spawn(move || tx.send(7).expect("the receiver is alive"));
+        let out = block_on(local.run_until(async move {
+            spawn_local(async move { rx.await.expect("sent") })
+                .await
+                .expect("the local task completes")
+        }));
+        assert_eq!(out, 7);
+        sender.join().unwrap();
+    });
+}
+
+/// The same wake while the set itself is awaited (`impl Future for LocalSet`): the set
+/// completes once its task ran, which only the remote wake can bring about.
+#[test]
+fn awaited_set_sees_a_remote_wake_of_a_local_task() {
+    model(|| {
+        let local = LocalSet::new();
+        let (tx, rx) = oneshot::channel::<u32>();
+        let got = Arc::new(shim::sync::atomic::AtomicUsize::new(0));
+        let got2 = got.clone();
+        drop(local.spawn_local(async move {
+            let v = rx.await.expect("sent");
+            got2.store(v as usize, shim::sync::atomic::Ordering::Relaxed);
+        }));
+        let sender = thread::spawn(move || tx.send(7).expect("the receiver is alive"));
+        block_on(local);
+        assert_eq!(got.load(shim::sync::atomic::Ordering::Relaxed), 7);
+        sender.join().unwrap();
     });
 }

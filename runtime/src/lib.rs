@@ -172,6 +172,7 @@ mod util;
 #[doc(hidden)]
 pub mod loom_internals {
     pub use crate::scheduler::multi_thread::idle::Idle;
+    pub use crate::scheduler::multi_thread::monitor::SleepHandshake;
     pub use crate::scheduler::multi_thread::worker_shared::WorkerShared;
 }
 

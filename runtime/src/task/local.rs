@@ -67,9 +67,19 @@ pub(crate) struct LocalContext {
     tick: Cell<u32>,
 }
 
+// loom's own thread-locals under `--cfg loom` (loom runs every model thread on one OS
+// thread, so a std thread-local would be shared by them): `loom_local_set` drives
+// `run_until` with wakes from other model threads. loom's macro has no `const` form.
+#[cfg(not(loom))]
 std::thread_local! {
     /// The set entered on this thread (innermost), if any.
     static CURRENT: RefCell<Option<Rc<LocalContext>>> = const { RefCell::new(None) };
+}
+
+#[cfg(loom)]
+shim::thread_local! {
+    /// The set entered on this thread (innermost), if any.
+    static CURRENT: RefCell<Option<Rc<LocalContext>>> = RefCell::new(None);
 }
 
 /// Restores the previously entered set when dropped.

@@ -27,7 +27,7 @@
 
 pub(crate) mod idle;
 #[cfg_attr(loom, allow(dead_code))]
-mod monitor;
+pub(crate) mod monitor;
 mod spin;
 mod worker;
 pub(crate) mod worker_shared;

@@ -30,25 +30,34 @@
 //! `sleeping`. In the total order one of the two sees the other.
 //!
 //! The workers' hot path pays two plain stores per poll to their own padded line; the
-//! monitor's reads move that line once per tick. Not built under loom (no clock).
+//! monitor's reads move that line once per tick. The monitor thread is not built under
+//! loom (no clock); its sleep/wake handshake is a type of its own, `SleepHandshake`, whose
+//! atomics, lock and condvar go through the shim, and which `loom-tests`' `loom_monitor`
+//! drives against the shipping idle word (`Idle`) as the monitor and a waking worker use
+//! them (exported to loom builds only, `runtime::loom_internals`).
 //!
-//! Orderings (each checked by the weakening sweep, loom-tests/README.md; argued, not modelled: the
-//! monitor thread has no loom build and these are std atomics). Two accesses need SeqCst,
-//! the monitor's `sleeping = true` store before it reads the unparked count and
+//! Orderings (each argued in the weakening sweep, loom-tests/README.md). Two accesses need
+//! SeqCst, the monitor's `sleeping = true` store before it reads the unparked count and
 //! `worker_unparked`'s load, the two halves of the store-load pair above (with the idle
 //! word's SeqCst increment and load, `idle.rs`): with anything weaker both loads may read
-//! the old values, and the monitor sleeps without a timeout while a worker runs. Every
-//! other access is made under `lock`, which orders them among themselves and against
-//! `wake`'s swap (the only other writer, also under the lock); a stale `true` read by
-//! `worker_unparked` costs one lock and a swap that finds `false`. Relaxed would do for
-//! those; they stay SeqCst, off the hot path (once per sleep, per wake, at shutdown).
+//! the old values, and the monitor sleeps without a timeout while a worker runs. (loom
+//! orders a SeqCst load only after SeqCst stores, so `loom_monitor` starts from words
+//! that SeqCst accesses wrote; from there its model deadlocks when the `sleeping = true`
+//! store, `worker_unparked`'s load, the idle word's load or its unparked increment is
+//! weakened.) Every other access is made under `lock`, which orders them among
+//! themselves and against `wake`'s swap (the only other writer, also under the lock); a
+//! stale `true` read by `worker_unparked` costs one lock and a swap that finds `false`.
+//! Relaxed would do for those; they stay SeqCst, off the hot path (once per sleep, per
+//! wake, at shutdown).
 
-use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
-use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
+
+use shim::sync::atomic::{AtomicBool, Ordering::SeqCst};
+use shim::sync::{Condvar, Mutex};
 
 use crossbeam_utils::CachePadded;
 
+use super::idle::Idle;
 use super::worker_shared::{Published, LONG_POLL};
 use super::Handle;
 use crate::metrics::{Stall, StallCallback};
@@ -61,10 +70,7 @@ const IDLE_TICKS: u32 = 10;
 
 /// The monitor's shared state (in the scheduler handle).
 pub(crate) struct Monitor {
-    sleeping: AtomicBool,
-    closing: AtomicBool,
-    lock: Mutex<()>,
-    condvar: Condvar,
+    handshake: SleepHandshake,
     pub(super) published: Box<[CachePadded<Published>]>,
     /// Origin of the published times.
     pub(super) base: Instant,
@@ -84,10 +90,7 @@ struct Seen {
 impl Monitor {
     pub(super) fn new(num_workers: usize, on_stall: Option<(Duration, StallCallback)>) -> Monitor {
         Monitor {
-            sleeping: AtomicBool::new(false),
-            closing: AtomicBool::new(false),
-            lock: Mutex::new(()),
-            condvar: Condvar::new(),
+            handshake: SleepHandshake::new(),
             published: (0..num_workers)
                 .map(|_| CachePadded::new(Published::default()))
                 .collect(),
@@ -96,9 +99,59 @@ impl Monitor {
         }
     }
 
-    /// A worker left its park with work to do: wake the monitor if it sleeps.
+    /// A worker left its park with work to do (after its idle-count change): wake the
+    /// monitor if it sleeps.
+    ///
+    /// Under loom no monitor thread runs (the handshake is modelled alone,
+    /// `loom_monitor`): there is nobody to wake, and the scheduler models get no branch
+    /// point they cannot use.
     #[inline]
     pub(super) fn worker_unparked(&self) {
+        #[cfg(not(loom))]
+        self.handshake.worker_unparked();
+    }
+
+    /// Shutdown: the monitor thread exits at once. (Under loom: nothing runs; see
+    /// `worker_unparked`.)
+    pub(super) fn close(&self) {
+        #[cfg(not(loom))]
+        self.handshake.close();
+    }
+}
+
+/// The monitor's sleep without a timeout and the wake-ups that end it: a worker leaving
+/// its park (`worker_unparked`) and shutdown (`close`). See the module docs for the
+/// store-load pair with the idle word that keeps a wake-up from being lost.
+///
+/// Not an API: public for `loom-tests`' `loom_monitor` (loom builds only).
+pub struct SleepHandshake {
+    sleeping: AtomicBool,
+    closing: AtomicBool,
+    lock: Mutex<()>,
+    condvar: Condvar,
+}
+
+impl Default for SleepHandshake {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SleepHandshake {
+    /// Awake, not closing.
+    pub fn new() -> SleepHandshake {
+        SleepHandshake {
+            sleeping: AtomicBool::new(false),
+            closing: AtomicBool::new(false),
+            lock: Mutex::new(()),
+            condvar: Condvar::new(),
+        }
+    }
+
+    /// Worker side, after the idle-count change of its unpark (`Idle`'s SeqCst RMW): wake
+    /// the monitor if it sleeps. One SeqCst load when it does not.
+    #[inline]
+    pub fn worker_unparked(&self) {
         // SeqCst needed: the worker's half of the store-load pair (module docs).
         if self.sleeping.load(SeqCst) {
             self.wake();
@@ -106,23 +159,56 @@ impl Monitor {
     }
 
     fn wake(&self) {
-        let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let _g = self.lock.lock();
         // Under the lock, as every write but the sleep's: the lock orders it (module docs).
         if self.sleeping.swap(false, SeqCst) {
             self.condvar.notify_one();
         }
     }
 
-    /// Shutdown: the monitor thread exits at once.
-    pub(super) fn close(&self) {
-        let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+    /// Shutdown: a sleeping monitor wakes, and every later wait returns at once.
+    pub fn close(&self) {
+        let _g = self.lock.lock();
         self.closing.store(true, SeqCst);
         self.sleeping.store(false, SeqCst);
         self.condvar.notify_one();
     }
+
+    /// Monitor side, every worker found parked: announce the sleep, then sleep until a
+    /// worker unparks or shutdown, unless the idle word shows a worker awake after the
+    /// announcement. True when it slept (and was woken).
+    pub fn sleep_if_idle(&self, idle: &Idle) -> bool {
+        let mut guard = self.lock.lock();
+        if self.closing.load(SeqCst) {
+            return false;
+        }
+        // SeqCst needed: the monitor's half of the store-load pair (module docs): this
+        // store, then the SeqCst load of the unparked count.
+        self.sleeping.store(true, SeqCst);
+        if idle.num_unparked() > 0 {
+            self.sleeping.store(false, SeqCst);
+            return false;
+        }
+        while self.sleeping.load(SeqCst) && !self.closing.load(SeqCst) {
+            self.condvar.wait(&mut guard);
+        }
+        true
+    }
+
+    /// Monitor side: wait one tick (or until woken). True when closing.
+    #[cfg(not(loom))]
+    fn wait_tick(&self, tick: Duration) -> bool {
+        let mut guard = self.lock.lock();
+        if self.closing.load(SeqCst) {
+            return true;
+        }
+        self.condvar.wait_for(&mut guard, tick);
+        self.closing.load(SeqCst)
+    }
 }
 
 /// The monitor thread's body; returns at shutdown.
+#[cfg(not(loom))]
 pub(crate) fn run(handle: &Handle) {
     let mon = &handle.monitor;
     let n = handle.num_workers();
@@ -139,40 +225,21 @@ pub(crate) fn run(handle: &Handle) {
     ];
     let mut last_driver_polls = handle.driver.polls();
     let mut idle_ticks = 0;
-    let mut guard = mon.lock.lock().unwrap_or_else(|e| e.into_inner());
     loop {
-        if mon.closing.load(SeqCst) {
+        if mon.handshake.wait_tick(TICK) {
             return;
         }
-        guard = mon
-            .condvar
-            .wait_timeout(guard, TICK)
-            .unwrap_or_else(|e| e.into_inner())
-            .0;
-        if mon.closing.load(SeqCst) {
-            return;
-        }
-        drop(guard);
         let idle = tick(handle, &mut seen, &mut last_driver_polls);
         idle_ticks = if idle { idle_ticks + 1 } else { 0 };
-        guard = mon.lock.lock().unwrap_or_else(|e| e.into_inner());
         if idle_ticks >= IDLE_TICKS {
             idle_ticks = 0;
             // Everyone parked: sleep until a worker wakes (see the module docs).
-            // SeqCst needed: the monitor's half of the store-load pair (module docs): this
-            // store, then the SeqCst load of the unparked count.
-            mon.sleeping.store(true, SeqCst);
-            if handle.shared.idle.num_unparked() > 0 {
-                mon.sleeping.store(false, SeqCst);
-                continue;
-            }
-            while mon.sleeping.load(SeqCst) && !mon.closing.load(SeqCst) {
-                guard = mon.condvar.wait(guard).unwrap_or_else(|e| e.into_inner());
-            }
-            // Parked time is nobody's poll: start the stuck detection afresh.
-            let now = Instant::now();
-            for s in seen.iter_mut() {
-                s.first_seen = now;
+            if mon.handshake.sleep_if_idle(&handle.shared.idle) {
+                // Parked time is nobody's poll: start the stuck detection afresh.
+                let now = Instant::now();
+                for s in seen.iter_mut() {
+                    s.first_seen = now;
+                }
             }
         }
     }

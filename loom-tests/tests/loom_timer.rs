@@ -1,0 +1,223 @@
+//! loom models of the timer driver's protocol (`io_driver`'s `shards.rs`, `TimerShards`,
+//! and `timer.rs`'s `Entry`, exported to loom builds only as `LoomTimerShards` and
+//! `LoomTimerEntry`): the wheels' mutexes and the published sleep deadline are loom's, and
+//! a model plays the driver (`arm`, `fire`, `shutdown`, as `Driver::park` and
+//! `Driver::shutdown` call them) and a `Timer` (an `Entry`'s polls, resets, cancel) in
+//! wheel milliseconds, with a clock of its own (a loom atomic the driver advances before it
+//! fires; a poll's `reached` is that clock against the entry's deadline). Wall time and
+//! epoll stay outside (`driver.rs`).
+//!
+//! - `insert_racing_the_driver_arming`: a first poll inserts a timer while the driver
+//!   computes its timeout and publishes the deadline it sleeps until: either that deadline
+//!   is no later than the timer's, or the insert asks for an unpark. Fails when the driver
+//!   publishes after releasing the shard mutexes ("sleeps until ... past the timer").
+//! - `reset_racing_a_fire`: a timer due at 5 is reset to 8 while the driver's turn to 5
+//!   fires. Either the fire came first (the old waker is woken, the reset re-arms the fired
+//!   entry) or the reset did (the turn finds nothing due); in both, no poll completes it
+//!   before 8, and the turn to 8 fires it exactly once.
+//! - `reset_racing_a_cascade`: a timer due at 70 (the wheel's second level) is reset to 66
+//!   while the driver's turn to 70 cascades and fires in batches of one entry, releasing
+//!   the mutex in between: the timer completes once, never before its deadline, and the
+//!   turn to 70 does not lose it.
+//! - `reset_earlier_racing_a_turn`: a timer due at 20 is reset to 5 while the driver's turn
+//!   to 10 runs: that turn fires it, or (when it passed the shard before the reset) the
+//!   next turn to 10 does. The shard's next-expiration hint must follow the reset, or
+//!   every turn before 20 skips the shard.
+//! - `first_poll_racing_shutdown`: a timer's first poll races the driver's shutdown: it
+//!   fails with the shutdown error, or it waits and the shutdown wakes it.
+//!
+//! Bound: `LOOM_MAX_PREEMPTIONS` (read by `loom::model::Builder::new`), 2 when unset.
+
+#![cfg(loom)]
+
+use std::sync::Arc as StdArc;
+use std::task::{Poll, Wake, Waker};
+
+use io_driver::{LoomTimerEntry as Entry, LoomTimerShards as Shards, TimerShutdown};
+use loom::thread;
+use shim::sync::atomic::{AtomicU64, AtomicUsize, Ordering::SeqCst};
+use shim::sync::Arc;
+
+fn model(f: impl Fn() + Sync + Send + 'static) {
+    let mut builder = loom::model::Builder::new();
+    let bound = *builder.preemption_bound.get_or_insert(2);
+    // A std atomic on purpose: it counts executions from outside the model.
+    let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = runs.clone();
+    builder.check(move || {
+        counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        f()
+    });
+    eprintln!(
+        "explored {} executions (preemption bound {bound})",
+        runs.load(std::sync::atomic::Ordering::Relaxed)
+    );
+}
+
+/// A waker that counts its wake-ups.
+struct Count(AtomicUsize);
+
+impl Wake for Count {
+    fn wake(self: StdArc<Self>) {
+        self.0.fetch_add(1, SeqCst);
+    }
+}
+
+impl Count {
+    fn get(&self) -> usize {
+        self.0.load(SeqCst)
+    }
+}
+
+fn counting_waker() -> (StdArc<Count>, Waker) {
+    let count = StdArc::new(Count(AtomicUsize::new(0)));
+    (count.clone(), Waker::from(count))
+}
+
+fn wake_list(list: &mut Vec<Waker>) {
+    list.drain(..).for_each(Waker::wake);
+}
+
+/// The driver's turn to `now`: the clock moves, then every wheel fires what is due.
+fn turn(timers: &Shards, clock: &AtomicU64, now: u64) {
+    clock.store(now, SeqCst);
+    timers.fire(now, &mut Vec::new(), wake_list);
+}
+
+/// A poll of a timer due at `deadline` at the model's clock (shard 0, never shut down).
+fn poll(
+    entry: &mut Entry,
+    timers: &Shards,
+    clock: &AtomicU64,
+    deadline: u64,
+    waker: &Waker,
+) -> (Poll<Result<(), TimerShutdown>>, bool) {
+    let reached = clock.load(SeqCst) >= deadline;
+    entry.poll(timers, reached, || false, || 0, waker)
+}
+
+#[test]
+fn insert_racing_the_driver_arming() {
+    model(|| {
+        let timers = Arc::new(Shards::new(1, 1));
+        let driver = {
+            let timers = timers.clone();
+            // Sleeps until the next expiration, or without a limit when there is none.
+            thread::spawn(move || timers.arm(|next| (next, next.unwrap_or(u64::MAX))))
+        };
+        let mut entry = Entry::new(5);
+        let (_count, waker) = counting_waker();
+        let (res, unpark) = entry.poll(&timers, false, || false, || 0, &waker);
+        assert!(res.is_pending());
+        let next = driver.join().unwrap();
+        let until = next.unwrap_or(u64::MAX);
+        assert!(
+            until <= 5 || unpark,
+            "the driver sleeps until {until}, past the timer due at 5, and nobody unparks it"
+        );
+        entry.cancel(&timers);
+    });
+}
+
+/// A timer due at `when`, polled once, is reset to `reset_to` while the driver's turn to
+/// `now` runs; then polled. Checks: never complete before the deadline, fired at most
+/// once, the turn to `now` fires it if due by then (`same_turn`; else that turn or the
+/// next one to `now`: a reset after the turn passed the shard waits for the next), else
+/// the turn to its deadline does; it completes.
+fn reset_racing_a_turn(when: u64, reset_to: u64, now: u64, same_turn: bool) {
+    model(move || {
+        let timers = Arc::new(Shards::new(1, 1));
+        let clock = Arc::new(AtomicU64::new(0));
+        let mut entry = Entry::new(when);
+        let (old, old_waker) = counting_waker();
+        assert!(poll(&mut entry, &timers, &clock, when, &old_waker)
+            .0
+            .is_pending());
+        let driver = {
+            let (timers, clock) = (timers.clone(), clock.clone());
+            thread::spawn(move || turn(&timers, &clock, now))
+        };
+        entry.reset(&timers, reset_to);
+        let (new, new_waker) = counting_waker();
+        let reached = clock.load(SeqCst) >= reset_to;
+        let (res, _) = entry.poll(&timers, reached, || false, || 0, &new_waker);
+        match res {
+            // The clock read after the completion: the driver moves it before it fires.
+            Poll::Ready(Ok(())) => assert!(
+                clock.load(SeqCst) >= reset_to,
+                "a timer reset to {reset_to} completed before it (a stale fire of {when})"
+            ),
+            Poll::Ready(Err(e)) => panic!("no shutdown happened: {e}"),
+            Poll::Pending => {}
+        }
+        driver.join().unwrap();
+        assert!(
+            old.get() <= 1,
+            "the old waker was woken {} times",
+            old.get()
+        );
+        if res.is_pending() {
+            if reset_to <= now {
+                if new.get() == 0 && !same_turn {
+                    // The turn passed the shard before the reset lowered its hint: the
+                    // next turn fires it.
+                    turn(&timers, &clock, now);
+                }
+                assert_eq!(
+                    new.get(),
+                    1,
+                    "the turn to {now} did not fire the timer due at {reset_to} once"
+                );
+            } else {
+                assert_eq!(new.get(), 0, "fired before its deadline {reset_to}");
+                turn(&timers, &clock, reset_to);
+                assert_eq!(new.get(), 1, "the turn to {reset_to} did not fire it once");
+            }
+            let (res, _) = poll(&mut entry, &timers, &clock, reset_to, &new_waker);
+            assert_eq!(res, Poll::Ready(Ok(())), "a fired timer did not complete");
+        }
+        turn(&timers, &clock, reset_to.max(now) + 1);
+        assert!(new.get() <= 1, "fired twice");
+        assert_eq!(timers.entries(), 0, "a completed timer left its entry");
+    });
+}
+
+#[test]
+fn reset_racing_a_fire() {
+    reset_racing_a_turn(5, 8, 5, true);
+}
+
+#[test]
+fn reset_racing_a_cascade() {
+    reset_racing_a_turn(70, 66, 70, true);
+}
+
+#[test]
+fn reset_earlier_racing_a_turn() {
+    reset_racing_a_turn(20, 5, 10, false);
+}
+
+#[test]
+fn first_poll_racing_shutdown() {
+    model(|| {
+        let timers = Arc::new(Shards::new(1, 1));
+        let driver = {
+            let timers = timers.clone();
+            thread::spawn(move || timers.shutdown(&mut Vec::new(), wake_list))
+        };
+        let mut entry = Entry::new(5);
+        let (count, waker) = counting_waker();
+        let (res, _) = entry.poll(&timers, false, || false, || 0, &waker);
+        driver.join().unwrap();
+        match res {
+            Poll::Ready(Err(TimerShutdown)) => {}
+            Poll::Pending => {
+                assert_eq!(count.get(), 1, "a timer waiting at shutdown was not woken");
+                let (res, _) = entry.poll(&timers, false, || false, || 0, &waker);
+                assert_eq!(res, Poll::Ready(Err(TimerShutdown)));
+            }
+            other => panic!("a timer due at 5 polled at 0 before shutdown: {other:?}"),
+        }
+        assert_eq!(timers.entries(), 0);
+    });
+}
