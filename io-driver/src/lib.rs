@@ -52,12 +52,15 @@ pub use readiness::{is_shutdown_error, Direction, Ready, ReadyEvent, SHUTDOWN_ER
 pub use registration::Registration;
 pub use timer::{Timer, TimerShutdown};
 
-/// loom builds only (`loom-tests`' `loom_readiness`): not an API.
+/// Not API: the protocols the loom suites drive directly (loom builds only), as
+/// `runtime::loom_internals` is for the scheduler's.
 #[cfg(loom)]
 #[doc(hidden)]
-pub use readiness::loom_export::LoomScheduledIo;
-
-/// loom builds only (`loom-tests`' `loom_timer`): not an API.
-#[cfg(loom)]
-#[doc(hidden)]
-pub use {shards::TimerShards as LoomTimerShards, timer::Entry as LoomTimerEntry};
+pub mod loom_internals {
+    /// A resource's readiness word and waiters (`loom_readiness`, `loom_driver`).
+    pub use crate::readiness::loom_export::LoomScheduledIo as ScheduledIo;
+    /// The wheels' shards and the sleeping driver's deadline (`loom_timer`).
+    pub use crate::shards::TimerShards;
+    /// A timer's wheel half (`loom_timer`).
+    pub use crate::timer::Entry as TimerEntry;
+}

@@ -25,7 +25,8 @@
 use std::sync::Arc as StdArc;
 use std::task::{Context, Poll, Wake, Waker};
 
-use io_driver::{Direction, LoomScheduledIo, Ready};
+use io_driver::loom_internals::ScheduledIo as LoomScheduledIo;
+use io_driver::{Direction, Ready};
 use loom::thread;
 use shim::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use shim::sync::{Arc, Mutex};

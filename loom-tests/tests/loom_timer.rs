@@ -33,7 +33,8 @@
 use std::sync::Arc as StdArc;
 use std::task::{Poll, Wake, Waker};
 
-use io_driver::{LoomTimerEntry as Entry, LoomTimerShards as Shards, TimerShutdown};
+use io_driver::loom_internals::{TimerEntry as Entry, TimerShards as Shards};
+use io_driver::TimerShutdown;
 use loom::thread;
 use shim::sync::atomic::{AtomicU64, AtomicUsize, Ordering::SeqCst};
 use shim::sync::Arc;

@@ -209,7 +209,8 @@ impl Command {
     #[track_caller]
     pub fn spawn(&mut self) -> io::Result<Child> {
         // Fail before forking when there is no runtime to watch the child.
-        let _ = crate::scheduler::Handle::current_driver("`runtime::process::Command::spawn`").io_handle();
+        let _ = crate::scheduler::Handle::current_driver("`runtime::process::Command::spawn`")
+            .io_handle();
         reap::sweep_orphans();
         let mut std_child = self.std.spawn()?;
         let stdin = std_child.stdin.take();
