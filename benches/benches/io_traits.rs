@@ -1,9 +1,9 @@
 //! Echo over loopback through tokio's `AsyncRead`/`AsyncWrite` vs through futures-io, on
-//! the same `runtime::net::TcpStream` (see `benches::io_echo`). Groups `io_echo/1KiB` and
+//! the same `runtime::net::TcpStream` (see `benches::workloads::io_echo`). Groups `io_echo/1KiB` and
 //! `io_echo/64KiB`, functions `tokio_traits` and `futures_io`: the pair's ratio is the
 //! cost of the trait layer, expected within noise of 1.
 
-use benches::io_echo::{Echo, Family};
+use benches::workloads::io_echo::{Echo, Family};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 fn io_echo(c: &mut Criterion) {

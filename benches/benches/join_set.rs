@@ -1,10 +1,10 @@
 //! `join_set`: spawn 10,000 trivial tasks into a `JoinSet` from inside a task and join
-//! them all (benches/src/join_set.rs), ours beside tokio, on the multi-thread flavor
+//! them all (benches/src/workloads/join_set.rs), ours beside tokio, on the multi-thread flavor
 //! (`BENCH_WORKERS` workers, default 4) and on current_thread. Groups:
 //! `multi_thread/join_set` and `current_thread/join_set`, functions `runtime` and `tokio`.
 
 use benches::harness::group;
-use benches::join_set::{ours_join_set, ours_runtime, tokio_join_set, tokio_runtime};
+use benches::workloads::join_set::{ours_join_set, ours_runtime, tokio_join_set, tokio_runtime};
 use benches::{workers, Flavor};
 use criterion::{criterion_group, criterion_main, Criterion};
 

@@ -4,12 +4,12 @@
 //! through an async counter (blocking in a std channel would deadlock), and the busy
 //! workloads' background tasks run without the 10 us stall (see `workloads`).
 
-use benches::floor::Floor;
+use benches::adapters::floor::Floor;
+use benches::adapters::ours::Ours;
+use benches::adapters::smol::{SmolExecutor, SmolStatic};
+use benches::adapters::tokio_rt::Tokio;
 use benches::harness::{bench, group, own_oneshot_group};
-use benches::ours::Ours;
-use benches::smol::{SmolExecutor, SmolStatic};
-use benches::tokio_rt::Tokio;
-use benches::workloads::*;
+use benches::workloads::scheduler::*;
 use benches::{AsyncSignal, Flavor};
 use criterion::{criterion_group, criterion_main, Criterion};
 

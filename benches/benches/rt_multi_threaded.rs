@@ -5,12 +5,12 @@
 //! a std `sync_channel` (as tokio's benches do); the floor, having no other thread, through
 //! an async counter.
 
-use benches::floor::Floor;
+use benches::adapters::floor::Floor;
+use benches::adapters::ours::Ours;
+use benches::adapters::smol::{SmolExecutor, SmolStatic};
+use benches::adapters::tokio_rt::Tokio;
 use benches::harness::{bench, group, own_oneshot_group};
-use benches::ours::Ours;
-use benches::smol::{SmolExecutor, SmolStatic};
-use benches::tokio_rt::Tokio;
-use benches::workloads::*;
+use benches::workloads::scheduler::*;
 use benches::{workers, AsyncSignal, BlockingSignal, Flavor};
 use criterion::{criterion_group, criterion_main, Criterion};
 

@@ -1,16 +1,16 @@
 //! The channel workloads on multi-thread runtimes (`BENCH_WORKERS` workers,
 //! default 4), each runtime with its own ecosystem's channels: `runtime` (ours, on our
 //! runtime), `tokio` (tokio's, on tokio) and `smol` (`async-channel` / `async-broadcast` on
-//! smol's executor; smol has no watch channel). The workloads are in `benches::chan`:
+//! smol's executor; smol has no watch channel). The workloads are in `benches::workloads::chan`:
 //! `watch_fanout_16` / `broadcast_fanout_16` time the channel's wake-up path,
 //! `watch_fanout_100` / `broadcast_fanout_100` 100 receivers doing about 3 µs of work per
 //! value, the sender waiting for all of them before the next.
 
-use benches::chan::*;
+use benches::adapters::ours::Ours;
+use benches::adapters::smol::SmolExecutor;
+use benches::adapters::tokio_rt::Tokio;
 use benches::harness::{bench, group};
-use benches::ours::Ours;
-use benches::smol::SmolExecutor;
-use benches::tokio_rt::Tokio;
+use benches::workloads::chan::*;
 use benches::{workers, Flavor};
 use criterion::{criterion_group, criterion_main, Criterion};
 

@@ -1,18 +1,18 @@
 //! The lock workloads on multi-thread runtimes (`BENCH_WORKERS` workers,
 //! default 4): each workload is a group whose functions are `runtime` (ours, on our
 //! runtime), `tokio` (`tokio::sync` on tokio) and `smol` (`async-lock` / `event-listener`
-//! on smol's `Executor`). The workloads are in `benches::sync_locks`.
+//! on smol's `Executor`). The workloads are in `benches::workloads::sync_locks`.
 //!
 //! `sync/notify_waiters` also has `floor` and `floor_tokio`: the same loop over
-//! `benches::notify_floor::SlotNotify`, the least a notify-all primitive can do, on our
+//! `benches::workloads::notify_floor::SlotNotify`, the least a notify-all primitive can do, on our
 //! runtime and on tokio's. What the scheduler and the bench's shared counter cost.
 
+use benches::adapters::ours::Ours;
+use benches::adapters::smol::SmolExecutor;
+use benches::adapters::tokio_rt::Tokio;
 use benches::harness::{bench, group};
-use benches::notify_floor::notify_waiters_floor;
-use benches::ours::Ours;
-use benches::smol::SmolExecutor;
-use benches::sync_locks::*;
-use benches::tokio_rt::Tokio;
+use benches::workloads::notify_floor::notify_waiters_floor;
+use benches::workloads::sync_locks::*;
 use benches::{workers, Flavor};
 use criterion::{criterion_group, criterion_main, Criterion};
 

@@ -1,7 +1,7 @@
 //! An idle runtime, for checking that it makes no periodic wake-ups: a multi-thread
 //! runtime (4 workers, I/O and timers on) with a listener waiting in `accept`, a task
 //! asleep for an hour, and nothing else to do. It prints its pid, serves for SECS seconds
-//! (default 30) and exits. Check it with `benches/idle_syscalls.sh`, which attaches
+//! (default 30) and exits. Check it with `benches/scripts/idle_syscalls.sh`, which attaches
 //! `strace -c` to every thread for 5 s and expects 0 syscalls.
 //! Usage: `cargo run --release -p benches --example idle_runtime [SECS]`.
 

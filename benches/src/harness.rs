@@ -11,9 +11,9 @@ use std::time::Duration;
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, SamplingMode};
 
-use crate::ours::{Ours, OursOneshot};
-use crate::tokio_rt::{Tokio, TokioOneshot};
-use crate::workloads::{ping_pong_with, Iteration};
+use crate::adapters::ours::{Ours, OursOneshot};
+use crate::adapters::tokio_rt::{Tokio, TokioOneshot};
+use crate::workloads::scheduler::{ping_pong_with, Iteration};
 use crate::{Bench, Flavor, Signal};
 
 /// True when `RUNTIME_BENCH_METRICS=1`.

@@ -1,5 +1,5 @@
 //! The benchmark instruments: the scheduler workloads (spawns, yields, ping-pong, chained
-//! spawns), written once, run on every runtime through two small traits.
+//! spawns), written once, run on every runtime through the small traits defined here.
 //!
 //! - [`Bench`] is a runtime under test, built once per criterion group: it spawns from
 //!   outside (`spawn_remote`), runs a future on the bench thread (`block_on`), and hands
@@ -8,13 +8,28 @@
 //!   `sync_channel` on the multi-thread flavors (as tokio's own benches do: `block_on`
 //!   blocks in `recv`), or an async counter on the single-threaded ones (`floor`, every
 //!   `current_thread` flavor), where blocking the only thread would deadlock.
+//! - [`Oneshot`] is the one-shot channel `ping_pong` uses (futures' or a runtime's own).
 //!
-//! Adapters: [`ours`] (this workspace's `runtime`), [`tokio_rt`], [`smol`] (async-executor's
-//! `Executor` and `StaticExecutor` on N plain threads) and [`floor`] (a single-threaded
-//! executor with no synchronization beyond what `Waker` demands). The workloads are in
-//! [`workloads`], the criterion glue and the metrics print in [`harness`]. [`io_echo`] is
-//! the I/O-traits pair (tokio's traits vs futures-io on one socket type, `io_traits.rs`);
-//! [`notify_floor`] the least a notify-all primitive can do, the floor of `notify_waiters`.
+//! The crate is laid out as:
+//!
+//! - this file: the traits ([`Bench`], [`Spawner`], [`Signal`], [`Notify`], [`Oneshot`]),
+//!   their two signals ([`BlockingSignal`], [`AsyncSignal`]), [`Flavor`], [`workers`] and
+//!   [`stall`];
+//! - [`adapters`]: one file per runtime under test, each implementing [`Bench`] and
+//!   [`Spawner`]: [`adapters::ours`] (this workspace's `runtime`), [`adapters::tokio_rt`],
+//!   [`adapters::smol`] (async-executor's `Executor` and `StaticExecutor` on N plain
+//!   threads) and [`adapters::floor`] (a single-threaded executor with no synchronization
+//!   beyond what `Waker` demands);
+//! - [`workloads`]: one file per workload family: [`workloads::scheduler`] (the seed
+//!   workloads), [`workloads::chan`], [`workloads::sync_locks`] with
+//!   [`workloads::notify_floor`] (the least a notify-all primitive can do, the floor of
+//!   `notify_waiters`), [`workloads::join_set`] and [`workloads::io_echo`] (the I/O-traits
+//!   pair: tokio's traits vs futures-io on one socket type, `io_traits.rs`);
+//! - [`harness`]: the criterion glue and the metrics print.
+//!
+//! The bench targets are in `benches/benches/`, the instruction-count binaries in
+//! `src/bin/`, and the shell drivers (A/B comparisons, HTTP, scaling, idle syscalls) in
+//! `benches/scripts/`.
 
 #![deny(unsafe_op_in_unsafe_fn)]
 
@@ -28,16 +43,8 @@ use futures::task::AtomicWaker;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-pub mod chan;
-pub mod floor;
+pub mod adapters;
 pub mod harness;
-pub mod io_echo;
-pub mod join_set;
-pub mod notify_floor;
-pub mod ours;
-pub mod smol;
-pub mod sync_locks;
-pub mod tokio_rt;
 pub mod workloads;
 
 /// Worker threads of the multi-thread flavors: `BENCH_WORKERS`, 4 when unset.

@@ -4,7 +4,7 @@
 use std::sync::{Arc, Mutex};
 use std::task::Waker;
 
-use benches::floor::{Floor, FloorSpawner};
+use benches::adapters::floor::{Floor, FloorSpawner};
 use benches::{AsyncSignal, Notify, Signal, Spawner};
 
 #[test]

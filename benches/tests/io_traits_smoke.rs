@@ -4,7 +4,7 @@
 use std::sync::mpsc;
 use std::time::Duration;
 
-use benches::io_echo::{Echo, Family};
+use benches::workloads::io_echo::{Echo, Family};
 
 #[test]
 fn both_families_echo_both_sizes() {

@@ -1,7 +1,7 @@
 //! Smoke test of the `join_set` bench: two iterations of the workload on each runtime and
 //! flavor (each iteration asserts the sum of the 10,000 outputs).
 
-use benches::join_set::{ours_join_set, ours_runtime, tokio_join_set, tokio_runtime};
+use benches::workloads::join_set::{ours_join_set, ours_runtime, tokio_join_set, tokio_runtime};
 use benches::Flavor;
 
 #[test]

@@ -2,11 +2,11 @@
 //! returns only after its tasks all ran (the last one signals, or every handle resolved),
 //! so finishing is the assertion; a lost wakeup or a deadlock shows up as a hang.
 
-use benches::floor::Floor;
-use benches::ours::{Ours, OursOneshot};
-use benches::smol::{SmolExecutor, SmolStatic};
-use benches::tokio_rt::{Tokio, TokioOneshot};
-use benches::workloads::*;
+use benches::adapters::floor::Floor;
+use benches::adapters::ours::{Ours, OursOneshot};
+use benches::adapters::smol::{SmolExecutor, SmolStatic};
+use benches::adapters::tokio_rt::{Tokio, TokioOneshot};
+use benches::workloads::scheduler::*;
 use benches::{AsyncSignal, Bench, BlockingSignal, Flavor, Signal};
 
 type Workload<B> = for<'a> fn(&'a B) -> Iteration<'a>;

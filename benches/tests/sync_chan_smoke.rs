@@ -6,11 +6,11 @@
 use std::sync::mpsc;
 use std::time::Duration;
 
-use benches::chan::*;
-use benches::ours::Ours;
-use benches::smol::SmolExecutor;
-use benches::tokio_rt::Tokio;
-use benches::workloads::Iteration;
+use benches::adapters::ours::Ours;
+use benches::adapters::smol::SmolExecutor;
+use benches::adapters::tokio_rt::Tokio;
+use benches::workloads::chan::*;
+use benches::workloads::scheduler::Iteration;
 use benches::{Bench, Flavor};
 
 const MT: Flavor = Flavor::MultiThread(2);

@@ -1,16 +1,16 @@
 //! Every `sync_locks` workload, twice, on each primitive family and its runtime (2
 //! workers): finishing is the assertion (a lost permit or wake-up hangs, which the
 //! watchdog turns into a failure), and the mutex workload checks its count. Likewise the
-//! `notify_waiters` floor (`benches::notify_floor`) on ours and on tokio.
+//! `notify_waiters` floor (`benches::workloads::notify_floor`) on ours and on tokio.
 
 use std::time::Duration;
 
-use benches::notify_floor::notify_waiters_floor;
-use benches::ours::Ours;
-use benches::smol::SmolExecutor;
-use benches::sync_locks::*;
-use benches::tokio_rt::Tokio;
-use benches::workloads::Iteration;
+use benches::adapters::ours::Ours;
+use benches::adapters::smol::SmolExecutor;
+use benches::adapters::tokio_rt::Tokio;
+use benches::workloads::notify_floor::notify_waiters_floor;
+use benches::workloads::scheduler::Iteration;
+use benches::workloads::sync_locks::*;
 use benches::{Bench, Flavor};
 
 type Workload<B> = for<'a> fn(&'a B) -> Iteration<'a>;

@@ -1,5 +1,5 @@
 //! `instr`: runs one workload a given number of times on one runtime, for instruction
-//! counting under callgrind (`benches/compare.sh` does it).
+//! counting under callgrind (`benches/scripts/compare.sh` does it).
 //!
 //! `instr <runtime|tokio|smol|smol_static|floor>
 //! <workload> <N> [current|WORKERS]` (the workloads: spawn_many_local, chained_spawn,
@@ -12,11 +12,11 @@
 
 use std::process::ExitCode;
 
-use benches::floor::Floor;
-use benches::ours::Ours;
-use benches::smol::{SmolExecutor, SmolStatic};
-use benches::tokio_rt::Tokio;
-use benches::workloads::{
+use benches::adapters::floor::Floor;
+use benches::adapters::ours::Ours;
+use benches::adapters::smol::{SmolExecutor, SmolStatic};
+use benches::adapters::tokio_rt::Tokio;
+use benches::workloads::scheduler::{
     chained_spawn, ping_pong, spawn_many_local, spawn_many_remote_busy1, spawn_many_remote_busy2,
     spawn_many_remote_idle, yield_many, Iteration, BUSY2_SPAWN, CHAIN, NUM_PINGS, NUM_SPAWN,
     YIELD_TASKS,

@@ -1,4 +1,4 @@
-//! `instr_chan`: runs one channel workload (`benches::chan`) a given number of times on the
+//! `instr_chan`: runs one channel workload (`benches::workloads::chan`) a given number of times on the
 //! current-thread flavor of one runtime with its own ecosystem's channel, for instruction
 //! counting under callgrind: `(I(N2) - I(N1)) / ((N2 - N1) * messages)` is the cost of one
 //! message, send to receive, with no timing noise.
@@ -10,11 +10,11 @@
 
 use std::process::ExitCode;
 
-use benches::chan::*;
-use benches::ours::Ours;
-use benches::smol::SmolExecutor;
-use benches::tokio_rt::Tokio;
-use benches::workloads::Iteration;
+use benches::adapters::ours::Ours;
+use benches::adapters::smol::SmolExecutor;
+use benches::adapters::tokio_rt::Tokio;
+use benches::workloads::chan::*;
+use benches::workloads::scheduler::Iteration;
 use benches::{Bench, Flavor};
 
 const USAGE: &str = "usage: instr_chan <runtime|tokio|smol> \

@@ -6,8 +6,8 @@
 # See benches/README.md for how to read it.
 #
 # Usage, from the repository root:
-#   bash benches/compare.sh                    # 4 workers (the default)
-#   BENCH_WORKERS=2 bash benches/compare.sh    # 2 workers
+#   bash benches/scripts/compare.sh                    # 4 workers (the default)
+#   BENCH_WORKERS=2 bash benches/scripts/compare.sh    # 2 workers
 # Options:
 #   --no-bench   skip criterion; print the table from the last run's results
 #   --no-instr   skip the callgrind instruction counts
@@ -24,7 +24,7 @@
 #                          $CARGO_TARGET_DIR/criterion-compare/workers-N/
 set -euo pipefail
 
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 ROOT=$(pwd)
 WORKERS=${BENCH_WORKERS:-4}
 export BENCH_WORKERS=$WORKERS
@@ -330,7 +330,7 @@ def sync_table():
                 misses.append("smol")
         row += "  " + ("ok" if not misses else "MISS: " + ",".join(misses))
         print(row)
-    # The notify_waiters floor (benches/src/notify_floor.rs): the same loop over the least
+    # The notify_waiters floor (benches/src/workloads/notify_floor.rs): the same loop over the least
     # a notify-all primitive can do, on our runtime and on tokio's.
     g = "sync/notify_waiters"
     floor, floor_tokio, tokio = (medians.get((g, f)) for f in ("floor", "floor_tokio", "tokio"))

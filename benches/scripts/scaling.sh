@@ -4,17 +4,17 @@
 # workplace's `device` tool lends. The project never needs that machine; this only
 # prepares the run and reads its results.
 #
-#   bash benches/scaling.sh build        # here: builds the three bench binaries, strips them
+#   bash benches/scripts/scaling.sh build        # here: builds the three bench binaries, strips them
 #                                        # into .devbin/ (git-ignored through
 #                                        # .git/info/exclude) with .devbin/run.sh
 #   device run: command "bash .devbin/run.sh", carry [".devbin"], timeout_s 400
 #                                        # about 170 s on 16 CPUs; at most 8 files come back
-#   bash benches/scaling.sh table DIR    # here: prints the tables from the files in DIR
+#   bash benches/scripts/scaling.sh table DIR    # here: prints the tables from the files in DIR
 #
 # Criterion runs short (0.2 s warm-up, 0.8 s measurement, 12 samples): one run per
 # configuration, so read ratios, not absolute times, and rerun a surprising row.
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 case "${1:-}" in
 build)

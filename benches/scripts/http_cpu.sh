@@ -10,7 +10,7 @@
 # (target <= 1.00 for both pairs at both connection counts) and of requests/s at -c2
 # (target >= 0.95).
 #
-# Usage, from anywhere:  bash benches/http_cpu.sh
+# Usage, from anywhere:  bash benches/scripts/http_cpu.sh
 # Environment:
 #   HTTP_WORKERS     worker threads of every server (default 2)
 #   HTTP_DURATION    wrk duration per run (default 10s)
@@ -21,7 +21,7 @@
 # small or shared box the numbers are indicative only.
 set -euo pipefail
 
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 ROOT=$(pwd)
 WORKERS=${HTTP_WORKERS:-2}
 DURATION=${HTTP_DURATION:-10s}
@@ -42,8 +42,8 @@ if ! cargo build --release -p examples --example hyper_server --example hyper_to
 fi
 
 export RUNTIME_WORKER_THREADS=$WORKERS TOKIO_WORKER_THREADS=$WORKERS
-# shellcheck source=benches/http_servers.sh
-source "$ROOT/benches/http_servers.sh"
+# shellcheck source=benches/scripts/http_servers.sh
+source "$ROOT/benches/scripts/http_servers.sh"
 
 declare -A RPS USR SYS
 for c in $CONNS_LIST; do

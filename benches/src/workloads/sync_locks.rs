@@ -16,7 +16,7 @@ use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 
-use crate::workloads::Iteration;
+use crate::workloads::scheduler::Iteration;
 use crate::Bench;
 
 /// Acquire/release cycles of the uncontended semaphore workload.

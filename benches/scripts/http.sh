@@ -12,7 +12,7 @@
 # the requests wrk completed meanwhile; kill it. Prints requests/second side by side with
 # the ratios the issue asks for, and syscalls per request.
 #
-# Usage, from anywhere:  bash benches/http.sh [--no-strace]
+# Usage, from anywhere:  bash benches/scripts/http.sh [--no-strace]
 # Environment:
 #   HTTP_WORKERS      worker threads of every server (default 2; sets RUNTIME_WORKER_THREADS
 #                     and TOKIO_WORKER_THREADS)
@@ -25,7 +25,7 @@
 # with the server: on a small box the numbers are relative, not absolute.
 set -euo pipefail
 
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 ROOT=$(pwd)
 WORKERS=${HTTP_WORKERS:-2}
 DURATION=${HTTP_DURATION:-10s}
@@ -62,8 +62,8 @@ if ! cargo build --release -p examples --example http_server --example hyper_ser
 fi
 
 export RUNTIME_WORKER_THREADS=$WORKERS TOKIO_WORKER_THREADS=$WORKERS
-# shellcheck source=benches/http_servers.sh
-source "$ROOT/benches/http_servers.sh"
+# shellcheck source=benches/scripts/http_servers.sh
+source "$ROOT/benches/scripts/http_servers.sh"
 
 # wrk's "Requests/sec:" and its request count.
 rps_of() { awk '/^Requests\/sec:/ {print $2}' "$1"; }

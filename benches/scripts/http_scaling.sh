@@ -35,7 +35,7 @@
 # that name in thread-id order; the rest (the monitor, blocking threads, the main thread
 # running the accept loop in `block_on`) count only in "busy threads".
 #
-# Usage, from anywhere:  bash benches/http_scaling.sh
+# Usage, from anywhere:  bash benches/scripts/http_scaling.sh
 # Environment:
 #   HTTP_CONNS_LIST    connection counts (default "64 256 1024")
 #   HTTP_WORKERS_LIST  server worker threads (default "4 8 12"; capped as above)
@@ -50,7 +50,7 @@
 # workers, most busy threads). Installs wrk with apt-get when missing.
 set -euo pipefail
 
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 ROOT=$(pwd)
 NCPU=$(nproc)
 CONNS_LIST=${HTTP_CONNS_LIST:-64 256 1024}
@@ -101,8 +101,8 @@ if ! cargo build --release -p examples --example hyper_server --example hyper_to
     exit 1
 fi
 
-# shellcheck source=benches/http_servers.sh
-source "$ROOT/benches/http_servers.sh"
+# shellcheck source=benches/scripts/http_servers.sh
+source "$ROOT/benches/scripts/http_servers.sh"
 
 # A pattern (awk regex) matching the `comm` of a server's worker threads (header).
 worker_name() {

@@ -4,9 +4,9 @@
 # task), waits a second for it to settle, attaches `strace -c` to every one of its threads
 # for IDLE_SECS seconds (default 5) and prints the syscall summary; exits 1 when any
 # syscall was counted.
-# Usage, from anywhere:  bash benches/idle_syscalls.sh
+# Usage, from anywhere:  bash benches/scripts/idle_syscalls.sh
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 SECS=${IDLE_SECS:-5}
 TARGET=${CARGO_TARGET_DIR:-$(pwd)/target}
 cargo build --release -p benches --example idle_runtime >/dev/null 2>&1

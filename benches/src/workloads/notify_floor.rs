@@ -26,8 +26,8 @@ use std::task::Poll;
 
 use futures::task::AtomicWaker;
 
-use crate::sync_locks::{NOTIFY_ITERS, NOTIFY_WAITERS};
-use crate::workloads::Iteration;
+use crate::workloads::scheduler::Iteration;
+use crate::workloads::sync_locks::{NOTIFY_ITERS, NOTIFY_WAITERS};
 use crate::Bench;
 
 /// One waiter's slot, alone on its cache line.
@@ -40,7 +40,7 @@ struct Slot {
 /// A notify-all for a fixed set of waiters, one slot each (see the module doc).
 ///
 /// ```
-/// use benches::notify_floor::SlotNotify;
+/// use benches::workloads::notify_floor::SlotNotify;
 ///
 /// let n = SlotNotify::new(1);
 /// let waiting = n.notified(0);

@@ -18,7 +18,7 @@ use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use crate::workloads::Iteration;
+use crate::workloads::scheduler::Iteration;
 use crate::{AsyncSignal, AsyncTx, Bench, Notify, Signal, Spawner};
 
 /// Producers of the contention workloads.
