@@ -1,4 +1,4 @@
-//! The seed workloads on single-threaded runtimes: ours and tokio's `current_thread`
+//! The scheduler workloads (tokio's own) on single-threaded runtimes: ours and tokio's `current_thread`
 //! flavors, smol's executors run by the bench thread itself (`block_on(ex.run(..))`), and
 //! the floor. Everything runs inside `block_on` on the bench thread, so tasks signal it
 //! through an async counter (blocking in a std channel would deadlock), and the busy

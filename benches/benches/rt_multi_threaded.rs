@@ -1,4 +1,4 @@
-//! The seed workloads on multi-thread runtimes (`BENCH_WORKERS` workers, default 4):
+//! The scheduler workloads (tokio's own) on multi-thread runtimes (`BENCH_WORKERS` workers, default 4):
 //! each workload is a group whose functions are `runtime` (ours), `tokio`, `smol`
 //! (async-executor's `Executor` on N threads), `smol_static` (its `StaticExecutor`) and,
 //! where one thread can serve the workload, `floor`. Tasks signal the bench thread through

@@ -10,7 +10,7 @@
 # For each: start it on a port the OS picks (127.0.0.1 only), run `wrk -t1 -c50 -d10s`, then
 # attach `strace -c -f` for a second, shorter wrk run and divide the syscalls counted by
 # the requests wrk completed meanwhile; kill it. Prints requests/second side by side with
-# the ratios the issue asks for, and syscalls per request.
+# the ratios to tokio, and syscalls per request.
 #
 # Usage, from anywhere:  bash benches/scripts/http.sh [--no-strace]
 # Environment:

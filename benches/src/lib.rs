@@ -20,8 +20,8 @@
 //!   [`adapters::smol`] (async-executor's `Executor` and `StaticExecutor` on N plain
 //!   threads) and [`adapters::floor`] (a single-threaded executor with no synchronization
 //!   beyond what `Waker` demands);
-//! - [`workloads`]: one file per workload family: [`workloads::scheduler`] (the seed
-//!   workloads), [`workloads::chan`], [`workloads::sync_locks`] with
+//! - [`workloads`]: one file per workload family: [`workloads::scheduler`] (tokio's
+//!   scheduler workloads), [`workloads::chan`], [`workloads::sync_locks`] with
 //!   [`workloads::notify_floor`] (the least a notify-all primitive can do, the floor of
 //!   `notify_waiters`), [`workloads::join_set`] and [`workloads::io_echo`] (the I/O-traits
 //!   pair: tokio's traits vs futures-io on one socket type, `io_traits.rs`);

@@ -34,7 +34,7 @@ fn run<B: Bench, S: Signal>(rt: B, workload: &str, iterations: usize) -> Result<
         "chained_spawn" => (chained_spawn::<B, S>, CHAIN + 1),
         // Spawns from the bench thread (the remote path), awaited in `block_on`.
         "spawn_many_remote_idle" => (spawn_many_remote_idle::<B, S>, NUM_SPAWN),
-        // The rest of the seed workloads, for wall-clock and CPU-time A/B runs (`time`,
+        // The rest of the scheduler workloads, for wall-clock and CPU-time A/B runs (`time`,
         // `perf stat`): their counts are tasks spawned per iteration.
         "spawn_many_remote_busy1" => (spawn_many_remote_busy1::<B, S>, NUM_SPAWN),
         "spawn_many_remote_busy2" => (spawn_many_remote_busy2::<B, S>, BUSY2_SPAWN),

@@ -1,7 +1,7 @@
 //! The workloads, one file per family, each written once and run on every runtime it
 //! applies to:
 //!
-//! - [`scheduler`]: the seed workloads (tokio's `rt_multi_threaded` benches: spawns from
+//! - [`scheduler`]: the scheduler workloads (tokio's `rt_multi_threaded` benches: spawns from
 //!   inside and outside, yields, ping-pong, chained spawns), over the crate's
 //!   [`Bench`](crate::Bench) adapters;
 //! - [`chan`]: the channel workloads (mpsc, watch, broadcast), each runtime on its own

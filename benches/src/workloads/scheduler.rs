@@ -1,4 +1,4 @@
-//! The seed workloads (tokio's `benches/rt_multi_threaded.rs`, re-implemented), each
+//! The scheduler workloads (tokio's `benches/rt_multi_threaded.rs`, re-implemented), each
 //! written once for every runtime.
 //!
 //! Each function sets its workload up on `rt` (background tasks, channels, buffers) and
