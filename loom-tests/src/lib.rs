@@ -10,6 +10,36 @@
 #[cfg(loom)]
 pub use item::Item;
 
+/// Runs `f` under loom at `LOOM_MAX_PREEMPTIONS`, or `default_bound` when it is unset,
+/// and prints how many executions it explored (`--nocapture` shows it): the cost of a
+/// model, read beside its wall time.
+#[cfg(loom)]
+pub fn model(f: impl Fn() + Sync + Send + 'static, default_bound: usize) {
+    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+    let mut builder = loom::model::Builder::new();
+    let bound = *builder.preemption_bound.get_or_insert(default_bound);
+    // A std atomic on purpose: it counts executions from outside the model.
+    let runs = std::sync::Arc::new(AtomicUsize::new(0));
+    let counted = runs.clone();
+    builder.check(move || {
+        counted.fetch_add(1, Relaxed);
+        f()
+    });
+    eprintln!(
+        "explored {} executions (preemption bound {bound})",
+        runs.load(Relaxed)
+    );
+}
+
+/// Polls `f` once with a waker that does nothing (the models check state, not wake-ups,
+/// where they use this).
+#[cfg(loom)]
+pub fn poll_noop<F: std::future::Future + ?Sized>(
+    f: std::pin::Pin<&mut F>,
+) -> std::task::Poll<F::Output> {
+    f.poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
+}
+
 #[cfg(loom)]
 mod item {
     use std::ptr::NonNull;

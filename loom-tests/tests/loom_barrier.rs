@@ -14,10 +14,6 @@
 
 #![cfg(loom)]
 
-use std::future::Future;
-use std::pin::Pin;
-use std::task::{Context, Poll, Waker};
-
 use loom::future::block_on;
 use loom::thread;
 use runtime::sync::Barrier;
@@ -27,23 +23,7 @@ use shim::sync::Arc;
 /// Runs `f` under loom at `LOOM_MAX_PREEMPTIONS` (2 when unset) and prints how many
 /// executions it explored (run with `--nocapture` to see it).
 fn model(f: impl Fn() + Sync + Send + 'static) {
-    let mut builder = loom::model::Builder::new();
-    let bound = *builder.preemption_bound.get_or_insert(2);
-    // A std atomic on purpose: it counts executions from outside the model.
-    let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let counted = runs.clone();
-    builder.check(move || {
-        counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        f()
-    });
-    eprintln!(
-        "explored {} executions (preemption bound {bound})",
-        runs.load(std::sync::atomic::Ordering::Relaxed)
-    );
-}
-
-fn poll_noop<F: Future + ?Sized>(f: Pin<&mut F>) -> Poll<F::Output> {
-    f.poll(&mut Context::from_waker(Waker::noop()))
+    loom_tests::model(f, 2);
 }
 
 /// A barrier of `n` with its counters.
@@ -100,7 +80,10 @@ fn barrier_waiter_of_the_next_generation_waits_for_it() {
         let b = Arc::new(Counted::new(2));
         b.arrived.fetch_add(1, SeqCst);
         let mut first = Box::pin(b.barrier.wait());
-        assert!(poll_noop(first.as_mut()).is_pending(), "the first arrival");
+        assert!(
+            loom_tests::poll_noop(first.as_mut()).is_pending(),
+            "the first arrival"
+        );
         let spawn_waiter = |b: &Arc<Counted>| {
             let b = b.clone();
             thread::spawn(move || b.wait())

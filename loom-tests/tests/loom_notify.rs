@@ -19,10 +19,6 @@
 
 #![cfg(loom)]
 
-use std::future::Future;
-use std::pin::Pin;
-use std::task::{Context, Poll, Waker};
-
 use loom::future::block_on;
 use loom::thread;
 use runtime::sync::Notify;
@@ -31,28 +27,12 @@ use shim::sync::Arc;
 /// Runs `f` under loom at `LOOM_MAX_PREEMPTIONS` (2 when unset) and prints how many
 /// executions it explored (run with `--nocapture` to see it).
 fn model(f: impl Fn() + Sync + Send + 'static) {
-    let mut builder = loom::model::Builder::new();
-    let bound = *builder.preemption_bound.get_or_insert(2);
-    // A std atomic on purpose: it counts executions from outside the model.
-    let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let counted = runs.clone();
-    builder.check(move || {
-        counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        f()
-    });
-    eprintln!(
-        "explored {} executions (preemption bound {bound})",
-        runs.load(std::sync::atomic::Ordering::Relaxed)
-    );
-}
-
-fn poll_noop<F: Future + ?Sized>(f: Pin<&mut F>) -> Poll<F::Output> {
-    f.poll(&mut Context::from_waker(Waker::noop()))
+    loom_tests::model(f, 2);
 }
 
 /// True when a fresh future is ready at once: a permit was stored (and is consumed now).
 fn permit_stored(n: &Notify) -> bool {
-    poll_noop(Box::pin(n.notified()).as_mut()).is_ready()
+    loom_tests::poll_noop(Box::pin(n.notified()).as_mut()).is_ready()
 }
 
 /// Two queued futures; `notify_last` (on another thread) goes to the newer one, which is
@@ -63,9 +43,9 @@ fn notify_last_to_a_dropped_future_goes_to_the_other() {
     model(|| {
         let n = Arc::new(Notify::new());
         let mut older = Box::pin(n.notified());
-        assert!(poll_noop(older.as_mut()).is_pending());
+        assert!(loom_tests::poll_noop(older.as_mut()).is_pending());
         let mut newer = Box::pin(n.notified());
-        assert!(poll_noop(newer.as_mut()).is_pending());
+        assert!(loom_tests::poll_noop(newer.as_mut()).is_pending());
         let n2 = n.clone();
         let notifier = thread::spawn(move || n2.notify_last());
         drop(newer);
@@ -83,7 +63,7 @@ fn notify_last_to_a_dropped_last_future_is_stored() {
     model(|| {
         let n = Arc::new(Notify::new());
         let mut only = Box::pin(n.notified());
-        assert!(poll_noop(only.as_mut()).is_pending());
+        assert!(loom_tests::poll_noop(only.as_mut()).is_pending());
         let n2 = n.clone();
         let notifier = thread::spawn(move || n2.notify_last());
         drop(only);
@@ -105,7 +85,7 @@ fn last_waiter_leaving_unserved_empties_the_state() {
     model(|| {
         let n = Arc::new(Notify::new());
         let mut only = Box::pin(n.notified());
-        assert!(poll_noop(only.as_mut()).is_pending());
+        assert!(loom_tests::poll_noop(only.as_mut()).is_pending());
         let n2 = n.clone();
         let notifier = thread::spawn(move || n2.notify_one());
         drop(only);

@@ -17,10 +17,6 @@
 
 #![cfg(loom)]
 
-use std::future::Future;
-use std::pin::Pin;
-use std::task::{Context, Poll, Waker};
-
 use loom::future::block_on;
 use loom::thread;
 use runtime::sync::{mpsc, watch, OnceCell, RwLock, Semaphore};
@@ -30,23 +26,7 @@ use shim::sync::Arc;
 /// Runs `f` under loom at `LOOM_MAX_PREEMPTIONS` (2 when unset) and prints how many
 /// executions it explored (run with `--nocapture` to see it).
 fn model(f: impl Fn() + Sync + Send + 'static) {
-    let mut builder = loom::model::Builder::new();
-    let bound = *builder.preemption_bound.get_or_insert(2);
-    // A std atomic on purpose: it counts executions from outside the model.
-    let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let counted = runs.clone();
-    builder.check(move || {
-        counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        f()
-    });
-    eprintln!(
-        "explored {} executions (preemption bound {bound})",
-        runs.load(std::sync::atomic::Ordering::Relaxed)
-    );
-}
-
-fn poll_noop<F: Future + ?Sized>(f: Pin<&mut F>) -> Poll<F::Output> {
-    f.poll(&mut Context::from_waker(Waker::noop()))
+    loom_tests::model(f, 2);
 }
 
 /// A value that counts its drops.
@@ -86,7 +66,10 @@ fn semaphore_waiter_dropped_as_it_is_served() {
     model(|| {
         let sem = Arc::new(Semaphore::new(1));
         let mut waiter = Box::pin(sem.acquire_many(2));
-        assert!(poll_noop(waiter.as_mut()).is_pending(), "1 of 2 permits");
+        assert!(
+            loom_tests::poll_noop(waiter.as_mut()).is_pending(),
+            "1 of 2 permits"
+        );
         let s = sem.clone();
         let releaser = thread::spawn(move || s.add_permits(1));
         drop(waiter);
@@ -109,7 +92,10 @@ fn rwlock_queued_writer_dropped_as_the_reader_leaves() {
         let lock = std::sync::Arc::new(RwLock::with_max_readers(0u8, 2));
         let reader = lock.clone().try_read_owned().unwrap();
         let mut writer = Box::pin(lock.write());
-        assert!(poll_noop(writer.as_mut()).is_pending(), "a reader holds it");
+        assert!(
+            loom_tests::poll_noop(writer.as_mut()).is_pending(),
+            "a reader holds it"
+        );
         let leaving = thread::spawn(move || drop(reader));
         drop(writer);
         leaving.join().unwrap();
@@ -125,7 +111,10 @@ fn once_cell_cancelled_initializer_passes_on() {
     model(|| {
         let cell = Arc::new(OnceCell::<u8>::new());
         let mut first = Box::pin(cell.get_or_init(std::future::pending));
-        assert!(poll_noop(first.as_mut()).is_pending(), "initializing");
+        assert!(
+            loom_tests::poll_noop(first.as_mut()).is_pending(),
+            "initializing"
+        );
         let c = cell.clone();
         let other = thread::spawn(move || *block_on(c.get_or_init(|| async { 2 })));
         drop(first);
@@ -220,13 +209,13 @@ fn watch_changed_dropped_as_it_is_woken() {
         let tx2 = tx.clone();
         {
             let mut changed = Box::pin(rx.changed());
-            let _ = poll_noop(changed.as_mut());
+            let _ = loom_tests::poll_noop(changed.as_mut());
             let sender = thread::spawn(move || tx2.send(1).unwrap());
             drop(changed);
             sender.join().unwrap();
         }
         assert!(
-            poll_noop(Box::pin(rx.changed()).as_mut()).is_ready(),
+            loom_tests::poll_noop(Box::pin(rx.changed()).as_mut()).is_ready(),
             "the change was lost with the dropped future"
         );
         assert_eq!(*rx.borrow_and_update(), 1);

@@ -25,19 +25,7 @@ use runtime::sync::mpsc::{self, error::TryRecvError};
 /// Runs `f` under loom at `LOOM_MAX_PREEMPTIONS` (2 when unset) and prints how many
 /// executions it explored (run with `--nocapture` to see it).
 fn model(f: impl Fn() + Sync + Send + 'static) {
-    let mut builder = loom::model::Builder::new();
-    let bound = *builder.preemption_bound.get_or_insert(2);
-    // A std atomic on purpose: it counts executions from outside the model.
-    let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let counted = runs.clone();
-    builder.check(move || {
-        counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        f()
-    });
-    eprintln!(
-        "explored {} executions (preemption bound {bound})",
-        runs.load(std::sync::atomic::Ordering::Relaxed)
-    );
+    loom_tests::model(f, 2);
 }
 
 /// Receives one message by polling `try_recv` (a sender that never sends leaves loom

@@ -12,10 +12,7 @@
 
 #![cfg(loom)]
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll, Waker};
 
 use loom::future::block_on;
 use loom::thread;
@@ -27,10 +24,6 @@ fn model(f: impl Fn() + Sync + Send + 'static) {
     builder.check(f);
 }
 
-fn poll_noop<F: Future + ?Sized>(f: Pin<&mut F>) -> Poll<F::Output> {
-    f.poll(&mut Context::from_waker(Waker::noop()))
-}
-
 /// A permit handed to a queued waiter while that waiter's future is dropped goes on to the
 /// next waiter, which then completes; no permit is lost or duplicated.
 #[test]
@@ -38,9 +31,9 @@ fn permit_handed_to_a_dropped_waiter_goes_to_the_next() {
     model(|| {
         let sem = Arc::new(Semaphore::new(0));
         let mut first = Box::pin(sem.clone().acquire_owned());
-        assert!(poll_noop(first.as_mut()).is_pending());
+        assert!(loom_tests::poll_noop(first.as_mut()).is_pending());
         let mut second = Box::pin(sem.clone().acquire_owned());
-        assert!(poll_noop(second.as_mut()).is_pending());
+        assert!(loom_tests::poll_noop(second.as_mut()).is_pending());
         let s = sem.clone();
         let releaser = thread::spawn(move || s.add_permits(1));
         drop(first);
@@ -77,7 +70,7 @@ fn mutex_unlock_with_a_cancelled_waiter() {
         let m = Arc::new(Mutex::new(0usize));
         let guard = m.try_lock().unwrap();
         let mut cancelled = Box::pin(m.clone().lock_owned());
-        assert!(poll_noop(cancelled.as_mut()).is_pending());
+        assert!(loom_tests::poll_noop(cancelled.as_mut()).is_pending());
         let m2 = m.clone();
         let other = thread::spawn(move || *block_on(m2.lock()) += 1);
         drop(guard);
@@ -125,7 +118,7 @@ fn notify_one_racing_enable() {
         block_on(f);
         notifier.join().unwrap();
         // Received once: nothing is left stored.
-        assert!(poll_noop(Box::pin(n.notified()).as_mut()).is_pending());
+        assert!(loom_tests::poll_noop(Box::pin(n.notified()).as_mut()).is_pending());
     });
 }
 
@@ -140,17 +133,17 @@ fn notify_waiters_racing_a_new_waiter() {
         let n2 = n.clone();
         let notifier = thread::spawn(move || n2.notify_waiters());
         let mut racing = Box::pin(n.notified());
-        let raced = poll_noop(racing.as_mut()).is_ready();
+        let raced = loom_tests::poll_noop(racing.as_mut()).is_ready();
         block_on(before);
         notifier.join().unwrap();
         if !raced {
-            let ready = poll_noop(racing.as_mut()).is_ready();
+            let ready = loom_tests::poll_noop(racing.as_mut()).is_ready();
             if !ready {
                 n.notify_one();
-                assert!(poll_noop(racing.as_mut()).is_ready());
+                assert!(loom_tests::poll_noop(racing.as_mut()).is_ready());
             }
         }
-        assert!(poll_noop(Box::pin(n.notified()).as_mut()).is_pending());
+        assert!(loom_tests::poll_noop(Box::pin(n.notified()).as_mut()).is_pending());
     });
 }
 
@@ -161,15 +154,15 @@ fn notify_one_to_a_dropped_future_goes_to_the_next() {
     model(|| {
         let n = Arc::new(Notify::new());
         let mut first = Box::pin(n.notified());
-        assert!(poll_noop(first.as_mut()).is_pending());
+        assert!(loom_tests::poll_noop(first.as_mut()).is_pending());
         let mut second = Box::pin(n.notified());
-        assert!(poll_noop(second.as_mut()).is_pending());
+        assert!(loom_tests::poll_noop(second.as_mut()).is_pending());
         let n2 = n.clone();
         let notifier = thread::spawn(move || n2.notify_one());
         drop(first);
         block_on(second);
         notifier.join().unwrap();
-        assert!(poll_noop(Box::pin(n.notified()).as_mut()).is_pending());
+        assert!(loom_tests::poll_noop(Box::pin(n.notified()).as_mut()).is_pending());
     });
 }
 
@@ -183,16 +176,16 @@ fn notify_waiters_serving_a_dropped_waiter() {
     model(|| {
         let n = Arc::new(Notify::new());
         let mut dropped = Box::pin(n.notified());
-        assert!(poll_noop(dropped.as_mut()).is_pending());
+        assert!(loom_tests::poll_noop(dropped.as_mut()).is_pending());
         let mut kept = Box::pin(n.notified());
-        assert!(poll_noop(kept.as_mut()).is_pending());
+        assert!(loom_tests::poll_noop(kept.as_mut()).is_pending());
         let n2 = n.clone();
         let notifier = thread::spawn(move || n2.notify_waiters());
         drop(dropped);
         block_on(kept);
         notifier.join().unwrap();
         n.notify_one();
-        assert!(poll_noop(Box::pin(n.notified()).as_mut()).is_ready());
+        assert!(loom_tests::poll_noop(Box::pin(n.notified()).as_mut()).is_ready());
     });
 }
 
@@ -204,15 +197,15 @@ fn notify_one_racing_a_queued_repoll() {
     model(|| {
         let n = Arc::new(Notify::new());
         let mut f = Box::pin(n.notified());
-        assert!(poll_noop(f.as_mut()).is_pending());
+        assert!(loom_tests::poll_noop(f.as_mut()).is_pending());
         let n2 = n.clone();
         let notifier = thread::spawn(move || n2.notify_one());
-        let early = poll_noop(f.as_mut()).is_ready();
+        let early = loom_tests::poll_noop(f.as_mut()).is_ready();
         if !early {
             block_on(f);
         }
         notifier.join().unwrap();
-        assert!(poll_noop(Box::pin(n.notified()).as_mut()).is_pending());
+        assert!(loom_tests::poll_noop(Box::pin(n.notified()).as_mut()).is_pending());
     });
 }
 

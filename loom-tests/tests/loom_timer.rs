@@ -40,19 +40,7 @@ use shim::sync::atomic::{AtomicU64, AtomicUsize, Ordering::SeqCst};
 use shim::sync::Arc;
 
 fn model(f: impl Fn() + Sync + Send + 'static) {
-    let mut builder = loom::model::Builder::new();
-    let bound = *builder.preemption_bound.get_or_insert(2);
-    // A std atomic on purpose: it counts executions from outside the model.
-    let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let counted = runs.clone();
-    builder.check(move || {
-        counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        f()
-    });
-    eprintln!(
-        "explored {} executions (preemption bound {bound})",
-        runs.load(std::sync::atomic::Ordering::Relaxed)
-    );
+    loom_tests::model(f, 2);
 }
 
 /// A waker that counts its wake-ups.
