@@ -113,6 +113,29 @@ impl Overflow {
 }
 
 impl Waiters {
+    /// Calls `f` with every waker held, and its direction (task dumps; nothing changes).
+    pub(crate) fn for_each(&self, mut f: impl FnMut(Direction, &Waker)) {
+        for (dir, first) in [
+            (Direction::Read, &self.reader),
+            (Direction::Write, &self.writer),
+        ] {
+            if let Some(w) = first {
+                f(dir, w);
+            }
+        }
+        if let Some(more) = &self.more {
+            for (dir, list) in [
+                (Direction::Read, &more.reader),
+                (Direction::Write, &more.writer),
+            ] {
+                list.wakers
+                    .iter()
+                    .chain(&list.suspects)
+                    .for_each(|w| f(dir, w));
+            }
+        }
+    }
+
     /// Adds `waker` to `dir`'s waiters unless a waker of the same task is there. Returns
     /// the wakers of a compacted overflow list (see the module docs), to wake once the
     /// lock is released; usually empty (and then unallocated).

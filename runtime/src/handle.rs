@@ -274,6 +274,23 @@ impl Handle {
         self.inner.name()
     }
 
+    /// A dump of the runtime's tasks: each listed task's id and state, what each idle one
+    /// waits on (a timer, a descriptor's readiness, a lock and its holder, another task),
+    /// deadlock cycles and tasks no waker can reach. Needs nothing from the workers (a
+    /// worker stuck in a poll delays nothing) and polls nothing; see [`crate::dump`].
+    ///
+    /// ```
+    /// let rt = runtime::Runtime::new().unwrap();
+    /// rt.spawn(runtime::time::sleep(std::time::Duration::from_secs(60)));
+    /// let dump = rt.handle().dump();
+    /// println!("{dump}");
+    /// assert!(dump.unwakeable().next().is_none());
+    /// ```
+    #[cfg(not(loom))]
+    pub fn dump(&self) -> crate::dump::Dump {
+        crate::dump::collect(&self.inner)
+    }
+
     /// The scheduler flavor.
     pub fn runtime_flavor(&self) -> RuntimeFlavor {
         match self.inner {

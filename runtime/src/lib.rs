@@ -135,6 +135,8 @@ mod context;
 mod coop;
 mod driver;
 #[cfg(not(loom))]
+pub mod dump;
+#[cfg(not(loom))]
 pub mod fs;
 mod handle;
 mod hooks;

@@ -30,6 +30,11 @@ impl Id {
     pub fn as_u64(&self) -> u64 {
         self.0.get()
     }
+
+    /// The id whose number is `n` (0 is no id): for words that store an id as a number.
+    pub(crate) fn from_u64(n: u64) -> Option<Id> {
+        NonZeroU64::new(n).map(Id)
+    }
 }
 
 impl fmt::Debug for Id {

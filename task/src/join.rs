@@ -26,6 +26,9 @@ use crate::id::Id;
 /// (tokio #2762), and a `#![deny(warnings)]` crate ported from tokio must still build.
 pub struct JoinHandle<T> {
     raw: NonNull<Header>,
+    /// True while this handle's wait is in the wait registry (`waits.rs`): from a poll that
+    /// returned `Pending` until the output is taken or the handle dropped.
+    recorded: bool,
     _p: PhantomData<T>,
 }
 
@@ -47,6 +50,7 @@ impl<T> JoinHandle<T> {
     pub(crate) unsafe fn from_raw(raw: NonNull<Header>) -> Self {
         JoinHandle {
             raw,
+            recorded: false,
             _p: PhantomData,
         }
     }
@@ -114,21 +118,57 @@ impl<T> Future for JoinHandle<T> {
     type Output = Result<T, JoinError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let me = self.get_mut();
         let mut out: Poll<Result<T, JoinError>> = Poll::Pending;
         // SAFETY: we hold the join reference and `out` has the task's output type.
         unsafe {
-            (self.header().vtable.try_read_output)(
-                self.raw,
+            (me.header().vtable.try_read_output)(
+                me.raw,
                 &mut out as *mut Poll<Result<T, JoinError>> as *mut (),
                 cx.waker(),
             )
         };
+        match out {
+            // The slow path: the waker now sits in the task's trailer; tell dumps who waits.
+            Poll::Pending if !me.recorded => me.record_wait(cx.waker()),
+            Poll::Ready(_) if me.recorded => me.forget_wait(),
+            _ => {}
+        }
         out
+    }
+}
+
+impl<T> JoinHandle<T> {
+    fn wait_key(&self) -> (usize, usize) {
+        (self.raw.as_ptr() as usize, crate::waits::JOIN_KEY)
+    }
+
+    #[cold]
+    fn record_wait(&mut self, waker: &std::task::Waker) {
+        let wait = crate::waits::Wait {
+            kind: "JoinHandle",
+            object: self.raw.as_ptr() as usize,
+            // SAFETY: the handle's reference keeps the task live.
+            target: Some(unsafe { Header::trailer(self.raw) }.id.get()),
+            at: None,
+        };
+        // SAFETY: no holder word.
+        unsafe { crate::waits::record(self.wait_key(), waker, wait, None) };
+        self.recorded = true;
+    }
+
+    #[cold]
+    fn forget_wait(&mut self) {
+        crate::waits::forget(self.wait_key());
+        self.recorded = false;
     }
 }
 
 impl<T> Drop for JoinHandle<T> {
     fn drop(&mut self) {
+        if self.recorded {
+            self.forget_wait();
+        }
         if self.header().state.drop_join_handle_fast() {
             return;
         }

@@ -25,9 +25,11 @@
 mod core;
 mod harness;
 mod id;
+mod inspect;
 mod join;
 mod list;
 mod state;
+pub mod waits;
 mod waker;
 
 use std::fmt;
@@ -37,6 +39,7 @@ use std::ptr::NonNull;
 
 pub use crate::core::Header;
 pub use crate::id::{current as current_id, Id};
+pub use crate::inspect::{waker_task, waker_task_id, TaskState, TaskView};
 pub use crate::join::{AbortHandle, JoinError, JoinHandle};
 pub use crate::list::OwnedTasks;
 

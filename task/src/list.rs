@@ -30,6 +30,7 @@ use shim::sync::atomic::{AtomicBool, Ordering};
 use shim::sync::Mutex;
 
 use crate::core::{Cell, Header};
+use crate::inspect::TaskView;
 use crate::join::JoinHandle;
 use crate::{Notified, Schedule, Task};
 
@@ -259,6 +260,34 @@ impl<S: Schedule> OwnedTasks<S> {
     #[doc(hidden)]
     pub fn len(&self) -> usize {
         self.shards.iter().map(|s| s.lock().len).sum()
+    }
+
+    /// Calls `f` with every bound task, one shard at a time under that shard's lock (never
+    /// two locks at once), for task dumps. Nothing is polled or changed: each task is seen
+    /// through one load of its state word ([`TaskView`]). `f` runs under the shard's lock,
+    /// so it must be quick and take no lock a task's wake, completion or bind may take
+    /// (copy out what it needs). Tasks completing or binding meanwhile in other shards may
+    /// or may not be seen: the walk is no single instant.
+    pub fn for_each_task(&self, mut f: impl FnMut(&TaskView<'_>)) {
+        for shard in self.shards.iter() {
+            let lock = shard.lock();
+            let mut next = lock.head;
+            while let Some(ptr) = next {
+                // SAFETY: `ptr` is in this shard, which we hold locked: the list's reference
+                // keeps it live and its links are ours to read.
+                let trailer = unsafe { Header::trailer(ptr) };
+                let view = TaskView {
+                    header: ptr,
+                    // SAFETY: as above, the task is live.
+                    snapshot: unsafe { ptr.as_ref() }.state.load(),
+                    _list: PhantomData,
+                };
+                f(&view);
+                // SAFETY: links are read under the shard lock.
+                next = trailer.owned_next.with(|p| unsafe { *p });
+            }
+            drop(lock);
+        }
     }
 
     /// True when no task is live.

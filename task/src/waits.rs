@@ -1,0 +1,179 @@
+//! The wait registry: which task waits on which synchronization object, for task dumps.
+//!
+//! A leaf that has no list of its own a dump can reach (a sync primitive's waiter queue
+//! lives inside the object; a `JoinHandle`'s waker inside the awaited task) records each
+//! waiter here when it queues one, on the slow path only, and forgets it when the waiter
+//! leaves the queue (served, cancelled, closed). An uncontended lock, a ready channel, a
+//! `JoinHandle` whose task is done never come here.
+//!
+//! Process-wide, 16 shards, each a mutex over a map from a *wait key* to a record. The key
+//! is chosen by the leaf and names one queued waiter uniquely while it is queued: a
+//! semaphore uses (its address, the waiter's slot), a `JoinHandle` (the awaited task's
+//! header, [`JOIN_KEY`]). A record stores the waiter's task id (read from its waker when it
+//! is a runtime task's), what it waits on (a kind and the object's address), the awaited
+//! task for a join, and optionally a *holder word*: an `AtomicU64` inside the object where
+//! a lock stores its holder's task id (0: none or unknown), read when a dump takes its
+//! snapshot.
+//!
+//! Lock order: a shard's mutex is innermost. Leaves take it under their own lock (which
+//! is what makes "recorded" and "queued" agree), and nothing is taken, woken or dropped
+//! under it but plain data; a dump takes one shard at a time. Under loom the registry is
+//! compiled to nothing (it synchronizes nothing the models check).
+
+use std::panic::Location;
+use std::task::Waker;
+
+use crate::id::Id;
+
+/// The second half of a `JoinHandle`'s wait key (the first is the awaited task's header).
+pub const JOIN_KEY: usize = usize::MAX;
+
+/// What a queued waiter waits on, as its leaf records it.
+#[derive(Clone, Copy, Debug)]
+pub struct Wait {
+    /// The primitive: "Mutex", "RwLock", "Semaphore", "Notify", "mpsc send", "JoinHandle".
+    pub kind: &'static str,
+    /// The object's address (for a `JoinHandle`: the awaited task's header).
+    pub object: usize,
+    /// The awaited task, for a join.
+    pub target: Option<Id>,
+    /// Where the wait was started, when the API records it.
+    pub at: Option<&'static Location<'static>>,
+}
+
+/// One recorded waiter, as [`snapshot`] returns it.
+#[derive(Clone, Debug)]
+pub struct WaitRecord {
+    /// The waiting task, when its waker is a runtime task's.
+    pub waiter: Option<Id>,
+    /// What it waits on.
+    pub wait: Wait,
+    /// The lock's holder at the snapshot, when the object keeps one and a task holds it.
+    pub holder: Option<Id>,
+}
+
+#[cfg(not(loom))]
+mod imp {
+    use std::collections::HashMap;
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+    use std::sync::{Mutex, MutexGuard, OnceLock};
+
+    use super::{Wait, WaitRecord};
+    use crate::id::Id;
+
+    const SHARDS: usize = 16;
+
+    struct Entry {
+        waiter: Option<Id>,
+        wait: Wait,
+        holder: Option<*const AtomicU64>,
+    }
+
+    // SAFETY: the holder pointer is only read (an atomic load) under the shard's mutex, and
+    // the recorder keeps the word alive until it forgets the record (`record`'s contract).
+    unsafe impl Send for Entry {}
+
+    type Map = HashMap<(usize, usize), Entry>;
+
+    fn shards() -> &'static [Mutex<Map>; SHARDS] {
+        static SHARDS_: OnceLock<[Mutex<Map>; SHARDS]> = OnceLock::new();
+        SHARDS_.get_or_init(|| std::array::from_fn(|_| Mutex::new(HashMap::new())))
+    }
+
+    fn shard(key: (usize, usize)) -> MutexGuard<'static, Map> {
+        let h = (key.0 >> 4) ^ key.1.wrapping_mul(0x9E37_79B9);
+        // A panic under the lock cannot leave a map half-edited in a way that matters to
+        // a diagnostic: take the data either way.
+        shards()[h % SHARDS]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(super) fn record(
+        key: (usize, usize),
+        waiter: Option<Id>,
+        wait: Wait,
+        holder: Option<*const AtomicU64>,
+    ) {
+        let entry = Entry {
+            waiter,
+            wait,
+            holder,
+        };
+        let old = shard(key).insert(key, entry);
+        drop(old);
+    }
+
+    pub(super) fn forget(key: (usize, usize)) {
+        let old = shard(key).remove(&key);
+        drop(old);
+    }
+
+    pub(super) fn snapshot() -> Vec<WaitRecord> {
+        let mut out = Vec::new();
+        for s in shards() {
+            let map = s.lock().unwrap_or_else(|e| e.into_inner());
+            out.reserve(map.len());
+            for e in map.values() {
+                let holder = e.holder.and_then(|h| {
+                    // SAFETY: the recorder keeps the word alive until it forgets this
+                    // record, which takes this shard's mutex, held here.
+                    // Relaxed: a hint; it orders nothing.
+                    Id::from_u64(unsafe { &*h }.load(Relaxed))
+                });
+                out.push(WaitRecord {
+                    waiter: e.waiter,
+                    wait: e.wait,
+                    holder,
+                });
+            }
+        }
+        out
+    }
+}
+
+#[cfg(loom)]
+mod imp {
+    use super::{Wait, WaitRecord};
+    use crate::id::Id;
+    use std::sync::atomic::AtomicU64;
+
+    pub(super) fn record(_: (usize, usize), _: Option<Id>, _: Wait, _: Option<*const AtomicU64>) {}
+    pub(super) fn forget(_: (usize, usize)) {}
+    pub(super) fn snapshot() -> Vec<WaitRecord> {
+        Vec::new()
+    }
+}
+
+/// Records that the task of `waker` waits on `wait`, under `key` (replacing any record
+/// under it). Call it under the leaf's own lock, where the waiter is queued.
+///
+/// # Safety
+/// When `holder` is given, the caller keeps that word alive until it calls
+/// [`forget`] with `key` (an object with queued waiters is borrowed by them, so it lives
+/// until they leave the queue, which is where the leaf forgets them).
+pub unsafe fn record(
+    key: (usize, usize),
+    waker: &Waker,
+    wait: Wait,
+    holder: Option<&std::sync::atomic::AtomicU64>,
+) {
+    let waiter = crate::inspect::waker_task_id(waker);
+    imp::record(key, waiter, wait, holder.map(|h| h as *const _));
+}
+
+/// Forgets the record under `key`, if any.
+pub fn forget(key: (usize, usize)) {
+    imp::forget(key)
+}
+
+/// Every recorded waiter, one shard at a time (so not one instant: a waiter may leave or
+/// join while the walk is in another shard).
+pub fn snapshot() -> Vec<WaitRecord> {
+    imp::snapshot()
+}
+
+/// The current task's id as a holder word's value (0 outside a task).
+pub fn holder_word() -> u64 {
+    crate::id::current().map_or(0, |id| id.as_u64())
+}
