@@ -198,6 +198,8 @@ fn dump_names_every_wait_the_holders_the_deadlock_and_the_unwakeable_task() {
                 "the blocker is still stuck in its poll"
             );
             let report = d.to_string();
+            // The report's head, for whoever reads the test's output.
+            eprintln!("{}", report.lines().take(12).collect::<Vec<_>>().join("\n"));
             assert_eq!(
                 d.task(blocker.id()).map(|t| t.state()),
                 Some(TaskState::Running),

@@ -42,6 +42,7 @@ pub(crate) fn collect(handle: &scheduler::Handle) -> Dump {
             }
         }
     }
+    tasks.sort_by_key(|t| t.id);
     let cycles = graph::cycles(&tasks);
     Dump {
         tasks,

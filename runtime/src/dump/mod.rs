@@ -103,14 +103,15 @@ pub enum WaitsOn {
 }
 
 impl Dump {
-    /// Every listed task (those that parked at least once), in no particular order.
+    /// Every listed task (those that parked at least once), by id.
     pub fn tasks(&self) -> &[TaskDump] {
         &self.tasks
     }
 
     /// The listed task with id `id`.
     pub fn task(&self, id: Id) -> Option<&TaskDump> {
-        self.tasks.iter().find(|t| t.id == id)
+        let i = self.tasks.binary_search_by_key(&id, |t| t.id).ok()?;
+        Some(&self.tasks[i])
     }
 
     /// Live tasks that are not listed: spawned and never parked yet, so queued or being
