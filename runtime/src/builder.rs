@@ -75,6 +75,9 @@ pub struct Builder {
     max_blocking_threads: usize,
     keep_alive: Duration,
     on_stall: Option<(Duration, crate::metrics::StallCallback)>,
+    /// A signal that makes the runtime dump its tasks, and who receives the dump.
+    #[cfg(not(loom))]
+    dump_signal: Option<(i32, crate::dump::DumpCallback)>,
     unhandled_panic: UnhandledPanic,
     rng_seed: Option<crate::rand::RngSeed>,
     hooks: crate::hooks::Hooks,
@@ -143,6 +146,8 @@ impl Builder {
             max_blocking_threads: DEFAULT_MAX_BLOCKING_THREADS,
             keep_alive: DEFAULT_KEEP_ALIVE,
             on_stall: None,
+            #[cfg(not(loom))]
+            dump_signal: None,
             unhandled_panic: UnhandledPanic::Ignore,
             rng_seed: None,
             hooks: crate::hooks::Hooks::default(),
@@ -364,6 +369,35 @@ impl Builder {
         self
     }
 
+    /// Prints a task dump ([`Handle::dump`](crate::Handle::dump)) to stderr each time the
+    /// process receives `signal` (e.g. `libc::SIGUSR1`): `kill -USR1 <pid>` shows what
+    /// every task waits on, also when every worker is stuck. The handler only writes a
+    /// byte; a thread of the runtime's own (`runtime-dump`) takes the dump. `build` fails
+    /// for a signal that cannot be handled (`SIGKILL`, `SIGSTOP`, ...).
+    ///
+    /// ```
+    /// let rt = runtime::Builder::new_multi_thread()
+    ///     .enable_all()
+    ///     .dump_on_signal(libc::SIGUSR1)
+    ///     .build()
+    ///     .unwrap();
+    /// ```
+    #[cfg(not(loom))]
+    pub fn dump_on_signal(&mut self, signal: i32) -> &mut Self {
+        self.on_dump_signal(signal, |dump| eprintln!("{dump}"))
+    }
+
+    /// As [`dump_on_signal`](Builder::dump_on_signal), handing each dump to `callback`
+    /// (on the `runtime-dump` thread) instead of printing it.
+    #[cfg(not(loom))]
+    pub fn on_dump_signal<F>(&mut self, signal: i32, callback: F) -> &mut Self
+    where
+        F: Fn(&crate::dump::Dump) + Send + Sync + 'static,
+    {
+        self.dump_signal = Some((signal, std::sync::Arc::new(callback)));
+        self
+    }
+
     /// What the runtime does when a spawned task panics (default:
     /// [`UnhandledPanic::Ignore`], the panic goes to the task's `JoinHandle`). With
     /// [`UnhandledPanic::ShutdownRuntime`] the first panicking task shuts the runtime down
@@ -556,6 +590,15 @@ impl Builder {
     /// (the error of `epoll_create` or `thread::spawn`). The builder is left as it was, so
     /// one builder can build several runtimes with the same settings.
     pub fn build(&mut self) -> io::Result<Runtime> {
+        let rt = self.build_runtime()?;
+        #[cfg(not(loom))]
+        if let Some((signal, callback)) = &self.dump_signal {
+            crate::dump::watch_signal(*signal, &rt.handle().inner, callback.clone())?;
+        }
+        Ok(rt)
+    }
+
+    fn build_runtime(&mut self) -> io::Result<Runtime> {
         let seeds = self
             .rng_seed
             .as_ref()

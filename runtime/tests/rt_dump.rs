@@ -268,3 +268,64 @@ fn dump_names_every_wait_the_holders_the_deadlock_and_the_unwakeable_task() {
         },
     );
 }
+
+#[test]
+fn a_signal_hands_a_dump_to_the_callback_on_a_thread_of_its_own_while_the_worker_is_stuck() {
+    watchdog("a dump on SIGUSR2", || {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let tx = std::sync::Mutex::new(tx);
+        let rt = runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .on_dump_signal(libc::SIGUSR2, move |d| {
+                let name = std::thread::current().name().map(String::from);
+                let _ = tx.lock().unwrap().send((name, d.clone()));
+            })
+            .build()
+            .unwrap();
+        let sleeper = rt.spawn(async { runtime::time::sleep(FOREVER).await }).id();
+        dump_until(rt.handle(), |d| idle_with_wait(d, sleeper));
+        // The only worker blocks in a poll until the dump arrived.
+        let release = Arc::new(AtomicBool::new(false));
+        let blocking = Arc::new(AtomicBool::new(false));
+        let blocker = {
+            let (release, blocking) = (release.clone(), blocking.clone());
+            rt.spawn(async move {
+                blocking.store(true, SeqCst);
+                let give_up = Instant::now() + support::WATCHDOG;
+                while !release.load(SeqCst) {
+                    assert!(
+                        Instant::now() < give_up,
+                        "the test never released the blocker"
+                    );
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+            })
+        };
+        while !blocking.load(SeqCst) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        // SAFETY: raising a signal whose handler the runtime installed.
+        assert_eq!(unsafe { libc::raise(libc::SIGUSR2) }, 0);
+        let (thread, d) = rx.recv().expect("the dump thread is gone");
+        release.store(true, SeqCst);
+        assert_eq!(thread.as_deref(), Some("runtime-dump"));
+        assert!(
+            waits(&d, sleeper)
+                .iter()
+                .any(|w| matches!(w, WaitsOn::Sleep { .. })),
+            "{d}"
+        );
+        rt.block_on(blocker).unwrap();
+    });
+}
+
+#[test]
+fn dump_on_an_unhandleable_signal_fails_the_build() {
+    let err = runtime::Builder::new_current_thread()
+        .dump_on_signal(libc::SIGKILL)
+        .build()
+        .err()
+        .expect("SIGKILL cannot be handled");
+    assert!(err.to_string().contains("SIGUSR1"), "{err}");
+}

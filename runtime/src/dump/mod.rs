@@ -33,6 +33,7 @@
 
 mod collect;
 mod graph;
+mod on_signal;
 mod report;
 
 use std::time::Instant;
@@ -164,3 +165,4 @@ impl crate::Runtime {
 }
 
 pub(crate) use collect::collect;
+pub(crate) use on_signal::{watch as watch_signal, DumpCallback};
