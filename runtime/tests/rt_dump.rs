@@ -325,7 +325,6 @@ fn dump_on_an_unhandleable_signal_fails_the_build() {
     let err = runtime::Builder::new_current_thread()
         .dump_on_signal(libc::SIGKILL)
         .build()
-        .err()
-        .expect("SIGKILL cannot be handled");
+        .expect_err("SIGKILL cannot be handled");
     assert!(err.to_string().contains("SIGUSR1"), "{err}");
 }

@@ -100,13 +100,11 @@ mod imp {
             wait,
             holder,
         };
-        let old = shard(key).insert(key, entry);
-        drop(old);
+        shard(key).insert(key, entry);
     }
 
     pub(super) fn forget(key: (usize, usize)) {
-        let old = shard(key).remove(&key);
-        drop(old);
+        shard(key).remove(&key);
     }
 
     pub(super) fn snapshot() -> Vec<WaitRecord> {
