@@ -80,3 +80,73 @@ fn normalize(mut cycle: Vec<Id>) -> Vec<Id> {
     }
     cycle
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(n: usize) -> Vec<Id> {
+        let rt = crate::Builder::new_current_thread().build().unwrap();
+        (0..n).map(|_| rt.spawn(async {}).id()).collect()
+    }
+
+    fn task(id: Id, state: TaskState, waits: Vec<WaitsOn>) -> TaskDump {
+        TaskDump {
+            id,
+            state,
+            waits,
+            unwakeable: false,
+        }
+    }
+
+    fn lock_held_by(h: Id) -> WaitsOn {
+        WaitsOn::Sync {
+            kind: "Mutex",
+            object: 1,
+            holder: Some(h),
+        }
+    }
+
+    #[test]
+    fn a_three_task_cycle_through_a_join_is_one_deadlock_from_its_smallest_id() {
+        let mut id = ids(4);
+        id.sort();
+        let (a, b, c, d) = (id[0], id[1], id[2], id[3]);
+        let tasks = vec![
+            task(c, TaskState::Idle, vec![lock_held_by(a)]),
+            task(a, TaskState::Idle, vec![WaitsOn::Join { task: b }]),
+            task(b, TaskState::Idle, vec![lock_held_by(c)]),
+            // Waits on the cycle without being in it.
+            task(d, TaskState::Idle, vec![lock_held_by(b)]),
+        ];
+        assert_eq!(cycles(&tasks), vec![vec![a, b, c]]);
+    }
+
+    #[test]
+    fn a_chain_or_a_running_link_is_no_deadlock() {
+        let id = ids(3);
+        let chain = vec![
+            task(id[0], TaskState::Idle, vec![lock_held_by(id[1])]),
+            task(id[1], TaskState::Idle, vec![lock_held_by(id[2])]),
+        ];
+        assert!(cycles(&chain).is_empty());
+        let running = vec![
+            task(id[0], TaskState::Idle, vec![lock_held_by(id[1])]),
+            task(id[1], TaskState::Running, vec![lock_held_by(id[0])]),
+        ];
+        assert!(cycles(&running).is_empty());
+    }
+
+    #[test]
+    fn two_cycles_sharing_no_task_are_both_reported() {
+        let mut id = ids(4);
+        id.sort();
+        let tasks = vec![
+            task(id[0], TaskState::Idle, vec![lock_held_by(id[1])]),
+            task(id[1], TaskState::Idle, vec![lock_held_by(id[0])]),
+            task(id[2], TaskState::Idle, vec![lock_held_by(id[3])]),
+            task(id[3], TaskState::Idle, vec![lock_held_by(id[2])]),
+        ];
+        assert_eq!(cycles(&tasks), vec![vec![id[0], id[1]], vec![id[2], id[3]]]);
+    }
+}
