@@ -328,3 +328,91 @@ fn dump_on_an_unhandleable_signal_fails_the_build() {
         .expect_err("SIGKILL cannot be handled");
     assert!(err.to_string().contains("SIGUSR1"), "{err}");
 }
+
+#[test]
+fn each_primitive_names_its_waiters_and_a_write_lock_its_holder() {
+    use runtime::sync::{mpsc, RwLock, Semaphore};
+    watchdog(
+        "waiters of Notify, Semaphore, RwLock and a full channel",
+        || {
+            let rt = support::current_thread();
+            let notify = Arc::new(runtime::sync::Notify::new());
+            let sem = Arc::new(Semaphore::new(0));
+            let lock = Arc::new(RwLock::new(0));
+            let (tx, _rx) = mpsc::channel::<u8>(1);
+            let notified = {
+                let n = notify.clone();
+                rt.spawn(async move { n.notified().await }).id()
+            };
+            let acquirer = {
+                let s = sem.clone();
+                rt.spawn(async move { drop(s.acquire().await) }).id()
+            };
+            let writer = {
+                let l = lock.clone();
+                rt.spawn(async move {
+                    let _w = l.write().await;
+                    runtime::time::sleep(FOREVER).await;
+                })
+                .id()
+            };
+            let reader = {
+                let l = lock.clone();
+                rt.spawn(async move { drop(l.read().await) }).id()
+            };
+            let sender = rt
+                .spawn(async move {
+                    tx.send(1).await.unwrap();
+                    tx.send(2).await.unwrap();
+                })
+                .id();
+            // A current-thread runtime runs its tasks only inside `block_on`.
+            let d = loop {
+                rt.block_on(runtime::task::yield_now());
+                let d = rt.dump();
+                if [notified, acquirer, writer, reader, sender]
+                    .iter()
+                    .all(|&id| idle_with_wait(&d, id))
+                {
+                    break d;
+                }
+            };
+            let kind_of = |id| match waits(&d, id) {
+                [WaitsOn::Sync { kind, holder, .. }] => (*kind, *holder),
+                other => panic!("task {id}: {other:?}\n{d}"),
+            };
+            assert_eq!(kind_of(notified), ("Notify", None));
+            assert_eq!(kind_of(acquirer), ("Semaphore", None));
+            assert_eq!(kind_of(reader), ("RwLock", Some(writer)));
+            assert_eq!(kind_of(sender), ("mpsc send", None));
+            // The waiters leave the registry with their queues.
+            notify.notify_one();
+            sem.add_permits(1);
+            rt.block_on(runtime::task::yield_now());
+            let d = rt.dump();
+            assert!(
+                d.task(notified).is_none() && d.task(acquirer).is_none(),
+                "{d}"
+            );
+            let left: Vec<_> = task::waits::snapshot()
+                .into_iter()
+                .filter(|r| r.waiter == Some(notified) || r.waiter == Some(acquirer))
+                .collect();
+            assert!(left.is_empty(), "served waiters still recorded: {left:?}");
+            // Shutdown cancels the rest; their records go with their queues.
+            drop(rt);
+            let left: Vec<_> = task::waits::snapshot()
+                .into_iter()
+                .filter(|r| {
+                    [writer, reader, sender]
+                        .iter()
+                        .any(|&id| r.waiter == Some(id))
+                })
+                .collect();
+            assert!(
+                left.is_empty(),
+                "cancelled waiters still recorded: {left:?}"
+            );
+        },
+    );
+}
