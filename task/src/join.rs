@@ -129,8 +129,9 @@ impl<T> Future for JoinHandle<T> {
             )
         };
         match out {
-            // The slow path: the waker now sits in the task's trailer; tell dumps who waits.
-            Poll::Pending if !me.recorded => me.record_wait(cx.waker()),
+            // The slow path: the waker now sits in the task's trailer; tell dumps who waits
+            // (again at each pending poll: the handle may have moved to another task).
+            Poll::Pending => me.record_wait(cx.waker()),
             Poll::Ready(_) if me.recorded => me.forget_wait(),
             _ => {}
         }
@@ -153,8 +154,12 @@ impl<T> JoinHandle<T> {
             at: None,
         };
         // SAFETY: no holder word.
-        unsafe { crate::waits::record(self.wait_key(), waker, wait, None) };
-        self.recorded = true;
+        let recorded = unsafe { crate::waits::record(self.wait_key(), waker, wait, None) };
+        if self.recorded && !recorded {
+            // Now polled by something that is no task: the old record is stale.
+            crate::waits::forget(self.wait_key());
+        }
+        self.recorded = recorded;
     }
 
     #[cold]

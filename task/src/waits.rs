@@ -44,7 +44,8 @@ pub struct Wait {
 /// One recorded waiter, as [`snapshot`] returns it.
 #[derive(Clone, Debug)]
 pub struct WaitRecord {
-    /// The waiting task, when its waker is a runtime task's.
+    /// The waiting task (only runtime tasks are recorded; `Option` for the tests' and
+    /// callers' convenience of matching).
     pub waiter: Option<Id>,
     /// What it waits on.
     pub wait: Wait,
@@ -64,7 +65,7 @@ mod imp {
     const SHARDS: usize = 16;
 
     struct Entry {
-        waiter: Option<Id>,
+        waiter: Id,
         wait: Wait,
         holder: Option<*const AtomicU64>,
     }
@@ -73,11 +74,47 @@ mod imp {
     // the recorder keeps the word alive until it forgets the record (`record`'s contract).
     unsafe impl Send for Entry {}
 
-    type Map = HashMap<(usize, usize), Entry>;
+    type Map = HashMap<(usize, usize), Entry, BuildKeyHasher>;
+
+    /// Keys are two addresses-or-slots: one multiply-and-rotate per word is hash enough,
+    /// and much cheaper than SipHash under the leaves' locks.
+    #[derive(Default, Clone, Copy)]
+    struct BuildKeyHasher;
+
+    #[derive(Default)]
+    struct KeyHasher(u64);
+
+    impl std::hash::BuildHasher for BuildKeyHasher {
+        type Hasher = KeyHasher;
+        fn build_hasher(&self) -> KeyHasher {
+            KeyHasher(0)
+        }
+    }
+
+    impl std::hash::Hasher for KeyHasher {
+        fn finish(&self) -> u64 {
+            self.0
+        }
+        fn write(&mut self, bytes: &[u8]) {
+            for &b in bytes {
+                self.write_u64(u64::from(b));
+            }
+        }
+        fn write_u64(&mut self, n: u64) {
+            self.0 = (self.0 ^ n)
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                .rotate_left(29);
+        }
+        fn write_usize(&mut self, n: usize) {
+            self.write_u64(n as u64);
+        }
+    }
 
     fn shards() -> &'static [Mutex<Map>; SHARDS] {
         static SHARDS_: OnceLock<[Mutex<Map>; SHARDS]> = OnceLock::new();
-        SHARDS_.get_or_init(|| std::array::from_fn(|_| Mutex::new(HashMap::new())))
+        SHARDS_.get_or_init(|| {
+            std::array::from_fn(|_| Mutex::new(HashMap::with_hasher(BuildKeyHasher)))
+        })
     }
 
     fn shard(key: (usize, usize)) -> MutexGuard<'static, Map> {
@@ -91,7 +128,7 @@ mod imp {
 
     pub(super) fn record(
         key: (usize, usize),
-        waiter: Option<Id>,
+        waiter: Id,
         wait: Wait,
         holder: Option<*const AtomicU64>,
     ) {
@@ -120,7 +157,7 @@ mod imp {
                     Id::from_u64(unsafe { &*h }.load(Relaxed))
                 });
                 out.push(WaitRecord {
-                    waiter: e.waiter,
+                    waiter: Some(e.waiter),
                     wait: e.wait,
                     holder,
                 });
@@ -136,7 +173,7 @@ mod imp {
     use crate::id::Id;
     use std::sync::atomic::AtomicU64;
 
-    pub(super) fn record(_: (usize, usize), _: Option<Id>, _: Wait, _: Option<*const AtomicU64>) {}
+    pub(super) fn record(_: (usize, usize), _: Id, _: Wait, _: Option<*const AtomicU64>) {}
     pub(super) fn forget(_: (usize, usize)) {}
     pub(super) fn snapshot() -> Vec<WaitRecord> {
         Vec::new()
@@ -144,7 +181,9 @@ mod imp {
 }
 
 /// Records that the task of `waker` waits on `wait`, under `key` (replacing any record
-/// under it). Call it under the leaf's own lock, where the waiter is queued.
+/// under it), and returns true; for a waker that is no runtime task's (a `block_on`, a
+/// `JoinSet` entry, a foreign executor) records nothing and returns false. Call it under
+/// the leaf's own lock, where the waiter is queued.
 ///
 /// # Safety
 /// When `holder` is given, the caller keeps that word alive until it calls
@@ -155,9 +194,12 @@ pub unsafe fn record(
     waker: &Waker,
     wait: Wait,
     holder: Option<&std::sync::atomic::AtomicU64>,
-) {
-    let waiter = crate::inspect::waker_task_id(waker);
+) -> bool {
+    let Some(waiter) = crate::inspect::waker_task_id(waker) else {
+        return false;
+    };
     imp::record(key, waiter, wait, holder.map(|h| h as *const _));
+    true
 }
 
 /// Forgets the record under `key`, if any.
