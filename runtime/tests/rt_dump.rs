@@ -366,11 +366,20 @@ fn each_primitive_names_its_waiters_and_a_write_lock_its_holder() {
                     tx.send(2).await.unwrap();
                 })
                 .id();
+            let (utx, mut urx) = mpsc::unbounded_channel::<u8>();
+            let receiver = rt
+                .spawn(async move {
+                    urx.recv().await;
+                    // Keeps the receiver, waiting on something else.
+                    runtime::time::sleep(FOREVER).await;
+                    drop(urx);
+                })
+                .id();
             // A current-thread runtime runs its tasks only inside `block_on`.
             let d = loop {
                 rt.block_on(runtime::task::yield_now());
                 let d = rt.dump();
-                if [notified, acquirer, writer, reader, sender]
+                if [notified, acquirer, writer, reader, sender, receiver]
                     .iter()
                     .all(|&id| idle_with_wait(&d, id))
                 {
@@ -385,6 +394,16 @@ fn each_primitive_names_its_waiters_and_a_write_lock_its_holder() {
             assert_eq!(kind_of(acquirer), ("Semaphore", None));
             assert_eq!(kind_of(reader), ("RwLock", Some(writer)));
             assert_eq!(kind_of(sender), ("mpsc send", None));
+            assert_eq!(kind_of(receiver), ("mpsc recv", None));
+            // A receiver that got its message no longer shows as waiting on the channel.
+            utx.send(1).unwrap();
+            rt.block_on(runtime::task::yield_now());
+            assert!(
+                task::waits::snapshot()
+                    .iter()
+                    .all(|r| r.waiter != Some(receiver)),
+                "a served receiver is still shown waiting"
+            );
             // The waiters leave the registry with their queues.
             notify.notify_one();
             sem.add_permits(1);

@@ -41,6 +41,17 @@ pub struct Wait {
     pub at: Option<&'static Location<'static>>,
 }
 
+/// A record's validity test, for a leaf that keeps its record between waits instead of
+/// forgetting it at every wake-up: the record counts only while `check(data)` is true
+/// (read under the registry's shard lock, so it must only load atomics).
+#[derive(Clone, Copy, Debug)]
+pub struct Active {
+    /// What `check` reads (e.g. the leaf's waker slot).
+    pub data: *const (),
+    /// True while the waiter is waiting.
+    pub check: unsafe fn(*const ()) -> bool,
+}
+
 /// One recorded waiter, as [`snapshot`] returns it.
 #[derive(Clone, Debug)]
 pub struct WaitRecord {
@@ -59,7 +70,7 @@ mod imp {
     use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
     use std::sync::{Mutex, MutexGuard, OnceLock};
 
-    use super::{Wait, WaitRecord};
+    use super::{Active, Wait, WaitRecord};
     use crate::id::Id;
 
     const SHARDS: usize = 16;
@@ -68,10 +79,12 @@ mod imp {
         waiter: Id,
         wait: Wait,
         holder: Option<*const AtomicU64>,
+        active: Option<Active>,
     }
 
-    // SAFETY: the holder pointer is only read (an atomic load) under the shard's mutex, and
-    // the recorder keeps the word alive until it forgets the record (`record`'s contract).
+    // SAFETY: the holder and active pointers are only read (atomic loads) under the shard's
+    // mutex, and the recorder keeps them alive until it forgets the record (`record`'s and
+    // `record_active`'s contracts).
     unsafe impl Send for Entry {}
 
     type Map = HashMap<(usize, usize), Entry, BuildKeyHasher>;
@@ -131,11 +144,13 @@ mod imp {
         waiter: Id,
         wait: Wait,
         holder: Option<*const AtomicU64>,
+        active: Option<Active>,
     ) {
         let entry = Entry {
             waiter,
             wait,
             holder,
+            active,
         };
         shard(key).insert(key, entry);
     }
@@ -150,6 +165,11 @@ mod imp {
             let map = s.lock().unwrap_or_else(|e| e.into_inner());
             out.reserve(map.len());
             for e in map.values() {
+                // SAFETY: the recorder keeps `data` alive until it forgets this record
+                // (`record`'s contract), which takes the shard's mutex, held here.
+                if e.active.is_some_and(|a| !unsafe { (a.check)(a.data) }) {
+                    continue;
+                }
                 let holder = e.holder.and_then(|h| {
                     // SAFETY: the recorder keeps the word alive until it forgets this
                     // record, which takes this shard's mutex, held here.
@@ -169,11 +189,18 @@ mod imp {
 
 #[cfg(loom)]
 mod imp {
-    use super::{Wait, WaitRecord};
+    use super::{Active, Wait, WaitRecord};
     use crate::id::Id;
     use std::sync::atomic::AtomicU64;
 
-    pub(super) fn record(_: (usize, usize), _: Id, _: Wait, _: Option<*const AtomicU64>) {}
+    pub(super) fn record(
+        _: (usize, usize),
+        _: Id,
+        _: Wait,
+        _: Option<*const AtomicU64>,
+        _: Option<Active>,
+    ) {
+    }
     pub(super) fn forget(_: (usize, usize)) {}
     pub(super) fn snapshot() -> Vec<WaitRecord> {
         Vec::new()
@@ -195,10 +222,26 @@ pub unsafe fn record(
     wait: Wait,
     holder: Option<&std::sync::atomic::AtomicU64>,
 ) -> bool {
+    // SAFETY: forwarded (no `active`).
+    unsafe { record_active(key, waker, wait, holder, None) }
+}
+
+/// [`record`], with a validity test: the record stays until forgotten but shows only while
+/// `active` says the task waits.
+///
+/// # Safety
+/// As [`record`]; also `active.data` stays valid for `active.check` until [`forget`].
+pub unsafe fn record_active(
+    key: (usize, usize),
+    waker: &Waker,
+    wait: Wait,
+    holder: Option<&std::sync::atomic::AtomicU64>,
+    active: Option<Active>,
+) -> bool {
     let Some(waiter) = crate::inspect::waker_task_id(waker) else {
         return false;
     };
-    imp::record(key, waiter, wait, holder.map(|h| h as *const _));
+    imp::record(key, waiter, wait, holder.map(|h| h as *const _), active);
     true
 }
 

@@ -7,8 +7,8 @@
 //!    timer's deadline and waker, one wheel's mutex at a time), the I/O slab (every
 //!    readiness entry's waiters, with the descriptor and direction, one entry's mutex at a
 //!    time), and the wait registry (`task::waits`: the queued waiters of the semaphore
-//!    under `Mutex`/`RwLock`/`Semaphore`/bounded `mpsc` sends, of `Notify`, and of
-//!    `JoinHandle`s, recorded on their slow paths, one shard at a time);
+//!    under `Mutex`/`RwLock`/`Semaphore`/bounded `mpsc` sends, of `Notify`, of `mpsc`
+//!    receivers and of `JoinHandle`s, recorded on their slow paths, one shard at a time);
 //! 2. the runtime's owned task list (`task::OwnedTasks::for_each_task`), one shard at a
 //!    time: every task that parked at least once, its id and one load of its state word.
 //!
@@ -28,8 +28,7 @@
 //!
 //! The dump is no single instant: tasks move while the shards are walked one by one, so a
 //! task may show as idle with no recorded wait because its wait ended in between. Waits
-//! outside the instrumented leaves (a channel's receiver, `watch`, `broadcast`, `oneshot`,
-//! a foreign future) show as an idle task with no known wait, still counted wakeable if a waker
+//! outside the instrumented leaves (`watch`, `broadcast`, `oneshot`, a foreign future) show as an idle task with no known wait, still counted wakeable if a waker
 //! exists. Blocking-pool tasks and `LocalSet` tasks are not listed.
 
 mod collect;
@@ -87,12 +86,14 @@ pub enum WaitsOn {
         direction: IoDirection,
     },
     /// A queued acquire of a `Mutex`, `RwLock`, `Semaphore` or a bounded channel's
-    /// capacity, or a queued `Notify` waiter (also under `Barrier` and `SetOnce`).
+    /// capacity, a queued `Notify` waiter (also under `Barrier` and `SetOnce`), or an
+    /// `mpsc` receiver waiting for a message.
     Sync {
-        /// `"Mutex"`, `"RwLock"`, `"Semaphore"`, `"mpsc send"` or `"Notify"`.
+        /// `"Mutex"`, `"RwLock"`, `"Semaphore"`, `"mpsc send"`, `"Notify"` or
+        /// `"mpsc recv"`.
         kind: &'static str,
-        /// The object's address: the primitive's semaphore, or the `Notify` (the same for
-        /// every waiter on one object).
+        /// The object's address: the primitive's semaphore, the `Notify`, or the
+        /// channel (the same for every waiter on one object).
         object: usize,
         /// For a lock: the task holding it at the dump, when a task took it.
         holder: Option<Id>,
