@@ -28,6 +28,7 @@ mod id;
 mod inspect;
 mod join;
 mod list;
+mod meta;
 mod state;
 pub mod waits;
 mod waker;
@@ -42,6 +43,7 @@ pub use crate::id::{current as current_id, Id};
 pub use crate::inspect::{waker_task, waker_task_id, TaskState, TaskView};
 pub use crate::join::{AbortHandle, JoinError, JoinHandle};
 pub use crate::list::OwnedTasks;
+pub use crate::meta::{current_meta, current_raw_meta, meta_of, RawMeta, SpawnMeta, TaskMeta};
 
 /// What a scheduler provides to its tasks. A task's poller lends its own to each run
 /// (`Notified::run`); a task that parks keeps a clone (`Core::scheduler`) for its wakers.
