@@ -88,12 +88,15 @@ fn program() -> Program {
     let held = Arc::new(runtime::sync::Notify::new());
     let holder = {
         let (m, held) = (m.clone(), held.clone());
-        h.spawn(async move {
-            let _g = m.lock().await;
-            held.notify_one();
-            runtime::time::sleep(FOREVER).await;
-        })
-        .id()
+        runtime::task::Builder::new()
+            .name("holder")
+            .spawn(async move {
+                let _g = m.lock().await;
+                held.notify_one();
+                runtime::time::sleep(FOREVER).await;
+            })
+            .unwrap()
+            .id()
     };
     rt.block_on(held.notified());
     let lock_waiters = (0..200)
@@ -120,13 +123,19 @@ fn program() -> Program {
     let (m1, m2) = (Arc::new(Mutex::new(())), Arc::new(Mutex::new(())));
     let both_hold = Arc::new(Barrier::new(2));
     let mut deadlocked = Vec::new();
-    for (first, second) in [(m1.clone(), m2.clone()), (m2, m1)] {
+    for (name, first, second) in [
+        ("deadlock-a", m1.clone(), m2.clone()),
+        ("deadlock-b", m2, m1),
+    ] {
         let both_hold = both_hold.clone();
-        let j = h.spawn(async move {
-            let _a = first.lock().await;
-            both_hold.wait().await;
-            let _b = second.lock().await;
-        });
+        let j = runtime::task::Builder::new()
+            .name(name)
+            .spawn(async move {
+                let _a = first.lock().await;
+                both_hold.wait().await;
+                let _b = second.lock().await;
+            })
+            .unwrap();
         deadlocked.push(j.id());
     }
     let forgetful = h.spawn(poll_fn(|_| Poll::<()>::Pending)).id();
@@ -256,6 +265,18 @@ fn dump_names_every_wait_the_holders_the_deadlock_and_the_unwakeable_task() {
             assert_eq!(unwakeable, vec![p.forgetful], "{report}");
             assert!(report.contains("UNWAKEABLE"), "{report}");
             assert!(report.contains("held by task"), "{report}");
+            // Tasks carry their identity: the name given at spawn, and the spawn's caller.
+            let holder = d.task(p.holder).unwrap().meta();
+            assert_eq!(holder.name(), Some("holder"));
+            assert!(
+                holder
+                    .spawned_at()
+                    .is_some_and(|at| at.file().ends_with("rt_dump.rs")),
+                "{holder:?}"
+            );
+            for name in ["task 'holder'", "task 'deadlock-a'", "task 'deadlock-b'"] {
+                assert!(report.contains(name), "{name} missing:\n{report}");
+            }
 
             let listed: HashSet<Id> = d.tasks().iter().map(|t| t.id()).collect();
             assert!(

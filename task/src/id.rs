@@ -34,13 +34,6 @@ impl Id {
     pub fn as_u64(&self) -> u64 {
         self.0.get()
     }
-
-    /// The id whose number is `n` (0 is no id): for words that store an id as a number
-    /// (the wait registry's holder words, compiled out under loom).
-    #[cfg_attr(loom, allow(dead_code))]
-    pub(crate) fn from_u64(n: u64) -> Option<Id> {
-        NonZeroU64::new(n).map(Id)
-    }
 }
 
 impl fmt::Debug for Id {

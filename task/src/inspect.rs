@@ -2,8 +2,8 @@
 //! its state word, and the task behind a runtime waker.
 //!
 //! Nothing here polls a task, takes its RUNNING bit or touches its future: every answer is
-//! one Acquire load of the state word, or a read of the task's id slot (`LazyId`, which
-//! may assign the id on that first read).
+//! one Acquire load of the state word, or a read of the task's identity slot (`meta.rs`,
+//! which may assign the id on that first read).
 //!
 //! **Unwakeable.** An idle bound task holds exactly these references (state.rs): the owned
 //! list's, the `JoinHandle`'s (while JOIN_INTEREST is set), one per `AbortHandle`, and one
@@ -62,7 +62,13 @@ impl TaskView<'_> {
     /// The task's id (assigned now if nobody asked for it before).
     pub fn id(&self) -> Id {
         // SAFETY: the list's reference keeps the task live for the walk (see the type).
-        unsafe { Header::trailer(self.header) }.id.get()
+        unsafe { Header::trailer(self.header) }.meta.id()
+    }
+
+    /// The task's identity: id, name, spawn location.
+    pub fn meta(&self) -> crate::meta::TaskMeta {
+        // SAFETY: the list's reference keeps the task live for the walk (see the type).
+        unsafe { crate::meta::meta_of(self.header) }
     }
 
     /// The task's header, for identity (and for `meta_of` while the walk holds the task).
@@ -114,7 +120,7 @@ fn state_of(s: Snapshot) -> TaskState {
 pub fn waker_task_id(waker: &Waker) -> Option<Id> {
     let header = waker_task(waker)?;
     // SAFETY: as the function doc says: the waker keeps the task live while borrowed.
-    Some(unsafe { Header::trailer(header) }.id.get())
+    Some(unsafe { Header::trailer(header) }.meta.id())
 }
 
 /// The header of the task `waker` wakes, when it is a runtime task's waker.

@@ -157,7 +157,7 @@ impl<T> JoinHandle<T> {
             kind: "JoinHandle",
             object: self.raw.as_ptr() as usize,
             // SAFETY: the handle's reference keeps the task live.
-            target: Some(unsafe { Header::trailer(self.raw) }.id.get()),
+            target: Some(unsafe { Header::trailer(self.raw) }.meta.id()),
             at: None,
         };
         // SAFETY: no holder word.

@@ -174,7 +174,7 @@ mod imp {
                     // SAFETY: the recorder keeps the word alive until it forgets this
                     // record, which takes this shard's mutex, held here.
                     // Relaxed: a hint; it orders nothing.
-                    Id::from_u64(unsafe { &*h }.load(Relaxed))
+                    std::num::NonZeroU64::new(unsafe { &*h }.load(Relaxed)).map(Id::from_raw)
                 });
                 out.push(WaitRecord {
                     waiter: Some(e.waiter),

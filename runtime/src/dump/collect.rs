@@ -18,8 +18,10 @@ pub(crate) fn collect(handle: &scheduler::Handle) -> Dump {
     let waits = leaf_waits(handle);
     let mut tasks = Vec::new();
     let on_task = |view: &TaskView<'_>| {
+        let meta = view.meta();
         tasks.push(TaskDump {
-            id: view.id(),
+            id: meta.id(),
+            meta,
             state: view.state(),
             waits: Vec::new(),
             unwakeable: view.is_unwakeable(),

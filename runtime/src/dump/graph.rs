@@ -85,14 +85,38 @@ fn normalize(mut cycle: Vec<Id>) -> Vec<Id> {
 mod tests {
     use super::*;
 
-    fn ids(n: usize) -> Vec<Id> {
+    use crate::task::TaskMeta;
+
+    /// The identities of `n` real tasks, by id.
+    fn metas(n: usize) -> Vec<TaskMeta> {
         let rt = crate::Builder::new_current_thread().build().unwrap();
-        (0..n).map(|_| rt.spawn(async {}).id()).collect()
+        let mut metas: Vec<TaskMeta> = (0..n)
+            .map(|_| {
+                let j = rt.spawn(async { ::task::current_meta().unwrap() });
+                rt.block_on(j).unwrap()
+            })
+            .collect();
+        metas.sort_by_key(|m| m.id());
+        metas
+    }
+
+    fn ids(n: usize) -> Vec<Id> {
+        METAS.with(|m| {
+            let mut m = m.borrow_mut();
+            *m = metas(n);
+            m.iter().map(|m| m.id()).collect()
+        })
+    }
+
+    std::thread_local! {
+        static METAS: std::cell::RefCell<Vec<TaskMeta>> = const { std::cell::RefCell::new(Vec::new()) };
     }
 
     fn task(id: Id, state: TaskState, waits: Vec<WaitsOn>) -> TaskDump {
+        let meta = METAS.with(|m| m.borrow().iter().find(|m| m.id() == id).cloned().unwrap());
         TaskDump {
             id,
+            meta,
             state,
             waits,
             unwakeable: false,

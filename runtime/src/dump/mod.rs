@@ -10,7 +10,8 @@
 //!    under `Mutex`/`RwLock`/`Semaphore`/bounded `mpsc` sends, of `Notify`, of `mpsc`
 //!    receivers and of `JoinHandle`s, recorded on their slow paths, one shard at a time);
 //! 2. the runtime's owned task list (`task::OwnedTasks::for_each_task`), one shard at a
-//!    time: every task that parked at least once, its id and one load of its state word.
+//!    time: every task that parked at least once, its identity (`TaskMeta`: id, name,
+//!    spawn location) and one load of its state word.
 //!
 //! A stored waker is mapped to its task by the waker itself: a runtime waker's data
 //! pointer is the task's header (`task::waker_task_id`), read while the leaf's lock keeps
@@ -38,7 +39,7 @@ mod report;
 
 use std::time::Instant;
 
-use crate::task::Id;
+use crate::task::{Id, TaskMeta};
 
 pub use task::TaskState;
 
@@ -55,6 +56,7 @@ pub struct Dump {
 #[derive(Debug, Clone)]
 pub struct TaskDump {
     pub(crate) id: Id,
+    pub(crate) meta: TaskMeta,
     pub(crate) state: TaskState,
     pub(crate) waits: Vec<WaitsOn>,
     pub(crate) unwakeable: bool,
@@ -140,6 +142,12 @@ impl TaskDump {
     /// The task's id.
     pub fn id(&self) -> Id {
         self.id
+    }
+
+    /// The task's identity: id, name ([`task::Builder::name`](crate::task::Builder::name)),
+    /// spawn location.
+    pub fn meta(&self) -> &TaskMeta {
+        &self.meta
     }
 
     /// Where it stood at the dump.

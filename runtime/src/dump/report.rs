@@ -25,12 +25,17 @@ impl fmt::Display for Dump {
                 f,
                 "deadlocks (each task waits for a lock held by the next, or for it to finish):"
             )?;
+            let now = Instant::now();
             for cycle in &self.cycles {
                 f.write_str("  cycle: ")?;
                 for id in cycle {
                     write!(f, "task {id} -> ")?;
                 }
                 writeln!(f, "task {}", cycle[0])?;
+                for t in cycle.iter().filter_map(|&id| self.task(id)) {
+                    f.write_str("  ")?;
+                    write_task(f, t, now)?;
+                }
             }
         }
         let mut stuck = self.unwakeable().peekable();
@@ -40,7 +45,7 @@ impl fmt::Display for Dump {
                 "unwakeable (idle, and no waker of it exists: only abort or shutdown ends it):"
             )?;
             for t in stuck {
-                writeln!(f, "  task {}", t.id)?;
+                writeln!(f, "  {}", t.meta)?;
             }
         }
         writeln!(f, "tasks:")?;
@@ -53,7 +58,7 @@ impl fmt::Display for Dump {
 }
 
 fn write_task(f: &mut fmt::Formatter<'_>, t: &TaskDump, now: Instant) -> fmt::Result {
-    write!(f, "  task {}: {}", t.id, t.state)?;
+    write!(f, "  {}: {}", t.meta, t.state)?;
     if t.state == TaskState::Idle {
         if t.unwakeable {
             f.write_str(", UNWAKEABLE")?;
@@ -73,7 +78,7 @@ fn write_wait(f: &mut fmt::Formatter<'_>, w: &WaitsOn, now: Instant) -> fmt::Res
     match w {
         WaitsOn::Sleep { deadline } => {
             let left = deadline.saturating_duration_since(now);
-            write!(f, "a timer (fires in {left:?})")
+            write!(f, "a timer (fires in {left:.1?})")
         }
         WaitsOn::Io { fd, direction } => {
             let dir = match direction {
