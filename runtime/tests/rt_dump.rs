@@ -1,5 +1,6 @@
 //! `Handle::dump`: every task listed with what it waits on, lock holders, deadlock cycles,
 //! unwakeable tasks; taken from another thread while a worker is stuck in a poll.
+#![cfg(not(loom))]
 
 #[macro_use]
 mod support;

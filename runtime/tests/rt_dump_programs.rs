@@ -2,6 +2,7 @@
 //! channels, locks, semaphores and timers) while they run, on both flavors: no task is
 //! ever reported unwakeable and no deadlock is reported, and an idle echo connection shows
 //! its socket's descriptor.
+#![cfg(not(loom))]
 
 #[macro_use]
 mod support;
