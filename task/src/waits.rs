@@ -12,8 +12,12 @@
 //! header, [`JOIN_KEY`]). A record stores the waiter's task id (read from its waker when it
 //! is a runtime task's), what it waits on (a kind and the object's address), the awaited
 //! task for a join, and optionally a *holder word*: an `AtomicU64` inside the object where
-//! a lock stores its holder's task id (0: none or unknown), read when a dump takes its
-//! snapshot.
+//! a lock stores its holder's task header address ([`holder_word`]: the current-task
+//! pointer, one thread-local read; 0: none, or not a task), read when a dump takes its
+//! snapshot. The address identifies the holder only while that task lives: a dump maps it
+//! to a task it finds alive in the owned list. (A guard moved to another task still names
+//! the task that took it; if that one finished and its memory went to a new task, the dump
+//! would name the new one: a guard outliving its acquirer is the one case it can mislead.)
 //!
 //! Lock order: a shard's mutex is innermost. Leaves take it under their own lock (which
 //! is what makes "recorded" and "queued" agree), and nothing is taken, woken or dropped
@@ -60,8 +64,10 @@ pub struct WaitRecord {
     pub waiter: Option<Id>,
     /// What it waits on.
     pub wait: Wait,
-    /// The lock's holder at the snapshot, when the object keeps one and a task holds it.
-    pub holder: Option<Id>,
+    /// The lock's holder at the snapshot, when the object keeps one and a task took it:
+    /// the address of that task's header (see the module doc: match it against live
+    /// tasks).
+    pub holder: Option<usize>,
 }
 
 #[cfg(not(loom))]
@@ -173,8 +179,8 @@ mod imp {
                 let holder = e.holder.and_then(|h| {
                     // SAFETY: the recorder keeps the word alive until it forgets this
                     // record, which takes this shard's mutex, held here.
-                    // Relaxed: a hint; it orders nothing.
-                    std::num::NonZeroU64::new(unsafe { &*h }.load(Relaxed)).map(Id::from_raw)
+                    // Relaxed: a label; it orders nothing.
+                    Some(unsafe { &*h }.load(Relaxed) as usize).filter(|&a| a != 0)
                 });
                 out.push(WaitRecord {
                     waiter: Some(e.waiter),
@@ -256,7 +262,9 @@ pub fn snapshot() -> Vec<WaitRecord> {
     imp::snapshot()
 }
 
-/// The current task's id as a holder word's value (0 outside a task).
+/// The current task's header address as a holder word's value (0 outside a task): one
+/// thread-local read.
+#[inline]
 pub fn holder_word() -> u64 {
-    crate::id::current().map_or(0, |id| id.as_u64())
+    crate::id::current_header().map_or(0, |h| h.as_ptr() as u64)
 }

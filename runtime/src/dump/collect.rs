@@ -17,8 +17,11 @@ use crate::task::Id;
 pub(crate) fn collect(handle: &scheduler::Handle) -> Dump {
     let waits = leaf_waits(handle);
     let mut tasks = Vec::new();
+    // Lock holders are known by header address: resolved against the tasks found alive.
+    let mut by_header: HashMap<usize, Id> = HashMap::new();
     let on_task = |view: &TaskView<'_>| {
         let meta = view.meta();
+        by_header.insert(view.header().as_ptr() as usize, meta.id());
         tasks.push(TaskDump {
             id: meta.id(),
             meta,
@@ -33,7 +36,15 @@ pub(crate) fn collect(handle: &scheduler::Handle) -> Dump {
     }
     let alive = handle.metrics().num_alive_tasks().max(tasks.len());
     let mut by_id: HashMap<Id, Vec<WaitsOn>> = HashMap::new();
-    for (id, wait) in waits {
+    for (id, wait, holder) in waits {
+        let wait = match (wait, holder) {
+            (WaitsOn::Sync { kind, object, .. }, Some(addr)) => WaitsOn::Sync {
+                kind,
+                object,
+                holder: by_header.get(&addr).copied(),
+            },
+            (wait, _) => wait,
+        };
         by_id.entry(id).or_default().push(wait);
     }
     for t in &mut tasks {
@@ -53,14 +64,15 @@ pub(crate) fn collect(handle: &scheduler::Handle) -> Dump {
     }
 }
 
-/// Every waiter the leaves hold, as (task, what it waits on).
-fn leaf_waits(handle: &scheduler::Handle) -> Vec<(Id, WaitsOn)> {
+/// Every waiter the leaves hold, as (task, what it waits on, the lock holder's header
+/// address if any).
+fn leaf_waits(handle: &scheduler::Handle) -> Vec<(Id, WaitsOn, Option<usize>)> {
     let mut out = Vec::new();
     let driver = handle.driver();
     if let Some(time) = driver.time_handle_opt() {
         time.for_each_timer_waiter(|deadline, waker| {
             if let Some(id) = task::waker_task_id(waker) {
-                out.push((id, WaitsOn::Sleep { deadline }));
+                out.push((id, WaitsOn::Sleep { deadline }, None));
             }
         });
     }
@@ -71,7 +83,7 @@ fn leaf_waits(handle: &scheduler::Handle) -> Vec<(Id, WaitsOn)> {
                     io_driver::Direction::Read => IoDirection::Read,
                     io_driver::Direction::Write => IoDirection::Write,
                 };
-                out.push((id, WaitsOn::Io { fd, direction }));
+                out.push((id, WaitsOn::Io { fd, direction }, None));
             }
         });
     }
@@ -82,10 +94,10 @@ fn leaf_waits(handle: &scheduler::Handle) -> Vec<(Id, WaitsOn)> {
             None => WaitsOn::Sync {
                 kind: r.wait.kind,
                 object: r.wait.object,
-                holder: r.holder,
+                holder: None,
             },
         };
-        out.push((id, wait));
+        out.push((id, wait, r.holder));
     }
     out
 }

@@ -97,7 +97,8 @@ pub enum WaitsOn {
         /// The object's address: the primitive's semaphore, the `Notify`, or the
         /// channel (the same for every waiter on one object).
         object: usize,
-        /// For a lock: the task holding it at the dump, when a task took it.
+        /// For a lock: the task holding it at the dump, when a task that is listed (it
+        /// parked at least once) took it.
         holder: Option<Id>,
     },
     /// A `JoinHandle` awaiting another task.

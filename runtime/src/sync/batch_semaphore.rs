@@ -32,7 +32,7 @@
 //! Task dumps: a waiter that queues is recorded in the wait registry (`task::waits`, under
 //! the key (this semaphore's address, its slot)) in the same lock hold, and forgotten
 //! wherever it leaves the queue (served in `release_locked`, failed by `close`, cancelled),
-//! also under the lock; the record points at `holder`, the task id a lock's wrapper stores
+//! also under the lock; the record points at `holder`, the task a lock's wrapper stores
 //! when it takes the lock (`note_holder`) and `release` clears (a lock's kind only). So
 //! the uncontended paths pay one plain store each for a lock and nothing otherwise.
 
@@ -84,8 +84,9 @@ pub(crate) struct Sem {
     waiters: Mutex<WaitList<Need>>,
     /// What this semaphore implements, for task dumps (and whether it keeps a holder).
     kind: Kind,
-    /// A lock's holder: the id of the task that took it (0: none, or not a task). A std
-    /// atomic even under loom: a label for dumps, Relaxed, ordering nothing.
+    /// A lock's holder: the header address of the task that took it (0: none, or not a
+    /// task; `task::waits::holder_word`). A std atomic even under loom: a label for dumps,
+    /// Relaxed, ordering nothing.
     holder: std::sync::atomic::AtomicU64,
 }
 
@@ -144,8 +145,8 @@ impl Sem {
         self
     }
 
-    /// A lock's wrapper took the lock: remember the current task as its holder (one plain
-    /// store, plus the id's first assignment if nobody asked for it yet).
+    /// A lock's wrapper took the lock: remember the current task as its holder (a
+    /// thread-local read and one plain store).
     #[inline]
     pub(crate) fn note_holder(&self) {
         // Relaxed: a label for dumps (see the field).
