@@ -239,7 +239,8 @@ fn dump_names_every_wait_the_holders_the_deadlock_and_the_unwakeable_task() {
                 assert!(
                     waits(&d, id).iter().any(|w| matches!(
                         w,
-                        WaitsOn::Sync { kind: "Mutex", holder: Some(h), .. } if *h == p.holder
+                        WaitsOn::Sync { kind: "Mutex", holder: Some(h), at: Some(at), .. }
+                            if *h == p.holder && at.file().ends_with("rt_dump.rs")
                     )),
                     "lock waiter {id}: {:?}",
                     waits(&d, id)

@@ -128,6 +128,7 @@ mod tests {
             kind: "Mutex",
             object: 1,
             holder: Some(h),
+            at: None,
         }
     }
 

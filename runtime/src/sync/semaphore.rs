@@ -5,6 +5,7 @@
 //! and a permit is a guard that gives its permits back when dropped.
 
 use std::fmt;
+use std::future::Future;
 use std::sync::Arc;
 
 use super::batch_semaphore::{Sem, TryAcquire};
@@ -196,8 +197,9 @@ impl Semaphore {
     /// assert_eq!(s.available_permits(), 1);
     /// # });
     /// ```
-    pub async fn acquire(&self) -> Result<SemaphorePermit<'_>, AcquireError> {
-        self.acquire_many(1).await
+    #[track_caller]
+    pub fn acquire(&self) -> impl Future<Output = Result<SemaphorePermit<'_>, AcquireError>> + '_ {
+        self.acquire_many(1)
     }
 
     /// Waits for `n` permits at once. While it waits, it holds those handed to it so far,
@@ -215,13 +217,22 @@ impl Semaphore {
     /// assert_eq!(p.num_permits(), 3);
     /// # });
     /// ```
-    pub async fn acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, AcquireError> {
-        match self.ll.acquire(n as usize).await {
-            Ok(()) => Ok(SemaphorePermit {
-                sem: self,
-                permits: n as usize,
-            }),
-            Err(_) => Err(AcquireError(())),
+    #[track_caller]
+    pub fn acquire_many(
+        &self,
+        n: u32,
+    ) -> impl Future<Output = Result<SemaphorePermit<'_>, AcquireError>> + '_ {
+        let acquire = self
+            .ll
+            .acquire_at(n as usize, std::panic::Location::caller());
+        async move {
+            match acquire.await {
+                Ok(()) => Ok(SemaphorePermit {
+                    sem: self,
+                    permits: n as usize,
+                }),
+                Err(_) => Err(AcquireError(())),
+            }
         }
     }
 
@@ -345,8 +356,11 @@ impl Semaphore {
     /// assert_eq!(s.available_permits(), 1);
     /// # });
     /// ```
-    pub async fn acquire_owned(self: Arc<Self>) -> Result<OwnedSemaphorePermit, AcquireError> {
-        self.acquire_many_owned(1).await
+    #[track_caller]
+    pub fn acquire_owned(
+        self: Arc<Self>,
+    ) -> impl Future<Output = Result<OwnedSemaphorePermit, AcquireError>> {
+        self.acquire_many_owned(1)
     }
 
     /// [`acquire_many`](Semaphore::acquire_many) for an `Arc<Semaphore>`.
@@ -362,16 +376,20 @@ impl Semaphore {
     /// assert_eq!(p.num_permits(), 2);
     /// # });
     /// ```
-    pub async fn acquire_many_owned(
+    #[track_caller]
+    pub fn acquire_many_owned(
         self: Arc<Self>,
         n: u32,
-    ) -> Result<OwnedSemaphorePermit, AcquireError> {
-        match self.ll.acquire(n as usize).await {
-            Ok(()) => Ok(OwnedSemaphorePermit {
-                sem: self,
-                permits: n as usize,
-            }),
-            Err(_) => Err(AcquireError(())),
+    ) -> impl Future<Output = Result<OwnedSemaphorePermit, AcquireError>> {
+        let at = std::panic::Location::caller();
+        async move {
+            match self.ll.acquire_at(n as usize, at).await {
+                Ok(()) => Ok(OwnedSemaphorePermit {
+                    sem: self,
+                    permits: n as usize,
+                }),
+                Err(_) => Err(AcquireError(())),
+            }
         }
     }
 
