@@ -305,7 +305,7 @@ impl Handle {
     ///
     /// ```
     /// let rt = runtime::Runtime::new().unwrap();
-    /// rt.spawn(runtime::time::sleep(std::time::Duration::from_secs(60)));
+    /// rt.spawn(async { runtime::time::sleep(std::time::Duration::from_secs(60)).await });
     /// let dump = rt.handle().dump();
     /// println!("{dump}");
     /// assert!(dump.unwakeable().next().is_none());
