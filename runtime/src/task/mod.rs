@@ -154,11 +154,7 @@ where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
-    let mut future = Some(future);
-    let mut meta = Some(meta);
-    context::with_handle(|h| {
-        h.map(|h| h.spawn(future.take().expect("once"), meta.take().expect("once")))
-    })
+    context::with_handle(move |h| h.map(move |h| h.spawn(future, meta)))
 }
 
 /// Runs a blocking closure on the current runtime's blocking pool, returning a
@@ -209,14 +205,7 @@ where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
-    let mut f = Some(f);
-    let mut meta = Some(meta);
-    context::with_handle(|h| {
-        h.map(|h| {
-            h.blocking()
-                .spawn_blocking(f.take().expect("once"), meta.take().expect("once"))
-        })
-    })
+    context::with_handle(move |h| h.map(move |h| h.blocking().spawn_blocking(f, meta)))
 }
 
 /// Yields execution back to the runtime, once.
