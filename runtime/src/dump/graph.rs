@@ -128,7 +128,6 @@ mod tests {
             kind: "Mutex",
             object: 1,
             holder: Some(h),
-            at: None,
         }
     }
 

@@ -100,9 +100,6 @@ pub enum WaitsOn {
         /// For a lock: the task holding it at the dump, when a task that is listed (it
         /// parked at least once) took it.
         holder: Option<Id>,
-        /// Where the wait started: the caller of `Mutex::lock`, `RwLock::read`/`write`,
-        /// `Semaphore::acquire*` (and their owned forms); `None` for the others.
-        at: Option<&'static std::panic::Location<'static>>,
     },
     /// A `JoinHandle` awaiting another task.
     Join {

@@ -91,12 +91,8 @@ fn write_wait(f: &mut fmt::Formatter<'_>, w: &WaitsOn, now: Instant) -> fmt::Res
             kind,
             object,
             holder,
-            at,
         } => {
             write!(f, "{kind} {object:#x}")?;
-            if let Some(at) = at {
-                write!(f, " at {at}")?;
-            }
             match holder {
                 Some(h) => write!(f, " (held by task {h})"),
                 None => Ok(()),

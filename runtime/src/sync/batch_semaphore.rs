@@ -210,19 +210,6 @@ impl Sem {
             needed: n,
             key: None,
             done: false,
-            at: None,
-        }
-    }
-
-    /// [`acquire`](Sem::acquire), remembering where the wait started (task dumps show it).
-    pub(crate) fn acquire_at(
-        &self,
-        n: usize,
-        at: &'static std::panic::Location<'static>,
-    ) -> AcquireFut<'_> {
-        AcquireFut {
-            at: Some(at),
-            ..self.acquire(n)
         }
     }
 
@@ -385,23 +372,11 @@ impl Sem {
         n: usize,
         key: &mut Option<usize>,
     ) -> Poll<Result<(), Closed>> {
-        self.poll_acquire_at(cx, n, key, None)
-    }
-
-    /// [`poll_acquire`](Sem::poll_acquire), with where the wait started (for task dumps).
-    #[inline]
-    pub(crate) fn poll_acquire_at(
-        &self,
-        cx: &mut Context<'_>,
-        n: usize,
-        key: &mut Option<usize>,
-        at: Option<&'static std::panic::Location<'static>>,
-    ) -> Poll<Result<(), Closed>> {
         match *key {
             None => match self.try_acquire(n) {
                 Ok(()) => Poll::Ready(Ok(())),
                 Err(TryAcquire::Closed) => Poll::Ready(Err(Closed)),
-                Err(TryAcquire::NoPermits) => self.poll_enqueue(n, cx.waker(), key, at),
+                Err(TryAcquire::NoPermits) => self.poll_enqueue(n, cx.waker(), key),
             },
             Some(k) => self.poll_queued(k, cx.waker(), key),
         }
@@ -414,7 +389,6 @@ impl Sem {
         n: usize,
         waker: &Waker,
         key: &mut Option<usize>,
-        at: Option<&'static std::panic::Location<'static>>,
     ) -> Poll<Result<(), Closed>> {
         let mut list = self.waiters.lock();
         // Relaxed: the value seeds the CAS; a CLOSED in it was set under the lock we hold
@@ -452,7 +426,7 @@ impl Sem {
                         kind: self.kind.name(),
                         object: self as *const Sem as usize,
                         target: None,
-                        at,
+                        at: None,
                     };
                     // SAFETY: the holder word lives in `self`, which every queued waiter
                     // borrows; the record is forgotten (under this lock) when the waiter
@@ -541,8 +515,6 @@ pub(crate) struct AcquireFut<'a> {
     /// Our node in the queue while queued.
     key: Option<usize>,
     done: bool,
-    /// Where the wait started, when the API records it (task dumps).
-    at: Option<&'static std::panic::Location<'static>>,
 }
 
 impl Future for AcquireFut<'_> {
@@ -552,10 +524,7 @@ impl Future for AcquireFut<'_> {
         let this = &mut *self;
         assert!(!this.done, "acquire future polled after completion");
         std::task::ready!(super::poll_budget(cx));
-        let out =
-            std::task::ready!(this
-                .sem
-                .poll_acquire_at(cx, this.needed, &mut this.key, this.at));
+        let out = std::task::ready!(this.sem.poll_acquire(cx, this.needed, &mut this.key));
         this.done = true;
         super::spend_budget(cx);
         Poll::Ready(out)

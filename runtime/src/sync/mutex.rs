@@ -17,8 +17,6 @@ use std::sync::Arc;
 use shim::cell::UnsafeCell;
 
 use super::batch_semaphore::{Kind, Sem, TryAcquire};
-use std::future::Future;
-use std::panic::Location;
 
 mod mapped;
 
@@ -145,19 +143,13 @@ impl<T: ?Sized> Mutex<T> {
     /// assert_eq!(*m.lock().await, 2);
     /// # });
     /// ```
-    ///
-    /// Where it is called is what a task dump shows for a task waiting here.
-    #[track_caller]
-    pub fn lock(&self) -> impl Future<Output = MutexGuard<'_, T>> + '_ {
-        let at = Location::caller();
-        async move {
-            self.acquire(at).await;
-            MutexGuard { lock: self }
-        }
+    pub async fn lock(&self) -> MutexGuard<'_, T> {
+        self.acquire().await;
+        MutexGuard { lock: self }
     }
 
-    async fn acquire(&self, at: &'static Location<'static>) {
-        if self.s.acquire_at(1, at).await.is_err() {
+    async fn acquire(&self) {
+        if self.s.acquire(1).await.is_err() {
             unreachable!("a mutex's semaphore is never closed");
         }
         self.s.note_holder();
@@ -210,13 +202,9 @@ impl<T: ?Sized> Mutex<T> {
     /// assert_eq!(*m.lock().await, 2);
     /// # });
     /// ```
-    #[track_caller]
-    pub fn lock_owned(self: Arc<Self>) -> impl Future<Output = OwnedMutexGuard<T>> {
-        let at = Location::caller();
-        async move {
-            self.acquire(at).await;
-            OwnedMutexGuard { lock: self }
-        }
+    pub async fn lock_owned(self: Arc<Self>) -> OwnedMutexGuard<T> {
+        self.acquire().await;
+        OwnedMutexGuard { lock: self }
     }
 
     /// Takes the lock if it is free now (and nobody is queued for it).

@@ -18,8 +18,6 @@ use shim::cell::UnsafeCell;
 
 use super::batch_semaphore::{Kind, Sem};
 use super::TryLockError;
-use std::future::Future;
-use std::panic::Location;
 
 mod guards;
 mod owned_guards;
@@ -149,8 +147,8 @@ impl<T: ?Sized> RwLock<T> {
         self.c.with_mut(|p| p)
     }
 
-    async fn acquire(&self, n: u32, at: &'static Location<'static>) {
-        if self.s.acquire_at(n as usize, at).await.is_err() {
+    async fn acquire(&self, n: u32) {
+        if self.s.acquire(n as usize).await.is_err() {
             unreachable!("an RwLock's semaphore is never closed");
         }
     }
@@ -167,16 +165,12 @@ impl<T: ?Sized> RwLock<T> {
     /// assert_eq!(*l.read().await, 1);
     /// # });
     /// ```
-    #[track_caller]
-    pub fn read(&self) -> impl Future<Output = RwLockReadGuard<'_, T>> + '_ {
-        let at = Location::caller();
-        async move {
-            self.acquire(1, at).await;
-            RwLockReadGuard {
-                s: &self.s,
-                data: self.ptr(),
-                marker: PhantomData,
-            }
+    pub async fn read(&self) -> RwLockReadGuard<'_, T> {
+        self.acquire(1).await;
+        RwLockReadGuard {
+            s: &self.s,
+            data: self.ptr(),
+            marker: PhantomData,
         }
     }
 
@@ -194,18 +188,14 @@ impl<T: ?Sized> RwLock<T> {
     /// assert_eq!(*l.read().await, 2);
     /// # });
     /// ```
-    #[track_caller]
-    pub fn write(&self) -> impl Future<Output = RwLockWriteGuard<'_, T>> + '_ {
-        let at = Location::caller();
-        async move {
-            self.acquire(self.mr, at).await;
-            self.s.note_holder();
-            RwLockWriteGuard {
-                s: &self.s,
-                permits: self.mr,
-                data: self.ptr(),
-                marker: PhantomData,
-            }
+    pub async fn write(&self) -> RwLockWriteGuard<'_, T> {
+        self.acquire(self.mr).await;
+        self.s.note_holder();
+        RwLockWriteGuard {
+            s: &self.s,
+            permits: self.mr,
+            data: self.ptr(),
+            marker: PhantomData,
         }
     }
 
@@ -222,14 +212,10 @@ impl<T: ?Sized> RwLock<T> {
     /// assert_eq!(runtime::spawn(async move { *g }).await.unwrap(), 1);
     /// # });
     /// ```
-    #[track_caller]
-    pub fn read_owned(self: Arc<Self>) -> impl Future<Output = OwnedRwLockReadGuard<T>> {
-        let at = Location::caller();
-        async move {
-            self.acquire(1, at).await;
-            let data = self.ptr();
-            OwnedRwLockReadGuard { lock: self, data }
-        }
+    pub async fn read_owned(self: Arc<Self>) -> OwnedRwLockReadGuard<T> {
+        self.acquire(1).await;
+        let data = self.ptr();
+        OwnedRwLockReadGuard { lock: self, data }
     }
 
     /// [`write`](RwLock::write) through an `Arc`, for a guard that is `'static`.
@@ -246,14 +232,10 @@ impl<T: ?Sized> RwLock<T> {
     /// assert_eq!(*l.read().await, 7);
     /// # });
     /// ```
-    #[track_caller]
-    pub fn write_owned(self: Arc<Self>) -> impl Future<Output = OwnedRwLockWriteGuard<T>> {
-        let at = Location::caller();
-        async move {
-            self.acquire(self.mr, at).await;
-            self.s.note_holder();
-            OwnedRwLockWriteGuard { lock: self }
-        }
+    pub async fn write_owned(self: Arc<Self>) -> OwnedRwLockWriteGuard<T> {
+        self.acquire(self.mr).await;
+        self.s.note_holder();
+        OwnedRwLockWriteGuard { lock: self }
     }
 
     /// Shared access if it is free now (no writer holds or waits for the lock).

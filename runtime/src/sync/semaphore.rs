@@ -5,7 +5,6 @@
 //! and a permit is a guard that gives its permits back when dropped.
 
 use std::fmt;
-use std::future::Future;
 use std::sync::Arc;
 
 use super::batch_semaphore::{Sem, TryAcquire};
@@ -197,9 +196,8 @@ impl Semaphore {
     /// assert_eq!(s.available_permits(), 1);
     /// # });
     /// ```
-    #[track_caller]
-    pub fn acquire(&self) -> impl Future<Output = Result<SemaphorePermit<'_>, AcquireError>> + '_ {
-        self.acquire_many(1)
+    pub async fn acquire(&self) -> Result<SemaphorePermit<'_>, AcquireError> {
+        self.acquire_many(1).await
     }
 
     /// Waits for `n` permits at once. While it waits, it holds those handed to it so far,
@@ -217,22 +215,13 @@ impl Semaphore {
     /// assert_eq!(p.num_permits(), 3);
     /// # });
     /// ```
-    #[track_caller]
-    pub fn acquire_many(
-        &self,
-        n: u32,
-    ) -> impl Future<Output = Result<SemaphorePermit<'_>, AcquireError>> + '_ {
-        let acquire = self
-            .ll
-            .acquire_at(n as usize, std::panic::Location::caller());
-        async move {
-            match acquire.await {
-                Ok(()) => Ok(SemaphorePermit {
-                    sem: self,
-                    permits: n as usize,
-                }),
-                Err(_) => Err(AcquireError(())),
-            }
+    pub async fn acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, AcquireError> {
+        match self.ll.acquire(n as usize).await {
+            Ok(()) => Ok(SemaphorePermit {
+                sem: self,
+                permits: n as usize,
+            }),
+            Err(_) => Err(AcquireError(())),
         }
     }
 
@@ -356,11 +345,8 @@ impl Semaphore {
     /// assert_eq!(s.available_permits(), 1);
     /// # });
     /// ```
-    #[track_caller]
-    pub fn acquire_owned(
-        self: Arc<Self>,
-    ) -> impl Future<Output = Result<OwnedSemaphorePermit, AcquireError>> {
-        self.acquire_many_owned(1)
+    pub async fn acquire_owned(self: Arc<Self>) -> Result<OwnedSemaphorePermit, AcquireError> {
+        self.acquire_many_owned(1).await
     }
 
     /// [`acquire_many`](Semaphore::acquire_many) for an `Arc<Semaphore>`.
@@ -376,20 +362,16 @@ impl Semaphore {
     /// assert_eq!(p.num_permits(), 2);
     /// # });
     /// ```
-    #[track_caller]
-    pub fn acquire_many_owned(
+    pub async fn acquire_many_owned(
         self: Arc<Self>,
         n: u32,
-    ) -> impl Future<Output = Result<OwnedSemaphorePermit, AcquireError>> {
-        let at = std::panic::Location::caller();
-        async move {
-            match self.ll.acquire_at(n as usize, at).await {
-                Ok(()) => Ok(OwnedSemaphorePermit {
-                    sem: self,
-                    permits: n as usize,
-                }),
-                Err(_) => Err(AcquireError(())),
-            }
+    ) -> Result<OwnedSemaphorePermit, AcquireError> {
+        match self.ll.acquire(n as usize).await {
+            Ok(()) => Ok(OwnedSemaphorePermit {
+                sem: self,
+                permits: n as usize,
+            }),
+            Err(_) => Err(AcquireError(())),
         }
     }
 
