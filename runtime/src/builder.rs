@@ -14,7 +14,7 @@ use shim::sync::Arc;
 
 use crate::blocking;
 use crate::driver::Driver;
-use crate::metrics::Stall;
+use crate::hooks::Stall;
 use crate::runtime::{Flavor, Runtime};
 use crate::scheduler::{self, current_thread, multi_thread};
 use crate::threads::{Latch, Role, ThreadSpawner};
@@ -74,7 +74,7 @@ pub struct Builder {
     enable_time: bool,
     max_blocking_threads: usize,
     keep_alive: Duration,
-    on_stall: Option<(Duration, crate::metrics::StallCallback)>,
+    on_stall: Option<(Duration, crate::hooks::StallCallback)>,
     unhandled_panic: UnhandledPanic,
     rng_seed: Option<crate::rand::RngSeed>,
     hooks: crate::hooks::Hooks,
