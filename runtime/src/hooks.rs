@@ -130,34 +130,47 @@ pub(crate) type StallCallback = Arc<dyn Fn(&Stall) + Send + Sync>;
 #[doc(hidden)]
 #[derive(Clone, Default)]
 pub struct FailOnStall {
-    reports: Arc<std::sync::Mutex<Vec<String>>>,
+    reports: Arc<std::sync::Mutex<Vec<Stall>>>,
 }
 
 impl FailOnStall {
-    /// The `on_stall` callback that records each report.
+    /// The `on_stall` callback that records each report (symbolized later, on the test's
+    /// thread: the monitor only clones the frames).
     pub fn callback(&self) -> impl Fn(&Stall) + Send + Sync + 'static {
         let reports = self.reports.clone();
         move |stall| {
-            let report = stall.to_string();
             reports
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
-                .push(report);
+                .push(stall.clone());
         }
     }
 
     /// Runs `body` as a task of `rt` and returns its output; panics with the stall
     /// reports if any poll went past the threshold (before a panic of the body itself,
-    /// which is resumed otherwise).
+    /// which is resumed otherwise). The runtime is shut down first, so that every report
+    /// the monitor was making is in.
     #[track_caller]
-    pub fn run<F>(&self, rt: &crate::Runtime, threshold: Duration, body: F) -> F::Output
+    pub fn run<F>(
+        &self,
+        rt: crate::Runtime,
+        threshold: Duration,
+        shutdown_timeout: Option<Duration>,
+        body: F,
+    ) -> F::Output
     where
         F: std::future::Future + Send + 'static,
         F::Output: Send + 'static,
     {
         let out = rt.block_on(rt.spawn(body));
+        // Waits for the monitor thread, hence for a callback under way.
+        match shutdown_timeout {
+            Some(t) => rt.shutdown_timeout(t),
+            None => drop(rt),
+        }
         let reports = std::mem::take(&mut *self.reports.lock().unwrap_or_else(|e| e.into_inner()));
         if !reports.is_empty() {
+            let reports: Vec<String> = reports.iter().map(Stall::to_string).collect();
             panic!(
                 "a poll blocked its worker for longer than fail_on_stall ({threshold:?}): move \
                  blocking work to `spawn_blocking` or `block_in_place`\n{}",
