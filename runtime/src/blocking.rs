@@ -29,7 +29,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use shim::sync::{Arc, Condvar, Mutex};
-use task::{JoinHandle, Notified, OwnedTasks, Schedule, Task};
+use task::{JoinHandle, Notified, OwnedTasks, Schedule, SpawnMeta, Task};
 
 /// Pool settings from the `Builder`.
 #[derive(Clone)]
@@ -159,7 +159,7 @@ impl Spawner {
     }
 
     /// Runs `f` on a pool thread.
-    pub(crate) fn spawn_blocking<F, R>(&self, f: F) -> JoinHandle<R>
+    pub(crate) fn spawn_blocking<F, R>(&self, f: F, meta: SpawnMeta) -> JoinHandle<R>
     where
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
@@ -187,7 +187,7 @@ impl Spawner {
         let (join, notified) = self
             .inner
             .owned
-            .spawn_bound(BlockingTask(Some(f)), sched, 0);
+            .spawn_bound(BlockingTask(Some(f)), sched, 0, meta);
         if let Some(task) = notified {
             Inner::push(&self.inner, task);
         }

@@ -119,6 +119,7 @@ impl Runtime {
     }
 
     /// Spawns a task onto this runtime.
+    #[track_caller]
     pub fn spawn<F>(&self, future: F) -> crate::task::JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
@@ -128,6 +129,7 @@ impl Runtime {
     }
 
     /// Runs `f` on the blocking pool.
+    #[track_caller]
     pub fn spawn_blocking<F, R>(&self, f: F) -> crate::task::JoinHandle<R>
     where
         F: FnOnce() -> R + Send + 'static,

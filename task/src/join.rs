@@ -16,6 +16,7 @@ use std::task::{Context, Poll};
 use crate::core::Header;
 use crate::harness;
 use crate::id::Id;
+use crate::meta::TaskMeta;
 
 /// An owned permission to await a spawned task's output.
 ///
@@ -99,7 +100,13 @@ impl<T> JoinHandle<T> {
     /// The task's id (see [`Id`]).
     pub fn id(&self) -> Id {
         // SAFETY: the handle's reference keeps the task live.
-        unsafe { Header::trailer(self.raw) }.id.get()
+        unsafe { Header::trailer(self.raw) }.meta.id()
+    }
+
+    /// The task's identity: id, name and spawn location (see [`TaskMeta`]).
+    pub fn meta(&self) -> TaskMeta {
+        // SAFETY: the handle's reference keeps the task live.
+        unsafe { Header::trailer(self.raw) }.meta.meta()
     }
 
     /// A handle that can abort the task but not await it.
@@ -175,7 +182,13 @@ impl AbortHandle {
     /// The task's id (see [`Id`]).
     pub fn id(&self) -> Id {
         // SAFETY: we hold a reference.
-        unsafe { Header::trailer(self.raw) }.id.get()
+        unsafe { Header::trailer(self.raw) }.meta.id()
+    }
+
+    /// The task's identity: id, name and spawn location (see [`TaskMeta`]).
+    pub fn meta(&self) -> TaskMeta {
+        // SAFETY: we hold a reference.
+        unsafe { Header::trailer(self.raw) }.meta.meta()
     }
 }
 
@@ -205,7 +218,7 @@ impl fmt::Debug for AbortHandle {
 /// Why a task produced no output.
 pub struct JoinError {
     repr: Repr,
-    id: Id,
+    meta: TaskMeta,
 }
 
 enum Repr {
@@ -219,23 +232,28 @@ enum Repr {
 unsafe impl Sync for JoinError {}
 
 impl JoinError {
-    pub(crate) fn cancelled(id: Id) -> JoinError {
+    pub(crate) fn cancelled(meta: TaskMeta) -> JoinError {
         JoinError {
             repr: Repr::Cancelled,
-            id,
+            meta,
         }
     }
 
-    pub(crate) fn panic(id: Id, payload: Box<dyn Any + Send + 'static>) -> JoinError {
+    pub(crate) fn panic(meta: TaskMeta, payload: Box<dyn Any + Send + 'static>) -> JoinError {
         JoinError {
             repr: Repr::Panic(payload),
-            id,
+            meta,
         }
     }
 
     /// The id of the task that produced no output.
     pub fn id(&self) -> Id {
-        self.id
+        self.meta.id()
+    }
+
+    /// The identity of the task that produced no output: id, name and spawn location.
+    pub fn meta(&self) -> &TaskMeta {
+        &self.meta
     }
 
     /// True when the task was cancelled (aborted or shut down with its runtime).
@@ -278,23 +296,33 @@ impl JoinError {
 impl fmt::Display for JoinError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (&self.repr, self.panic_message()) {
-            (Repr::Cancelled, _) => write!(f, "task {} was cancelled", self.id),
+            (Repr::Cancelled, _) => write!(f, "{} was cancelled", self.meta),
             (Repr::Panic(_), Some(msg)) => {
-                write!(f, "task {} panicked with message {msg:?}", self.id)
+                write!(f, "{} panicked with message {msg:?}", self.meta)
             }
-            (Repr::Panic(_), None) => write!(f, "task {} panicked", self.id),
+            (Repr::Panic(_), None) => write!(f, "{} panicked", self.meta),
         }
     }
 }
 
 impl fmt::Debug for JoinError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.meta.name().is_some() {
+            // A named task: say which (tokio's form below has only the id).
+            return match (&self.repr, self.panic_message()) {
+                (Repr::Cancelled, _) => write!(f, "JoinError::Cancelled({})", self.meta),
+                (Repr::Panic(_), Some(msg)) => {
+                    write!(f, "JoinError::Panic({}, {msg:?}, ...)", self.meta)
+                }
+                (Repr::Panic(_), None) => write!(f, "JoinError::Panic({}, ...)", self.meta),
+            };
+        }
         match (&self.repr, self.panic_message()) {
-            (Repr::Cancelled, _) => write!(f, "JoinError::Cancelled({:?})", self.id),
+            (Repr::Cancelled, _) => write!(f, "JoinError::Cancelled({:?})", self.id()),
             (Repr::Panic(_), Some(msg)) => {
-                write!(f, "JoinError::Panic({:?}, {msg:?}, ...)", self.id)
+                write!(f, "JoinError::Panic({:?}, {msg:?}, ...)", self.id())
             }
-            (Repr::Panic(_), None) => write!(f, "JoinError::Panic({:?}, ...)", self.id),
+            (Repr::Panic(_), None) => write!(f, "JoinError::Panic({:?}, ...)", self.id()),
         }
     }
 }

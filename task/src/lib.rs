@@ -27,6 +27,7 @@ mod harness;
 mod id;
 mod join;
 mod list;
+mod meta;
 mod state;
 mod waker;
 
@@ -39,6 +40,7 @@ pub use crate::core::Header;
 pub use crate::id::{current as current_id, Id};
 pub use crate::join::{AbortHandle, JoinError, JoinHandle};
 pub use crate::list::OwnedTasks;
+pub use crate::meta::{current_meta, current_raw_meta, meta_of, RawMeta, SpawnMeta, TaskMeta};
 
 /// What a scheduler provides to its tasks. A task's poller lends its own to each run
 /// (`Notified::run`); a task that parks keeps a clone (`Core::scheduler`) for its wakers.

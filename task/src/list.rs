@@ -31,6 +31,7 @@ use shim::sync::Mutex;
 
 use crate::core::{Cell, Header};
 use crate::join::JoinHandle;
+use crate::meta::SpawnMeta;
 use crate::{Notified, Schedule, Task};
 
 /// The live tasks of one runtime.
@@ -73,13 +74,14 @@ fn new_task<T, S>(
     future: T,
     scheduler: Option<S>,
     owner: u64,
+    meta: SpawnMeta,
 ) -> (Task<S>, Notified<S>, JoinHandle<T::Output>)
 where
     T: Future + Send + 'static,
     T::Output: Send + 'static,
     S: Schedule,
 {
-    let ptr = Cell::<T, S>::allocate(future, scheduler, owner);
+    let ptr = Cell::<T, S>::allocate(future, scheduler, owner, meta);
     // SAFETY: a new task holds three references: these three handles.
     unsafe {
         (
@@ -122,12 +124,17 @@ impl<S: Schedule> OwnedTasks<S> {
     /// task is cancelled at once and the JoinHandle reports it.
     /// The task holds no scheduler until then either: its pollers lend theirs
     /// (`Notified::run`), and `bind` gives it its own.
-    pub fn spawn<T>(&self, future: T) -> (JoinHandle<T::Output>, Option<Notified<S>>)
+    /// `meta` is the task's identity (its spawn location, and name if any).
+    pub fn spawn<T>(
+        &self,
+        future: T,
+        meta: SpawnMeta,
+    ) -> (JoinHandle<T::Output>, Option<Notified<S>>)
     where
         T: Future + Send + 'static,
         T::Output: Send + 'static,
     {
-        let (task, notified, join) = new_task(future, None, UNBOUND);
+        let (task, notified, join) = new_task(future, None, UNBOUND, meta);
         // The list's reference now travels with `notified`, to be claimed by `bind` (or
         // dropped by completion, or by cancelling the unbound `notified`).
         mem::forget(task);
@@ -152,12 +159,16 @@ impl<S: Schedule> OwnedTasks<S> {
     /// completion or by the owner's shutdown) and whose output was dropped by the owner
     /// (at completion, with no `JoinHandle`) or is held by the `JoinHandle`, which is
     /// `Send` only when the output is.
-    pub unsafe fn spawn_local<T>(&self, future: T) -> (JoinHandle<T::Output>, Option<Notified<S>>)
+    pub unsafe fn spawn_local<T>(
+        &self,
+        future: T,
+        meta: SpawnMeta,
+    ) -> (JoinHandle<T::Output>, Option<Notified<S>>)
     where
         T: Future + 'static,
         T::Output: 'static,
     {
-        let ptr = Cell::<T, S>::allocate(future, None, UNBOUND);
+        let ptr = Cell::<T, S>::allocate(future, None, UNBOUND, meta);
         // SAFETY: a new task holds three references: the list's (forgotten below: it rides
         // with the `Notified`, as in `spawn`), the run queue's and the JoinHandle's.
         let (task, notified, join) = unsafe {
@@ -184,13 +195,15 @@ impl<S: Schedule> OwnedTasks<S> {
         future: T,
         scheduler: S,
         shard: usize,
+        meta: SpawnMeta,
     ) -> (JoinHandle<T::Output>, Option<Notified<S>>)
     where
         T: Future + Send + 'static,
         T::Output: Send + 'static,
     {
         let shard = self.shard_index(shard);
-        let (task, notified, join) = new_task(future, Some(scheduler), self.owner_word(shard));
+        let (task, notified, join) =
+            new_task(future, Some(scheduler), self.owner_word(shard), meta);
         let mut lock = self.shards[shard].lock();
         if lock.closed {
             drop(lock);

@@ -45,7 +45,7 @@ use std::future::Future;
 
 use queue::Local;
 use shim::sync::Arc;
-use task::JoinHandle;
+use task::{JoinHandle, SpawnMeta};
 
 use super::spin::{SpinPolicy, SPIN_PAUSES};
 use super::worker_shared::WorkerShared;
@@ -227,7 +227,7 @@ fn with_core<R>(handle: &Arc<Handle>, f: impl FnOnce(Option<&mut Core>) -> R) ->
 }
 
 impl Handle {
-    pub(crate) fn spawn<F>(me: &Arc<Handle>, future: F) -> JoinHandle<F::Output>
+    pub(crate) fn spawn<F>(me: &Arc<Handle>, future: F, meta: SpawnMeta) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
@@ -235,7 +235,7 @@ impl Handle {
         // No owned-list lock and no handle clone here: the task joins the list, and takes
         // a handle, only if it ever parks (task's list.rs), on the worker that polled it.
         // On a closed list the task is cancelled at once and nothing is scheduled.
-        let (join, notified) = me.shared.owned.spawn(future);
+        let (join, notified) = me.shared.owned.spawn(future, meta);
         if let Some(task) = notified {
             Handle::schedule(me, task, Arrival::Spawn);
         }
