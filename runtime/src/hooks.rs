@@ -18,8 +18,8 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::interim_meta::TaskMeta;
 pub use crate::scheduler::multi_thread::stack_capture::NativeBacktrace;
+use task::TaskMeta;
 
 /// One callback, shared by the runtime's threads.
 pub(crate) type Callback = Arc<dyn Fn() + Send + Sync>;

@@ -140,7 +140,6 @@ mod handle;
 mod hooks;
 #[cfg(all(feature = "hyper", not(loom)))]
 pub mod hyper_compat;
-mod interim_meta;
 #[cfg(not(loom))]
 pub mod io;
 mod local_runtime;

@@ -13,7 +13,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use crate::interim_meta::TaskMeta;
+use task::TaskMeta;
 
 /// A task still inside a poll when the shutdown's deadline passed.
 #[derive(Clone, Debug)]

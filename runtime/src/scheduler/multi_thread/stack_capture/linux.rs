@@ -41,7 +41,7 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 use super::{Answer, NoAnswer, Pending, Tid, MAX_FRAMES};
-use crate::interim_meta::{current_raw_meta, RawMeta};
+use task::{current_raw_meta, RawMeta};
 
 /// Mailboxes, so several captures (runtimes, threads at a shutdown) may be in flight.
 const MAILBOXES: usize = 16;

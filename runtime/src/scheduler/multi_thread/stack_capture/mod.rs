@@ -82,7 +82,7 @@ impl NoAnswer {
 
 /// What a thread's handler wrote: its task (if it was polling one) and its frames.
 pub(crate) struct Answer {
-    pub(crate) meta: Option<crate::interim_meta::RawMeta>,
+    pub(crate) meta: Option<task::RawMeta>,
     pub(crate) ips: Box<[usize]>,
 }
 
