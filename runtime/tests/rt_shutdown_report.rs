@@ -17,22 +17,27 @@ const CHILD: &str = "RUNTIME_SHUTDOWN_REPORT_CHILD";
 async fn held_main() {
     let (started_tx, started_rx) = std::sync::mpsc::channel::<&str>();
     let tx = started_tx.clone();
-    let _ = runtime::task::Builder::new()
-        .name("dns-lookup")
-        .spawn_blocking(move || {
-            tx.send("dns-lookup").unwrap();
-            std::thread::sleep(Duration::from_secs(60));
-        })
-        .unwrap();
-    let _ = runtime::task::Builder::new()
-        .name("spinner")
-        .spawn(async move {
-            started_tx.send("spinner").unwrap();
-            loop {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-        })
-        .unwrap();
+    // Detached: their handles are dropped at once.
+    drop(
+        runtime::task::Builder::new()
+            .name("dns-lookup")
+            .spawn_blocking(move || {
+                tx.send("dns-lookup").unwrap();
+                std::thread::sleep(Duration::from_secs(60));
+            })
+            .unwrap(),
+    );
+    drop(
+        runtime::task::Builder::new()
+            .name("spinner")
+            .spawn(async move {
+                started_tx.send("spinner").unwrap();
+                loop {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+            })
+            .unwrap(),
+    );
     for _ in 0..2 {
         started_rx
             .recv_timeout(Duration::from_secs(20))
