@@ -19,7 +19,10 @@
 //! until the next claim disposes of it on a requester's thread.
 //!
 //! **The handler and its limits.** It is installed once per process with `sigaction`
-//! (`SA_RESTART | SA_SIGINFO`, so an interrupted system call resumes), on `SIGNAL` only if
+//! (`SA_RESTART | SA_SIGINFO`, so an interrupted system call resumes where the kernel
+//! restarts it; those it never restarts, `nanosleep`, `poll`, `epoll_wait`, timed futex
+//! waits, return `EINTR` to the interrupted code, as under any sampling profiler: std
+//! retries the ones it makes), on the signal (`signal()`, `SIGRTMAX - 3`) only if
 //! that signal is at its default disposition; if anyone else owns it the capture answers
 //! `SignalTaken` and reports say so. Before every send the disposition is checked again to
 //! still be ours (a handler replaced later would otherwise receive, or a default

@@ -8,10 +8,10 @@
 //!
 //! **Mechanism.** A requester (the monitor, or the thread shutting a runtime down) claims a
 //! *mailbox*, one of `MAILBOXES` preallocated in a static array, writes the target's
-//! kernel thread id into it, publishes it as requested, and sends `SIGNAL` to that thread
-//! with `tgkill` (a thread id of this process: a thread that exited in between is at worst
-//! a reused id of another thread of ours, whose handler finds no request for itself and
-//! returns). The handler, running on the target inside whatever it was doing, finds the
+//! kernel thread id into it, publishes it as requested, and sends the capture signal
+//! (`SIGRTMAX - 3`) to that thread with `tgkill` (a thread id of this process: a thread
+//! that exited in between is at worst a reused id of another thread of ours, whose
+//! handler finds no request for itself and returns). The handler, running on the target inside whatever it was doing, finds the
 //! mailbox addressed to its own thread id, takes `current_raw_meta()` (atomics only) and
 //! walks its own stack into the mailbox's frame buffer, instruction pointers only, then
 //! publishes the answer. The requester waits for it with a bound (`ANSWER_WAIT`), then
@@ -49,7 +49,7 @@ pub(crate) enum NoAnswer {
     /// Not Linux: signal-based capture is not built.
     #[cfg_attr(all(target_os = "linux", not(loom)), allow(dead_code))]
     Unsupported,
-    /// Another handler (the program's, a profiler's) owns `SIGNAL`.
+    /// Another handler (the program's, a profiler's) owns the capture signal.
     SignalTaken,
     /// Every mailbox is in use (many captures at once).
     Busy,
@@ -271,7 +271,7 @@ mod tests {
     use super::*;
     use std::sync::mpsc;
 
-    /// A thread that parks until told to exit, with `SIGNAL` blocked while `blocked`.
+    /// A thread that parks until told to exit, with the capture signal blocked while `blocked`.
     fn park_thread(blocked: bool) -> (Tid, mpsc::Sender<bool>, std::thread::JoinHandle<()>) {
         let (tid_tx, tid_rx) = mpsc::channel();
         let (cmd_tx, cmd_rx) = mpsc::channel::<bool>();
