@@ -14,7 +14,7 @@ use shim::sync::Arc;
 
 use crate::blocking;
 use crate::driver::Driver;
-use crate::metrics::Stall;
+use crate::hooks::Stall;
 use crate::runtime::{Flavor, Runtime};
 use crate::scheduler::{self, current_thread, multi_thread};
 use crate::threads::{Latch, Role, ThreadSpawner};
@@ -74,7 +74,7 @@ pub struct Builder {
     enable_time: bool,
     max_blocking_threads: usize,
     keep_alive: Duration,
-    on_stall: Option<(Duration, crate::metrics::StallCallback)>,
+    on_stall: Option<(Duration, crate::hooks::StallCallback)>,
     /// A signal that makes the runtime dump its tasks, and who receives the dump.
     #[cfg(not(loom))]
     dump_signal: Option<(i32, crate::dump::DumpCallback)>,
@@ -331,6 +331,17 @@ impl Builder {
     /// such poll, on the runtime's monitor thread, while the poll is still running (so a
     /// service can log which worker is stuck, and for how long). Multi-thread flavor only
     /// (ignored by the current-thread flavor, whose only thread is the one stuck).
+    ///
+    /// The [`Stall`] names the worker, the time in the poll, the task (its id, name and
+    /// spawn location) and carries the stuck thread's native backtrace. Both are taken by
+    /// the stuck thread itself: the monitor sends it a signal (a real-time signal, taken
+    /// only if nothing else in the process handles it; Linux only, elsewhere the report
+    /// says it has no frames), at most once per stuck poll and at most 20 times a second
+    /// in the process, and waits up to 50 ms for its answer. No signal is sent while no
+    /// poll passes the threshold. The frames are symbolized when the report is first
+    /// formatted, on the thread that formats it (the first time, reading the binary's
+    /// debug info takes a while: keep the `Stall` and format it elsewhere if the
+    /// monitor must stay quick).
     ///
     /// The monitor looks every millisecond: a threshold below that acts as 1 ms, and the
     /// call comes up to a millisecond late. Keep the callback short (log, bump a counter):

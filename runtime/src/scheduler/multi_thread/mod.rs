@@ -29,6 +29,7 @@ pub(crate) mod idle;
 #[cfg_attr(loom, allow(dead_code))]
 pub(crate) mod monitor;
 mod spin;
+pub(crate) mod stack_capture;
 mod worker;
 pub(crate) mod worker_shared;
 
@@ -44,7 +45,8 @@ pub(crate) use self::worker::{current_index, hand_off_core, Context};
 use self::worker_shared::WorkerShared;
 use crate::blocking;
 use crate::driver::Driver;
-use crate::metrics::{self, Snapshot, StallCallback};
+use crate::hooks::StallCallback;
+use crate::metrics::{self, Snapshot};
 use crate::park::{Parker, Unparker};
 use crate::scheduler::inject::RemoteSpawns;
 use crate::scheduler::{self, RunTask};

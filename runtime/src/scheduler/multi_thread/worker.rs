@@ -138,6 +138,8 @@ pub(super) fn run(handle: Arc<Handle>, core: Box<Core>) {
     let _rt = context::enter_runtime(true);
     let _enter = context::enter(scheduler::Handle::MultiThread(handle.clone()));
     let index = core.index;
+    // Stall and shutdown reports signal the thread running this worker now.
+    handle.monitor.published[index].set_thread(super::stack_capture::current_tid());
     let cx = scheduler::Context::MultiThread(Context {
         sched: scheduler::TaskSched::new(&scheduler::Handle::MultiThread(handle.clone())),
         handle,

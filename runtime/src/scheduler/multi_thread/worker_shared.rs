@@ -20,8 +20,11 @@
 //! taker, and a thief that gets it just runs it a little early on another worker.
 //!
 //! `Published` holds what the monitor learned about the worker's polls (for metrics):
-//! when it first saw the current poll, polls longer than `LONG_POLL`, the longest seen.
-//! These are std atomics (also under loom): they carry no synchronization.
+//! when it first saw the current poll, polls longer than `LONG_POLL`, the longest seen;
+//! and the kernel id of the thread running the worker now (stored by that thread when it
+//! takes the core: at start and after a `block_in_place` hand-off), which stall reports
+//! and shutdown reports signal (`stack_capture.rs`). These are std atomics (also under
+//! loom): they carry no synchronization.
 //!
 //! Why every access here is `Relaxed` (each checked by the weakening sweep, loom-tests/README.md):
 //! no access publishes or reads memory on the strength of these words. The task in the
@@ -35,7 +38,7 @@
 //! so a model can use test items) to pin the permission's *logic*: not stuck, nothing to
 //! take; stuck, the thief gets the task; the owner's next poll ends the permission.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 use queue::{LifoSlot, Link};
@@ -127,12 +130,31 @@ pub(super) struct Published {
     seen_at_ns: AtomicU64,
     long_polls: AtomicU64,
     longest_ns: AtomicU64,
+    /// The kernel id of the thread running the worker (0 before it starts).
+    tid: AtomicI32,
 }
 
 impl Published {
     pub(super) fn publish_seen(&self, seq: u64, at_ns: u64) {
         self.seen_at_ns.store(at_ns, Relaxed);
         self.seen_seq.store(seq, Relaxed);
+    }
+
+    /// The worker's (new) thread: its kernel id (`stack_capture::current_tid`).
+    pub(super) fn set_thread(&self, tid: super::stack_capture::Tid) {
+        self.tid.store(tid, Relaxed);
+    }
+
+    /// The kernel id of the thread running the worker (0: not known).
+    pub(super) fn thread(&self) -> super::stack_capture::Tid {
+        self.tid.load(Relaxed)
+    }
+
+    /// When the poll `seq` began, as the monitor saw it (within a tick of its start);
+    /// `None` when the monitor has not seen that poll.
+    pub(super) fn poll_seen_at(&self, seq: u64, base: Instant) -> Option<Instant> {
+        (self.seen_seq.load(Relaxed) == seq)
+            .then(|| base + Duration::from_nanos(self.seen_at_ns.load(Relaxed)))
     }
 
     pub(super) fn add_long_poll(&self) {
