@@ -24,7 +24,6 @@
 //! under it but plain data; a dump takes one shard at a time. Under loom the registry is
 //! compiled to nothing (it synchronizes nothing the models check).
 
-use std::panic::Location;
 use std::task::Waker;
 
 use crate::id::Id;
@@ -41,8 +40,6 @@ pub struct Wait {
     pub object: usize,
     /// The awaited task, for a join.
     pub target: Option<Id>,
-    /// Where the wait was started, when the API records it.
-    pub at: Option<&'static Location<'static>>,
 }
 
 /// A record's validity test, for a leaf that keeps its record between waits instead of

@@ -426,7 +426,6 @@ impl Sem {
                         kind: self.kind.name(),
                         object: self as *const Sem as usize,
                         target: None,
-                        at: None,
                     };
                     // SAFETY: the holder word lives in `self`, which every queued waiter
                     // borrows; the record is forgotten (under this lock) when the waiter
