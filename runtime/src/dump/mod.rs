@@ -29,8 +29,10 @@
 //!
 //! The dump is no single instant: tasks move while the shards are walked one by one, so a
 //! task may show as idle with no recorded wait because its wait ended in between. Waits
-//! outside the instrumented leaves (`watch`, `broadcast`, `oneshot`, a foreign future) show as an idle task with no known wait, still counted wakeable if a waker
-//! exists. Blocking-pool tasks and `LocalSet` tasks are not listed.
+//! outside the instrumented leaves (`watch`, `broadcast`, `oneshot`, a foreign future)
+//! show as an idle task with no known wait, still counted wakeable if a waker exists.
+//! Blocking-pool tasks and `LocalSet` tasks are not listed; a task in its first poll is
+//! counted, not named.
 
 mod collect;
 mod graph;
