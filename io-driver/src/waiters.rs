@@ -219,6 +219,35 @@ mod tests {
     }
 
     #[test]
+    fn for_each_visits_every_held_waker_with_its_direction() {
+        let mut waiters = Waiters::default();
+        let (_a, a) = waker();
+        let (_b, b) = waker();
+        let (_c, c) = waker();
+        register(&mut waiters, &a);
+        register(&mut waiters, &b);
+        waiters.register(Direction::Write, &c);
+        let mut seen = Vec::new();
+        waiters.for_each(|dir, w| seen.push((dir, w.data())));
+        seen.sort_by_key(|(d, p)| (*d == Direction::Write, *p as usize));
+        let mut want = vec![
+            (Direction::Read, a.data()),
+            (Direction::Read, b.data()),
+            (Direction::Write, c.data()),
+        ];
+        want.sort_by_key(|(d, p)| (*d == Direction::Write, *p as usize));
+        assert_eq!(seen, want);
+        let mut out = Vec::new();
+        waiters.take(Direction::Read, &mut out);
+        let mut left = 0;
+        waiters.for_each(|dir, _| {
+            assert_eq!(dir, Direction::Write);
+            left += 1;
+        });
+        assert_eq!(left, 1, "taken wakers are no longer visited");
+    }
+
+    #[test]
     fn one_task_is_listed_once_and_one_waiter_allocates_nothing() {
         let mut waiters = Waiters::default();
         let (_c, w) = waker();
