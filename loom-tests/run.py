@@ -37,16 +37,16 @@ SLOW_FIRST = [
     "loom_scheduler::local_spawn_wakes_sibling_two_workers",
     "loom_scheduler::shutdown_with_queued_and_idle_tasks_two_workers",
     "loom_block_in_place::hand_off_racing_a_steal_two_workers",
-    "loom_scheduler::multi_spawn_two_workers",
+    "loom_sync_chan::mpsc_two_senders_contend_for_capacity",
     "loom_scheduler::wake_from_worker_racing_park_two_workers",
+    "loom_scheduler::multi_spawn_two_workers",
+    "loom_block_in_place::wake_from_the_blocked_thread_one_worker",
+    "loom_scheduler::waker_outlives_runtime_two_workers",
     "loom_scheduler::spawn_from_outside_while_worker_parks",
     "loom_scheduler::searcher_hand_off_two_workers",
-    "loom_scheduler::waker_outlives_runtime_two_workers",
-    "loom_scheduler::shutdown_while_waking_one_worker",
     "loom_scheduler::spawn_racing_shutdown_two_workers",
-    "loom_worker_view::searcher_takes_a_stuck_siblings_lifo_task_two_workers",
-    "loom_sync_chan::mpsc_unbounded_two_producers_cross_blocks",
-    "loom_sync_chan::mpsc_two_senders_contend_for_capacity",
+    "loom_scheduler::shutdown_while_waking_one_worker",
+    "loom_local::two_thieves_vs_overflow",
 ]
 
 
