@@ -472,9 +472,11 @@ fn wake_racing_worker_park_one_worker() {
 /// `spawn_from_outside_while_workers_park_two_workers` races that path against two
 /// workers parking and searching; the wake of a task already bound to a worker, racing
 /// that worker's park, is `wake_racing_worker_park_one_worker` at the full bound; the
-/// notifier's race with the last searcher is `loom_idle`'s. The bugs listed against these
-/// paths (a lost notify, an unpark without the parker's lock) fail those models. Run it
-/// when the remote wake or the idle protocol changes (`--ignored
+/// notifier's race with the last searcher is `loom_idle`'s. A remote push that notifies
+/// nobody fails `spawn_from_outside_while_worker_parks` and
+/// `wake_racing_worker_park_one_worker` (loom's deadlock, at once); an unpark without the
+/// parker's lock fails the latter and `shutdown_while_waking_one_worker`. Run it when the
+/// remote wake or the idle protocol changes (`--ignored
 /// loom_scheduler::wake_racing_worker_park_two_workers`).
 #[test]
 #[ignore = "slow (1M executions), covered by spawn_from_outside two-worker and its one-worker twin: run with --ignored when the remote wake or idle path changes"]
