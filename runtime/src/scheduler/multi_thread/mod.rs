@@ -148,8 +148,13 @@ pub(crate) fn create(
     unhandled_panic: crate::unhandled::Policy,
     spawner: ThreadSpawner,
 ) -> (Arc<Handle>, Vec<Launch>) {
-    // Read once: `available_parallelism` reads cgroup files.
+    // Read once: `available_parallelism` reads cgroup files. Under loom a fixed 2 (the CI
+    // machine's count): a model must explore the same policy whatever machine runs it, and
+    // the ~20 system calls of the read cost a sixth of a small model's execution.
+    #[cfg(not(loom))]
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    #[cfg(loom)]
+    let cpus = 2;
     let spin_rounds = spin::spin_rounds(num_workers, cpus);
     let park_yields = spin::park_yields(num_workers, cpus);
     let mut remotes = Vec::with_capacity(num_workers);
