@@ -223,7 +223,7 @@ impl MetaSlot {
     pub(crate) fn meta(&self) -> TaskMeta {
         let word = self.assigned(IdSource::Thread).expect(ID_OVERFLOW);
         retain(word);
-        TaskMeta { word }
+        TaskMeta::from_assigned(word)
     }
 
     /// As `meta`, with atomics only (see `current_raw_meta`). `None` only when ids ran out.
@@ -235,7 +235,7 @@ impl MetaSlot {
             lazy_named_id(named, IdSource::Global)?;
         }
         retain(word);
-        Some(TaskMeta { word })
+        Some(TaskMeta::from_assigned(word))
     }
 }
 
@@ -283,8 +283,9 @@ fn word_id(word: u64, source: IdSource) -> Option<Id> {
 /// the task is gone. `Display` writes `task 'conn' (id 42, spawned at src/server.rs:88:5)`,
 /// or `task 42 (spawned at ...)` for an unnamed task.
 pub struct TaskMeta {
-    /// An assigned word (`01` or `10`), owning its reference when named.
-    word: u64,
+    /// An assigned word (`01` or `10`: never 0, which gives `JoinError` and the task's
+    /// stage a niche), owning its reference when named.
+    word: NonZeroU64,
 }
 
 // SAFETY: the word is an integer or a counted reference to an immutable `Named` (its id is
@@ -294,15 +295,23 @@ unsafe impl Send for TaskMeta {}
 unsafe impl Sync for TaskMeta {}
 
 impl TaskMeta {
+    /// Takes over an assigned word and the reference it holds, if named.
+    fn from_assigned(word: u64) -> TaskMeta {
+        TaskMeta {
+            word: NonZeroU64::new(word).expect("an assigned identity word is never 0"),
+        }
+    }
+
     fn named(&self) -> Option<&Named> {
-        (self.word & TAG_MASK == TAG_NAMED)
+        let word = self.word.get();
+        (word & TAG_MASK == TAG_NAMED)
             // SAFETY: our count keeps the `Named` alive.
-            .then(|| unsafe { &*((self.word & !TAG_MASK) as *const Named) })
+            .then(|| unsafe { &*((word & !TAG_MASK) as *const Named) })
     }
 
     /// The task's id.
     pub fn id(&self) -> Id {
-        word_id(self.word, IdSource::Thread).expect(ID_OVERFLOW)
+        word_id(self.word.get(), IdSource::Thread).expect(ID_OVERFLOW)
     }
 
     /// The task's name, if it was spawned with one (`task::Builder::name`).
@@ -316,21 +325,21 @@ impl TaskMeta {
     pub fn spawned_at(&self) -> Option<&'static Location<'static>> {
         match self.named() {
             Some(named) => named.location,
-            None => site((self.word >> 2) & ((1 << SITE_BITS) - 1)),
+            None => site((self.word.get() >> 2) & ((1 << SITE_BITS) - 1)),
         }
     }
 }
 
 impl Clone for TaskMeta {
     fn clone(&self) -> TaskMeta {
-        retain(self.word);
+        retain(self.word.get());
         TaskMeta { word: self.word }
     }
 }
 
 impl Drop for TaskMeta {
     fn drop(&mut self) {
-        release(self.word);
+        release(self.word.get());
     }
 }
 
@@ -378,7 +387,7 @@ impl RawMeta {
 
 impl fmt::Debug for RawMeta {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("RawMeta").field(&self.0.word).finish()
+        f.debug_tuple("RawMeta").field(&self.0.word.get()).finish()
     }
 }
 

@@ -154,7 +154,10 @@ where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
-    context::with_handle(move |h| h.map(move |h| h.spawn(future, meta)))
+    // The future stays in this frame until the scheduler takes it (moved into the closure
+    // it would be copied once more, which a large future pays for on every spawn).
+    let mut future = Some(future);
+    context::with_handle(|h| h.map(|h| h.spawn(future.take().expect("once"), meta)))
 }
 
 /// Runs a blocking closure on the current runtime's blocking pool, returning a
