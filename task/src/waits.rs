@@ -34,7 +34,9 @@ pub const JOIN_KEY: usize = usize::MAX;
 /// What a queued waiter waits on, as its leaf records it.
 #[derive(Clone, Copy, Debug)]
 pub struct Wait {
-    /// The primitive: "Mutex", "RwLock", "Semaphore", "Notify", "mpsc send", "JoinHandle".
+    /// The primitive and the side: "Mutex", "RwLock", "Semaphore", "Notify", "mpsc send",
+    /// "mpsc recv", "watch changed", "broadcast recv", "oneshot recv", a channel's
+    /// "... closed", "JoinHandle".
     pub kind: &'static str,
     /// The object's address (for a `JoinHandle`: the awaited task's header).
     pub object: usize,

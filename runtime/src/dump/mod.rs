@@ -7,8 +7,10 @@
 //!    timer's deadline and waker, one wheel's mutex at a time), the I/O slab (every
 //!    readiness entry's waiters, with the descriptor and direction, one entry's mutex at a
 //!    time), and the wait registry (`task::waits`: the queued waiters of the semaphore
-//!    under `Mutex`/`RwLock`/`Semaphore`/bounded `mpsc` sends, of `Notify`, of `mpsc`
-//!    receivers and of `JoinHandle`s, recorded on their slow paths, one shard at a time);
+//!    under `Mutex`/`RwLock`/`Semaphore`/bounded `mpsc` sends, of `Notify`, of `mpsc`,
+//!    `broadcast` and `oneshot` receivers, of `watch` receivers in `changed()`, of every
+//!    channel's senders in `closed()`, and of `JoinHandle`s, recorded on their slow
+//!    paths, one shard at a time);
 //! 2. the runtime's owned task list (`task::OwnedTasks::for_each_task`), one shard at a
 //!    time: every task that parked at least once, its identity (`TaskMeta`: id, name,
 //!    spawn location) and one load of its state word.
@@ -29,8 +31,9 @@
 //!
 //! The dump is no single instant: tasks move while the shards are walked one by one, so a
 //! task may show as idle with no recorded wait because its wait ended in between. Waits
-//! outside the instrumented leaves (`watch`, `broadcast`, `oneshot`, a foreign future)
-//! show as an idle task with no known wait, still counted wakeable if a waker exists.
+//! outside the instrumented leaves (a foreign future, a signal stream, a channel of
+//! another crate) show as an idle task with no known wait, still counted wakeable if a
+//! waker exists.
 //! Blocking-pool tasks and `LocalSet` tasks are not listed; a task in its first poll is
 //! counted, not named.
 
@@ -89,15 +92,19 @@ pub enum WaitsOn {
         /// The direction awaited.
         direction: IoDirection,
     },
-    /// A queued acquire of a `Mutex`, `RwLock`, `Semaphore` or a bounded channel's
-    /// capacity, a queued `Notify` waiter (also under `Barrier` and `SetOnce`), or an
-    /// `mpsc` receiver waiting for a message.
+    /// A queued acquire of a `Mutex`, `RwLock`, `Semaphore` (also under `OnceCell`) or a
+    /// bounded channel's capacity, a queued `Notify` waiter (also under `Barrier` and
+    /// `SetOnce`), a channel's receiver waiting for a value, or a sender waiting in
+    /// `closed()`.
     Sync {
-        /// `"Mutex"`, `"RwLock"`, `"Semaphore"`, `"mpsc send"`, `"Notify"` or
-        /// `"mpsc recv"`.
+        /// `"Mutex"`, `"RwLock"`, `"Semaphore"`, `"mpsc send"`, `"Notify"`,
+        /// `"mpsc recv"`, `"broadcast recv"`, `"oneshot recv"`, `"watch changed"`, or a
+        /// sender's `"mpsc closed"`, `"broadcast closed"`, `"oneshot closed"`,
+        /// `"watch closed"`.
         kind: &'static str,
         /// The object's address: the primitive's semaphore, the `Notify`, or the
-        /// channel (the same for every waiter on one object).
+        /// channel (the same for every waiter on one object, and for a channel's
+        /// receivers and senders alike).
         object: usize,
         /// For a lock: the task holding it at the dump, when a task that is listed (it
         /// parked at least once) took it.
