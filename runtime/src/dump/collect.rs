@@ -19,7 +19,7 @@ pub(crate) fn collect(handle: &scheduler::Handle) -> Dump {
     let mut tasks = Vec::new();
     // Lock holders are known by header address: resolved against the tasks found alive.
     let mut by_header: HashMap<usize, Id> = HashMap::new();
-    let on_task = |view: &TaskView<'_>| {
+    let mut on_task = |local_set, view: &TaskView<'_>| {
         let meta = view.meta();
         by_header.insert(view.header().as_ptr() as usize, meta.id());
         tasks.push(TaskDump {
@@ -28,13 +28,20 @@ pub(crate) fn collect(handle: &scheduler::Handle) -> Dump {
             state: view.state(),
             waits: Vec::new(),
             unwakeable: view.is_unwakeable(),
+            local_set,
         })
     };
     match handle {
-        scheduler::Handle::MultiThread(h) => h.shared.owned.for_each_task(on_task),
-        scheduler::Handle::CurrentThread(h) => h.shared.owned.for_each_task(on_task),
+        scheduler::Handle::MultiThread(h) => h.shared.owned.for_each_task(|v| on_task(None, v)),
+        scheduler::Handle::CurrentThread(h) => h.shared.owned.for_each_task(|v| on_task(None, v)),
     }
-    let alive = handle.metrics().num_alive_tasks().max(tasks.len());
+    for set in crate::task::local_dump::driven_by(handle.id()) {
+        let id = Some(set.id());
+        set.owned().for_each_task(|v| on_task(id, v));
+    }
+    let own = tasks.iter().filter(|t| t.local_set.is_none()).count();
+    let alive = handle.metrics().num_alive_tasks().max(own);
+    let blocking = handle.blocking().dump();
     let mut by_id: HashMap<Id, Vec<WaitsOn>> = HashMap::new();
     for (id, wait, holder) in waits {
         let wait = match (wait, holder) {
@@ -61,6 +68,7 @@ pub(crate) fn collect(handle: &scheduler::Handle) -> Dump {
         tasks,
         alive,
         cycles,
+        blocking,
     }
 }
 

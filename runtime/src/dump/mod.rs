@@ -13,7 +13,12 @@
 //!    paths, one shard at a time);
 //! 2. the runtime's owned task list (`task::OwnedTasks::for_each_task`), one shard at a
 //!    time: every task that parked at least once, its identity (`TaskMeta`: id, name,
-//!    spawn location) and one load of its state word.
+//!    spawn location) and one load of its state word; then, the same way, the owned list
+//!    of every `LocalSet` this runtime drove last (`task/local_dump.rs`: its `spawn_local`
+//!    tasks that parked at least once);
+//! 3. the blocking pool (`blocking.rs`): its owned list (every `spawn_blocking` closure
+//!    not finished, queued or running, bound at spawn) and its threads' run slots (which
+//!    task each runs, since when), for each running closure's elapsed time.
 //!
 //! A stored waker is mapped to its task by the waker itself: a runtime waker's data
 //! pointer is the task's header (`task::waker_task_id`), read while the leaf's lock keeps
@@ -33,9 +38,9 @@
 //! task may show as idle with no recorded wait because its wait ended in between. Waits
 //! outside the instrumented leaves (a foreign future, a signal stream, a channel of
 //! another crate) show as an idle task with no known wait, still counted wakeable if a
-//! waker exists.
-//! Blocking-pool tasks and `LocalSet` tasks are not listed; a task in its first poll is
-//! counted, not named.
+//! waker exists. A task that never parked (spawned and not polled yet, or in its first
+//! poll) lives only in a run queue or a worker's hands, which the dump does not read:
+//! it is counted, not named.
 
 mod collect;
 mod graph;
@@ -55,6 +60,7 @@ pub struct Dump {
     pub(crate) tasks: Vec<TaskDump>,
     pub(crate) alive: usize,
     pub(crate) cycles: Vec<Vec<Id>>,
+    pub(crate) blocking: Vec<BlockingDump>,
 }
 
 /// One listed task of a [`Dump`].
@@ -65,6 +71,34 @@ pub struct TaskDump {
     pub(crate) state: TaskState,
     pub(crate) waits: Vec<WaitsOn>,
     pub(crate) unwakeable: bool,
+    pub(crate) local_set: Option<crate::runtime::Id>,
+}
+
+/// A blocking closure (`spawn_blocking`) of a [`Dump`]: spawned and not finished.
+#[derive(Debug, Clone)]
+pub struct BlockingDump {
+    pub(crate) meta: TaskMeta,
+    pub(crate) running: bool,
+    pub(crate) running_for: Option<std::time::Duration>,
+}
+
+impl BlockingDump {
+    /// The closure's task identity: id, name
+    /// ([`task::Builder::name`](crate::task::Builder::name)), spawn location.
+    pub fn meta(&self) -> &TaskMeta {
+        &self.meta
+    }
+
+    /// True when a pool thread runs it; false while it is queued.
+    pub fn is_running(&self) -> bool {
+        self.running
+    }
+
+    /// How long it had run at the dump (`None` while queued, or when the thread had not
+    /// yet published its start).
+    pub fn running_for(&self) -> Option<std::time::Duration> {
+        self.running_for
+    }
 }
 
 /// Which half of an I/O resource a task waits on.
@@ -118,7 +152,8 @@ pub enum WaitsOn {
 }
 
 impl Dump {
-    /// Every listed task (those that parked at least once), by id.
+    /// Every listed task (those that parked at least once, the runtime's and those of
+    /// the `LocalSet`s it drove last), by id.
     pub fn tasks(&self) -> &[TaskDump] {
         &self.tasks
     }
@@ -129,10 +164,17 @@ impl Dump {
         Some(&self.tasks[i])
     }
 
-    /// Live tasks that are not listed: spawned and never parked yet, so queued or being
-    /// polled (from the workers' last published counts; approximate while they run).
+    /// Live tasks of the runtime that are not listed: spawned and never parked yet, so
+    /// queued or being polled (from the workers' last published counts; approximate while
+    /// they run).
     pub fn unlisted(&self) -> usize {
-        self.alive.saturating_sub(self.tasks.len())
+        let own = self.tasks.iter().filter(|t| t.local_set.is_none()).count();
+        self.alive.saturating_sub(own)
+    }
+
+    /// The blocking pool's closures spawned and not finished (running, or queued), by id.
+    pub fn blocking(&self) -> &[BlockingDump] {
+        &self.blocking
     }
 
     /// Deadlock cycles of the wait-for graph: each task waits on a lock held by (or on
@@ -174,6 +216,11 @@ impl TaskDump {
     /// True when the task is idle and no waker of it exists anywhere.
     pub fn is_unwakeable(&self) -> bool {
         self.unwakeable
+    }
+
+    /// For a `spawn_local` task, the id of its [`LocalSet`](crate::task::LocalSet).
+    pub fn local_set(&self) -> Option<crate::runtime::Id> {
+        self.local_set
     }
 }
 
