@@ -235,3 +235,33 @@ fn a_oneshot_receiver_that_moves_to_another_task_is_shown_under_the_new_one() {
         assert!(recorded(&ids).is_empty());
     });
 }
+
+#[test]
+fn a_queued_mutex_waiter_is_shown_where_it_awaits_the_lock() {
+    watchdog("a Mutex waiter's await location", || {
+        let rt = support::current_thread();
+        let m = Arc::new(runtime::sync::Mutex::new(()));
+        let guard = rt.block_on(m.clone().lock_owned());
+        let (m1, m2) = (m.clone(), m.clone());
+        let lock_line = line!() + 1;
+        let by_ref = rt.spawn(async move { drop(m1.lock().await) }).id();
+        let owned_line = line!() + 1;
+        let owned = rt.spawn(async move { drop(m2.lock_owned().await) }).id();
+        let d = settle(&rt, &[by_ref, owned]);
+        for (id, line) in [(by_ref, lock_line), (owned, owned_line)] {
+            match d.task(id).map(|t| t.waits_on()) {
+                Some([WaitsOn::Sync { at: Some(at), .. }]) => {
+                    assert_eq!((at.file(), at.line()), (file!(), line), "{d}");
+                }
+                other => panic!("task {id}: {other:?}\n{d}"),
+            }
+        }
+        assert!(
+            d.to_string()
+                .contains(&format!("at {}:{lock_line}:", file!())),
+            "{d}"
+        );
+        drop(guard);
+        rt.block_on(runtime::task::yield_now());
+    });
+}

@@ -42,6 +42,10 @@ pub struct Wait {
     pub object: usize,
     /// The awaited task, for a join.
     pub target: Option<Id>,
+    /// Where the waiter awaits, when the leaf's API takes it (`#[track_caller]`): the
+    /// future stores the caller's `Location` when made, and the leaf copies it here only
+    /// when it records a wait.
+    pub at: Option<&'static std::panic::Location<'static>>,
 }
 
 /// A record's validity test, for a leaf that keeps its record between waits instead of

@@ -45,10 +45,16 @@ pub(crate) fn collect(handle: &scheduler::Handle) -> Dump {
     let mut by_id: HashMap<Id, Vec<WaitsOn>> = HashMap::new();
     for (id, wait, holder) in waits {
         let wait = match (wait, holder) {
-            (WaitsOn::Sync { kind, object, .. }, Some(addr)) => WaitsOn::Sync {
+            (
+                WaitsOn::Sync {
+                    kind, object, at, ..
+                },
+                Some(addr),
+            ) => WaitsOn::Sync {
                 kind,
                 object,
                 holder: by_header.get(&addr).copied(),
+                at,
             },
             (wait, _) => wait,
         };
@@ -103,6 +109,7 @@ fn leaf_waits(handle: &scheduler::Handle) -> Vec<(Id, WaitsOn, Option<usize>)> {
                 kind: r.wait.kind,
                 object: r.wait.object,
                 holder: None,
+                at: r.wait.at,
             },
         };
         out.push((id, wait, r.holder));

@@ -120,6 +120,7 @@ mod tests {
             state,
             waits,
             unwakeable: false,
+            local_set: None,
         }
     }
 
@@ -128,6 +129,7 @@ mod tests {
             kind: "Mutex",
             object: 1,
             holder: Some(h),
+            at: None,
         }
     }
 

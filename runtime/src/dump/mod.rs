@@ -20,6 +20,10 @@
 //!    not finished, queued or running, bound at spawn) and its threads' run slots (which
 //!    task each runs, since when), for each running closure's elapsed time.
 //!
+//! A lock waiter's record also says where it awaits, when the method took its caller's
+//! location (`Mutex::lock`, `lock_owned`: the acquire future holds it, and only the
+//! queued path copies it into the record).
+//!
 //! A stored waker is mapped to its task by the waker itself: a runtime waker's data
 //! pointer is the task's header (`task::waker_task_id`), read while the leaf's lock keeps
 //! the waker, hence the task, alive. Waits are matched to tasks by task id, which is never
@@ -143,6 +147,9 @@ pub enum WaitsOn {
         /// For a lock: the task holding it at the dump, when a task that is listed (it
         /// parked at least once) took it.
         holder: Option<Id>,
+        /// Where the task awaits it, when the primitive's method takes its caller's
+        /// location (`Mutex::lock`, `Mutex::lock_owned`).
+        at: Option<&'static std::panic::Location<'static>>,
     },
     /// A `JoinHandle` awaiting another task.
     Join {

@@ -111,10 +111,14 @@ fn write_wait(f: &mut fmt::Formatter<'_>, w: &WaitsOn, now: Instant) -> fmt::Res
             kind,
             object,
             holder,
+            at,
         } => {
             write!(f, "{kind} {object:#x}")?;
-            match holder {
-                Some(h) => write!(f, " (held by task {h})"),
+            if let Some(h) = holder {
+                write!(f, " (held by task {h})")?;
+            }
+            match at {
+                Some(at) => write!(f, " at {at}"),
                 None => Ok(()),
             }
         }

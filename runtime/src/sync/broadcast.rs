@@ -650,6 +650,7 @@ impl Wait {
             kind: "broadcast recv",
             object,
             target: None,
+            at: None,
         };
         // SAFETY: no holder word.
         if !unsafe { task::waits::record(list.dump_key(key), waker, wait, None) } {

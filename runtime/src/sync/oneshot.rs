@@ -194,6 +194,7 @@ impl<T> Inner<T> {
             kind,
             object: self as *const Self as usize,
             target: None,
+            at: None,
         };
         let active = task::waits::Active {
             data: (&self.state as *const AtomicUsize).cast(),

@@ -441,6 +441,7 @@ impl<'a> Waiter<'a> {
                 kind,
                 object,
                 target: None,
+                at: None,
             },
         }
     }
