@@ -80,8 +80,11 @@ fn a_local_sets_tasks_are_listed_with_their_set_and_waits() {
             // Local tasks are not the runtime's: they are not taken off its unlisted count.
             assert_eq!(d.unlisted(), 0, "{d}");
         });
-        // A set no runtime drives any more is still listed by the one that drove it last,
-        // and not by another runtime.
+        // A set no runtime drives now is still listed by the one that drove it last, and
+        // not by another runtime.
+        let d = rt.dump();
+        assert_eq!(d.tasks().len(), 2, "{d}");
+        assert!(d.tasks().iter().all(|t| t.local_set() == Some(set_id)), "{d}");
         let other = support::current_thread();
         let d = other.dump();
         assert!(d.tasks().is_empty(), "another runtime lists the set:\n{d}");
