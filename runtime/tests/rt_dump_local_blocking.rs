@@ -84,7 +84,10 @@ fn a_local_sets_tasks_are_listed_with_their_set_and_waits() {
         // not by another runtime.
         let d = rt.dump();
         assert_eq!(d.tasks().len(), 2, "{d}");
-        assert!(d.tasks().iter().all(|t| t.local_set() == Some(set_id)), "{d}");
+        assert!(
+            d.tasks().iter().all(|t| t.local_set() == Some(set_id)),
+            "{d}"
+        );
         let other = support::current_thread();
         let d = other.dump();
         assert!(d.tasks().is_empty(), "another runtime lists the set:\n{d}");
@@ -173,5 +176,63 @@ fn blocking_closures_are_listed_running_with_their_elapsed_time_or_queued() {
             d.blocking().is_empty(),
             "finished closures still listed:\n{d}"
         );
+    });
+}
+
+#[test]
+fn tasks_spawned_from_outside_and_not_yet_polled_are_listed() {
+    watchdog("never-polled tasks in a dump", || {
+        // Current-thread: nothing runs the tasks until `block_on`.
+        let rt = support::current_thread();
+        let ids: Vec<Id> = (0..3)
+            .map(|i| {
+                let name = format!("queued-{i}");
+                runtime::task::Builder::new()
+                    .name(&name)
+                    .spawn_on(async {}, rt.handle())
+                    .unwrap()
+                    .id()
+            })
+            .collect();
+        let d = rt.dump();
+        for &id in &ids {
+            let t = d
+                .task(id)
+                .unwrap_or_else(|| panic!("task {id} not listed:\n{d}"));
+            assert!(t.not_yet_polled(), "{d}");
+            assert_eq!(t.state(), TaskState::Scheduled, "{d}");
+        }
+        assert_eq!(d.unlisted(), 0, "{d}");
+        assert!(d.to_string().contains("scheduled, not yet polled"), "{d}");
+        // Once they ran they are gone.
+        rt.block_on(runtime::task::yield_now());
+        let d = rt.dump();
+        assert!(ids.iter().all(|&id| d.task(id).is_none()), "{d}");
+
+        // Multi-thread: behind the only worker, stuck in a poll, a remote spawn waits in
+        // the global queue.
+        let rt = support::multi_thread(1);
+        let (stuck_tx, stuck_rx) = std_mpsc::channel();
+        let (release_tx, release_rx) = std_mpsc::channel::<()>();
+        let stuck = rt.spawn(async move {
+            stuck_tx.send(()).unwrap();
+            release_rx.recv().unwrap();
+        });
+        stuck_rx.recv().unwrap();
+        let behind = runtime::task::Builder::new()
+            .name("behind-the-stuck-worker")
+            .spawn_on(async { 7 }, rt.handle())
+            .unwrap();
+        let d = rt.dump();
+        let t = d
+            .task(behind.id())
+            .unwrap_or_else(|| panic!("the queued task is not listed:\n{d}"));
+        assert!(t.not_yet_polled(), "{d}");
+        assert_eq!(t.meta().name(), Some("behind-the-stuck-worker"));
+        release_tx.send(()).unwrap();
+        rt.block_on(async {
+            stuck.await.unwrap();
+            assert_eq!(behind.await.unwrap(), 7);
+        });
     });
 }

@@ -121,6 +121,7 @@ mod tests {
             waits,
             unwakeable: false,
             local_set: None,
+            unpolled: false,
         }
     }
 

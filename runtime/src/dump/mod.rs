@@ -11,12 +11,16 @@
 //!    `broadcast` and `oneshot` receivers, of `watch` receivers in `changed()`, of every
 //!    channel's senders in `closed()`, and of `JoinHandle`s, recorded on their slow
 //!    paths, one shard at a time);
-//! 2. the runtime's owned task list (`task::OwnedTasks::for_each_task`), one shard at a
+//! 2. the runtime's global queues (`queue::Inject::for_each_node`, under the queue's
+//!    consumer lock, as a pop takes it): the tasks there that never parked (unbound),
+//!    spawned from outside the workers or spilled from a full worker queue and not yet
+//!    polled; a bound task there is found in the next step;
+//! 3. the runtime's owned task list (`task::OwnedTasks::for_each_task`), one shard at a
 //!    time: every task that parked at least once, its identity (`TaskMeta`: id, name,
 //!    spawn location) and one load of its state word; then, the same way, the owned list
 //!    of every `LocalSet` this runtime drove last (`task/local_dump.rs`: its `spawn_local`
 //!    tasks that parked at least once);
-//! 3. the blocking pool (`blocking.rs`): its owned list (every `spawn_blocking` closure
+//! 4. the blocking pool (`blocking.rs`): its owned list (every `spawn_blocking` closure
 //!    not finished, queued or running, bound at spawn) and its threads' run slots (which
 //!    task each runs, since when), for each running closure's elapsed time.
 //!
@@ -28,9 +32,11 @@
 //! pointer is the task's header (`task::waker_task_id`), read while the leaf's lock keeps
 //! the waker, hence the task, alive. Waits are matched to tasks by task id, which is never
 //! reused, so a task that finished between the two steps cannot lend its wait to another.
-//! Tasks that never parked are in no list (they are queued or being polled): the dump
-//! counts them (`unlisted`: live tasks, as the workers last published them, less those
-//! listed) and never touches a run queue. A worker stuck in a poll delays nothing: the
+//! Tasks that never parked are in no list: those in a global queue are listed (step 2);
+//! those in a worker's own queue or LIFO slot, a current-thread runtime's local queue, or
+//! in their first poll are counted (`unlisted`: live tasks, as the workers last published
+//! them, less those listed), not named: a worker's ring cannot be read without claiming
+//! its entries, and binding every task at spawn would cost each spawn a shard lock. A worker stuck in a poll delays nothing: the
 //! dump takes no lock a poll holds across the user's code.
 //!
 //! **What is derived** (`graph.rs`): the wait-for graph (an idle task waiting on a lock
@@ -42,9 +48,7 @@
 //! task may show as idle with no recorded wait because its wait ended in between. Waits
 //! outside the instrumented leaves (a foreign future, a signal stream, a channel of
 //! another crate) show as an idle task with no known wait, still counted wakeable if a
-//! waker exists. A task that never parked (spawned and not polled yet, or in its first
-//! poll) lives only in a run queue or a worker's hands, which the dump does not read:
-//! it is counted, not named.
+//! waker exists.
 
 mod collect;
 mod graph;
@@ -76,6 +80,7 @@ pub struct TaskDump {
     pub(crate) waits: Vec<WaitsOn>,
     pub(crate) unwakeable: bool,
     pub(crate) local_set: Option<crate::runtime::Id>,
+    pub(crate) unpolled: bool,
 }
 
 /// A blocking closure (`spawn_blocking`) of a [`Dump`]: spawned and not finished.
@@ -159,8 +164,9 @@ pub enum WaitsOn {
 }
 
 impl Dump {
-    /// Every listed task (those that parked at least once, the runtime's and those of
-    /// the `LocalSet`s it drove last), by id.
+    /// Every listed task, by id: those that parked at least once (the runtime's and those
+    /// of the `LocalSet`s it drove last) and those in the runtime's global queues that
+    /// were not polled yet ([`TaskDump::not_yet_polled`]).
     pub fn tasks(&self) -> &[TaskDump] {
         &self.tasks
     }
@@ -171,9 +177,9 @@ impl Dump {
         Some(&self.tasks[i])
     }
 
-    /// Live tasks of the runtime that are not listed: spawned and never parked yet, so
-    /// queued or being polled (from the workers' last published counts; approximate while
-    /// they run).
+    /// Live tasks of the runtime that are not listed: never parked yet, and in a worker's
+    /// own queue or in their first poll (from the workers' last published counts;
+    /// approximate while they run).
     pub fn unlisted(&self) -> usize {
         let own = self.tasks.iter().filter(|t| t.local_set.is_none()).count();
         self.alive.saturating_sub(own)
@@ -223,6 +229,13 @@ impl TaskDump {
     /// True when the task is idle and no waker of it exists anywhere.
     pub fn is_unwakeable(&self) -> bool {
         self.unwakeable
+    }
+
+    /// True for a task found in the runtime's global queue that never parked: spawned (from
+    /// outside the workers, or spilled from a worker's full queue) and not yet polled; in
+    /// rare cases polled and requeued before it ever went idle. Its state is `Scheduled`.
+    pub fn not_yet_polled(&self) -> bool {
+        self.unpolled
     }
 
     /// For a `spawn_local` task, the id of its [`LocalSet`](crate::task::LocalSet).

@@ -79,6 +79,9 @@ fn write_task(f: &mut fmt::Formatter<'_>, t: &TaskDump, now: Instant) -> fmt::Re
         write!(f, " (LocalSet {set})")?;
     }
     write!(f, ": {}", t.state)?;
+    if t.unpolled {
+        f.write_str(", not yet polled")?;
+    }
     if t.state == TaskState::Idle {
         if t.unwakeable {
             f.write_str(", UNWAKEABLE")?;
