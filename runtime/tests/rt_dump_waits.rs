@@ -237,8 +237,8 @@ fn a_oneshot_receiver_that_moves_to_another_task_is_shown_under_the_new_one() {
 }
 
 #[test]
-fn a_queued_mutex_waiter_is_shown_where_it_awaits_the_lock() {
-    watchdog("a Mutex waiter's await location", || {
+fn a_queued_lock_waiter_is_shown_where_it_awaits_the_lock() {
+    watchdog("Mutex and RwLock waiters' await locations", || {
         let rt = support::current_thread();
         let m = Arc::new(runtime::sync::Mutex::new(()));
         let guard = rt.block_on(m.clone().lock_owned());
@@ -247,8 +247,30 @@ fn a_queued_mutex_waiter_is_shown_where_it_awaits_the_lock() {
         let by_ref = rt.spawn(async move { drop(m1.lock().await) }).id();
         let owned_line = line!() + 1;
         let owned = rt.spawn(async move { drop(m2.lock_owned().await) }).id();
-        let d = settle(&rt, &[by_ref, owned]);
-        for (id, line) in [(by_ref, lock_line), (owned, owned_line)] {
+        // Queued behind a writer: a reader and a writer, by reference and through an `Arc`.
+        let l = Arc::new(runtime::sync::RwLock::new(()));
+        let write_guard = rt.block_on(l.write());
+        let (l1, l2, l3, l4) = (l.clone(), l.clone(), l.clone(), l.clone());
+        let read_line = line!() + 1;
+        let reader = rt.spawn(async move { drop(l1.read().await) }).id();
+        let write_line = line!() + 1;
+        let writer = rt.spawn(async move { drop(l2.write().await) }).id();
+        let read_owned_line = line!() + 1;
+        let reader_owned = rt.spawn(async move { drop(l3.read_owned().await) }).id();
+        let write_owned_line = line!() + 1;
+        let writer_owned = rt.spawn(async move { drop(l4.write_owned().await) }).id();
+        let d = settle(
+            &rt,
+            &[by_ref, owned, reader, writer, reader_owned, writer_owned],
+        );
+        for (id, line) in [
+            (by_ref, lock_line),
+            (owned, owned_line),
+            (reader, read_line),
+            (writer, write_line),
+            (reader_owned, read_owned_line),
+            (writer_owned, write_owned_line),
+        ] {
             match d.task(id).map(|t| t.waits_on()) {
                 Some([WaitsOn::Sync { at: Some(at), .. }]) => {
                     assert_eq!((at.file(), at.line()), (file!(), line), "{d}");
@@ -262,6 +284,7 @@ fn a_queued_mutex_waiter_is_shown_where_it_awaits_the_lock() {
             "{d}"
         );
         drop(guard);
+        drop(write_guard);
         rt.block_on(runtime::task::yield_now());
     });
 }
