@@ -634,8 +634,8 @@ impl Wait {
             self.key.set(None);
             self.served.reset();
         }
-        let (key, old) = match self.key.get() {
-            Some(k) => (k, list.set_waker(k, waker)),
+        let (key, old, fresh) = match self.key.get() {
+            Some(k) => (k, list.set_waker(k, waker), false),
             None => {
                 // SAFETY: `self` stays put until `leave`, which reads the word and, seeing
                 // 0, locks and looks again before it removes the node (the caller's
@@ -643,9 +643,14 @@ impl Wait {
                 let handoff = unsafe { Handoff::new(&self.served) };
                 let k = list.push_back(handoff, Some(waker.clone()));
                 self.key.set(Some(k));
-                (k, None)
+                (k, None, true)
             }
         };
+        if !fresh && old.is_none() {
+            // The same waker on the same node (a linked node always holds one): its record
+            // stands, and a repeated poll does not touch the registry.
+            return None;
+        }
         let wait = task::waits::Wait {
             kind: "broadcast recv",
             object,
@@ -653,8 +658,8 @@ impl Wait {
             at: None,
         };
         // SAFETY: no holder word.
-        if !unsafe { task::waits::record(list.dump_key(key), waker, wait, None) } {
-            // Not a runtime task's waker: no record stands for this node.
+        if !unsafe { task::waits::record(list.dump_key(key), waker, wait, None) } && !fresh {
+            // Another executor's waker replaced a task's: its record no longer holds.
             task::waits::forget(list.dump_key(key));
         }
         old

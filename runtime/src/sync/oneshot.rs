@@ -20,8 +20,9 @@
 //!   written while it may be read.
 //! - Wakers are dropped only with `Inner` (last `Arc`) or when replaced as above.
 //!
-//! Task dumps: a side that stores its waker (it goes to sleep) records that in the wait
-//! registry (`task::waits`), keyed by the channel's address and the side, shown only while
+//! Task dumps: a side that stores a new waker (it goes to sleep; a repeated poll with the
+//! same waker stores nothing) records that in the wait registry (`task::waits`), keyed by
+//! the channel's address and the side, shown only while
 //! the state word says it still waits (its waker bit set, its event not happened). The
 //! record is forgotten when that side lets go of the channel having stored a waker (its
 //! waker bit set, which only that side sets), so a side that never waited never touches
@@ -233,7 +234,8 @@ impl<T> Inner<T> {
     /// Registers `waker` in the slot guarded by `bit`, unless `done` (the event the waker
     /// waits for) has happened. Returns the state seen last, with `bit` as the word holds
     /// it on return (set when a waker was ever stored): `state & done != 0` means the
-    /// event happened and nothing is registered for it.
+    /// event happened and nothing is registered for it; and whether this call stored
+    /// `waker` (false when the slot already held one that wakes the same task).
     ///
     /// # Safety
     ///
@@ -244,17 +246,17 @@ impl<T> Inner<T> {
         bit: usize,
         done: usize,
         waker: &Waker,
-    ) -> usize {
+    ) -> (usize, bool) {
         // Acquire: if `done` is set, what the other side wrote before it (the value) is ours.
         let mut state = self.state.load(Acquire);
         if state & done != 0 {
-            return state;
+            return (state, false);
         }
         if state & bit != 0 {
             // SAFETY: reading our own slot; the other side may read it too, never write it.
             let same = slot.with(|w| unsafe { (*w).as_ref() }.is_some_and(|w| w.will_wake(waker)));
             if same {
-                return state;
+                return (state, false);
             }
             // Take the slot back before writing it. Acquire: as above. No Release: our only
             // earlier access of the slot since the bit was set is the read just above, which
@@ -267,7 +269,7 @@ impl<T> Inner<T> {
                 // Too late: the other side saw the bit and may be reading the slot. Put the
                 // bit back (so the waker is still accounted for) and leave the slot alone.
                 self.state.fetch_or(bit, Relaxed);
-                return state | bit;
+                return (state | bit, false);
             }
         }
         // SAFETY: the bit is clear, so the other side does not read the slot (it reads it
@@ -277,7 +279,7 @@ impl<T> Inner<T> {
         // AcqRel: Release publishes the waker to the RMW that will read the bit; Acquire as
         // above for the value when `done` was set meanwhile.
         state = self.state.fetch_or(bit, AcqRel);
-        state | bit
+        (state | bit, true)
     }
 
     /// Wakes the waker in `slot`.
@@ -356,11 +358,14 @@ impl<T> Sender<T> {
     pub fn poll_closed(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         let inner = self.inner.as_ref().expect("a live sender");
         // SAFETY: the sender owns `tx_waker`.
-        let state = unsafe { inner.register(&inner.tx_waker, TX_WAKER, CLOSED, cx.waker()) };
+        let (state, stored) =
+            unsafe { inner.register(&inner.tx_waker, TX_WAKER, CLOSED, cx.waker()) };
         if state & CLOSED != 0 {
             Poll::Ready(())
         } else {
-            inner.record_wait(TX_WAKER, cx.waker());
+            if stored {
+                inner.record_wait(TX_WAKER, cx.waker());
+            }
             Poll::Pending
         }
     }
@@ -514,7 +519,8 @@ impl<T> Future for Receiver<T> {
         );
         std::task::ready!(coop::poll_proceed(cx));
         // SAFETY: the receiver owns `rx_waker`.
-        let state = unsafe { inner.register(&inner.rx_waker, RX_WAKER, COMPLETE, cx.waker()) };
+        let (state, stored) =
+            unsafe { inner.register(&inner.rx_waker, RX_WAKER, COMPLETE, cx.waker()) };
         if state & COMPLETE != 0 {
             // SAFETY: `register` saw COMPLETE with Acquire.
             let value = unsafe { inner.take_value() };
@@ -527,7 +533,9 @@ impl<T> Future for Receiver<T> {
             self.inner = None;
             Poll::Ready(Err(RecvError(())))
         } else {
-            inner.record_wait(RX_WAKER, cx.waker());
+            if stored {
+                inner.record_wait(RX_WAKER, cx.waker());
+            }
             Poll::Pending
         }
     }

@@ -470,13 +470,18 @@ impl<'a> Waiter<'a> {
         }
         let old = list.register(&mut self.key, cx.waker());
         let key = self.key.expect("registered");
-        // SAFETY: no holder word.
-        let recorded =
-            unsafe { task::waits::record(list.dump_key(key), cx.waker(), self.wait, None) };
-        let was = std::mem::replace(&mut list.node(key).data, recorded);
-        if was && !recorded {
-            // Another executor's waker replaced a task's: its record no longer holds.
-            task::waits::forget(list.dump_key(key));
+        // Recorded, and the same waker kept: the record stands (a repeated poll, e.g. in a
+        // `select!` loop, does not touch the registry).
+        let was = list.node(key).data;
+        if !was || old.is_some() {
+            // SAFETY: no holder word.
+            let recorded =
+                unsafe { task::waits::record(list.dump_key(key), cx.waker(), self.wait, None) };
+            list.node(key).data = recorded;
+            if was && !recorded {
+                // Another executor's waker replaced a task's: its record no longer holds.
+                task::waits::forget(list.dump_key(key));
+            }
         }
         drop(list);
         drop(old);
