@@ -22,11 +22,10 @@
 //!
 //! Task dumps: a side that stores a new waker (it goes to sleep; a repeated poll with the
 //! same waker stores nothing) records that in the wait registry (`task::waits`), keyed by
-//! the channel's address and the side, shown only while
-//! the state word says it still waits (its waker bit set, its event not happened). The
-//! record is forgotten when that side lets go of the channel having stored a waker (its
-//! waker bit set, which only that side sets), so a side that never waited never touches
-//! the registry.
+//! the channel's address and the side, shown only while the state word says it still
+//! waits (its waker bit set, its event not happened). The record is forgotten when that
+//! side lets go of the channel having stored a waker (its waker bit set, which only that
+//! side sets), so a side that never waited never touches the registry.
 //!
 //! Costs: a send that finds the receiver waiting is one CAS and a wake; a receive that finds
 //! the value is one load. Ready receives spend one unit of the task's cooperative budget.

@@ -25,10 +25,12 @@
 //!
 //! Also here: [`Waiter`] and [`notify_all`], the "wake me when something changes" wait that
 //! `watch`, `broadcast` and `mpsc` build their `changed`/`closed` futures on. A [`Waiter`]
-//! records itself in the wait registry (`task::waits`, for task dumps) each time it links
-//! its node, under the list's lock; its node's data says whether it did, and whoever
-//! unlinks the node (the notifier, or the waiter leaving) forgets the record under the
-//! same lock. A ready wait never links a node, so it never touches the registry.
+//! records itself in the wait registry (`task::waits`, for task dumps) under the list's
+//! lock when it links its node unrecorded or with a different waker (a repeated poll with
+//! the same waker leaves the record as it is); its node's data says whether a record
+//! stands, and whoever unlinks the node (the notifier, or the waiter leaving) forgets it
+//! under the same lock. A ready wait never links a node, so it never touches the
+//! registry.
 
 use std::mem::MaybeUninit;
 use std::task::{Context, Poll, Waker};
