@@ -259,9 +259,25 @@ fn a_queued_lock_waiter_is_shown_where_it_awaits_the_lock() {
         let reader_owned = rt.spawn(async move { drop(l3.read_owned().await) }).id();
         let write_owned_line = line!() + 1;
         let writer_owned = rt.spawn(async move { drop(l4.write_owned().await) }).id();
+        // A semaphore with no permits: by reference and through an `Arc`.
+        let s = Arc::new(runtime::sync::Semaphore::new(0));
+        let (s1, s2) = (s.clone(), s.clone());
+        let acquire_line = line!() + 1;
+        let acquirer = rt.spawn(async move { drop(s1.acquire_many(2).await) }).id();
+        let acquire_owned_line = line!() + 1;
+        let acquirer_owned = rt.spawn(async move { drop(s2.acquire_owned().await) }).id();
         let d = settle(
             &rt,
-            &[by_ref, owned, reader, writer, reader_owned, writer_owned],
+            &[
+                by_ref,
+                owned,
+                reader,
+                writer,
+                reader_owned,
+                writer_owned,
+                acquirer,
+                acquirer_owned,
+            ],
         );
         for (id, line) in [
             (by_ref, lock_line),
@@ -270,6 +286,8 @@ fn a_queued_lock_waiter_is_shown_where_it_awaits_the_lock() {
             (writer, write_line),
             (reader_owned, read_owned_line),
             (writer_owned, write_owned_line),
+            (acquirer, acquire_line),
+            (acquirer_owned, acquire_owned_line),
         ] {
             match d.task(id).map(|t| t.waits_on()) {
                 Some([WaitsOn::Sync { at: Some(at), .. }]) => {
@@ -285,6 +303,7 @@ fn a_queued_lock_waiter_is_shown_where_it_awaits_the_lock() {
         );
         drop(guard);
         drop(write_guard);
+        s.add_permits(3);
         rt.block_on(runtime::task::yield_now());
     });
 }

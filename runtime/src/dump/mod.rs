@@ -25,8 +25,9 @@
 //!    task each runs, since when), for each running closure's elapsed time.
 //!
 //! A lock waiter's record also says where it awaits, when the method took its caller's
-//! location (`Mutex::lock`, `RwLock::read`/`write` and their `_owned` forms: the acquire
-//! future holds it, and only the queued path copies it into the record).
+//! location (`Mutex::lock`, `RwLock::read`/`write`, `Semaphore::acquire`/`acquire_many`
+//! and their `_owned` forms: the acquire future holds it, and only the queued path copies
+//! it into the record).
 //!
 //! A stored waker is mapped to its task by the waker itself: a runtime waker's data
 //! pointer is the task's header (`task::waker_task_id`), read while the leaf's lock keeps
@@ -153,8 +154,8 @@ pub enum WaitsOn {
         /// parked at least once) took it.
         holder: Option<Id>,
         /// Where the task awaits it, when the primitive's method takes its caller's
-        /// location (`Mutex::lock`/`lock_owned`, `RwLock::read`/`write` and their
-        /// `_owned` forms).
+        /// location (`Mutex::lock`/`lock_owned`, `RwLock::read`/`write`,
+        /// `Semaphore::acquire`/`acquire_many`, and their `_owned` forms).
         at: Option<&'static std::panic::Location<'static>>,
     },
     /// A `JoinHandle` awaiting another task.

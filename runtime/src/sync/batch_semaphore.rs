@@ -536,6 +536,13 @@ pub(crate) struct AcquireFut<'a> {
     at: Option<&'static Location<'static>>,
 }
 
+impl AcquireFut<'_> {
+    /// The permits it asks for.
+    pub(crate) fn needed(&self) -> usize {
+        self.needed
+    }
+}
+
 impl Future for AcquireFut<'_> {
     type Output = Result<(), Closed>;
 
