@@ -267,6 +267,26 @@ impl<T: Link> Inject<T> {
         }
     }
 
+    /// Calls `f` with each queued item's node, oldest first, under the consumers' lock,
+    /// after moving the producers' stack into the list as a pop would (so the walk sees
+    /// every push that completed before it). For inspection (task dumps): the items stay
+    /// queued and owned by the queue, so `f` may only read the nodes, and must not touch
+    /// this queue (its lock is held).
+    pub fn for_each_node(&self, mut f: impl FnMut(NonNull<T::Node>)) {
+        if self.is_empty() {
+            return;
+        }
+        let mut list = self.list.lock();
+        self.take_stack(&mut list);
+        let mut cur = list.head;
+        for _ in 0..list.len {
+            let Some(ptr) = cur else { break };
+            f(ptr);
+            // SAFETY: `ptr` is one of the first `len` list nodes; we hold the lock.
+            cur = unsafe { T::next(ptr) };
+        }
+    }
+
     /// Closes the queue: later pushes are refused, pops still drain what is left.
     /// Returns true if this call closed it (false if it already was closed).
     pub fn close(&self) -> bool {

@@ -15,12 +15,16 @@
 //! never for the thread calling it when that is one of the pool's own (a runtime dropped
 //! from its own `spawn_blocking`).
 //!
-//! For the shutdown report (`shutdown_report.rs`) each pool thread owns a `RunSlot`, made
-//! when the thread starts and listed in `Inner::slots` until it exits: its kernel thread
-//! id, and when the closure it runs now began (0 while idle). Running a closure costs two
-//! plain stores and a clock read, no allocation; a report reads the slots, asks each busy
-//! thread for the task it runs (`stack_capture.rs`), and keeps the answer only if the
-//! slot still shows the same start afterwards.
+//! For the shutdown report (`shutdown_report.rs`) and task dumps each pool thread owns a
+//! `RunSlot`, made when the thread starts and listed in `Inner::slots` until it exits: its
+//! kernel thread id, the task it runs now (its header address) and when that closure
+//! began (0 while idle). Running a closure costs three plain stores and a clock read, no
+//! allocation. A shutdown report reads the slots, asks each busy thread for the task it
+//! runs (`stack_capture.rs`), and keeps the answer only if the slot still shows the same
+//! start afterwards. A dump walks the pool's owned list (every closure spawned and not
+//! finished: queued, or running) and gives a running one the elapsed time of the slot
+//! that names it, read start, task, start again, so a slot that moved on meanwhile is
+//! skipped.
 
 use std::collections::VecDeque;
 use std::future::Future;
@@ -76,6 +80,8 @@ struct Inner {
 #[derive(Default)]
 struct RunSlot {
     tid: std::sync::atomic::AtomicI32,
+    /// The running closure's task (its header address), stored before `since_ns`.
+    task: std::sync::atomic::AtomicUsize,
     /// Nanoseconds after `Inner::base` (at least 1) when the running closure began; 0 idle.
     since_ns: std::sync::atomic::AtomicU64,
 }
@@ -287,6 +293,44 @@ impl Spawner {
         (running, queued)
     }
 
+    /// Every closure spawned and not finished, for a task dump: queued, or running (with
+    /// how long, when its slot shows it; module docs).
+    #[cfg(not(loom))]
+    pub(crate) fn dump(&self) -> Vec<crate::dump::BlockingDump> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let slots = self
+            .inner
+            .slots
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let now_ns = self.inner.base.elapsed().as_nanos() as u64;
+        let started: std::collections::HashMap<usize, u64> = slots
+            .iter()
+            .filter_map(|slot| {
+                // Relaxed: labels for a report; a slot that changed between the two reads
+                // of its start is skipped.
+                let since = slot.since_ns.load(Relaxed);
+                let task = slot.task.load(Relaxed);
+                (since != 0 && slot.since_ns.load(Relaxed) == since).then_some((task, since))
+            })
+            .collect();
+        let mut out = Vec::new();
+        self.inner.owned.for_each_task(|view| {
+            let running = view.state() == task::TaskState::Running;
+            let since = started.get(&(view.header().as_ptr() as usize));
+            out.push(crate::dump::BlockingDump {
+                meta: view.meta(),
+                running,
+                running_for: since
+                    .filter(|_| running)
+                    .map(|&s| Duration::from_nanos(now_ns.saturating_sub(s))),
+            });
+        });
+        out.sort_by_key(|b| b.meta.id());
+        out
+    }
+
     /// This pool's identity, as the threads' context records it.
     fn pool_id(&self) -> *const () {
         Arc::as_ptr(&self.inner).cast()
@@ -318,10 +362,14 @@ impl SlotGuard {
         }
     }
 
-    /// A closure starts: its start, at least 1 (0 means idle).
+    /// The closure of task `task` (its header address) starts: its start, at least 1 (0
+    /// means idle).
     #[inline]
-    fn begin(&self, me: &Inner) {
+    fn begin(&self, me: &Inner, task: usize) {
         let ns = (me.base.elapsed().as_nanos() as u64).max(1);
+        self.slot
+            .task
+            .store(task, std::sync::atomic::Ordering::Relaxed);
         self.slot
             .since_ns
             .store(ns, std::sync::atomic::Ordering::Relaxed);
@@ -393,7 +441,7 @@ impl Inner {
             while let Some(task) = state.queue.pop_front() {
                 drop(state);
                 #[cfg(not(loom))]
-                slot.begin(&me);
+                slot.begin(&me, task.addr());
                 task.run(&sched);
                 #[cfg(not(loom))]
                 slot.end();

@@ -298,9 +298,11 @@ impl Handle {
         self.inner.name()
     }
 
-    /// A dump of the runtime's tasks: each listed task's id and state, what each idle one
-    /// waits on (a timer, a descriptor's readiness, a lock and its holder, another task),
-    /// deadlock cycles and tasks no waker can reach. Needs nothing from the workers (a
+    /// A dump of the runtime's tasks: each listed task's id and state (its own, and the
+    /// `spawn_local` tasks of the `LocalSet`s it drives), what each idle one waits on (a
+    /// timer, a descriptor's readiness, a lock and its holder, a channel, another task),
+    /// deadlock cycles, tasks no waker can reach, and the blocking pool's closures
+    /// (running for how long, or queued). Needs nothing from the workers (a
     /// worker stuck in a poll delays nothing) and polls nothing; see [`crate::dump`].
     ///
     /// ```

@@ -187,7 +187,7 @@ pub use crate::hooks::{NativeBacktrace, Stall};
 pub use crate::local_runtime::{LocalOptions, LocalRuntime};
 pub use crate::metrics::{RuntimeMetrics, WorkerMetrics};
 pub use crate::rand::RngSeed;
-pub use crate::runtime::{RunningClosure, Runtime, ShutdownReport, StuckPoll};
+pub use crate::runtime::{InBlockInPlace, RunningClosure, Runtime, ShutdownReport, StuckPoll};
 pub use crate::task::spawn;
 pub use crate::unhandled::UnhandledPanic;
 pub use runtime_macros::{main, test};

@@ -26,7 +26,7 @@ pub use crate::local_runtime::{LocalOptions, LocalRuntime};
 pub use crate::metrics::RuntimeMetrics;
 pub use crate::rand::RngSeed;
 use crate::scheduler::{self, current_thread, multi_thread};
-pub use crate::shutdown_report::{RunningClosure, ShutdownReport, StuckPoll};
+pub use crate::shutdown_report::{InBlockInPlace, RunningClosure, ShutdownReport, StuckPoll};
 use crate::threads::Latch;
 pub use crate::unhandled::UnhandledPanic;
 
@@ -209,7 +209,9 @@ impl Runtime {
     ///
     /// Each task stuck in a poll is listed with its worker, its identity and the time in
     /// that poll; each blocking closure still running with its identity and how long it
-    /// has run; closures still queued are counted. The identities are asked of the
+    /// has run; closures still queued are counted; each task still inside
+    /// [`block_in_place`](crate::task::block_in_place) with its identity and how long since
+    /// it began. The identities of the first two are asked of the
     /// threads running them (a signal each, Linux only; elsewhere the entries say they
     /// have none), only once the deadline has passed: the report adds up to 50 ms to it.
     ///
@@ -273,6 +275,10 @@ impl Runtime {
                     self.threads.clear();
                     if report {
                         held.stuck_polls = multi_thread::monitor::stuck_polls(h, start);
+                        #[cfg(not(loom))]
+                        {
+                            held.in_block_in_place = h.in_place.report();
+                        }
                     }
                 }
             }

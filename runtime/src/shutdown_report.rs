@@ -1,14 +1,18 @@
 //! What a runtime's shutdown left behind when its deadline passed: the answer of
 //! `Runtime::shutdown_timeout_report`, which `Runtime::shutdown_timeout` prints to stderr.
 //!
-//! Two kinds of work hold a shutdown: a task inside a poll that has not returned (its
-//! worker cannot cancel it until it does), and a blocking closure still running (the pool
-//! never cancels one). Both are identified by the thread running them: it is signalled,
-//! and its handler records the task it is polling (`stack_capture.rs`; a blocking closure
-//! is a task of the pool, named by `task::Builder::name(..).spawn_blocking`). A thread
-//! that does not answer within 50 ms, or a platform without the capture (not Linux),
-//! leaves the entry without an identity, saying why. The report is built only after the
-//! deadline passed with work held: a shutdown that finishes in time sends no signal.
+//! Three kinds of work hold a shutdown: a task inside a poll that has not returned (its
+//! worker cannot cancel it until it does), a blocking closure still running (the pool
+//! never cancels one), and a task inside `block_in_place` (its thread handed its core
+//! away and is no worker, but the shutdown waits for it to leave). The first two are
+//! identified by the thread running them: it is signalled, and its handler records the
+//! task it is polling (`stack_capture.rs`; a blocking closure is a task of the pool,
+//! named by `task::Builder::name(..).spawn_blocking`). A thread that does not answer
+//! within 50 ms, or a platform without the capture (not Linux), leaves the entry without
+//! an identity, saying why. The third is known without asking: the hand-off listed the
+//! task and its time (`scheduler/multi_thread/in_place.rs`). The report is built only
+//! after the deadline passed with work held: a shutdown that finishes in time sends no
+//! signal.
 
 use std::fmt;
 use std::time::Duration;
@@ -42,6 +46,18 @@ pub struct RunningClosure {
     pub missing: Option<&'static str>,
 }
 
+/// A task inside `task::block_in_place` (its closure, or the rest of the poll that called
+/// it) when the shutdown's deadline passed.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct InBlockInPlace {
+    /// The task that called `block_in_place` (`None` if it was called outside a task's
+    /// poll).
+    pub task: Option<TaskMeta>,
+    /// How long since it handed its worker's core off, at the report.
+    pub running_for: Duration,
+}
+
 /// What still held a runtime when `shutdown_timeout`'s deadline passed (empty when the
 /// shutdown finished in time). `Display` prints it as `shutdown_timeout` does on stderr.
 #[derive(Clone, Debug, Default)]
@@ -55,12 +71,17 @@ pub struct ShutdownReport {
     pub running_closures: Vec<RunningClosure>,
     /// Blocking closures spawned before the shutdown that had not started yet.
     pub queued_closures: usize,
+    /// Tasks inside `block_in_place` at the deadline.
+    pub in_block_in_place: Vec<InBlockInPlace>,
 }
 
 impl ShutdownReport {
     /// True when nothing held the shutdown past its deadline.
     pub fn is_empty(&self) -> bool {
-        self.stuck_polls.is_empty() && self.running_closures.is_empty() && self.queued_closures == 0
+        self.stuck_polls.is_empty()
+            && self.running_closures.is_empty()
+            && self.queued_closures == 0
+            && self.in_block_in_place.is_empty()
     }
 }
 
@@ -87,6 +108,11 @@ impl fmt::Display for ShutdownReport {
             write!(f, "  worker {}: ", p.worker)?;
             who(f, &p.task, p.missing)?;
             writeln!(f, " has not yielded: inside one poll for {:?}", p.in_poll)?;
+        }
+        for b in &self.in_block_in_place {
+            f.write_str("  block_in_place: ")?;
+            who(f, &b.task, None)?;
+            writeln!(f, " still inside it after {:?}", b.running_for)?;
         }
         for c in &self.running_closures {
             f.write_str("  blocking pool: ")?;

@@ -170,3 +170,46 @@ fn shutdown_timeout_report_lists_a_stuck_poll_and_a_running_closure() {
     }
     assert!(!report.is_empty());
 }
+
+#[test]
+fn shutdown_timeout_report_names_a_task_inside_block_in_place() {
+    let rt = runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap();
+    let (started_tx, started_rx) = std::sync::mpsc::channel();
+    let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+    let task = runtime::task::Builder::new()
+        .name("in-place")
+        .spawn_on(
+            async move {
+                runtime::task::block_in_place(move || {
+                    started_tx.send(()).unwrap();
+                    let _ = release_rx.recv_timeout(Duration::from_secs(20));
+                });
+            },
+            rt.handle(),
+        )
+        .unwrap();
+    let id = task.id();
+    drop(task);
+    started_rx.recv_timeout(Duration::from_secs(20)).unwrap();
+    let report = rt.shutdown_timeout_report(Duration::from_millis(100));
+    drop(release_tx);
+    // The thread handed its core away: it is no worker, so only this entry names it.
+    assert!(report.stuck_polls.is_empty(), "{report}");
+    assert_eq!(report.in_block_in_place.len(), 1, "{report}");
+    let entry = &report.in_block_in_place[0];
+    let meta = entry
+        .task
+        .as_ref()
+        .expect("the task that called block_in_place");
+    assert_eq!(meta.id(), id, "{report}");
+    assert_eq!(meta.name(), Some("in-place"), "{report}");
+    assert!(
+        report.to_string().contains("block_in_place: ")
+            && report.to_string().contains("'in-place'"),
+        "{report}"
+    );
+    assert!(!report.is_empty());
+}

@@ -59,6 +59,28 @@ pub struct TaskView<'a> {
 }
 
 impl TaskView<'_> {
+    /// A task a run queue holds, as a walk of that queue under its lock sees it.
+    ///
+    /// # Safety
+    /// `header` is a task whose queue reference the caller's lock keeps alive for as long
+    /// as the view is used.
+    pub unsafe fn queued(header: NonNull<Header>) -> Self {
+        TaskView {
+            header,
+            // SAFETY: the caller's queue keeps the task live.
+            snapshot: unsafe { header.as_ref() }.state.load(),
+            _list: std::marker::PhantomData,
+        }
+    }
+
+    /// True once the task joined an owned list: it parked at least once. A queued task
+    /// that is not bound has never parked: spawned and not yet polled (or polled, and
+    /// requeued before it ever went idle).
+    pub fn is_bound(&self) -> bool {
+        // SAFETY: the view's holder keeps the task live (see the type).
+        unsafe { self.header.as_ref() }.is_bound()
+    }
+
     /// The task's id (assigned now if nobody asked for it before).
     pub fn id(&self) -> Id {
         // SAFETY: the list's reference keeps the task live for the walk (see the type).

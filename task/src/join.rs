@@ -158,6 +158,7 @@ impl<T> JoinHandle<T> {
             object: self.raw.as_ptr() as usize,
             // SAFETY: the handle's reference keeps the task live.
             target: Some(unsafe { Header::trailer(self.raw) }.meta.id()),
+            at: None,
         };
         // SAFETY: no holder word.
         let recorded = unsafe { crate::waits::record(self.wait_key(), waker, wait, None) };

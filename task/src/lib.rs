@@ -161,6 +161,13 @@ impl<S: 'static> Notified<S> {
         cancels
     }
 
+    /// The task's header address: its identity while it lives (as
+    /// [`TaskView::header`](crate::TaskView::header) gives it).
+    #[inline]
+    pub fn addr(&self) -> usize {
+        self.0.raw.as_ptr() as usize
+    }
+
     /// True once the task joined its owned list (it parked at least once).
     pub fn is_bound(&self) -> bool {
         self.0.header().is_bound()

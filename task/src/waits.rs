@@ -34,12 +34,18 @@ pub const JOIN_KEY: usize = usize::MAX;
 /// What a queued waiter waits on, as its leaf records it.
 #[derive(Clone, Copy, Debug)]
 pub struct Wait {
-    /// The primitive: "Mutex", "RwLock", "Semaphore", "Notify", "mpsc send", "JoinHandle".
+    /// The primitive and the side: "Mutex", "RwLock", "Semaphore", "Notify", "mpsc send",
+    /// "mpsc recv", "watch changed", "broadcast recv", "oneshot recv", a channel's
+    /// "... closed", "JoinHandle".
     pub kind: &'static str,
     /// The object's address (for a `JoinHandle`: the awaited task's header).
     pub object: usize,
     /// The awaited task, for a join.
     pub target: Option<Id>,
+    /// Where the waiter awaits, when the leaf's API takes it (`#[track_caller]`): the
+    /// future stores the caller's `Location` when made, and the leaf copies it here only
+    /// when it records a wait.
+    pub at: Option<&'static std::panic::Location<'static>>,
 }
 
 /// A record's validity test, for a leaf that keeps its record between waits instead of

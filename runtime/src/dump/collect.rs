@@ -1,13 +1,15 @@
-//! Gathering a dump: the leaves' waiters first, then the owned list, one lock at a time
-//! (the order and what each step may see: the module doc of `dump`).
+//! Gathering a dump: the leaves' waiters first, then the global queues' never-parked
+//! tasks, then the owned lists, then the blocking pool, one lock at a time (the order and
+//! what each step may see: the module doc of `dump`).
 //!
 //! Every callback that runs under a leaf's or a shard's lock only reads the waker's task
 //! id (an atomic, possibly assigning the id with a CAS) and pushes into a local `Vec`: it
 //! takes no other lock, wakes nothing and drops no waker.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::ptr::NonNull;
 
-use task::{TaskState, TaskView};
+use task::{Header, TaskState, TaskView};
 
 use super::{graph, Dump, IoDirection, TaskDump, WaitsOn};
 use crate::scheduler;
@@ -19,7 +21,7 @@ pub(crate) fn collect(handle: &scheduler::Handle) -> Dump {
     let mut tasks = Vec::new();
     // Lock holders are known by header address: resolved against the tasks found alive.
     let mut by_header: HashMap<usize, Id> = HashMap::new();
-    let on_task = |view: &TaskView<'_>| {
+    let mut on_task = |local_set, view: &TaskView<'_>| {
         let meta = view.meta();
         by_header.insert(view.header().as_ptr() as usize, meta.id());
         tasks.push(TaskDump {
@@ -28,20 +30,52 @@ pub(crate) fn collect(handle: &scheduler::Handle) -> Dump {
             state: view.state(),
             waits: Vec::new(),
             unwakeable: view.is_unwakeable(),
+            local_set,
+            unpolled: !view.is_bound(),
         })
     };
+    let mut on_queued = |ptr: NonNull<Header>| {
+        // SAFETY: the queue's lock, held for the walk, keeps its reference to the task.
+        let view = unsafe { TaskView::queued(ptr) };
+        // A bound task is in the owned list, walked below.
+        if !view.is_bound() {
+            on_task(None, &view);
+        }
+    };
     match handle {
-        scheduler::Handle::MultiThread(h) => h.shared.owned.for_each_task(on_task),
-        scheduler::Handle::CurrentThread(h) => h.shared.owned.for_each_task(on_task),
+        scheduler::Handle::MultiThread(h) => {
+            h.shared.inject.for_each_node(&mut on_queued);
+            h.shared.overflow.for_each_node(&mut on_queued);
+        }
+        scheduler::Handle::CurrentThread(h) => h.shared.inject.for_each_node(&mut on_queued),
     }
-    let alive = handle.metrics().num_alive_tasks().max(tasks.len());
+    match handle {
+        scheduler::Handle::MultiThread(h) => h.shared.owned.for_each_task(|v| on_task(None, v)),
+        scheduler::Handle::CurrentThread(h) => h.shared.owned.for_each_task(|v| on_task(None, v)),
+    }
+    for set in crate::task::local_dump::driven_by(handle.id()) {
+        let id = Some(set.id());
+        set.owned().for_each_task(|v| on_task(id, v));
+    }
+    // A queued task that parked between the two walks is in both: keep the list's entry.
+    let bound: HashSet<Id> = tasks.iter().filter(|t| !t.unpolled).map(|t| t.id).collect();
+    tasks.retain(|t| !t.unpolled || !bound.contains(&t.id));
+    let own = tasks.iter().filter(|t| t.local_set.is_none()).count();
+    let alive = handle.metrics().num_alive_tasks().max(own);
+    let blocking = handle.blocking().dump();
     let mut by_id: HashMap<Id, Vec<WaitsOn>> = HashMap::new();
     for (id, wait, holder) in waits {
         let wait = match (wait, holder) {
-            (WaitsOn::Sync { kind, object, .. }, Some(addr)) => WaitsOn::Sync {
+            (
+                WaitsOn::Sync {
+                    kind, object, at, ..
+                },
+                Some(addr),
+            ) => WaitsOn::Sync {
                 kind,
                 object,
                 holder: by_header.get(&addr).copied(),
+                at,
             },
             (wait, _) => wait,
         };
@@ -61,6 +95,7 @@ pub(crate) fn collect(handle: &scheduler::Handle) -> Dump {
         tasks,
         alive,
         cycles,
+        blocking,
     }
 }
 
@@ -95,6 +130,7 @@ fn leaf_waits(handle: &scheduler::Handle) -> Vec<(Id, WaitsOn, Option<usize>)> {
                 kind: r.wait.kind,
                 object: r.wait.object,
                 holder: None,
+                at: r.wait.at,
             },
         };
         out.push((id, wait, r.holder));

@@ -120,6 +120,8 @@ mod tests {
             state,
             waits,
             unwakeable: false,
+            local_set: None,
+            unpolled: false,
         }
     }
 
@@ -128,6 +130,7 @@ mod tests {
             kind: "Mutex",
             object: 1,
             holder: Some(h),
+            at: None,
         }
     }
 

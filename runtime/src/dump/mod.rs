@@ -7,19 +7,37 @@
 //!    timer's deadline and waker, one wheel's mutex at a time), the I/O slab (every
 //!    readiness entry's waiters, with the descriptor and direction, one entry's mutex at a
 //!    time), and the wait registry (`task::waits`: the queued waiters of the semaphore
-//!    under `Mutex`/`RwLock`/`Semaphore`/bounded `mpsc` sends, of `Notify`, of `mpsc`
-//!    receivers and of `JoinHandle`s, recorded on their slow paths, one shard at a time);
-//! 2. the runtime's owned task list (`task::OwnedTasks::for_each_task`), one shard at a
+//!    under `Mutex`/`RwLock`/`Semaphore`/bounded `mpsc` sends, of `Notify`, of `mpsc`,
+//!    `broadcast` and `oneshot` receivers, of `watch` receivers in `changed()`, of every
+//!    channel's senders in `closed()`, and of `JoinHandle`s, recorded on their slow
+//!    paths, one shard at a time);
+//! 2. the runtime's global queues (`queue::Inject::for_each_node`, under the queue's
+//!    consumer lock, as a pop takes it): the tasks there that never parked (unbound),
+//!    spawned from outside the workers or spilled from a full worker queue and not yet
+//!    polled; a bound task there is found in the next step;
+//! 3. the runtime's owned task list (`task::OwnedTasks::for_each_task`), one shard at a
 //!    time: every task that parked at least once, its identity (`TaskMeta`: id, name,
-//!    spawn location) and one load of its state word.
+//!    spawn location) and one load of its state word; then, the same way, the owned list
+//!    of every `LocalSet` this runtime drove last (`task/local_dump.rs`: its `spawn_local`
+//!    tasks that parked at least once);
+//! 4. the blocking pool (`blocking.rs`): its owned list (every `spawn_blocking` closure
+//!    not finished, queued or running, bound at spawn) and its threads' run slots (which
+//!    task each runs, since when), for each running closure's elapsed time.
+//!
+//! A lock waiter's record also says where it awaits, when the method took its caller's
+//! location (`Mutex::lock`, `RwLock::read`/`write`, `Semaphore::acquire`/`acquire_many`
+//! and their `_owned` forms: the acquire future holds it, and only the queued path copies
+//! it into the record).
 //!
 //! A stored waker is mapped to its task by the waker itself: a runtime waker's data
 //! pointer is the task's header (`task::waker_task_id`), read while the leaf's lock keeps
 //! the waker, hence the task, alive. Waits are matched to tasks by task id, which is never
 //! reused, so a task that finished between the two steps cannot lend its wait to another.
-//! Tasks that never parked are in no list (they are queued or being polled): the dump
-//! counts them (`unlisted`: live tasks, as the workers last published them, less those
-//! listed) and never touches a run queue. A worker stuck in a poll delays nothing: the
+//! Tasks that never parked are in no list: those in a global queue are listed (step 2);
+//! those in a worker's own queue or LIFO slot, a current-thread runtime's local queue, or
+//! in their first poll are counted (`unlisted`: live tasks, as the workers last published
+//! them, less those listed), not named: a worker's ring cannot be read without claiming
+//! its entries, and binding every task at spawn would cost each spawn a shard lock. A worker stuck in a poll delays nothing: the
 //! dump takes no lock a poll holds across the user's code.
 //!
 //! **What is derived** (`graph.rs`): the wait-for graph (an idle task waiting on a lock
@@ -29,10 +47,9 @@
 //!
 //! The dump is no single instant: tasks move while the shards are walked one by one, so a
 //! task may show as idle with no recorded wait because its wait ended in between. Waits
-//! outside the instrumented leaves (`watch`, `broadcast`, `oneshot`, a foreign future)
-//! show as an idle task with no known wait, still counted wakeable if a waker exists.
-//! Blocking-pool tasks and `LocalSet` tasks are not listed; a task in its first poll is
-//! counted, not named.
+//! outside the instrumented leaves (a foreign future, a signal stream, a channel of
+//! another crate) show as an idle task with no known wait, still counted wakeable if a
+//! waker exists.
 
 mod collect;
 mod graph;
@@ -52,6 +69,7 @@ pub struct Dump {
     pub(crate) tasks: Vec<TaskDump>,
     pub(crate) alive: usize,
     pub(crate) cycles: Vec<Vec<Id>>,
+    pub(crate) blocking: Vec<BlockingDump>,
 }
 
 /// One listed task of a [`Dump`].
@@ -62,6 +80,35 @@ pub struct TaskDump {
     pub(crate) state: TaskState,
     pub(crate) waits: Vec<WaitsOn>,
     pub(crate) unwakeable: bool,
+    pub(crate) local_set: Option<crate::runtime::Id>,
+    pub(crate) unpolled: bool,
+}
+
+/// A blocking closure (`spawn_blocking`) of a [`Dump`]: spawned and not finished.
+#[derive(Debug, Clone)]
+pub struct BlockingDump {
+    pub(crate) meta: TaskMeta,
+    pub(crate) running: bool,
+    pub(crate) running_for: Option<std::time::Duration>,
+}
+
+impl BlockingDump {
+    /// The closure's task identity: id, name
+    /// ([`task::Builder::name`](crate::task::Builder::name)), spawn location.
+    pub fn meta(&self) -> &TaskMeta {
+        &self.meta
+    }
+
+    /// True when a pool thread runs it; false while it is queued.
+    pub fn is_running(&self) -> bool {
+        self.running
+    }
+
+    /// How long it had run at the dump (`None` while queued, or when the thread had not
+    /// yet published its start).
+    pub fn running_for(&self) -> Option<std::time::Duration> {
+        self.running_for
+    }
 }
 
 /// Which half of an I/O resource a task waits on.
@@ -89,19 +136,27 @@ pub enum WaitsOn {
         /// The direction awaited.
         direction: IoDirection,
     },
-    /// A queued acquire of a `Mutex`, `RwLock`, `Semaphore` or a bounded channel's
-    /// capacity, a queued `Notify` waiter (also under `Barrier` and `SetOnce`), or an
-    /// `mpsc` receiver waiting for a message.
+    /// A queued acquire of a `Mutex`, `RwLock`, `Semaphore` (also under `OnceCell`) or a
+    /// bounded channel's capacity, a queued `Notify` waiter (also under `Barrier` and
+    /// `SetOnce`), a channel's receiver waiting for a value, or a sender waiting in
+    /// `closed()`.
     Sync {
-        /// `"Mutex"`, `"RwLock"`, `"Semaphore"`, `"mpsc send"`, `"Notify"` or
-        /// `"mpsc recv"`.
+        /// `"Mutex"`, `"RwLock"`, `"Semaphore"`, `"mpsc send"`, `"Notify"`,
+        /// `"mpsc recv"`, `"broadcast recv"`, `"oneshot recv"`, `"watch changed"`, or a
+        /// sender's `"mpsc closed"`, `"broadcast closed"`, `"oneshot closed"`,
+        /// `"watch closed"`.
         kind: &'static str,
         /// The object's address: the primitive's semaphore, the `Notify`, or the
-        /// channel (the same for every waiter on one object).
+        /// channel (the same for every waiter on one object, and for a channel's
+        /// receivers and senders alike).
         object: usize,
         /// For a lock: the task holding it at the dump, when a task that is listed (it
         /// parked at least once) took it.
         holder: Option<Id>,
+        /// Where the task awaits it, when the primitive's method takes its caller's
+        /// location (`Mutex::lock`/`lock_owned`, `RwLock::read`/`write`,
+        /// `Semaphore::acquire`/`acquire_many`, and their `_owned` forms).
+        at: Option<&'static std::panic::Location<'static>>,
     },
     /// A `JoinHandle` awaiting another task.
     Join {
@@ -111,7 +166,9 @@ pub enum WaitsOn {
 }
 
 impl Dump {
-    /// Every listed task (those that parked at least once), by id.
+    /// Every listed task, by id: those that parked at least once (the runtime's and those
+    /// of the `LocalSet`s it drove last) and those in the runtime's global queues that
+    /// were not polled yet ([`TaskDump::not_yet_polled`]).
     pub fn tasks(&self) -> &[TaskDump] {
         &self.tasks
     }
@@ -122,10 +179,17 @@ impl Dump {
         Some(&self.tasks[i])
     }
 
-    /// Live tasks that are not listed: spawned and never parked yet, so queued or being
-    /// polled (from the workers' last published counts; approximate while they run).
+    /// Live tasks of the runtime that are not listed: never parked yet, and in a worker's
+    /// own queue or in their first poll (from the workers' last published counts;
+    /// approximate while they run).
     pub fn unlisted(&self) -> usize {
-        self.alive.saturating_sub(self.tasks.len())
+        let own = self.tasks.iter().filter(|t| t.local_set.is_none()).count();
+        self.alive.saturating_sub(own)
+    }
+
+    /// The blocking pool's closures spawned and not finished (running, or queued), by id.
+    pub fn blocking(&self) -> &[BlockingDump] {
+        &self.blocking
     }
 
     /// Deadlock cycles of the wait-for graph: each task waits on a lock held by (or on
@@ -167,6 +231,18 @@ impl TaskDump {
     /// True when the task is idle and no waker of it exists anywhere.
     pub fn is_unwakeable(&self) -> bool {
         self.unwakeable
+    }
+
+    /// True for a task found in the runtime's global queue that never parked: spawned (from
+    /// outside the workers, or spilled from a worker's full queue) and not yet polled; in
+    /// rare cases polled and requeued before it ever went idle. Its state is `Scheduled`.
+    pub fn not_yet_polled(&self) -> bool {
+        self.unpolled
+    }
+
+    /// For a `spawn_local` task, the id of its [`LocalSet`](crate::task::LocalSet).
+    pub fn local_set(&self) -> Option<crate::runtime::Id> {
+        self.local_set
     }
 }
 

@@ -1,5 +1,6 @@
 //! The readable report a [`Dump`] prints: a summary line, the deadlock cycles, the
-//! unwakeable tasks, then one line per task (state, and what an idle one waits on).
+//! unwakeable tasks, one line per task (state, and what an idle one waits on), then the
+//! blocking pool's closures (running for how long, or queued).
 
 use std::fmt;
 use std::time::Instant;
@@ -53,12 +54,34 @@ impl fmt::Display for Dump {
         for t in &self.tasks {
             write_task(f, t, now)?;
         }
+        if !self.blocking.is_empty() {
+            let running = self.blocking.iter().filter(|b| b.running).count();
+            writeln!(
+                f,
+                "blocking pool: {running} closure(s) running, {} queued:",
+                self.blocking.len() - running
+            )?;
+            for b in &self.blocking {
+                match (b.running, b.running_for) {
+                    (true, Some(d)) => writeln!(f, "  {}: running for {d:.1?}", b.meta)?,
+                    (true, None) => writeln!(f, "  {}: running", b.meta)?,
+                    (false, _) => writeln!(f, "  {}: queued", b.meta)?,
+                }
+            }
+        }
         Ok(())
     }
 }
 
 fn write_task(f: &mut fmt::Formatter<'_>, t: &TaskDump, now: Instant) -> fmt::Result {
-    write!(f, "  {}: {}", t.meta, t.state)?;
+    write!(f, "  {}", t.meta)?;
+    if let Some(set) = t.local_set {
+        write!(f, " (LocalSet {set})")?;
+    }
+    write!(f, ": {}", t.state)?;
+    if t.unpolled {
+        f.write_str(", not yet polled")?;
+    }
     if t.state == TaskState::Idle {
         if t.unwakeable {
             f.write_str(", UNWAKEABLE")?;
@@ -91,10 +114,14 @@ fn write_wait(f: &mut fmt::Formatter<'_>, w: &WaitsOn, now: Instant) -> fmt::Res
             kind,
             object,
             holder,
+            at,
         } => {
             write!(f, "{kind} {object:#x}")?;
-            match holder {
-                Some(h) => write!(f, " (held by task {h})"),
+            if let Some(h) = holder {
+                write!(f, " (held by task {h})")?;
+            }
+            match at {
+                Some(at) => write!(f, " at {at}"),
                 None => Ok(()),
             }
         }

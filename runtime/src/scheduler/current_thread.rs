@@ -47,7 +47,7 @@ pub(crate) struct Handle {
 }
 
 pub(crate) struct Shared {
-    inject: Inject<RunTask>,
+    pub(crate) inject: Inject<RunTask>,
     /// Tasks spawned from outside the core's thread (inject.rs).
     remote_spawns: RemoteSpawns,
     pub(crate) owned: OwnedTasks<scheduler::TaskSched>,

@@ -37,6 +37,7 @@
 //! the uncontended paths pay one plain store each for a lock and nothing otherwise.
 
 use std::future::Future;
+use std::panic::Location;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
@@ -210,6 +211,19 @@ impl Sem {
             needed: n,
             key: None,
             done: false,
+            at: None,
+        }
+    }
+
+    /// Waits for `n` permits, awaited at `at` (what a task dump shows if it queues).
+    #[inline]
+    pub(crate) fn acquire_at(&self, n: usize, at: &'static Location<'static>) -> AcquireFut<'_> {
+        AcquireFut {
+            sem: self,
+            needed: n,
+            key: None,
+            done: false,
+            at: Some(at),
         }
     }
 
@@ -365,18 +379,20 @@ impl Sem {
     /// permits with one CAS when they are there (no lock); otherwise it queues under the
     /// lock, taking what there is on account. A queued waiter that is dropped must call
     /// [`Sem::cancel`] with its key. Spends no coop budget (the caller's future does).
+    /// `at`: where the acquire is awaited, recorded for task dumps if it queues.
     #[inline]
     pub(crate) fn poll_acquire(
         &self,
         cx: &mut Context<'_>,
         n: usize,
         key: &mut Option<usize>,
+        at: Option<&'static Location<'static>>,
     ) -> Poll<Result<(), Closed>> {
         match *key {
             None => match self.try_acquire(n) {
                 Ok(()) => Poll::Ready(Ok(())),
                 Err(TryAcquire::Closed) => Poll::Ready(Err(Closed)),
-                Err(TryAcquire::NoPermits) => self.poll_enqueue(n, cx.waker(), key),
+                Err(TryAcquire::NoPermits) => self.poll_enqueue(n, cx.waker(), key, at),
             },
             Some(k) => self.poll_queued(k, cx.waker(), key),
         }
@@ -389,6 +405,7 @@ impl Sem {
         n: usize,
         waker: &Waker,
         key: &mut Option<usize>,
+        at: Option<&'static Location<'static>>,
     ) -> Poll<Result<(), Closed>> {
         let mut list = self.waiters.lock();
         // Relaxed: the value seeds the CAS; a CLOSED in it was set under the lock we hold
@@ -426,6 +443,7 @@ impl Sem {
                         kind: self.kind.name(),
                         object: self as *const Sem as usize,
                         target: None,
+                        at,
                     };
                     // SAFETY: the holder word lives in `self`, which every queued waiter
                     // borrows; the record is forgotten (under this lock) when the waiter
@@ -514,6 +532,15 @@ pub(crate) struct AcquireFut<'a> {
     /// Our node in the queue while queued.
     key: Option<usize>,
     done: bool,
+    /// Where it is awaited (the caller of a `#[track_caller]` lock method), if known.
+    at: Option<&'static Location<'static>>,
+}
+
+impl AcquireFut<'_> {
+    /// The permits it asks for.
+    pub(crate) fn needed(&self) -> usize {
+        self.needed
+    }
 }
 
 impl Future for AcquireFut<'_> {
@@ -523,7 +550,9 @@ impl Future for AcquireFut<'_> {
         let this = &mut *self;
         assert!(!this.done, "acquire future polled after completion");
         std::task::ready!(super::poll_budget(cx));
-        let out = std::task::ready!(this.sem.poll_acquire(cx, this.needed, &mut this.key));
+        let out = std::task::ready!(this
+            .sem
+            .poll_acquire(cx, this.needed, &mut this.key, this.at));
         this.done = true;
         super::spend_budget(cx);
         Poll::Ready(out)

@@ -57,7 +57,9 @@ use shim::sync::atomic::{
 };
 use shim::sync::{Arc, Mutex, MutexGuard};
 
-use crate::sync::wait_list::{notify_all, Handoff, HandoffWord, WaitList, Waiter, WakeList};
+use crate::sync::wait_list::{
+    notify_all, Handoff, HandoffWord, WaitList, Waiter, WaiterList, WakeList,
+};
 use crate::sync::{poll_budget, spend_budget};
 
 pub mod error;
@@ -138,7 +140,7 @@ struct Shared<T> {
     /// Receivers, mirrored outside the tail lock for `Sender::closed`.
     num_rx: AtomicUsize,
     /// Senders waiting in `closed()`.
-    closed_waiters: Mutex<WaitList<()>>,
+    closed_waiters: WaiterList,
 }
 
 /// Creates a broadcast channel keeping the last `capacity` values (rounded up to a power of
@@ -331,7 +333,8 @@ impl<T> Sender<T> {
     /// ```
     pub async fn closed(&self) {
         let shared = &*self.shared;
-        let mut waiter = Waiter::new(&shared.closed_waiters);
+        let object = shared as *const Shared<T> as usize;
+        let mut waiter = Waiter::new(&shared.closed_waiters, "broadcast closed", object);
         std::future::poll_fn(|cx| {
             std::task::ready!(poll_budget(cx));
             std::task::ready!(waiter.poll_until(cx, || shared.num_rx.load(Acquire) == 0));
@@ -488,8 +491,9 @@ impl<T: Clone> Receiver<T> {
         }
         let mut old = None;
         if let Some((cx, wait)) = register {
+            let object = shared as *const Shared<T> as usize;
             // SAFETY: under the tail lock, the list's lock.
-            old = unsafe { wait.register(&mut tail.waiters, cx.waker()) };
+            old = unsafe { wait.register(&mut tail.waiters, cx.waker(), object) };
         }
         drop(tail);
         drop(old);
@@ -609,32 +613,56 @@ impl Wait {
         }
     }
 
-    /// Queues (or refreshes the waker of) this receive. Returns the replaced waker (drop it
-    /// after the lock).
+    /// Queues (or refreshes the waker of) this receive, and records it in the wait registry
+    /// (`task::waits`, for task dumps) as waiting on the channel at `object`: forgotten by
+    /// the send that serves the node (`WaitList::serve`) or by [`Wait::leave`]. Returns the
+    /// replaced waker (drop it after the lock).
     ///
     /// # Safety
     ///
     /// Call under the tail lock (`list` is behind it), with `self` not moving until
     /// [`Wait::leave`] (or its owner's drop) ran.
-    unsafe fn register(&self, list: &mut WaitList<Handoff>, waker: &Waker) -> Option<Waker> {
+    unsafe fn register(
+        &self,
+        list: &mut WaitList<Handoff>,
+        waker: &Waker,
+        object: usize,
+    ) -> Option<Waker> {
         // Relaxed: a send stores under the lock we hold.
         if self.key.get().is_some() && self.served.load(Relaxed) != 0 {
             // Served earlier: that node is gone, and nothing points at our word.
             self.key.set(None);
             self.served.reset();
         }
-        match self.key.get() {
-            Some(k) => list.set_waker(k, waker),
+        let (key, old, fresh) = match self.key.get() {
+            Some(k) => (k, list.set_waker(k, waker), false),
             None => {
                 // SAFETY: `self` stays put until `leave`, which reads the word and, seeing
                 // 0, locks and looks again before it removes the node (the caller's
                 // contract).
                 let handoff = unsafe { Handoff::new(&self.served) };
-                self.key
-                    .set(Some(list.push_back(handoff, Some(waker.clone()))));
-                None
+                let k = list.push_back(handoff, Some(waker.clone()));
+                self.key.set(Some(k));
+                (k, None, true)
             }
+        };
+        if !fresh && old.is_none() {
+            // The same waker on the same node (a linked node always holds one): its record
+            // stands, and a repeated poll does not touch the registry.
+            return None;
         }
+        let wait = task::waits::Wait {
+            kind: "broadcast recv",
+            object,
+            target: None,
+            at: None,
+        };
+        // SAFETY: no holder word.
+        if !unsafe { task::waits::record(list.dump_key(key), waker, wait, None) } && !fresh {
+            // Another executor's waker replaced a task's: its record no longer holds.
+            task::waits::forget(list.dump_key(key));
+        }
+        old
     }
 
     /// Leaves the list: nothing to do when a send served (freed) our node; otherwise
@@ -650,7 +678,10 @@ impl Wait {
         let node = {
             let mut tail = tail.lock();
             // Relaxed: a send stores under the lock we hold.
-            (self.served.load(Relaxed) == 0).then(|| tail.waiters.remove(k))
+            (self.served.load(Relaxed) == 0).then(|| {
+                task::waits::forget(tail.waiters.dump_key(k));
+                tail.waiters.remove(k)
+            })
         };
         drop(node);
     }

@@ -9,14 +9,18 @@
 //! Uncontended, `lock` and the guard's drop are one CAS each.
 
 use std::fmt;
+use std::future::Future;
 use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
 use std::ops::{Deref, DerefMut};
+use std::panic::Location;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use shim::cell::UnsafeCell;
 
-use super::batch_semaphore::{Kind, Sem, TryAcquire};
+use super::batch_semaphore::{AcquireFut, Kind, Sem, TryAcquire};
 
 mod mapped;
 
@@ -128,6 +132,27 @@ impl<T> Mutex<T> {
     }
 }
 
+/// The future of [`Mutex::lock`]: the semaphore's acquire (which holds the caller's
+/// location), then the holder word. Written out rather than `async`: one future, not two
+/// nested state machines, so the location costs its one store and nothing more.
+struct Lock<'a, T: ?Sized> {
+    acquire: AcquireFut<'a>,
+    lock: &'a Mutex<T>,
+}
+
+impl<'a, T: ?Sized> Future for Lock<'a, T> {
+    type Output = MutexGuard<'a, T>;
+
+    #[inline]
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<MutexGuard<'a, T>> {
+        if std::task::ready!(Pin::new(&mut self.acquire).poll(cx)).is_err() {
+            unreachable!("a mutex's semaphore is never closed");
+        }
+        self.lock.s.note_holder();
+        Poll::Ready(MutexGuard { lock: self.lock })
+    }
+}
+
 impl<T: ?Sized> Mutex<T> {
     /// Waits for the lock and returns its guard.
     ///
@@ -143,13 +168,18 @@ impl<T: ?Sized> Mutex<T> {
     /// assert_eq!(*m.lock().await, 2);
     /// # });
     /// ```
-    pub async fn lock(&self) -> MutexGuard<'_, T> {
-        self.acquire().await;
-        MutexGuard { lock: self }
+    ///
+    /// A task dump shows a task queued here as waiting at the caller's location.
+    #[track_caller]
+    pub fn lock(&self) -> impl Future<Output = MutexGuard<'_, T>> {
+        Lock {
+            acquire: self.s.acquire_at(1, Location::caller()),
+            lock: self,
+        }
     }
 
-    async fn acquire(&self) {
-        if self.s.acquire(1).await.is_err() {
+    async fn acquire(&self, at: &'static Location<'static>) {
+        if self.s.acquire_at(1, at).await.is_err() {
             unreachable!("a mutex's semaphore is never closed");
         }
         self.s.note_holder();
@@ -202,9 +232,13 @@ impl<T: ?Sized> Mutex<T> {
     /// assert_eq!(*m.lock().await, 2);
     /// # });
     /// ```
-    pub async fn lock_owned(self: Arc<Self>) -> OwnedMutexGuard<T> {
-        self.acquire().await;
-        OwnedMutexGuard { lock: self }
+    #[track_caller]
+    pub fn lock_owned(self: Arc<Self>) -> impl Future<Output = OwnedMutexGuard<T>> {
+        let at = Location::caller();
+        async move {
+            self.acquire(at).await;
+            OwnedMutexGuard { lock: self }
+        }
     }
 
     /// Takes the lock if it is free now (and nobody is queued for it).

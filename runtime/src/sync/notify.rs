@@ -419,6 +419,7 @@ fn record_wait(n: &Notify, list: &WaitList<Handoff>, slot: usize, waker: &Waker)
         kind: "Notify",
         object: n as *const Notify as usize,
         target: None,
+        at: None,
     };
     // SAFETY: no holder word.
     unsafe { task::waits::record(list.dump_key(slot), waker, wait, None) };

@@ -254,7 +254,7 @@ impl<T> OnceCell<T> {
         if let Some(v) = self.get() {
             return v;
         }
-        match self.semaphore.acquire().await {
+        match self.semaphore.acquire_at(1, None).await {
             Ok(permit) => {
                 debug_assert!(!self.initialized());
                 let value = f().await;
@@ -289,7 +289,7 @@ impl<T> OnceCell<T> {
         if let Some(v) = self.get() {
             return Ok(v);
         }
-        match self.semaphore.acquire().await {
+        match self.semaphore.acquire_at(1, None).await {
             Ok(permit) => {
                 debug_assert!(!self.initialized());
                 let value = f().await?;

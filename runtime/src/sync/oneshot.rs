@@ -20,6 +20,13 @@
 //!   written while it may be read.
 //! - Wakers are dropped only with `Inner` (last `Arc`) or when replaced as above.
 //!
+//! Task dumps: a side that stores a new waker (it goes to sleep; a repeated poll with the
+//! same waker stores nothing) records that in the wait registry (`task::waits`), keyed by
+//! the channel's address and the side, shown only while the state word says it still
+//! waits (its waker bit set, its event not happened). The record is forgotten when that
+//! side lets go of the channel having stored a waker (its waker bit set, which only that
+//! side sets), so a side that never waited never touches the registry.
+//!
 //! Costs: a send that finds the receiver waiting is one CAS and a wake; a receive that finds
 //! the value is one load. Ready receives spend one unit of the task's cooperative budget.
 
@@ -147,7 +154,71 @@ impl<T> Drop for Inner<T> {
     }
 }
 
+/// `task::waits::Active::check` of a waiting receiver: its waker stored, nothing sent, not
+/// closed.
+///
+/// # Safety
+/// `p` is a live channel's state word.
+unsafe fn rx_waits(p: *const ()) -> bool {
+    // SAFETY: forwarded from the caller. Relaxed: a label for a dump; it orders nothing.
+    unsafe { &*p.cast::<AtomicUsize>() }.load(Relaxed) & (RX_WAKER | COMPLETE | CLOSED) == RX_WAKER
+}
+
+/// `task::waits::Active::check` of a sender in `closed()`: its waker stored, the receiver
+/// still there, nothing sent.
+///
+/// # Safety
+/// `p` is a live channel's state word.
+unsafe fn tx_waits(p: *const ()) -> bool {
+    // SAFETY: forwarded from the caller. Relaxed: a label for a dump; it orders nothing.
+    unsafe { &*p.cast::<AtomicUsize>() }.load(Relaxed) & (TX_WAKER | COMPLETE | CLOSED) == TX_WAKER
+}
+
 impl<T> Inner<T> {
+    /// The wait-registry key of the side whose waker bit is `bit`.
+    fn wait_key(&self, bit: usize) -> (usize, usize) {
+        (self as *const Self as usize, bit)
+    }
+
+    /// Records (for task dumps) that the side whose waker bit is `bit` waits with `waker`,
+    /// which it has just stored. Replaces that side's record; a waker that is no runtime
+    /// task's leaves none.
+    #[cold]
+    fn record_wait(&self, bit: usize, waker: &Waker) {
+        let (kind, check) = if bit == RX_WAKER {
+            ("oneshot recv", rx_waits as unsafe fn(*const ()) -> bool)
+        } else {
+            ("oneshot closed", tx_waits as unsafe fn(*const ()) -> bool)
+        };
+        let wait = task::waits::Wait {
+            kind,
+            object: self as *const Self as usize,
+            target: None,
+            at: None,
+        };
+        let active = task::waits::Active {
+            data: (&self.state as *const AtomicUsize).cast(),
+            check,
+        };
+        // SAFETY: `active.data` is our state word; the side holds its `Arc` until it lets
+        // go, which forgets the record first (`forget_wait`, wherever its waker bit is set).
+        let recorded = unsafe {
+            task::waits::record_active(self.wait_key(bit), waker, wait, None, Some(active))
+        };
+        if !recorded {
+            task::waits::forget(self.wait_key(bit));
+        }
+    }
+
+    /// The side whose waker bit is `bit` lets go of the channel: forgets its record if it
+    /// ever stored a waker (`state`: a value of the word it read after its last store).
+    #[inline]
+    fn forget_wait(&self, bit: usize, state: usize) {
+        if state & bit != 0 {
+            task::waits::forget(self.wait_key(bit));
+        }
+    }
+
     /// Takes the value out of the slot.
     ///
     /// # Safety
@@ -160,8 +231,10 @@ impl<T> Inner<T> {
     }
 
     /// Registers `waker` in the slot guarded by `bit`, unless `done` (the event the waker
-    /// waits for) has happened. Returns the state seen last: `state & done != 0` means
-    /// the event happened and nothing is registered for it.
+    /// waits for) has happened. Returns the state seen last, with `bit` as the word holds
+    /// it on return (set when a waker was ever stored): `state & done != 0` means the
+    /// event happened and nothing is registered for it; and whether this call stored
+    /// `waker` (false when the slot already held one that wakes the same task).
     ///
     /// # Safety
     ///
@@ -172,17 +245,17 @@ impl<T> Inner<T> {
         bit: usize,
         done: usize,
         waker: &Waker,
-    ) -> usize {
+    ) -> (usize, bool) {
         // Acquire: if `done` is set, what the other side wrote before it (the value) is ours.
         let mut state = self.state.load(Acquire);
         if state & done != 0 {
-            return state;
+            return (state, false);
         }
         if state & bit != 0 {
             // SAFETY: reading our own slot; the other side may read it too, never write it.
             let same = slot.with(|w| unsafe { (*w).as_ref() }.is_some_and(|w| w.will_wake(waker)));
             if same {
-                return state;
+                return (state, false);
             }
             // Take the slot back before writing it. Acquire: as above. No Release: our only
             // earlier access of the slot since the bit was set is the read just above, which
@@ -195,7 +268,7 @@ impl<T> Inner<T> {
                 // Too late: the other side saw the bit and may be reading the slot. Put the
                 // bit back (so the waker is still accounted for) and leave the slot alone.
                 self.state.fetch_or(bit, Relaxed);
-                return state;
+                return (state | bit, false);
             }
         }
         // SAFETY: the bit is clear, so the other side does not read the slot (it reads it
@@ -205,7 +278,7 @@ impl<T> Inner<T> {
         // AcqRel: Release publishes the waker to the RMW that will read the bit; Acquire as
         // above for the value when `done` was set meanwhile.
         state = self.state.fetch_or(bit, AcqRel);
-        state
+        (state | bit, true)
     }
 
     /// Wakes the waker in `slot`.
@@ -257,6 +330,8 @@ impl<T> Sender<T> {
     /// never lost silently.
     pub fn send(mut self, value: T) -> Result<(), T> {
         let inner = self.inner.take().expect("a sender sends once");
+        // Relaxed: only we set TX_WAKER, so our own last store is what this sees.
+        inner.forget_wait(TX_WAKER, inner.state.load(Relaxed));
         // SAFETY: COMPLETE is not set (we are the only sender and have not completed), so
         // the receiver does not read the slot yet; we own it.
         inner.value.with_mut(|v| unsafe { *v = Some(value) });
@@ -282,10 +357,14 @@ impl<T> Sender<T> {
     pub fn poll_closed(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         let inner = self.inner.as_ref().expect("a live sender");
         // SAFETY: the sender owns `tx_waker`.
-        let state = unsafe { inner.register(&inner.tx_waker, TX_WAKER, CLOSED, cx.waker()) };
+        let (state, stored) =
+            unsafe { inner.register(&inner.tx_waker, TX_WAKER, CLOSED, cx.waker()) };
         if state & CLOSED != 0 {
             Poll::Ready(())
         } else {
+            if stored {
+                inner.record_wait(TX_WAKER, cx.waker());
+            }
             Poll::Pending
         }
     }
@@ -300,6 +379,8 @@ impl<T> Sender<T> {
 impl<T> Drop for Sender<T> {
     fn drop(&mut self) {
         if let Some(inner) = self.inner.take() {
+            // Relaxed: only we set TX_WAKER, so our own last store is what this sees.
+            inner.forget_wait(TX_WAKER, inner.state.load(Relaxed));
             // Dropped unsent: complete with an empty slot; the receiver sees RecvError.
             inner.complete();
         }
@@ -310,6 +391,13 @@ impl<T> Receiver<T> {
     /// Closes the channel without dropping the receiver: later sends fail, and a value sent
     /// before can still be received.
     pub fn close(&mut self) {
+        self.close_state();
+    }
+
+    /// [`close`](Receiver::close), returning the state word before it (0 when the result
+    /// was handed out already).
+    fn close_state(&mut self) -> usize {
+        let mut seen = 0;
         if let Some(inner) = &self.inner {
             // Acquire: makes the sender's waker visible if TX_WAKER is set. No Release: the
             // close publishes nothing; a sender that sees CLOSED only takes its own value
@@ -320,7 +408,9 @@ impl<T> Receiver<T> {
                 // SAFETY: our RMW saw TX_WAKER set.
                 unsafe { inner.wake(&inner.tx_waker) };
             }
+            seen = state;
         }
+        seen
     }
 
     /// Takes the value if it is there, without waiting. `Empty`: nothing yet, try again.
@@ -343,11 +433,13 @@ impl<T> Receiver<T> {
         if state & COMPLETE != 0 {
             // SAFETY: COMPLETE seen with Acquire.
             let value = unsafe { inner.take_value() };
+            inner.forget_wait(RX_WAKER, state);
             self.inner = None;
             value.ok_or(TryRecvError::Closed)
         } else if state & CLOSED != 0 {
             // Closed by us and nothing was sent: this is the final answer, as a received
             // value would be (polling the receiver afterwards panics).
+            inner.forget_wait(RX_WAKER, state);
             self.inner = None;
             Err(TryRecvError::Closed)
         } else {
@@ -409,7 +501,10 @@ impl<T> Receiver<T> {
 
 impl<T> Drop for Receiver<T> {
     fn drop(&mut self) {
-        self.close();
+        let state = self.close_state();
+        if let Some(inner) = &self.inner {
+            inner.forget_wait(RX_WAKER, state);
+        }
     }
 }
 
@@ -423,17 +518,23 @@ impl<T> Future for Receiver<T> {
         );
         std::task::ready!(coop::poll_proceed(cx));
         // SAFETY: the receiver owns `rx_waker`.
-        let state = unsafe { inner.register(&inner.rx_waker, RX_WAKER, COMPLETE, cx.waker()) };
+        let (state, stored) =
+            unsafe { inner.register(&inner.rx_waker, RX_WAKER, COMPLETE, cx.waker()) };
         if state & COMPLETE != 0 {
             // SAFETY: `register` saw COMPLETE with Acquire.
             let value = unsafe { inner.take_value() };
+            inner.forget_wait(RX_WAKER, state);
             self.inner = None;
             Poll::Ready(value.ok_or(RecvError(())))
         } else if state & CLOSED != 0 {
             // Closed by us and nothing was sent before: nothing will come.
+            inner.forget_wait(RX_WAKER, state);
             self.inner = None;
             Poll::Ready(Err(RecvError(())))
         } else {
+            if stored {
+                inner.record_wait(RX_WAKER, cx.waker());
+            }
             Poll::Pending
         }
     }

@@ -11,12 +11,16 @@
 //! of all of them; the semaphore orders their accesses (see `mutex`).
 
 use std::fmt;
+use std::future::Future;
 use std::marker::PhantomData;
+use std::panic::Location;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use shim::cell::UnsafeCell;
 
-use super::batch_semaphore::{Kind, Sem};
+use super::batch_semaphore::{AcquireFut, Kind, Sem};
 use super::TryLockError;
 
 mod guards;
@@ -142,13 +146,62 @@ impl<T> RwLock<T> {
     }
 }
 
+/// The future of [`RwLock::read`]: the semaphore's acquire (which holds the caller's
+/// location), then the guard. Written out rather than `async`, as `Mutex::lock`'s.
+struct Read<'a, T: ?Sized> {
+    acquire: AcquireFut<'a>,
+    lock: &'a RwLock<T>,
+}
+
+impl<'a, T: ?Sized> Future for Read<'a, T> {
+    type Output = RwLockReadGuard<'a, T>;
+
+    #[inline]
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        if std::task::ready!(Pin::new(&mut self.acquire).poll(cx)).is_err() {
+            unreachable!("an RwLock's semaphore is never closed");
+        }
+        let lock = self.lock;
+        Poll::Ready(RwLockReadGuard {
+            s: &lock.s,
+            data: lock.ptr(),
+            marker: PhantomData,
+        })
+    }
+}
+
+/// The future of [`RwLock::write`]: as [`Read`], then the holder word.
+struct Write<'a, T: ?Sized> {
+    acquire: AcquireFut<'a>,
+    lock: &'a RwLock<T>,
+}
+
+impl<'a, T: ?Sized> Future for Write<'a, T> {
+    type Output = RwLockWriteGuard<'a, T>;
+
+    #[inline]
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        if std::task::ready!(Pin::new(&mut self.acquire).poll(cx)).is_err() {
+            unreachable!("an RwLock's semaphore is never closed");
+        }
+        let lock = self.lock;
+        lock.s.note_holder();
+        Poll::Ready(RwLockWriteGuard {
+            s: &lock.s,
+            permits: lock.mr,
+            data: lock.ptr(),
+            marker: PhantomData,
+        })
+    }
+}
+
 impl<T: ?Sized> RwLock<T> {
     fn ptr(&self) -> *mut T {
         self.c.with_mut(|p| p)
     }
 
-    async fn acquire(&self, n: u32) {
-        if self.s.acquire(n as usize).await.is_err() {
+    async fn acquire(&self, n: u32, at: &'static Location<'static>) {
+        if self.s.acquire_at(n as usize, at).await.is_err() {
             unreachable!("an RwLock's semaphore is never closed");
         }
     }
@@ -165,12 +218,13 @@ impl<T: ?Sized> RwLock<T> {
     /// assert_eq!(*l.read().await, 1);
     /// # });
     /// ```
-    pub async fn read(&self) -> RwLockReadGuard<'_, T> {
-        self.acquire(1).await;
-        RwLockReadGuard {
-            s: &self.s,
-            data: self.ptr(),
-            marker: PhantomData,
+    ///
+    /// A task dump shows a task queued here as waiting at the caller's location.
+    #[track_caller]
+    pub fn read(&self) -> impl Future<Output = RwLockReadGuard<'_, T>> {
+        Read {
+            acquire: self.s.acquire_at(1, Location::caller()),
+            lock: self,
         }
     }
 
@@ -188,14 +242,13 @@ impl<T: ?Sized> RwLock<T> {
     /// assert_eq!(*l.read().await, 2);
     /// # });
     /// ```
-    pub async fn write(&self) -> RwLockWriteGuard<'_, T> {
-        self.acquire(self.mr).await;
-        self.s.note_holder();
-        RwLockWriteGuard {
-            s: &self.s,
-            permits: self.mr,
-            data: self.ptr(),
-            marker: PhantomData,
+    ///
+    /// A task dump shows a task queued here as waiting at the caller's location.
+    #[track_caller]
+    pub fn write(&self) -> impl Future<Output = RwLockWriteGuard<'_, T>> {
+        Write {
+            acquire: self.s.acquire_at(self.mr as usize, Location::caller()),
+            lock: self,
         }
     }
 
@@ -212,10 +265,14 @@ impl<T: ?Sized> RwLock<T> {
     /// assert_eq!(runtime::spawn(async move { *g }).await.unwrap(), 1);
     /// # });
     /// ```
-    pub async fn read_owned(self: Arc<Self>) -> OwnedRwLockReadGuard<T> {
-        self.acquire(1).await;
-        let data = self.ptr();
-        OwnedRwLockReadGuard { lock: self, data }
+    #[track_caller]
+    pub fn read_owned(self: Arc<Self>) -> impl Future<Output = OwnedRwLockReadGuard<T>> {
+        let at = Location::caller();
+        async move {
+            self.acquire(1, at).await;
+            let data = self.ptr();
+            OwnedRwLockReadGuard { lock: self, data }
+        }
     }
 
     /// [`write`](RwLock::write) through an `Arc`, for a guard that is `'static`.
@@ -232,10 +289,14 @@ impl<T: ?Sized> RwLock<T> {
     /// assert_eq!(*l.read().await, 7);
     /// # });
     /// ```
-    pub async fn write_owned(self: Arc<Self>) -> OwnedRwLockWriteGuard<T> {
-        self.acquire(self.mr).await;
-        self.s.note_holder();
-        OwnedRwLockWriteGuard { lock: self }
+    #[track_caller]
+    pub fn write_owned(self: Arc<Self>) -> impl Future<Output = OwnedRwLockWriteGuard<T>> {
+        let at = Location::caller();
+        async move {
+            self.acquire(self.mr, at).await;
+            self.s.note_holder();
+            OwnedRwLockWriteGuard { lock: self }
+        }
     }
 
     /// Shared access if it is free now (no writer holds or waits for the lock).

@@ -5,9 +5,13 @@
 //! and a permit is a guard that gives its permits back when dropped.
 
 use std::fmt;
+use std::future::Future;
+use std::panic::Location;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
-use super::batch_semaphore::{Sem, TryAcquire};
+use super::batch_semaphore::{AcquireFut, Sem, TryAcquire};
 
 /// A counting semaphore: a pool of permits that tasks acquire (waiting when there are too
 /// few) and give back by dropping the permit.
@@ -106,6 +110,30 @@ fn try_err(e: TryAcquire) -> TryAcquireError {
     }
 }
 
+/// The future of [`Semaphore::acquire`] and [`Semaphore::acquire_many`]: the batch
+/// semaphore's acquire (which holds the caller's location, if any), then the permit.
+/// Written out rather than `async`, as `Mutex::lock`'s.
+pub(crate) struct Acquire<'a> {
+    acquire: AcquireFut<'a>,
+    sem: &'a Semaphore,
+}
+
+impl<'a> Future for Acquire<'a> {
+    type Output = Result<SemaphorePermit<'a>, AcquireError>;
+
+    #[inline]
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let out = std::task::ready!(Pin::new(&mut self.acquire).poll(cx));
+        Poll::Ready(match out {
+            Ok(()) => Ok(SemaphorePermit {
+                sem: self.sem,
+                permits: self.acquire.needed(),
+            }),
+            Err(_) => Err(AcquireError(())),
+        })
+    }
+}
+
 impl Semaphore {
     /// The most permits a semaphore can hold (`usize::MAX >> 3`).
     pub const MAX_PERMITS: usize = super::batch_semaphore::MAX_PERMITS;
@@ -196,8 +224,21 @@ impl Semaphore {
     /// assert_eq!(s.available_permits(), 1);
     /// # });
     /// ```
-    pub async fn acquire(&self) -> Result<SemaphorePermit<'_>, AcquireError> {
-        self.acquire_many(1).await
+    ///
+    /// A task dump shows a task queued here as waiting at the caller's location.
+    #[track_caller]
+    pub fn acquire(&self) -> impl Future<Output = Result<SemaphorePermit<'_>, AcquireError>> {
+        self.acquire_at(1, Some(Location::caller()))
+    }
+
+    /// `n` permits, awaited at `at` (`None`: the crate's own waits, which would otherwise
+    /// name a line of the crate).
+    pub(crate) fn acquire_at(&self, n: u32, at: Option<&'static Location<'static>>) -> Acquire<'_> {
+        let acquire = match at {
+            Some(at) => self.ll.acquire_at(n as usize, at),
+            None => self.ll.acquire(n as usize),
+        };
+        Acquire { acquire, sem: self }
     }
 
     /// Waits for `n` permits at once. While it waits, it holds those handed to it so far,
@@ -215,14 +256,12 @@ impl Semaphore {
     /// assert_eq!(p.num_permits(), 3);
     /// # });
     /// ```
-    pub async fn acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, AcquireError> {
-        match self.ll.acquire(n as usize).await {
-            Ok(()) => Ok(SemaphorePermit {
-                sem: self,
-                permits: n as usize,
-            }),
-            Err(_) => Err(AcquireError(())),
-        }
+    #[track_caller]
+    pub fn acquire_many(
+        &self,
+        n: u32,
+    ) -> impl Future<Output = Result<SemaphorePermit<'_>, AcquireError>> {
+        self.acquire_at(n, Some(Location::caller()))
     }
 
     /// [`acquire`](Semaphore::acquire) from synchronous code (a plain thread or
@@ -345,8 +384,11 @@ impl Semaphore {
     /// assert_eq!(s.available_permits(), 1);
     /// # });
     /// ```
-    pub async fn acquire_owned(self: Arc<Self>) -> Result<OwnedSemaphorePermit, AcquireError> {
-        self.acquire_many_owned(1).await
+    #[track_caller]
+    pub fn acquire_owned(
+        self: Arc<Self>,
+    ) -> impl Future<Output = Result<OwnedSemaphorePermit, AcquireError>> {
+        self.acquire_many_owned(1)
     }
 
     /// [`acquire_many`](Semaphore::acquire_many) for an `Arc<Semaphore>`.
@@ -362,16 +404,20 @@ impl Semaphore {
     /// assert_eq!(p.num_permits(), 2);
     /// # });
     /// ```
-    pub async fn acquire_many_owned(
+    #[track_caller]
+    pub fn acquire_many_owned(
         self: Arc<Self>,
         n: u32,
-    ) -> Result<OwnedSemaphorePermit, AcquireError> {
-        match self.ll.acquire(n as usize).await {
-            Ok(()) => Ok(OwnedSemaphorePermit {
-                sem: self,
-                permits: n as usize,
-            }),
-            Err(_) => Err(AcquireError(())),
+    ) -> impl Future<Output = Result<OwnedSemaphorePermit, AcquireError>> {
+        let at = Location::caller();
+        async move {
+            match self.ll.acquire_at(n as usize, at).await {
+                Ok(()) => Ok(OwnedSemaphorePermit {
+                    sem: self,
+                    permits: n as usize,
+                }),
+                Err(_) => Err(AcquireError(())),
+            }
         }
     }
 

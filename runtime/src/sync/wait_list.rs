@@ -20,11 +20,17 @@
 //!   it uses its key again; so the woken future needs no lock to leave the list.
 //! - `head` and `tail` are `NIL` together, exactly when nothing is linked.
 //! - Wakers leave the list only by value ([`WaitList::set_waker`]'s old waker,
-//!   [`WaitList::take_waker`], [`WaitList::remove`]'s node, [`WaitList::take_all`]), so a
+//!   [`WaitList::take_waker`], [`WaitList::remove`]'s node, [`notify_all`]), so a
 //!   caller wakes or drops them after releasing the lock ([`WakeList`]).
 //!
 //! Also here: [`Waiter`] and [`notify_all`], the "wake me when something changes" wait that
-//! `watch`, `broadcast` and `mpsc` build their `changed`/`closed` futures on.
+//! `watch`, `broadcast` and `mpsc` build their `changed`/`closed` futures on. A [`Waiter`]
+//! records itself in the wait registry (`task::waits`, for task dumps) under the list's
+//! lock when it links its node unrecorded or with a different waker (a repeated poll with
+//! the same waker leaves the record as it is); its node's data says whether a record
+//! stands, and whoever unlinks the node (the notifier, or the waiter leaving) forgets it
+//! under the same lock. A ready wait never links a node, so it never touches the
+//! registry.
 
 use std::mem::MaybeUninit;
 use std::task::{Context, Poll, Waker};
@@ -210,13 +216,6 @@ impl<D> WaitList<D> {
     pub(crate) fn take_waker(&mut self, key: usize) -> Option<Waker> {
         self.node(key).waker.take()
     }
-
-    /// Unlinks every node, moving their wakers into `wakers`.
-    pub(crate) fn take_all(&mut self, wakers: &mut WakeList) {
-        while let Some(key) = self.front() {
-            self.unlink_and_wake(key, wakers);
-        }
-    }
 }
 
 /// A waiter's *handoff word*: an atomic inside the waiting future, 0 while its node is
@@ -400,23 +399,53 @@ impl Drop for WakeList {
     }
 }
 
-/// Wakes (outside the lock) every waiter linked on `list`.
-pub(crate) fn notify_all(list: &Mutex<WaitList<()>>) {
+/// A [`Waiter`] list: each node's data is true while the waiter is recorded in the wait
+/// registry (`task::waits`) under the node's [`WaitList::dump_key`].
+pub(crate) type WaiterList = Mutex<WaitList<bool>>;
+
+/// Wakes (outside the lock) every waiter linked on `list`, forgetting their records.
+pub(crate) fn notify_all(list: &WaiterList) {
     let mut wakers = WakeList::new();
-    list.lock().take_all(&mut wakers);
+    let mut list = list.lock();
+    while let Some(key) = list.front() {
+        list.unlink_and_wake(key, &mut wakers);
+        forget_record(&mut list, key);
+    }
+    drop(list);
     wakers.wake_all();
 }
 
-/// A future's place on a [`WaitList`] of "wake me when something changes" waiters
+/// Forgets node `key`'s wait-registry record, if it has one (under the list's lock).
+#[inline]
+fn forget_record(list: &mut WaitList<bool>, key: usize) {
+    if std::mem::take(&mut list.node(key).data) {
+        task::waits::forget(list.dump_key(key));
+    }
+}
+
+/// A future's place on a [`WaiterList`] of "wake me when something changes" waiters
 /// (notified all at once by [`notify_all`]). Dropping it takes the node back.
 pub(crate) struct Waiter<'a> {
-    list: &'a Mutex<WaitList<()>>,
+    list: &'a WaiterList,
     key: Option<usize>,
+    /// What a task dump says this waiter waits on.
+    wait: task::waits::Wait,
 }
 
 impl<'a> Waiter<'a> {
-    pub(crate) fn new(list: &'a Mutex<WaitList<()>>) -> Waiter<'a> {
-        Waiter { list, key: None }
+    /// A waiter on `list`, shown in task dumps as waiting on `kind` at `object` (the
+    /// channel's address, the same for every waiter on one channel).
+    pub(crate) fn new(list: &'a WaiterList, kind: &'static str, object: usize) -> Waiter<'a> {
+        Waiter {
+            list,
+            key: None,
+            wait: task::waits::Wait {
+                kind,
+                object,
+                target: None,
+                at: None,
+            },
+        }
     }
 
     /// Ready once `ready()` holds; otherwise (re)links this waiter with the task's waker.
@@ -433,12 +462,29 @@ impl<'a> Waiter<'a> {
         }
         let mut list = self.list.lock();
         if ready() {
-            let node = self.key.take().map(|k| list.remove(k));
+            let node = self.key.take().map(|k| {
+                forget_record(&mut list, k);
+                list.remove(k)
+            });
             drop(list);
             drop(node);
             return Poll::Ready(());
         }
         let old = list.register(&mut self.key, cx.waker());
+        let key = self.key.expect("registered");
+        // Recorded, and the same waker kept: the record stands (a repeated poll, e.g. in a
+        // `select!` loop, does not touch the registry).
+        let was = list.node(key).data;
+        if !was || old.is_some() {
+            // SAFETY: no holder word.
+            let recorded =
+                unsafe { task::waits::record(list.dump_key(key), cx.waker(), self.wait, None) };
+            list.node(key).data = recorded;
+            if was && !recorded {
+                // Another executor's waker replaced a task's: its record no longer holds.
+                task::waits::forget(list.dump_key(key));
+            }
+        }
         drop(list);
         drop(old);
         Poll::Pending
@@ -446,7 +492,10 @@ impl<'a> Waiter<'a> {
 
     fn forget(&mut self) {
         if let Some(k) = self.key.take() {
-            let node = self.list.lock().remove(k);
+            let mut list = self.list.lock();
+            forget_record(&mut list, k);
+            let node = list.remove(k);
+            drop(list);
             drop(node);
         }
     }

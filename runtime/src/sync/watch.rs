@@ -27,7 +27,7 @@ use shim::sync::atomic::{
 };
 use shim::sync::{Arc, Mutex, RwLock, RwLockReadGuard};
 
-use crate::sync::wait_list::{notify_all, WaitList, Waiter};
+use crate::sync::wait_list::{notify_all, WaitList, Waiter, WaiterList};
 use crate::sync::{poll_budget, spend_budget};
 
 const CLOSED: usize = 1;
@@ -80,12 +80,17 @@ struct Shared<T> {
     rx_count: AtomicUsize,
     tx_count: AtomicUsize,
     /// Receivers waiting in `changed()`.
-    rx_waiters: Mutex<WaitList<()>>,
+    rx_waiters: WaiterList,
     /// Senders waiting in `closed()`.
-    tx_waiters: Mutex<WaitList<()>>,
+    tx_waiters: WaiterList,
 }
 
 impl<T> Shared<T> {
+    /// The channel's address, as task dumps name it.
+    fn addr(&self) -> usize {
+        self as *const Self as usize
+    }
+
     fn version(&self) -> usize {
         // Relaxed: read under the value's lock (`borrow*`, `subscribe`, `wait_for`), which
         // orders it after the write-locked bump of the value it goes with, or as a bare
@@ -263,7 +268,7 @@ impl<T> Sender<T> {
     /// ```
     pub async fn closed(&self) {
         let shared = &*self.shared;
-        let mut waiter = Waiter::new(&shared.tx_waiters);
+        let mut waiter = Waiter::new(&shared.tx_waiters, "watch closed", shared.addr());
         std::future::poll_fn(|cx| {
             std::task::ready!(poll_budget(cx));
             std::task::ready!(waiter.poll_until(cx, || shared.rx_count.load(Acquire) == 0));
@@ -337,7 +342,7 @@ impl<T> Drop for Sender<T> {
 /// Waits until the version differs from `*seen` (then marks it seen: `Ok`) or the channel is
 /// closed with nothing unseen (`Err`).
 async fn changed_impl<T>(shared: &Shared<T>, seen: &mut usize) -> Result<(), RecvError> {
-    let mut waiter = Waiter::new(&shared.rx_waiters);
+    let mut waiter = Waiter::new(&shared.rx_waiters, "watch changed", shared.addr());
     std::future::poll_fn(|cx| {
         std::task::ready!(poll_budget(cx));
         // Relaxed: a test only. Once it says ready, the load below reads the word again

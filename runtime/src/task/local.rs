@@ -52,6 +52,26 @@ type LocalTask = Notified<LocalHandle>;
 pub(crate) struct Shared {
     remote: RemoteQueue<LocalTask>,
     owned: OwnedTasks<LocalHandle>,
+    /// The runtime that drove the set last, for task dumps (`local_dump.rs`).
+    #[cfg(not(loom))]
+    driven_by: super::local_dump::DrivenBy,
+}
+
+#[cfg(not(loom))]
+impl Shared {
+    /// The set's owned list: every task of it that parked at least once.
+    pub(crate) fn owned(&self) -> &OwnedTasks<LocalHandle> {
+        &self.owned
+    }
+
+    pub(crate) fn driven_by(&self) -> &super::local_dump::DrivenBy {
+        &self.driven_by
+    }
+
+    /// The set's id (`LocalSet::id`).
+    pub(crate) fn id(&self) -> crate::runtime::Id {
+        crate::runtime::Id::from_owned_list(self.owned.id())
+    }
 }
 
 /// The scheduler of a `LocalSet`'s tasks (the task crate's `Schedule`).
@@ -291,12 +311,17 @@ pub struct LocalSet {
 impl LocalSet {
     /// An empty set, owned by the calling thread.
     pub fn new() -> LocalSet {
+        let shared = Arc::new(Shared {
+            remote: RemoteQueue::new(),
+            owned: OwnedTasks::new(1),
+            #[cfg(not(loom))]
+            driven_by: Default::default(),
+        });
+        #[cfg(not(loom))]
+        super::local_dump::register(&shared);
         LocalSet {
             cx: Rc::new(LocalContext {
-                handle: LocalHandle(Arc::new(Shared {
-                    remote: RemoteQueue::new(),
-                    owned: OwnedTasks::new(1),
-                })),
+                handle: LocalHandle(shared),
                 queue: RefCell::new(VecDeque::new()),
                 ticking: Cell::new(false),
                 tick: Cell::new(0),
@@ -405,6 +430,8 @@ impl LocalSet {
         cx: &mut Context<'_>,
     ) -> Poll<F::Output> {
         let _enter = self.cx.enter();
+        #[cfg(not(loom))]
+        self.cx.handle.0.driven_by.note();
         // Before any drain (local_remote.rs): a remote wake after it finds this waker.
         self.cx.handle.0.remote.register(cx.waker());
         if let Poll::Ready(out) = coop::budget(|| future.poll(cx)) {
@@ -456,6 +483,8 @@ impl Future for LocalSet {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let _enter = self.cx.enter();
+        #[cfg(not(loom))]
+        self.cx.handle.0.driven_by.note();
         self.cx.handle.0.remote.register(cx.waker());
         if self.cx.tick() {
             cx.waker().wake_by_ref();

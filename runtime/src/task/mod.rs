@@ -53,6 +53,8 @@ mod budget;
 mod builder;
 mod join_set;
 mod local;
+#[cfg(not(loom))]
+pub(crate) mod local_dump;
 mod local_remote;
 mod ready_list;
 mod task_local;

@@ -26,6 +26,8 @@
 //! so neither can starve the other.
 
 pub(crate) mod idle;
+#[cfg(not(loom))]
+mod in_place;
 #[cfg_attr(loom, allow(dead_code))]
 pub(crate) mod monitor;
 mod spin;
@@ -88,6 +90,9 @@ pub(crate) struct Handle {
     pub(crate) name: Option<String>,
     /// Starts the thread a worker's core is handed to by `task::block_in_place`.
     spawner: ThreadSpawner,
+    /// The threads inside `block_in_place`, for the shutdown report (in_place.rs).
+    #[cfg(not(loom))]
+    pub(crate) in_place: in_place::InPlace,
 }
 
 pub(crate) struct Shared {
@@ -204,6 +209,8 @@ pub(crate) fn create(
         hooks: config.hooks,
         name: config.name,
         spawner,
+        #[cfg(not(loom))]
+        in_place: Default::default(),
     });
     let launch = cores
         .into_iter()

@@ -205,6 +205,8 @@ pub(crate) fn hand_off_core() -> bool {
             run(handle, core);
         };
         if cx.handle.spawner.spawn(Role::Worker, body).is_ok() {
+            #[cfg(not(loom))]
+            cx.handle.in_place.enter();
             return true;
         }
         let core = cell
@@ -331,7 +333,11 @@ impl Context {
                     Some(core) => core,
                     // `block_in_place` handed the core to a new thread during the poll:
                     // this thread is no longer a worker.
-                    None => return,
+                    None => {
+                        #[cfg(not(loom))]
+                        self.handle.in_place.leave();
+                        return;
+                    }
                 },
                 None => self.park(core),
             };

@@ -37,7 +37,7 @@ use super::list::List;
 use super::ring::Ring;
 use super::semaphore::{Bounded, Unbounded};
 use crate::sync::atomic_waker::AtomicWaker;
-use crate::sync::wait_list::{WaitList, Waiter};
+use crate::sync::wait_list::{WaitList, Waiter, WaiterList};
 
 /// What one look at the queue found.
 pub enum Pop<T> {
@@ -126,7 +126,7 @@ pub(crate) struct Chan<T, S: Semaphore> {
     /// Live weak senders.
     weak_count: AtomicUsize,
     /// Senders waiting in `closed()`.
-    pub(super) closed_waiters: Mutex<WaitList<()>>,
+    pub(super) closed_waiters: WaiterList,
 }
 
 // tokio's: the channel's state changes are atomic (or under its locks), so a panic
@@ -203,7 +203,8 @@ impl<T, S: Semaphore> Chan<T, S> {
 
     /// Waits until the receiver closed the channel or is gone (`Sender::closed`).
     pub(crate) async fn closed(&self) {
-        let mut waiter = Waiter::new(&self.closed_waiters);
+        let object = self as *const Self as usize;
+        let mut waiter = Waiter::new(&self.closed_waiters, "mpsc closed", object);
         std::future::poll_fn(|cx| waiter.poll_until(cx, || self.sem.is_closed(&self.queue))).await
     }
 

@@ -222,6 +222,7 @@ impl<T, S: Semaphore> Rx<T, S> {
             kind: "mpsc recv",
             object: Arc::as_ptr(&self.chan) as usize,
             target: None,
+            at: None,
         };
         let active = task::waits::Active {
             data: (&self.chan.rx_waker as *const AtomicWaker).cast(),

@@ -72,7 +72,9 @@ impl Bounded {
         n: usize,
         key: &mut Option<usize>,
     ) -> Poll<Result<(), ()>> {
-        self.sem.poll_acquire(cx, n, key).map(|r| r.map_err(|_| ()))
+        self.sem
+            .poll_acquire(cx, n, key, None)
+            .map(|r| r.map_err(|_| ()))
     }
 
     /// A queued waiter's future was dropped: what it was given passes on.
