@@ -179,7 +179,10 @@ pub mod loom_internals {
 pub use crate::builder::Builder;
 pub use crate::handle::{EnterGuard, Handle, Id, RuntimeFlavor, TryCurrentError};
 pub use crate::local_runtime::{LocalOptions, LocalRuntime};
-pub use crate::metrics::{RuntimeMetrics, Stall, WorkerMetrics};
+pub use crate::metrics::{
+    HistogramConfiguration, InvalidHistogramConfiguration, LogHistogram, LogHistogramBuilder,
+    RuntimeMetrics, Stall, WorkerMetrics,
+};
 pub use crate::rand::RngSeed;
 pub use crate::runtime::Runtime;
 pub use crate::task::spawn;

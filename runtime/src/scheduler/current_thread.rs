@@ -25,7 +25,7 @@ use crate::blocking;
 use crate::context;
 use crate::coop;
 use crate::driver::Driver;
-use crate::metrics::{self, Snapshot, Stats};
+use crate::metrics::{self, Sampler, Snapshot, Stats};
 use crate::park::{Parker, Unparker};
 use crate::scheduler::core_slot::{park_reachable, with_core_slot, HoldsParker};
 use crate::scheduler::defer::Defer;
@@ -57,7 +57,8 @@ pub(crate) struct Shared {
     unpark: Unparker,
     global_queue_interval: u32,
     event_interval: u32,
-    metrics: Box<[crossbeam_utils::CachePadded<metrics::Slot>]>,
+    pub(crate) metrics: Box<[crossbeam_utils::CachePadded<metrics::Slot>]>,
+    pub(crate) telemetry: metrics::Telemetry,
 }
 
 /// The runtime-owned part: the core, when no `block_on` holds it.
@@ -74,6 +75,8 @@ pub(crate) struct Core {
     tick: u32,
     park: Option<Parker>,
     stats: Stats,
+    /// Which polls and schedules are measured (metrics/sampler.rs).
+    sampler: Sampler,
     is_shutdown: bool,
 }
 
@@ -85,6 +88,8 @@ pub(crate) struct Context {
     core: RefCell<Option<Box<Core>>>,
 }
 
+// The builder's settings, one per argument, as the multi-thread flavor's `Config` holds them.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn create(
     global_queue_interval: u32,
     event_interval: u32,
@@ -93,6 +98,7 @@ pub(crate) fn create(
     unhandled_panic: crate::unhandled::Policy,
     hooks: crate::hooks::Hooks,
     name: Option<String>,
+    telemetry: metrics::Telemetry,
 ) -> (Arc<Handle>, CurrentThread) {
     let park = Parker::new(driver.clone());
     let handle = Arc::new(Handle {
@@ -104,7 +110,8 @@ pub(crate) fn create(
             unpark: park.unparker(),
             global_queue_interval: global_queue_interval.max(1),
             event_interval: event_interval.max(1),
-            metrics: metrics::slots(1),
+            metrics: metrics::slots(1, &telemetry),
+            telemetry,
         },
         driver,
         blocking,
@@ -118,6 +125,7 @@ pub(crate) fn create(
         tick: 0,
         park: Some(park),
         stats: Stats::new(),
+        sampler: Sampler::new(&telemetry, 1),
         is_shutdown: false,
     });
     let ct = CurrentThread {
@@ -163,7 +171,7 @@ impl Handle {
     pub(crate) fn schedule(me: &Arc<Handle>, task: RunTask, arrival: Arrival) {
         let remote = with_core(me, |core| match core {
             Some(core) => {
-                core.schedule_local(task, arrival);
+                core.schedule_local(me, task, arrival);
                 None
             }
             None => Some(task),
@@ -380,9 +388,15 @@ impl Context {
                     break;
                 };
                 core.stats.counts.polls += 1;
-                self.put_core(core);
-                let completed = coop::budget(|| task.run(&self.sched));
-                core = self.take_core();
+                let (task, sampled) = core.sampler.poll_due(task);
+                let completed;
+                (core, completed) = if sampled {
+                    self.run_sampled(core, task)
+                } else {
+                    self.put_core(core);
+                    let completed = coop::budget(|| task.run(&self.sched));
+                    (self.take_core(), completed)
+                };
                 core.stats.counts.completed += u64::from(completed);
             }
             // Relaxed: only decides whether to park. A true read here is read again by the
@@ -390,6 +404,8 @@ impl Context {
             // orders the wake before the poll; a false one parks, and the wake's unpark
             // ends the park.
             if ran_out && core.defer.is_empty() && !handle.shared.woken.load(Ordering::Relaxed) {
+                // Nothing is queued: a pending mark is of a task that will not run here.
+                core.sampler.clear();
                 core = self.park(core);
             } else {
                 // The driver's turn after every batch, before the yielders resume, and
@@ -402,6 +418,21 @@ impl Context {
             }
             self.put_core(core);
         }
+    }
+
+    /// Runs a task whose poll is sampled (metrics/sampler.rs): timed, or the marked one.
+    #[cold]
+    #[inline(never)]
+    fn run_sampled(&self, mut core: Box<Core>, task: RunTask) -> (Box<Core>, bool) {
+        let slot = &self.handle.shared.metrics[0];
+        let (task, start) = core.sampler.begin_sampled(task, slot);
+        self.put_core(core);
+        let completed = coop::budget(|| task.run(&self.sched));
+        let core = self.take_core();
+        if let Some(start) = start {
+            core.sampler.end_timed(start, slot);
+        }
+        (core, completed)
     }
 
     fn park(&self, mut core: Box<Core>) -> Box<Core> {
@@ -436,8 +467,13 @@ impl Core {
     /// Queues a task woken or spawned on the core's thread: a yield waits in `defer`
     /// for the next driver turn, anything else joins the back of the queue.
     #[inline]
-    fn schedule_local(&mut self, task: RunTask, arrival: Arrival) {
+    fn schedule_local(&mut self, handle: &Handle, task: RunTask, arrival: Arrival) {
         self.stats.counts.local_schedules += 1;
+        let task = if self.sampler.schedule_due() {
+            self.sampler.mark(task, &handle.shared.metrics[0])
+        } else {
+            task
+        };
         match arrival {
             Arrival::Yield => self.defer.push(task),
             Arrival::Spawn => {

@@ -52,7 +52,7 @@ use super::worker_shared::WorkerShared;
 use super::{Config, Handle};
 use crate::context;
 use crate::coop;
-use crate::metrics::Stats;
+use crate::metrics::{Sampler, Stats};
 use crate::park::Parker;
 use crate::scheduler::core_slot::{park_reachable, with_core_slot, HoldsParker};
 use crate::scheduler::defer::Defer;
@@ -91,6 +91,8 @@ pub(crate) struct Core {
     /// How it looks for work before parking (search.rs).
     idle: IdlePolicy,
     stats: Stats,
+    /// Which polls and schedules are measured (metrics/sampler.rs).
+    sampler: Sampler,
 }
 
 /// The per-thread scheduler context of a worker.
@@ -128,6 +130,7 @@ impl Core {
             global: GlobalPolicy::new(config),
             idle: IdlePolicy::new(spin_rounds, park_yields),
             stats: Stats::new(),
+            sampler: Sampler::new(&config.telemetry, index as u32 + 1),
         })
     }
 }
@@ -315,6 +318,8 @@ impl Context {
                     // spent searching, spinning or parked is never charged to polls (it
                     // would read as long polls and shrink the interval to its floor).
                     core.global.restart_window();
+                    // Nothing is queued here: a pending mark is of a task gone elsewhere.
+                    core.sampler.clear();
                     core.steal_work(&self.handle)
                         .or_else(|| core.spin_for_work(&self.handle))
                         .or_else(|| core.yield_for_work(&self.handle))
@@ -342,12 +347,18 @@ impl Context {
         core.global.count_poll();
         let me = &self.handle.shared.workers[self.index];
         let mut polls = core.stats.counts.polls;
+        let (task, sampled) = core.sampler.poll_due(task);
         *self.core.borrow_mut() = Some(core);
         coop::budget(|| {
-            // The stamps are plain stores to this worker's own line (worker_shared.rs): the
-            // monitor finds a poll that lasts a tick, and lets siblings rescue our tasks.
-            me.begin_poll(polls);
-            let mut completed = task.run(&self.sched);
+            let mut completed = if sampled {
+                self.poll_sampled(task, me, polls)
+            } else {
+                // The stamps are plain stores to this worker's own line (worker_shared.rs):
+                // the monitor finds a poll that lasts a tick, and lets siblings rescue our
+                // tasks.
+                me.begin_poll(polls);
+                task.run(&self.sched)
+            };
             let mut lifo_polls = 0;
             loop {
                 // Taken before the stamp: a core handed off mid-poll stamps its own polls
@@ -383,11 +394,41 @@ impl Context {
                 core.global.count_poll();
                 core.stats.counts.lifo_hits += 1;
                 polls = core.stats.counts.polls;
+                let (task, sampled) = core.sampler.poll_due(task);
                 *self.core.borrow_mut() = Some(core);
-                me.begin_poll(polls);
-                completed = task.run(&self.sched);
+                completed = if sampled {
+                    self.poll_sampled(task, me, polls)
+                } else {
+                    me.begin_poll(polls);
+                    task.run(&self.sched)
+                };
             }
         })
+    }
+
+    /// Polls a task whose poll is sampled (metrics/sampler.rs): timed, or the marked one.
+    /// The core is in its slot, as for any poll.
+    #[cold]
+    #[inline(never)]
+    fn poll_sampled(&self, task: RunTask, me: &WorkerShared<RunTask>, polls: u64) -> bool {
+        let slot = &self.handle.shared.metrics[self.index];
+        let (task, start) = {
+            let mut core = self.core.borrow_mut();
+            let core = core
+                .as_mut()
+                .expect("the core sits in its slot before a poll");
+            core.sampler.begin_sampled(task, slot)
+        };
+        me.begin_poll(polls);
+        let completed = task.run(&self.sched);
+        if let Some(start) = start {
+            // A core handed off during the poll (`block_in_place`) is its new thread's to
+            // write: this poll goes unrecorded.
+            if let Some(core) = self.core.borrow().as_ref() {
+                core.sampler.end_timed(start, slot);
+            }
+        }
+        completed
     }
 
     /// Periodic work: the driver's turn (ready I/O, timers, the deferred list, and the
@@ -509,6 +550,11 @@ impl Core {
     /// (the task landed where it can be stolen).
     fn schedule_local(&mut self, handle: &Handle, task: RunTask, arrival: Arrival) -> bool {
         self.stats.counts.local_schedules += 1;
+        let task = if self.sampler.schedule_due() {
+            self.sampler.mark(task, &handle.shared.metrics[self.index])
+        } else {
+            task
+        };
         match arrival {
             Arrival::Yield => {
                 self.defer.push(task);
@@ -543,6 +589,8 @@ impl Core {
     fn push_back(&mut self, task: RunTask, handle: &Handle) {
         let moved = self.run_queue.push_back(task, &handle.shared.overflow);
         if moved > 0 {
+            // The marked task may have left for the global queue.
+            self.sampler.clear();
             self.stats.counts.overflows += 1;
             self.stats.counts.overflowed_tasks += moved as u64;
         }
