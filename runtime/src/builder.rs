@@ -589,8 +589,9 @@ impl Builder {
         self
     }
 
-    /// Records schedule latencies (the wait from a task's wake, spawn or yield on a
-    /// worker's thread to its poll) in a per-worker histogram: the default. Sampled, as
+    /// Records schedule latencies (the wait from a task's wake, spawn or yield, on a
+    /// worker's thread or from outside, to its poll) in a per-worker histogram: the
+    /// default. Sampled, as
     /// poll times; read through `RuntimeMetrics::schedule_latency_histogram_bucket_count`.
     pub fn enable_metrics_schedule_latency_histogram(&mut self) -> &mut Self {
         if self.telemetry.schedule_latency.is_none() {
@@ -616,8 +617,10 @@ impl Builder {
 
     /// How sparsely both histograms sample (default 128): about one poll in `n` is timed,
     /// and about one task in `n` scheduled on a worker's own thread has its wait measured,
-    /// at random intervals averaging `n`. The histograms count samples. `1` measures
-    /// every poll and every local schedule, at the cost of two clock reads per poll.
+    /// at random intervals averaging `n` (remote schedules: one in flight per runtime,
+    /// asked for by sampled polls). The histograms count samples. `1` times every poll,
+    /// at the cost of two clock reads per poll, and marks every schedule made while no
+    /// mark is pending (one at a time per worker).
     ///
     /// # Panics
     /// When `n` is 0 (to record nothing, disable the histograms instead).

@@ -30,7 +30,7 @@ use self::histogram::Buckets;
 pub use self::histogram::{
     HistogramConfiguration, InvalidHistogramConfiguration, LogHistogram, LogHistogramBuilder,
 };
-pub(crate) use self::sampler::{Sampler, Telemetry};
+pub(crate) use self::sampler::{RemoteMark, Sampler, Telemetry};
 
 /// A live view of a runtime's counters, from `Handle::metrics()` / `Runtime::metrics()`.
 ///
@@ -229,11 +229,12 @@ impl RuntimeMetrics {
 /// The per-worker histograms (poll time; schedule latency, which tokio lacks), each read
 /// at the call. Both are on by default and *sampled*: about one poll in
 /// [`histogram_sample_interval`](Self::histogram_sample_interval) is timed, and about one
-/// task scheduled on a worker's own thread in that many has its wait from wake (or spawn,
-/// or yield) to poll measured; the counts are of those samples (multiply by the interval
+/// task scheduled on a worker's own thread in that many (one pending at a time) has its
+/// wait from wake (or spawn, or yield) to poll measured; the counts are of those samples (multiply by the interval
 /// to estimate all events). `Builder::metrics_histogram_sample_interval(1)` measures every
-/// poll, as tokio does. Tasks arriving from outside the workers (the global queue) are
-/// not in the latency histogram, nor are tasks a sibling stole before their poll.
+/// poll, as tokio does. Tasks a sibling stole before their poll are not in the latency
+/// histogram; remote schedules (the global queue) are, sampled more sparsely (one mark
+/// in flight per runtime).
 ///
 /// ```
 /// use std::time::Duration;
@@ -330,7 +331,7 @@ impl RuntimeMetrics {
     }
 
     /// The mean number of events per sample: polls per timed poll, local schedules per
-    /// measured wait (`Builder::metrics_histogram_sample_interval`; 1: every one).
+    /// marked task (`Builder::metrics_histogram_sample_interval`; 1: every one).
     pub fn histogram_sample_interval(&self) -> u32 {
         self.handle.telemetry().sample_interval
     }

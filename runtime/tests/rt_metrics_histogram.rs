@@ -194,6 +194,26 @@ rt_test! {
             );
         });
     }
+
+    #[test]
+    fn remote_spawns_show_in_the_schedule_latency_histogram() {
+        watchdog("200 tasks spawned from outside", || {
+            let rt = rt();
+            let m = rt.metrics();
+            let before = latencies(&m);
+            // From the test thread, outside `block_on`: every spawn takes the global queue.
+            let handles: Vec<_> = (0..200).map(|i| rt.spawn(async move { i })).collect();
+            rt.block_on(async {
+                for h in handles {
+                    h.await.unwrap();
+                }
+            });
+            // The sample is recorded as its task's poll begins, before the join completes.
+            let moved = diff(&latencies(&m), &before).iter().sum::<u64>();
+            assert!(moved > 0, "{FLAVOR}: no remote schedule's wait sampled");
+            assert!(moved <= 200, "{FLAVOR}: {moved} samples for 200 remote spawns");
+        });
+    }
 }
 
 /// One task spawns another, then busy-loops: the second waits at least that long (one

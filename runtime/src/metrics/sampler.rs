@@ -16,9 +16,17 @@
 //!   by its driver turn, or yielding) is *marked*: its address and the clock are kept,
 //!   and when this worker next polls a task at that address, the time since the mark is
 //!   counted (that poll is timed too, on the same clock read). One task is marked at a
-//!   time; a countdown that expires while one is pending marks nothing. Tasks scheduled
-//!   from outside the worker (remote spawns and wakes, through the global queue) are not
-//!   marked: the histogram is of local schedules, LIFO slot, ring and deferred list alike.
+//!   time; a countdown that expires while one is pending marks nothing.
+//! - **Remote schedules** (spawns and wakes from outside the workers, through the global
+//!   queue) are marked through the runtime's one `RemoteMark`: a worker whose poll is
+//!   sampled asks for a mark (`IDLE` -> `WANTED`); the next remote pusher to see `WANTED`
+//!   claims it, stamps the clock and publishes the task's address (Release) before its
+//!   push. A worker taking a global batch compares each task with the published address
+//!   (Acquire, after the pop: a pop that got the task sees its mark), and the one that
+//!   finds it takes the mark over as its own, with the pusher's stamp: the wait then runs
+//!   on to the task's poll, global queue and ring included. A worker that runs dry with
+//!   both global queues empty drops a published mark nobody found (a task cancelled at a
+//!   refused push), so the next request can go out.
 //!
 //! A marked task that leaves this worker's queues before its poll is not measured: the
 //! mark is dropped when the ring overflows (its older half moves to the global queue),
@@ -34,7 +42,10 @@
 //! (`histogram.rs`). A disabled histogram's countdown starts at `u32::MAX` and is reset
 //! there whenever it runs out.
 
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
+
+use crossbeam_utils::CachePadded;
 
 use super::histogram::HistogramConfiguration;
 use super::Slot;
@@ -146,9 +157,13 @@ impl Sampler {
         &mut self,
         task: RunTask,
         slot: &Slot,
+        remote: &RemoteMark,
     ) -> (RunTask, Option<Instant>) {
         let (task, addr) = address(task);
         let now = Instant::now();
+        if self.telemetry.schedule_latency.is_some() {
+            remote.request();
+        }
         if addr == self.marked {
             if let (Some(at), Some(layout), Some(buckets)) = (
                 self.marked_at,
@@ -211,5 +226,126 @@ impl Sampler {
     #[inline]
     pub(crate) fn clear(&mut self) {
         self.marked = 0;
+    }
+}
+
+/// `RemoteMark::state`: no mark wanted.
+const IDLE: usize = 0;
+/// A worker asked for a mark; the next remote pusher claims it.
+const WANTED: usize = 1;
+/// A pusher is stamping (any larger value is the marked task's address).
+const CLAIMING: usize = 2;
+
+/// The mark of one remotely scheduled task (module docs): shared by the runtime's pushers
+/// and workers, on a line of its own. These are std atomics even under loom: they carry
+/// no synchronization the models need (a lost or voided mark only loses a sample).
+pub(crate) struct RemoteMark {
+    /// `IDLE`, `WANTED`, `CLAIMING`, or the marked task's address.
+    state: CachePadded<AtomicUsize>,
+    /// When the task was marked, in ns since `base`; written before `state` publishes
+    /// the address (Release), read after it is seen (Acquire).
+    at_ns: AtomicU64,
+    base: Instant,
+}
+
+impl RemoteMark {
+    /// `enabled`: the schedule-latency histogram is on (else no mark is ever wanted).
+    pub(crate) fn new(enabled: bool) -> RemoteMark {
+        RemoteMark {
+            state: CachePadded::new(AtomicUsize::new(if enabled { WANTED } else { IDLE })),
+            at_ns: AtomicU64::new(0),
+            base: Instant::now(),
+        }
+    }
+
+    /// A remote pusher, before it pushes `task` onto a global queue: marks it when a
+    /// worker asked for a mark. One relaxed load otherwise.
+    #[inline]
+    pub(crate) fn before_push(&self, task: RunTask) -> RunTask {
+        // Relaxed: a hint; the claim below is the CAS.
+        if self.state.load(Ordering::Relaxed) != WANTED {
+            return task;
+        }
+        self.claim(task)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn claim(&self, task: RunTask) -> RunTask {
+        // Relaxed: the claim only excludes other pushers; the stamp is published below.
+        if self
+            .state
+            .compare_exchange(WANTED, CLAIMING, Ordering::Relaxed, Ordering::Relaxed)
+            .is_err()
+        {
+            return task;
+        }
+        let (task, addr) = address(task);
+        let ns = self.base.elapsed().as_nanos().min(u128::from(u64::MAX)) as u64;
+        self.at_ns.store(ns, Ordering::Relaxed);
+        // Release: the stamp above happens-before a worker's Acquire load of the address.
+        self.state.store(addr, Ordering::Release);
+        task
+    }
+
+    /// A worker whose poll is sampled asks for the next remote push to be marked.
+    fn request(&self) {
+        // Relaxed: only pushers' claims follow, and they re-check with their CAS.
+        let _ = self
+            .state
+            .compare_exchange(IDLE, WANTED, Ordering::Relaxed, Ordering::Relaxed);
+    }
+
+    /// A worker ran dry with both global queues empty: a published mark nobody found is of
+    /// a task that will not be found (module docs).
+    pub(crate) fn drop_unfound(&self) {
+        // Relaxed: nothing is read on the strength of these values.
+        let s = self.state.load(Ordering::Relaxed);
+        if s > CLAIMING {
+            let _ = self
+                .state
+                .compare_exchange(s, IDLE, Ordering::Relaxed, Ordering::Relaxed);
+        }
+    }
+}
+
+impl Sampler {
+    /// A worker took `task` off a global queue: when it is the remotely marked one, this
+    /// worker's mark becomes it (replacing a pending local one), with the pusher's stamp.
+    #[inline]
+    pub(crate) fn took_from_global(
+        &mut self,
+        task: RunTask,
+        remote: &RemoteMark,
+        slot: &Slot,
+    ) -> RunTask {
+        // Acquire: pairs with the pusher's Release store of the address; loaded after the
+        // pop, so the pop of a marked task sees its mark (the push followed the store).
+        let s = remote.state.load(Ordering::Acquire);
+        if s <= CLAIMING {
+            return task;
+        }
+        self.adopt(task, s, remote, slot)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn adopt(&mut self, task: RunTask, s: usize, remote: &RemoteMark, slot: &Slot) -> RunTask {
+        let (task, addr) = address(task);
+        if addr != s || self.telemetry.schedule_latency.is_none() {
+            return task;
+        }
+        let ns = remote.at_ns.load(Ordering::Relaxed);
+        // Relaxed: one taker wins the mark; the stamp was read after the Acquire above.
+        if remote
+            .state
+            .compare_exchange(s, IDLE, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+        {
+            self.marked = addr;
+            self.marked_at = Some(remote.base + std::time::Duration::from_nanos(ns));
+            self.stolen_at = slot.stolen_from();
+        }
+        task
     }
 }

@@ -59,6 +59,8 @@ pub(crate) struct Shared {
     event_interval: u32,
     pub(crate) metrics: Box<[crossbeam_utils::CachePadded<metrics::Slot>]>,
     pub(crate) telemetry: metrics::Telemetry,
+    /// The mark of one remotely scheduled task (metrics/sampler.rs).
+    remote_mark: metrics::RemoteMark,
 }
 
 /// The runtime-owned part: the core, when no `block_on` holds it.
@@ -112,6 +114,7 @@ pub(crate) fn create(
             event_interval: event_interval.max(1),
             metrics: metrics::slots(1, &telemetry),
             telemetry,
+            remote_mark: metrics::RemoteMark::new(telemetry.schedule_latency.is_some()),
         },
         driver,
         blocking,
@@ -178,6 +181,7 @@ impl Handle {
         });
         if let Some(task) = remote {
             let spawned = (arrival == Arrival::Spawn).then_some(&me.shared.remote_spawns);
+            let task = me.shared.remote_mark.before_push(task);
             if inject::push_remote(&me.shared.inject, task, spawned) {
                 me.shared.unpark.unpark();
             }
@@ -406,6 +410,7 @@ impl Context {
             if ran_out && core.defer.is_empty() && !handle.shared.woken.load(Ordering::Relaxed) {
                 // Nothing is queued: a pending mark is of a task that will not run here.
                 core.sampler.clear();
+                handle.shared.remote_mark.drop_unfound();
                 core = self.park(core);
             } else {
                 // The driver's turn after every batch, before the yielders resume, and
@@ -425,7 +430,8 @@ impl Context {
     #[inline(never)]
     fn run_sampled(&self, mut core: Box<Core>, task: RunTask) -> (Box<Core>, bool) {
         let slot = &self.handle.shared.metrics[0];
-        let (task, start) = core.sampler.begin_sampled(task, slot);
+        let remote = &self.handle.shared.remote_mark;
+        let (task, start) = core.sampler.begin_sampled(task, slot, remote);
         self.put_core(core);
         let completed = coop::budget(|| task.run(&self.sched));
         let core = self.take_core();
@@ -503,8 +509,11 @@ impl Core {
     /// Takes up to `REMOTE_BATCH` tasks off the global queue: runs the first, queues the
     /// rest.
     fn next_remote_batch(&mut self, handle: &Handle) -> Option<RunTask> {
-        inject::take_batch(&handle.shared.inject, REMOTE_BATCH, |task| {
+        let (remote, slot) = (&handle.shared.remote_mark, &handle.shared.metrics[0]);
+        let first = inject::take_batch(&handle.shared.inject, REMOTE_BATCH, |task| {
+            let task = self.sampler.took_from_global(task, remote, slot);
             self.tasks.push_back(task)
-        })
+        })?;
+        Some(self.sampler.took_from_global(first, remote, slot))
     }
 }

@@ -262,6 +262,7 @@ impl Handle {
                     me.count_remote_wake();
                 }
                 let spawned = (arrival == Arrival::Spawn).then_some(&me.shared.remote_spawns);
+                let task = me.shared.remote_mark.before_push(task);
                 if inject::push_remote(&me.shared.inject, task, spawned) {
                     me.notify_parked();
                 }
@@ -318,8 +319,10 @@ impl Context {
                     // spent searching, spinning or parked is never charged to polls (it
                     // would read as long polls and shrink the interval to its floor).
                     core.global.restart_window();
-                    // Nothing is queued here: a pending mark is of a task gone elsewhere.
+                    // Nothing is queued here: a pending mark is of a task gone elsewhere,
+                    // and a remote one nobody took from the (empty) global queues is lost.
                     core.sampler.clear();
+                    self.handle.shared.remote_mark.drop_unfound();
                     core.steal_work(&self.handle)
                         .or_else(|| core.spin_for_work(&self.handle))
                         .or_else(|| core.yield_for_work(&self.handle))
@@ -417,7 +420,8 @@ impl Context {
             let core = core
                 .as_mut()
                 .expect("the core sits in its slot before a poll");
-            core.sampler.begin_sampled(task, slot)
+            core.sampler
+                .begin_sampled(task, slot, &self.handle.shared.remote_mark)
         };
         me.begin_poll(polls);
         let completed = task.run(&self.sched);
@@ -620,7 +624,15 @@ impl Core {
     fn next_global_batch(&mut self, handle: &Handle, fair: bool) -> Option<RunTask> {
         let queue = self.global.choose(&handle.shared, fair)?;
         let n = GlobalPolicy::batch_size(queue, handle.num_workers(), self.run_queue.len());
-        inject::take_batch(queue, n, |task| self.push_back(task, handle))
+        let (remote, slot) = (
+            &handle.shared.remote_mark,
+            &handle.shared.metrics[self.index],
+        );
+        let first = inject::take_batch(queue, n, |task| {
+            let task = self.sampler.took_from_global(task, remote, slot);
+            self.push_back(task, handle)
+        })?;
+        Some(self.sampler.took_from_global(first, remote, slot))
     }
 
     /// Moves the deferred (yielded) tasks to the back of the ring, in yield order.
