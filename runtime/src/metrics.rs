@@ -30,7 +30,7 @@ use self::histogram::Buckets;
 pub use self::histogram::{
     HistogramConfiguration, InvalidHistogramConfiguration, LogHistogram, LogHistogramBuilder,
 };
-pub(crate) use self::sampler::{RemoteMark, Sampler, Telemetry};
+pub(crate) use self::sampler::{address_of, RemoteMark, Sampler, Telemetry};
 
 /// A live view of a runtime's counters, from `Handle::metrics()` / `Runtime::metrics()`.
 ///

@@ -95,14 +95,21 @@ pub(crate) struct Sampler {
     rng: u32,
 }
 
-/// The address of `task`'s header: what a mark compares. The task goes back unchanged.
+/// The address of `task`'s header: what a mark compares.
+#[inline(always)]
+pub(crate) fn address_of(task: &RunTask) -> usize {
+    // SAFETY: a bitwise copy of the one reference `task` holds, which `into_raw` consumes
+    // without dropping (it only reads the pointer): the copy is never used or dropped, so
+    // `task` stays the only owner.
+    let copy = unsafe { std::ptr::read(task) };
+    queue::Link::into_raw(copy).as_ptr() as usize
+}
+
+/// The address of `task`'s header; the task goes back unchanged.
 #[inline(always)]
 fn address(task: RunTask) -> (RunTask, usize) {
-    let raw = queue::Link::into_raw(task);
-    // SAFETY: `raw` is the reference `into_raw` took from `task` just above: handing it
-    // straight back re-creates that same one reference.
-    let task = unsafe { queue::Link::from_raw(raw) };
-    (task, raw.as_ptr() as usize)
+    let addr = address_of(&task);
+    (task, addr)
 }
 
 impl Sampler {
@@ -142,11 +149,9 @@ impl Sampler {
     /// Before a poll: whether it is sampled (timed, or the marked task), in which case
     /// the caller asks `begin_sampled` for the start time.
     #[inline(always)]
-    pub(crate) fn poll_due(&mut self, task: RunTask) -> (RunTask, bool) {
+    pub(crate) fn poll_due(&mut self, task: &RunTask) -> bool {
         self.poll_in -= 1;
-        let (task, addr) = address(task);
-        let due = self.poll_in == 0 || addr == self.marked;
-        (task, due)
+        self.poll_in == 0 || address_of(task) == self.marked
     }
 
     /// A sampled poll begins: records the marked task's latency if this is it, restarts
@@ -202,23 +207,23 @@ impl Sampler {
         self.mark_in == 0
     }
 
-    /// Marks `task` (module docs), unless a mark is pending that no steal has voided.
+    /// Marks the task at `addr`, just queued (module docs), unless a mark is pending that
+    /// no steal has voided. Called after the push: with no task in hand, a call that
+    /// could unwind needs no clean-up on the schedule path.
     #[cold]
     #[inline(never)]
-    pub(crate) fn mark(&mut self, task: RunTask, slot: &Slot) -> RunTask {
+    pub(crate) fn mark(&mut self, addr: usize, slot: &Slot) {
         self.mark_in = self.next_interval(self.telemetry.schedule_latency.is_some());
         if self.telemetry.schedule_latency.is_none() {
-            return task;
+            return;
         }
         let stolen = slot.stolen_from();
         if self.marked != 0 && stolen == self.stolen_at {
-            return task;
+            return;
         }
-        let (task, addr) = address(task);
         self.marked = addr;
         self.marked_at = Some(Instant::now());
         self.stolen_at = stolen;
-        task
     }
 
     /// Drops the pending mark: the task left, or may leave, this worker's queues

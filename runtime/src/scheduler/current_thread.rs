@@ -144,12 +144,17 @@ pub(crate) fn create(
 /// global queue. `f(None)` runs with no borrow held.
 #[inline]
 fn with_core<R>(handle: &Arc<Handle>, f: impl FnOnce(Option<&mut Core>) -> R) -> R {
-    context::with_scheduler(|cx| match cx {
-        Some(scheduler::Context::CurrentThread(cx)) if Arc::ptr_eq(&cx.handle, handle) => {
-            with_core_slot(&cx.core, f)
-        }
-        _ => f(None),
-    })
+    // Forced inline down to `f`: every wake passes here, and a schedule that LLVM leaves
+    // out of line costs a call and a spill of the task per wake.
+    context::with_scheduler(
+        #[inline(always)]
+        |cx| match cx {
+            Some(scheduler::Context::CurrentThread(cx)) if Arc::ptr_eq(&cx.handle, handle) => {
+                with_core_slot(&cx.core, f)
+            }
+            _ => f(None),
+        },
+    )
 }
 
 impl Handle {
@@ -172,19 +177,30 @@ impl Handle {
     /// when it sleeps).
     #[inline(always)]
     pub(crate) fn schedule(me: &Arc<Handle>, task: RunTask, arrival: Arrival) {
-        let remote = with_core(me, |core| match core {
-            Some(core) => {
-                core.schedule_local(me, task, arrival);
-                None
-            }
-            None => Some(task),
-        });
+        let remote = with_core(
+            me,
+            #[inline(always)]
+            |core| match core {
+                Some(core) => {
+                    core.schedule_local(me, task, arrival);
+                    None
+                }
+                None => Some(task),
+            },
+        );
         if let Some(task) = remote {
-            let spawned = (arrival == Arrival::Spawn).then_some(&me.shared.remote_spawns);
-            let task = me.shared.remote_mark.before_push(task);
-            if inject::push_remote(&me.shared.inject, task, spawned) {
-                me.shared.unpark.unpark();
-            }
+            Handle::schedule_remote(me, task, arrival);
+        }
+    }
+
+    /// From any thread but the core's holder: the global queue and an unpark. Out of line,
+    /// so that the local path stays small enough to inline into every wake.
+    #[inline(never)]
+    fn schedule_remote(me: &Arc<Handle>, task: RunTask, arrival: Arrival) {
+        let spawned = (arrival == Arrival::Spawn).then_some(&me.shared.remote_spawns);
+        let task = me.shared.remote_mark.before_push(task);
+        if inject::push_remote(&me.shared.inject, task, spawned) {
+            me.shared.unpark.unpark();
         }
     }
 
@@ -392,15 +408,13 @@ impl Context {
                     break;
                 };
                 core.stats.counts.polls += 1;
-                let (task, sampled) = core.sampler.poll_due(task);
-                let completed;
-                (core, completed) = if sampled {
-                    self.run_sampled(core, task)
-                } else {
-                    self.put_core(core);
-                    let completed = coop::budget(|| task.run(&self.sched));
-                    (self.take_core(), completed)
-                };
+                if core.sampler.poll_due(&task) {
+                    core = self.run_sampled(core, task);
+                    continue;
+                }
+                self.put_core(core);
+                let completed = coop::budget(|| task.run(&self.sched));
+                core = self.take_core();
                 core.stats.counts.completed += u64::from(completed);
             }
             // Relaxed: only decides whether to park. A true read here is read again by the
@@ -428,17 +442,18 @@ impl Context {
     /// Runs a task whose poll is sampled (metrics/sampler.rs): timed, or the marked one.
     #[cold]
     #[inline(never)]
-    fn run_sampled(&self, mut core: Box<Core>, task: RunTask) -> (Box<Core>, bool) {
+    fn run_sampled(&self, mut core: Box<Core>, task: RunTask) -> Box<Core> {
         let slot = &self.handle.shared.metrics[0];
         let remote = &self.handle.shared.remote_mark;
         let (task, start) = core.sampler.begin_sampled(task, slot, remote);
         self.put_core(core);
         let completed = coop::budget(|| task.run(&self.sched));
-        let core = self.take_core();
+        let mut core = self.take_core();
         if let Some(start) = start {
             core.sampler.end_timed(start, slot);
         }
-        (core, completed)
+        core.stats.counts.completed += u64::from(completed);
+        core
     }
 
     fn park(&self, mut core: Box<Core>) -> Box<Core> {
@@ -475,11 +490,7 @@ impl Core {
     #[inline]
     fn schedule_local(&mut self, handle: &Handle, task: RunTask, arrival: Arrival) {
         self.stats.counts.local_schedules += 1;
-        let task = if self.sampler.schedule_due() {
-            self.sampler.mark(task, &handle.shared.metrics[0])
-        } else {
-            task
-        };
+        let addr = metrics::address_of(&task);
         match arrival {
             Arrival::Yield => self.defer.push(task),
             Arrival::Spawn => {
@@ -488,6 +499,17 @@ impl Core {
             }
             Arrival::Wake | Arrival::Requeue => self.tasks.push_back(task),
         }
+        if self.sampler.schedule_due() {
+            self.mark(handle, addr);
+        }
+    }
+
+    /// The schedule countdown ran out: maybe mark `task` (metrics/sampler.rs). Out of
+    /// line, so that `schedule_local` stays small enough to inline into every wake.
+    #[cold]
+    #[inline(never)]
+    fn mark(&mut self, handle: &Handle, addr: usize) {
+        self.sampler.mark(addr, &handle.shared.metrics[0]);
     }
 
     fn next_task(&mut self, handle: &Handle) -> Option<RunTask> {

@@ -219,12 +219,17 @@ pub(crate) fn hand_off_core() -> bool {
 /// a closed queue whose future wakes another) must not panic; it gets `None` and takes the
 /// remote path. `f(None)` runs with no borrow held.
 fn with_core<R>(handle: &Arc<Handle>, f: impl FnOnce(Option<&mut Core>) -> R) -> R {
-    context::with_scheduler(|cx| match cx {
-        Some(scheduler::Context::MultiThread(cx)) if Arc::ptr_eq(&cx.handle, handle) => {
-            with_core_slot(&cx.core, f)
-        }
-        _ => f(None),
-    })
+    // Forced inline down to `f`: every wake passes here, and a schedule that LLVM leaves
+    // out of line costs a call and a spill of the task per wake.
+    context::with_scheduler(
+        #[inline(always)]
+        |cx| match cx {
+            Some(scheduler::Context::MultiThread(cx)) if Arc::ptr_eq(&cx.handle, handle) => {
+                with_core_slot(&cx.core, f)
+            }
+            _ => f(None),
+        },
+    )
 }
 
 impl Handle {
@@ -249,24 +254,32 @@ impl Handle {
     /// notify.
     #[inline(always)]
     pub(crate) fn schedule(me: &Arc<Handle>, task: RunTask, arrival: Arrival) {
-        let local = with_core(me, |core| match core {
-            Some(core) => Ok(core.schedule_local(me, task, arrival)),
-            None => Err(task),
-        });
+        let local = with_core(
+            me,
+            #[inline(always)]
+            |core| match core {
+                Some(core) => Ok(core.schedule_local(me, task, arrival)),
+                None => Err(task),
+            },
+        );
         // After the core's borrow ended: notifying may run arbitrary wake-up code.
         match local {
             Ok(false) => {}
             Ok(true) => me.notify_parked(),
-            Err(task) => {
-                if arrival != Arrival::Spawn {
-                    me.count_remote_wake();
-                }
-                let spawned = (arrival == Arrival::Spawn).then_some(&me.shared.remote_spawns);
-                let task = me.shared.remote_mark.before_push(task);
-                if inject::push_remote(&me.shared.inject, task, spawned) {
-                    me.notify_parked();
-                }
-            }
+            Err(task) => Handle::schedule_remote(me, task, arrival),
+        }
+    }
+
+    /// From any other thread: the global queue, then a notify.
+    #[inline]
+    fn schedule_remote(me: &Arc<Handle>, task: RunTask, arrival: Arrival) {
+        if arrival != Arrival::Spawn {
+            me.count_remote_wake();
+        }
+        let spawned = (arrival == Arrival::Spawn).then_some(&me.shared.remote_spawns);
+        let task = me.shared.remote_mark.before_push(task);
+        if inject::push_remote(&me.shared.inject, task, spawned) {
+            me.notify_parked();
         }
     }
 
@@ -350,7 +363,7 @@ impl Context {
         core.global.count_poll();
         let me = &self.handle.shared.workers[self.index];
         let mut polls = core.stats.counts.polls;
-        let (task, sampled) = core.sampler.poll_due(task);
+        let sampled = core.sampler.poll_due(&task);
         *self.core.borrow_mut() = Some(core);
         coop::budget(|| {
             let mut completed = if sampled {
@@ -397,7 +410,7 @@ impl Context {
                 core.global.count_poll();
                 core.stats.counts.lifo_hits += 1;
                 polls = core.stats.counts.polls;
-                let (task, sampled) = core.sampler.poll_due(task);
+                let sampled = core.sampler.poll_due(&task);
                 *self.core.borrow_mut() = Some(core);
                 completed = if sampled {
                     self.poll_sampled(task, me, polls)
@@ -552,13 +565,21 @@ impl Context {
 impl Core {
     /// Pushes a task from this worker. True when a parked sibling should be notified
     /// (the task landed where it can be stolen).
+    #[inline]
     fn schedule_local(&mut self, handle: &Handle, task: RunTask, arrival: Arrival) -> bool {
         self.stats.counts.local_schedules += 1;
-        let task = if self.sampler.schedule_due() {
-            self.sampler.mark(task, &handle.shared.metrics[self.index])
-        } else {
-            task
-        };
+        let addr = crate::metrics::address_of(&task);
+        let notify = self.queue_local(handle, task, arrival);
+        // After the push: no task in hand across a call (metrics/sampler.rs).
+        if self.sampler.schedule_due() {
+            self.mark(handle, addr);
+        }
+        notify
+    }
+
+    /// Where `schedule_local` puts the task; true when a parked sibling should be notified.
+    #[inline(always)]
+    fn queue_local(&mut self, handle: &Handle, task: RunTask, arrival: Arrival) -> bool {
         match arrival {
             Arrival::Yield => {
                 self.defer.push(task);
@@ -588,6 +609,14 @@ impl Core {
         };
         // While parked (`park` taken) the worker is about to run these itself.
         stealable && self.park.is_some()
+    }
+
+    /// The schedule countdown ran out: maybe mark `task` (metrics/sampler.rs). Out of
+    /// line, so that `schedule_local` stays small enough to inline into every wake.
+    #[cold]
+    #[inline(never)]
+    fn mark(&mut self, handle: &Handle, addr: usize) {
+        self.sampler.mark(addr, &handle.shared.metrics[self.index]);
     }
 
     fn push_back(&mut self, task: RunTask, handle: &Handle) {
