@@ -487,7 +487,8 @@ impl HoldsParker for Core {
 impl Core {
     /// Queues a task woken or spawned on the core's thread: a yield waits in `defer`
     /// for the next driver turn, anything else joins the back of the queue.
-    #[inline]
+    // Forced: left to LLVM it is the outlined call on the yield path (benches/RESULTS.md).
+    #[inline(always)]
     fn schedule_local(&mut self, handle: &Handle, task: RunTask, arrival: Arrival) {
         self.stats.counts.local_schedules += 1;
         let addr = metrics::address_of(&task);
