@@ -37,7 +37,9 @@
 //! old mark. Latencies of stolen tasks are thus missing, not wrong.
 //!
 //! The hot path per task is two countdown decrements (one per poll, one per local
-//! schedule) and one address comparison per poll; all else happens on sampled events,
+//! schedule, after the push) and one address comparison per poll; a remote push adds a
+//! relaxed load, a task taken in a global batch a load and a compare. All else happens
+//! on sampled events,
 //! and each count is written straight into the worker's published buckets
 //! (`histogram.rs`). A disabled histogram's countdown starts at `u32::MAX` and is reset
 //! there whenever it runs out.
