@@ -274,6 +274,10 @@ pub fn is_shutdown_error(err: &io::Error) -> bool {
 pub(crate) struct ScheduledIo {
     state: AtomicUsize,
     waiters: Mutex<Waiters>,
+    /// The occupant's file descriptor, for task dumps (-1: not told). Set once after
+    /// registration (`Registration::set_fd`), cleared by `reset`. A std atomic even under
+    /// loom: a label, read Relaxed, ordering nothing.
+    fd: std::sync::atomic::AtomicI32,
 }
 
 impl Default for ScheduledIo {
@@ -281,11 +285,27 @@ impl Default for ScheduledIo {
         ScheduledIo {
             state: AtomicUsize::new(0),
             waiters: Mutex::new(Waiters::default()),
+            fd: std::sync::atomic::AtomicI32::new(-1),
         }
     }
 }
 
 impl ScheduledIo {
+    /// Labels the entry with its occupant's file descriptor (task dumps).
+    pub(crate) fn set_fd(&self, fd: i32) {
+        // Relaxed: a label (see the field).
+        self.fd.store(fd, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Calls `f` with the occupant's descriptor (-1 if not told) and each waker waiting on
+    /// it, under the entry's mutex (task dumps; nothing changes). `f` must take no lock.
+    pub(crate) fn for_each_waiter(&self, mut f: impl FnMut(i32, Direction, &Waker)) {
+        let waiters = self.waiters.lock();
+        // Relaxed: a label (see the field).
+        let fd = self.fd.load(std::sync::atomic::Ordering::Relaxed);
+        waiters.for_each(|dir, w| f(fd, dir, w));
+    }
+
     /// The generation of the current occupant.
     pub(crate) fn generation(&self) -> usize {
         // Relaxed: the one caller (`Slab::alloc`) popped the index from the free list under
@@ -489,6 +509,8 @@ impl ScheduledIo {
     /// waiters (the caller drops them after releasing every lock).
     pub(crate) fn reset(&self) -> Waiters {
         let mut waiters = self.waiters.lock();
+        // Relaxed: a label (see the field).
+        self.fd.store(-1, std::sync::atomic::Ordering::Relaxed);
         // Relaxed load: we hold the mutex that serialises generation changes.
         let gen = gen_of(self.state.load(Ordering::Relaxed));
         let next = ((gen + 1) & GEN_MASK) << GEN_SHIFT;

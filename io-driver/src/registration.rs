@@ -96,7 +96,13 @@ impl Registration {
         self.handle.registry().deregister(source)
     }
 
-    /// The driver handle this resource is registered with.
+    /// Tells the driver the resource's file descriptor, which task dumps show beside the
+    /// tasks waiting on it.
+    pub fn set_fd(&self, fd: i32) {
+        self.io().set_fd(fd);
+    }
+
+    /// The driver this resource is registered with.
     pub fn handle(&self) -> &Arc<Handle> {
         &self.handle
     }

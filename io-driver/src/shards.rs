@@ -90,6 +90,14 @@ impl TimerShards {
         }
     }
 
+    /// Calls `f` with every pending timer's deadline (wheel ms) and waker, one shard's
+    /// mutex at a time (task dumps). `f` must take no lock.
+    pub fn for_each_waiting(&self, mut f: impl FnMut(u64, &Waker)) {
+        for shard in self.shards.iter() {
+            shard.wheel.lock().for_each_waiting(&mut f);
+        }
+    }
+
     /// The number of shards.
     pub fn count(&self) -> usize {
         self.shards.len()

@@ -192,6 +192,13 @@ impl Slab {
         self.live_hint.load(Ordering::Relaxed) != 0
     }
 
+    /// Calls `f` with every entry of every page allocated so far (task dumps).
+    pub(crate) fn for_each(&self, mut f: impl FnMut(&ScheduledIo)) {
+        for page in self.pages.iter().filter_map(|p| p.get()) {
+            page.iter().for_each(&mut f);
+        }
+    }
+
     /// Live registrations (test/diagnostic use).
     pub(crate) fn live(&self) -> usize {
         self.alloc.lock().live

@@ -100,6 +100,24 @@ impl Handle {
             .unwrap_or_else(|_| self.timers.pick_shard())
     }
 
+    /// Calls `f` with the deadline and waker of every timer waiting in the wheels, one
+    /// wheel's mutex at a time (task dumps: nothing changes). `f` runs under that mutex
+    /// and must take no lock.
+    pub fn for_each_timer_waiter(&self, mut f: impl FnMut(Instant, &Waker)) {
+        self.timers.for_each_waiting(|ms, w| {
+            if let Some(at) = self.instant_at(ms) {
+                f(at, w);
+            }
+        });
+    }
+
+    /// Calls `f` with the descriptor (-1 when the registrant did not say), direction and
+    /// waker of every task waiting for readiness, one entry's mutex at a time (task dumps:
+    /// nothing changes). `f` runs under that mutex and must take no lock.
+    pub fn for_each_io_waiter(&self, mut f: impl FnMut(i32, crate::Direction, &Waker)) {
+        self.slab.for_each(|io| io.for_each_waiter(&mut f));
+    }
+
     /// Allocated timer entries in the wheels (test/diagnostic hook).
     #[doc(hidden)]
     pub fn timer_entries(&self) -> usize {

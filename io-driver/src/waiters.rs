@@ -113,6 +113,29 @@ impl Overflow {
 }
 
 impl Waiters {
+    /// Calls `f` with every waker held, and its direction (task dumps; nothing changes).
+    pub(crate) fn for_each(&self, mut f: impl FnMut(Direction, &Waker)) {
+        for (dir, first) in [
+            (Direction::Read, &self.reader),
+            (Direction::Write, &self.writer),
+        ] {
+            if let Some(w) = first {
+                f(dir, w);
+            }
+        }
+        if let Some(more) = &self.more {
+            for (dir, list) in [
+                (Direction::Read, &more.reader),
+                (Direction::Write, &more.writer),
+            ] {
+                list.wakers
+                    .iter()
+                    .chain(&list.suspects)
+                    .for_each(|w| f(dir, w));
+            }
+        }
+    }
+
     /// Adds `waker` to `dir`'s waiters unless a waker of the same task is there. Returns
     /// the wakers of a compacted overflow list (see the module docs), to wake once the
     /// lock is released; usually empty (and then unallocated).
@@ -193,6 +216,35 @@ mod tests {
             .register(Direction::Read, w)
             .into_iter()
             .for_each(Waker::wake);
+    }
+
+    #[test]
+    fn for_each_visits_every_held_waker_with_its_direction() {
+        let mut waiters = Waiters::default();
+        let (_a, a) = waker();
+        let (_b, b) = waker();
+        let (_c, c) = waker();
+        register(&mut waiters, &a);
+        register(&mut waiters, &b);
+        waiters.register(Direction::Write, &c);
+        let mut seen = Vec::new();
+        waiters.for_each(|dir, w| seen.push((dir, w.data())));
+        seen.sort_by_key(|(d, p)| (*d == Direction::Write, *p as usize));
+        let mut want = vec![
+            (Direction::Read, a.data()),
+            (Direction::Read, b.data()),
+            (Direction::Write, c.data()),
+        ];
+        want.sort_by_key(|(d, p)| (*d == Direction::Write, *p as usize));
+        assert_eq!(seen, want);
+        let mut out = Vec::new();
+        waiters.take(Direction::Read, &mut out);
+        let mut left = 0;
+        waiters.for_each(|dir, _| {
+            assert_eq!(dir, Direction::Write);
+            left += 1;
+        });
+        assert_eq!(left, 1, "taken wakers are no longer visited");
     }
 
     #[test]

@@ -112,6 +112,16 @@ impl Wheel {
         }
     }
 
+    /// Calls `f` with the deadline (wheel ms) and waker of every pending entry that holds a
+    /// waker (task dumps; nothing changes).
+    pub fn for_each_waiting(&self, mut f: impl FnMut(u64, &Waker)) {
+        for node in &self.nodes {
+            if let (NodeState::Live(EntryState::Pending), Some(w)) = (node.state, &node.waker) {
+                f(node.when, w);
+            }
+        }
+    }
+
     /// The time the wheel has been advanced to.
     pub fn elapsed(&self) -> u64 {
         self.elapsed

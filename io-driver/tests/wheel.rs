@@ -393,3 +393,28 @@ fn a_big_cascade_is_split_into_bounded_batches() {
     assert!(calls >= 2 * 10_000 / 64, "{calls} calls");
     assert_eq!(wheel.pending(), 0);
 }
+
+#[test]
+fn for_each_waiting_lists_pending_entries_with_wakers_only() {
+    use std::sync::Arc;
+    use std::task::{Wake, Waker};
+    struct Nop;
+    impl Wake for Nop {
+        fn wake(self: Arc<Self>) {}
+    }
+    let waker = Waker::from(Arc::new(Nop));
+    let mut wheel = Wheel::new();
+    wheel.insert(5, Some(waker.clone()));
+    wheel.insert(700, Some(waker.clone()));
+    // No waker: not a waiting task.
+    wheel.insert(9, None);
+    let mut seen = Vec::new();
+    wheel.for_each_waiting(|when, _| seen.push(when));
+    seen.sort();
+    assert_eq!(seen, vec![5, 700]);
+    // Once fired, an entry waits no more.
+    let _ = advance(&mut wheel, 10);
+    let mut seen = Vec::new();
+    wheel.for_each_waiting(|when, _| seen.push(when));
+    assert_eq!(seen, vec![700]);
+}

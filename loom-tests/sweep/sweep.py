@@ -377,9 +377,22 @@ def env():
     return e
 
 
+def binary_of(suite, root=None):
+    """The test binary whose root (loom-tests/tests/<binary>.rs) includes the suite as a
+    module (`#[path = "<suite>.rs"]`); None when none does."""
+    tests = os.path.join(root or ROOT, "loom-tests", "tests")
+    for name in sorted(os.listdir(tests)):
+        if name.endswith(".rs") and f'#[path = "{suite}.rs"]' in open(os.path.join(tests, name)).read():
+            return name[:-3]
+    return None
+
+
 def build(tree, suite):
+    binary = binary_of(suite, tree)
+    if binary is None:
+        return None, f"no test binary in loom-tests/tests includes {suite}.rs"
     p = subprocess.run(
-        ["cargo", "test", "-p", "loom-tests", "--release", "--test", suite, "--no-run",
+        ["cargo", "test", "-p", "loom-tests", "--release", "--test", binary, "--no-run",
          "--message-format=json"], cwd=tree, env=env(), capture_output=True, text=True)
     if p.returncode != 0:
         return None, p.stderr[-2000:]
@@ -390,15 +403,17 @@ def build(tree, suite):
         except ValueError:
             continue
         if msg.get("reason") == "compiler-artifact" and msg.get("executable") and \
-                msg["target"]["name"] == suite:
+                msg["target"]["name"] == binary:
             exe = msg["executable"]
     return exe, None
 
 
-def list_tests(exe, only_tests, ignored):
+def list_tests(exe, suite, only_tests, ignored):
+    """The suite's tests in its binary, as `<suite>::<test>`."""
     args = [exe, "--list"] + (["--include-ignored"] if ignored else [])
     p = subprocess.run(args, capture_output=True, text=True, env=env())
     tests = [l.split(": test")[0] for l in p.stdout.splitlines() if l.endswith(": test")]
+    tests = [t for t in tests if t.startswith(suite + "::")]
     if only_tests:
         # In the order the filters were given (put the likely catcher first).
         picked = []
@@ -436,17 +451,17 @@ def run_variant(tree, v, timeout, only_tests, only_suites=()):
             timed_out = []
             filters = only_tests or TESTS.get(v["file"], {}).get(suite, [])
             # Ignored (slow) models run only when named with --tests.
-            for t in list_tests(exe, filters, ignored=bool(only_tests)):
+            for t in list_tests(exe, suite, filters, ignored=bool(only_tests)):
                 ran += 1
                 try:
                     p = subprocess.run([exe, "--exact", t, "--test-threads=1"] +
                                        (["--include-ignored"] if only_tests else []), env=env(),
                                        capture_output=True, text=True, timeout=timeout)
                 except subprocess.TimeoutExpired:
-                    timed_out.append(t)
+                    timed_out.append(t.split("::", 1)[-1])
                     continue
                 if p.returncode != 0:
-                    return "caught", suite, t, first_message(p.stdout + p.stderr)
+                    return "caught", suite, t.split("::", 1)[-1], first_message(p.stdout + p.stderr)
             if timed_out:
                 return "timeout", suite, ",".join(timed_out), ""
         return ("SURVIVES" if ran else "no-tests"), ",".join(suites_for(v["file"])), "", ""
@@ -525,7 +540,8 @@ def check():
         return re.search(rf"\bfn\s+{re.escape(name)}\b", src) is not None
 
     def suite_exists(suite):
-        return os.path.isfile(os.path.join(ROOT, "loom-tests", "tests", suite + ".rs"))
+        return os.path.isfile(os.path.join(ROOT, "loom-tests", "tests", suite + ".rs")) \
+            and binary_of(suite) is not None
 
     # The hand-written variants: their anchors.
     seen = set()
@@ -558,7 +574,7 @@ def check():
             bad(f"suites.toml {prefix}", "no such file or directory")
         for suite in suites:
             if not suite_exists(suite):
-                bad(f"suites.toml {prefix}", f"no suite loom-tests/tests/{suite}.rs")
+                bad(f"suites.toml {prefix}", f"no suite loom-tests/tests/{suite}.rs in a test binary")
     for rel, per in TESTS.items():
         if text(rel) is None:
             bad(f"suites.toml tests {rel}", "no such file")

@@ -105,7 +105,7 @@ impl Sched {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let (join, notified) = self.0.owned.spawn(future);
+        let (join, notified) = self.0.owned.spawn(future, task::SpawnMeta::NONE);
         if let Some(task) = notified {
             self.schedule(task);
         }
@@ -118,7 +118,10 @@ impl Sched {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let (join, notified) = self.0.owned.spawn_bound(future, self.clone(), 0);
+        let (join, notified) =
+            self.0
+                .owned
+                .spawn_bound(future, self.clone(), 0, task::SpawnMeta::NONE);
         if let Some(task) = notified {
             self.schedule(task);
         }
@@ -984,7 +987,7 @@ fn spawn_refused_by_closed_list_happens_after_close() {
         let th = {
             let (sched, before_close) = (sched.clone(), before_close.clone());
             thread::spawn(move || {
-                let (join, notified) = sched.0.owned.spawn(async {});
+                let (join, notified) = sched.0.owned.spawn(async {}, task::SpawnMeta::NONE);
                 match notified {
                     Some(task) => sched.schedule(task),
                     None => {

@@ -14,6 +14,13 @@
 //! for them (at most the timeout, if given: then the rest runs on in the background), and
 //! never for the thread calling it when that is one of the pool's own (a runtime dropped
 //! from its own `spawn_blocking`).
+//!
+//! For the shutdown report (`shutdown_report.rs`) each pool thread owns a `RunSlot`, made
+//! when the thread starts and listed in `Inner::slots` until it exits: its kernel thread
+//! id, and when the closure it runs now began (0 while idle). Running a closure costs two
+//! plain stores and a clock read, no allocation; a report reads the slots, asks each busy
+//! thread for the task it runs (`stack_capture.rs`), and keeps the answer only if the
+//! slot still shows the same start afterwards.
 
 use std::collections::VecDeque;
 use std::future::Future;
@@ -22,7 +29,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use shim::sync::{Arc, Condvar, Mutex};
-use task::{JoinHandle, Notified, OwnedTasks, Schedule, Task};
+use task::{JoinHandle, Notified, OwnedTasks, Schedule, SpawnMeta, Task};
 
 /// Pool settings from the `Builder`.
 #[derive(Clone)]
@@ -56,6 +63,21 @@ struct Inner {
     config: Config,
     /// Set once the runtime exists, so pool threads can enter its context.
     runtime: Mutex<Option<crate::scheduler::Handle>>,
+    /// Each live pool thread's slot (module docs).
+    #[cfg(not(loom))]
+    slots: std::sync::Mutex<Vec<std::sync::Arc<RunSlot>>>,
+    /// Origin of the slots' start times.
+    #[cfg(not(loom))]
+    base: std::time::Instant,
+}
+
+/// What one pool thread runs now (module docs).
+#[cfg(not(loom))]
+#[derive(Default)]
+struct RunSlot {
+    tid: std::sync::atomic::AtomicI32,
+    /// Nanoseconds after `Inner::base` (at least 1) when the running closure began; 0 idle.
+    since_ns: std::sync::atomic::AtomicU64,
 }
 
 struct State {
@@ -124,6 +146,10 @@ impl Spawner {
                 owned: OwnedTasks::new(1),
                 config,
                 runtime: Mutex::new(None),
+                #[cfg(not(loom))]
+                slots: std::sync::Mutex::new(Vec::new()),
+                #[cfg(not(loom))]
+                base: std::time::Instant::now(),
             }),
         }
     }
@@ -133,7 +159,7 @@ impl Spawner {
     }
 
     /// Runs `f` on a pool thread.
-    pub(crate) fn spawn_blocking<F, R>(&self, f: F) -> JoinHandle<R>
+    pub(crate) fn spawn_blocking<F, R>(&self, f: F, meta: SpawnMeta) -> JoinHandle<R>
     where
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
@@ -161,7 +187,7 @@ impl Spawner {
         let (join, notified) = self
             .inner
             .owned
-            .spawn_bound(BlockingTask(Some(f)), sched, 0);
+            .spawn_bound(BlockingTask(Some(f)), sched, 0, meta);
         if let Some(task) = notified {
             Inner::push(&self.inner, task);
         }
@@ -170,8 +196,9 @@ impl Spawner {
 
     /// Stops the pool: refuses new tasks, lets the pool threads run every queued one, and
     /// waits for them at most `timeout` (None: as long as they take). The calling thread is
-    /// not waited for when it is one of the pool's.
-    pub(crate) fn shutdown(&self, timeout: Option<Duration>) {
+    /// not waited for when it is one of the pool's. True when every thread waited for
+    /// exited.
+    pub(crate) fn shutdown(&self, timeout: Option<Duration>) -> bool {
         // First: a task spawned from here on is cancelled at once (spawn_bound on a closed
         // list), so every task that made it into the list is queued and will run.
         self.inner.owned.close();
@@ -205,16 +232,114 @@ impl Spawner {
                 }
             }
         }
+        let done = state.num_threads <= own;
         drop(state);
         // Release the runtime handle: the handle may own this pool, so keeping it would
         // form a cycle. (Threads still running hold their own clone until they exit.)
         let runtime = self.inner.runtime.lock().take();
         drop(runtime);
+        done
+    }
+
+    /// The closures running now, each with its task as its thread answers (module docs),
+    /// and the number still queued.
+    #[cfg(not(loom))]
+    pub(crate) fn report(&self) -> (Vec<crate::shutdown_report::RunningClosure>, usize) {
+        use crate::scheduler::multi_thread::stack_capture::{self, NoAnswer};
+        use std::sync::atomic::Ordering::Relaxed;
+        let queued = self.inner.state.lock().queue.len();
+        let slots = self
+            .inner
+            .slots
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let asked: Vec<_> = slots
+            .into_iter()
+            .filter_map(|slot| {
+                let since = slot.since_ns.load(Relaxed);
+                (since != 0).then(|| {
+                    let pending = stack_capture::request(slot.tid.load(Relaxed));
+                    (slot, since, pending)
+                })
+            })
+            .collect();
+        let deadline = std::time::Instant::now() + stack_capture::ANSWER_WAIT;
+        let now_ns = self.inner.base.elapsed().as_nanos() as u64;
+        let running = asked
+            .into_iter()
+            .map(|(slot, since, pending)| {
+                let answer = pending.and_then(|p| p.wait_until(deadline));
+                let (task, missing) = match answer {
+                    Ok(a) if slot.since_ns.load(Relaxed) == since => {
+                        (a.meta.map(|m| m.resolve()), None)
+                    }
+                    Ok(_) => (None, Some(NoAnswer::PollEnded.describe())),
+                    Err(e) => (None, Some(e.describe())),
+                };
+                crate::shutdown_report::RunningClosure {
+                    task,
+                    running_for: Duration::from_nanos(now_ns.saturating_sub(since)),
+                    missing,
+                }
+            })
+            .collect();
+        (running, queued)
     }
 
     /// This pool's identity, as the threads' context records it.
     fn pool_id(&self) -> *const () {
         Arc::as_ptr(&self.inner).cast()
+    }
+}
+
+/// A pool thread's listing in `Inner::slots`, removed when the thread leaves.
+#[cfg(not(loom))]
+struct SlotGuard {
+    slot: std::sync::Arc<RunSlot>,
+    inner: Arc<Inner>,
+}
+
+#[cfg(not(loom))]
+impl SlotGuard {
+    fn register(me: &Arc<Inner>) -> SlotGuard {
+        let slot = std::sync::Arc::new(RunSlot::default());
+        slot.tid.store(
+            crate::scheduler::multi_thread::stack_capture::current_tid(),
+            std::sync::atomic::Ordering::Relaxed,
+        );
+        me.slots
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(slot.clone());
+        SlotGuard {
+            slot,
+            inner: me.clone(),
+        }
+    }
+
+    /// A closure starts: its start, at least 1 (0 means idle).
+    #[inline]
+    fn begin(&self, me: &Inner) {
+        let ns = (me.base.elapsed().as_nanos() as u64).max(1);
+        self.slot
+            .since_ns
+            .store(ns, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    #[inline]
+    fn end(&self) {
+        self.slot
+            .since_ns
+            .store(0, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+#[cfg(not(loom))]
+impl Drop for SlotGuard {
+    fn drop(&mut self) {
+        let mut slots = self.inner.slots.lock().unwrap_or_else(|e| e.into_inner());
+        slots.retain(|s| !std::sync::Arc::ptr_eq(s, &self.slot));
     }
 }
 
@@ -261,11 +386,17 @@ impl Inner {
         crate::context::set_blocking_pool(Arc::as_ptr(&me).cast());
         let runtime = me.runtime.lock().clone();
         let _enter = runtime.map(crate::context::enter);
+        #[cfg(not(loom))]
+        let slot = SlotGuard::register(&me);
         let mut state = me.state.lock();
         'outer: loop {
             while let Some(task) = state.queue.pop_front() {
                 drop(state);
+                #[cfg(not(loom))]
+                slot.begin(&me);
                 task.run(&sched);
+                #[cfg(not(loom))]
+                slot.end();
                 #[cfg(not(loom))]
                 crate::time::AutoAdvanceGuard::after_run();
                 state = me.state.lock();

@@ -14,7 +14,7 @@ use shim::sync::Arc;
 
 use crate::blocking;
 use crate::driver::Driver;
-use crate::metrics::Stall;
+use crate::hooks::Stall;
 use crate::runtime::{Flavor, Runtime};
 use crate::scheduler::{self, current_thread, multi_thread};
 use crate::threads::{Latch, Role, ThreadSpawner};
@@ -74,8 +74,11 @@ pub struct Builder {
     enable_time: bool,
     max_blocking_threads: usize,
     keep_alive: Duration,
-    on_stall: Option<(Duration, crate::metrics::StallCallback)>,
+    on_stall: Option<(Duration, crate::hooks::StallCallback)>,
     telemetry: crate::metrics::Telemetry,
+    /// A signal that makes the runtime dump its tasks, and who receives the dump.
+    #[cfg(not(loom))]
+    dump_signal: Option<(i32, crate::dump::DumpCallback)>,
     unhandled_panic: UnhandledPanic,
     rng_seed: Option<crate::rand::RngSeed>,
     hooks: crate::hooks::Hooks,
@@ -145,6 +148,8 @@ impl Builder {
             keep_alive: DEFAULT_KEEP_ALIVE,
             on_stall: None,
             telemetry: crate::metrics::Telemetry::default(),
+            #[cfg(not(loom))]
+            dump_signal: None,
             unhandled_panic: UnhandledPanic::Ignore,
             rng_seed: None,
             hooks: crate::hooks::Hooks::default(),
@@ -329,6 +334,17 @@ impl Builder {
     /// service can log which worker is stuck, and for how long). Multi-thread flavor only
     /// (ignored by the current-thread flavor, whose only thread is the one stuck).
     ///
+    /// The [`Stall`] names the worker, the time in the poll, the task (its id, name and
+    /// spawn location) and carries the stuck thread's native backtrace. Both are taken by
+    /// the stuck thread itself: the monitor sends it a signal (a real-time signal, taken
+    /// only if nothing else in the process handles it; Linux only, elsewhere the report
+    /// says it has no frames), at most once per stuck poll and at most 20 times a second
+    /// in the process, and waits up to 50 ms for its answer. No signal is sent while no
+    /// poll passes the threshold. The frames are symbolized when the report is first
+    /// formatted, on the thread that formats it (the first time, reading the binary's
+    /// debug info takes a while: keep the `Stall` and format it elsewhere if the
+    /// monitor must stay quick).
+    ///
     /// The monitor looks every millisecond: a threshold below that acts as 1 ms, and the
     /// call comes up to a millisecond late. Keep the callback short (log, bump a counter):
     /// while it runs the monitor does not rescue other workers' tasks. With no callback a
@@ -363,6 +379,35 @@ impl Builder {
         F: Fn(&Stall) + Send + Sync + 'static,
     {
         self.on_stall = Some((threshold, std::sync::Arc::new(callback)));
+        self
+    }
+
+    /// Prints a task dump ([`Handle::dump`](crate::Handle::dump)) to stderr each time the
+    /// process receives `signal` (e.g. `libc::SIGUSR1`): `kill -USR1 <pid>` shows what
+    /// every task waits on, also when every worker is stuck. The handler only writes a
+    /// byte; a thread of the runtime's own (`runtime-dump`) takes the dump. `build` fails
+    /// for a signal that cannot be handled (`SIGKILL`, `SIGSTOP`, ...).
+    ///
+    /// ```
+    /// let rt = runtime::Builder::new_multi_thread()
+    ///     .enable_all()
+    ///     .dump_on_signal(libc::SIGUSR1)
+    ///     .build()
+    ///     .unwrap();
+    /// ```
+    #[cfg(not(loom))]
+    pub fn dump_on_signal(&mut self, signal: i32) -> &mut Self {
+        self.on_dump_signal(signal, |dump| eprintln!("{dump}"))
+    }
+
+    /// As [`dump_on_signal`](Builder::dump_on_signal), handing each dump to `callback`
+    /// (on the `runtime-dump` thread) instead of printing it.
+    #[cfg(not(loom))]
+    pub fn on_dump_signal<F>(&mut self, signal: i32, callback: F) -> &mut Self
+    where
+        F: Fn(&crate::dump::Dump) + Send + Sync + 'static,
+    {
+        self.dump_signal = Some((signal, std::sync::Arc::new(callback)));
         self
     }
 
@@ -650,6 +695,15 @@ impl Builder {
     /// (the error of `epoll_create` or `thread::spawn`). The builder is left as it was, so
     /// one builder can build several runtimes with the same settings.
     pub fn build(&mut self) -> io::Result<Runtime> {
+        let rt = self.build_runtime()?;
+        #[cfg(not(loom))]
+        if let Some((signal, callback)) = &self.dump_signal {
+            crate::dump::watch_signal(*signal, &rt.handle().inner, callback.clone())?;
+        }
+        Ok(rt)
+    }
+
+    fn build_runtime(&mut self) -> io::Result<Runtime> {
         let seeds = self
             .rng_seed
             .as_ref()

@@ -173,6 +173,14 @@ impl Driver {
             _ => None,
         }
     }
+
+    /// The I/O driver's handle, if I/O is enabled.
+    pub(crate) fn io_handle_opt(&self) -> Option<&Arc<io_driver::Handle>> {
+        match (&self.inner, self.enable_io) {
+            (Some(inner), true) => Some(&inner.handle),
+            _ => None,
+        }
+    }
 }
 
 impl Locked<'_> {

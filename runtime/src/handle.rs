@@ -11,6 +11,7 @@ use crate::context;
 use crate::metrics::RuntimeMetrics;
 use crate::scheduler;
 use crate::task::JoinHandle;
+use ::task::SpawnMeta;
 
 /// A handle to a runtime.
 #[derive(Clone)]
@@ -183,21 +184,44 @@ impl Handle {
     /// runtime when a program has several. Called on one of this runtime's workers the task
     /// goes to that worker's queue; from anywhere else to the global queue, and an idle
     /// worker is woken to run it. The task runs whether or not the handle is awaited.
+    #[track_caller]
     pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        self.inner.spawn(future)
+        self.inner
+            .spawn(future, SpawnMeta::at(std::panic::Location::caller()))
     }
 
     /// Runs `f` on this runtime's blocking pool.
+    #[track_caller]
     pub fn spawn_blocking<F, R>(&self, f: F) -> JoinHandle<R>
     where
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        self.inner.blocking().spawn_blocking(f)
+        self.inner
+            .blocking()
+            .spawn_blocking(f, SpawnMeta::at(std::panic::Location::caller()))
+    }
+
+    /// `spawn` with the task's identity given (`task::Builder`).
+    pub(crate) fn spawn_with<F>(&self, future: F, meta: SpawnMeta) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.inner.spawn(future, meta)
+    }
+
+    /// `spawn_blocking` with the task's identity given (`task::Builder`).
+    pub(crate) fn spawn_blocking_with<F, R>(&self, f: F, meta: SpawnMeta) -> JoinHandle<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        self.inner.blocking().spawn_blocking(f, meta)
     }
 
     /// Runs `future` to completion on this thread, inside this runtime's context. On a
@@ -272,6 +296,23 @@ impl Handle {
     /// ```
     pub fn name(&self) -> Option<&str> {
         self.inner.name()
+    }
+
+    /// A dump of the runtime's tasks: each listed task's id and state, what each idle one
+    /// waits on (a timer, a descriptor's readiness, a lock and its holder, another task),
+    /// deadlock cycles and tasks no waker can reach. Needs nothing from the workers (a
+    /// worker stuck in a poll delays nothing) and polls nothing; see [`crate::dump`].
+    ///
+    /// ```
+    /// let rt = runtime::Runtime::new().unwrap();
+    /// rt.spawn(async { runtime::time::sleep(std::time::Duration::from_secs(60)).await });
+    /// let dump = rt.handle().dump();
+    /// println!("{dump}");
+    /// assert!(dump.unwakeable().next().is_none());
+    /// ```
+    #[cfg(not(loom))]
+    pub fn dump(&self) -> crate::dump::Dump {
+        crate::dump::collect(&self.inner)
     }
 
     /// The scheduler flavor.

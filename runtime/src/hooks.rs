@@ -9,9 +9,17 @@
 //!   the driver between tasks do not call them.
 //!
 //! The callbacks are shared (`Arc`) by every thread; an absent one costs a branch.
+//!
+//! Also the report `Builder::on_stall`'s callback receives ([`Stall`], built by the
+//! monitor, `scheduler/multi_thread/monitor.rs`), and the helper behind
+//! `#[runtime::test(fail_on_stall = "..")]`.
 
 use std::fmt;
 use std::sync::Arc;
+use std::time::Duration;
+
+pub use crate::scheduler::multi_thread::stack_capture::NativeBacktrace;
+use task::TaskMeta;
 
 /// One callback, shared by the runtime's threads.
 pub(crate) type Callback = Arc<dyn Fn() + Send + Sync>;
@@ -67,6 +75,114 @@ impl Drop for ThreadGuard {
     fn drop(&mut self) {
         if let Some(f) = &self.0 {
             f();
+        }
+    }
+}
+
+/// A poll that has run longer than the `Builder::on_stall` threshold: which worker, for how
+/// long, the task it polls and where that worker's thread is.
+///
+/// The task and the frames are taken by the stuck thread itself: the monitor signals it
+/// and its handler records the task it is polling and walks its own stack (Linux only;
+/// elsewhere, and when the thread does not answer within 50 ms, the report says why it
+/// has no frames). `Display` prints the whole report, frames symbolized on the thread
+/// that formats it.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct Stall {
+    /// The worker's index (as in `RuntimeMetrics::workers`).
+    pub worker: usize,
+    /// How long the poll has been running when the callback is called (at least).
+    pub elapsed: Duration,
+    /// The task in that poll (`None` when the thread did not answer, or not on Linux).
+    pub task: Option<TaskMeta>,
+    /// The stuck thread's native stack when the monitor asked, innermost frame first.
+    pub backtrace: NativeBacktrace,
+}
+
+impl fmt::Display for Stall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "worker {} has been polling ", self.worker)?;
+        match &self.task {
+            Some(task) => write!(f, "{task}")?,
+            None => f.write_str("an unidentified task")?,
+        }
+        writeln!(f, " for {:?} without yielding", self.elapsed)?;
+        match self.backtrace.missing() {
+            Some(why) => writeln!(f, "({why})"),
+            None => write!(
+                f,
+                "native backtrace of the worker's thread:\n{}",
+                self.backtrace
+            ),
+        }
+    }
+}
+
+/// The `Builder::on_stall` callback.
+pub(crate) type StallCallback = Arc<dyn Fn(&Stall) + Send + Sync>;
+
+/// `#[runtime::test(fail_on_stall = "..")]`'s machinery: records every stall report, and
+/// runs the test's body as a task (so that the monitor watches its polls) on a
+/// multi-thread runtime, failing the test with the reports once the body is done.
+///
+/// Not an API: public for the attribute's expansion only.
+#[doc(hidden)]
+#[derive(Clone, Default)]
+pub struct FailOnStall {
+    reports: Arc<std::sync::Mutex<Vec<Stall>>>,
+}
+
+impl FailOnStall {
+    /// The `on_stall` callback that records each report (symbolized later, on the test's
+    /// thread: the monitor only clones the frames).
+    pub fn callback(&self) -> impl Fn(&Stall) + Send + Sync + 'static {
+        let reports = self.reports.clone();
+        move |stall| {
+            reports
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(stall.clone());
+        }
+    }
+
+    /// Runs `body` as a task of `rt` and returns its output; panics with the stall
+    /// reports if any poll went past the threshold (before a panic of the body itself,
+    /// which is resumed otherwise). The runtime is shut down first, so that every report
+    /// the monitor was making is in.
+    #[track_caller]
+    pub fn run<F>(
+        &self,
+        rt: crate::Runtime,
+        threshold: Duration,
+        shutdown_timeout: Option<Duration>,
+        body: F,
+    ) -> F::Output
+    where
+        F: std::future::Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let out = rt.block_on(rt.spawn(body));
+        // Waits for the monitor thread, hence for a callback under way.
+        match shutdown_timeout {
+            Some(t) => rt.shutdown_timeout(t),
+            None => drop(rt),
+        }
+        let reports = std::mem::take(&mut *self.reports.lock().unwrap_or_else(|e| e.into_inner()));
+        if !reports.is_empty() {
+            let reports: Vec<String> = reports.iter().map(Stall::to_string).collect();
+            panic!(
+                "a poll blocked its worker for longer than fail_on_stall ({threshold:?}): move \
+                 blocking work to `spawn_blocking` or `block_in_place`\n{}",
+                reports.join("\n")
+            );
+        }
+        match out {
+            Ok(v) => v,
+            Err(e) => match e.try_into_panic() {
+                Ok(payload) => std::panic::resume_unwind(payload),
+                Err(e) => panic!("the test's task did not finish: {e}"),
+            },
         }
     }
 }

@@ -135,6 +135,8 @@ mod context;
 mod coop;
 mod driver;
 #[cfg(not(loom))]
+pub mod dump;
+#[cfg(not(loom))]
 pub mod fs;
 mod handle;
 mod hooks;
@@ -157,6 +159,7 @@ pub mod process;
 mod rand;
 pub mod runtime;
 mod scheduler;
+mod shutdown_report;
 #[cfg(all(unix, not(loom)))]
 pub mod signal;
 pub mod sync;
@@ -178,13 +181,16 @@ pub mod loom_internals {
 
 pub use crate::builder::Builder;
 pub use crate::handle::{EnterGuard, Handle, Id, RuntimeFlavor, TryCurrentError};
+#[doc(hidden)]
+pub use crate::hooks::FailOnStall as __FailOnStall;
+pub use crate::hooks::{NativeBacktrace, Stall};
 pub use crate::local_runtime::{LocalOptions, LocalRuntime};
 pub use crate::metrics::{
     HistogramConfiguration, InvalidHistogramConfiguration, LogHistogram, LogHistogramBuilder,
-    RuntimeMetrics, Stall, WorkerMetrics,
+    RuntimeMetrics, WorkerMetrics,
 };
 pub use crate::rand::RngSeed;
-pub use crate::runtime::Runtime;
+pub use crate::runtime::{RunningClosure, Runtime, ShutdownReport, StuckPoll};
 pub use crate::task::spawn;
 pub use crate::unhandled::UnhandledPanic;
 pub use runtime_macros::{main, test};

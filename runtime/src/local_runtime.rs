@@ -120,6 +120,7 @@ impl LocalRuntime {
     /// let h = rt.spawn_local(async { std::rc::Rc::new(1) });
     /// assert_eq!(*rt.block_on(h).unwrap(), 1);
     /// ```
+    #[track_caller]
     pub fn spawn_local<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + 'static,
@@ -129,6 +130,7 @@ impl LocalRuntime {
     }
 
     /// Spawns a `Send` task on the runtime.
+    #[track_caller]
     pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
@@ -138,6 +140,7 @@ impl LocalRuntime {
     }
 
     /// Runs `f` on the blocking pool.
+    #[track_caller]
     pub fn spawn_blocking<F, R>(&self, f: F) -> JoinHandle<R>
     where
         F: FnOnce() -> R + Send + 'static,

@@ -515,19 +515,6 @@ impl WorkerMetrics {
     }
 }
 
-/// A poll that has run longer than the `Builder::on_stall` threshold.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Stall {
-    /// The worker's index (as in `RuntimeMetrics::workers`).
-    pub worker: usize,
-    /// How long the poll has been running when the callback is called (at least).
-    pub elapsed: Duration,
-}
-
-/// The `Builder::on_stall` callback.
-pub(crate) type StallCallback = std::sync::Arc<dyn Fn(&Stall) + Send + Sync>;
-
 /// The worker-private counters, living in the worker's core.
 #[derive(Debug, Default)]
 pub(crate) struct Stats {

@@ -29,6 +29,7 @@ pub use crate::metrics::{
 };
 pub use crate::rand::RngSeed;
 use crate::scheduler::{self, current_thread, multi_thread};
+pub use crate::shutdown_report::{RunningClosure, ShutdownReport, StuckPoll};
 use crate::threads::Latch;
 pub use crate::unhandled::UnhandledPanic;
 
@@ -121,6 +122,7 @@ impl Runtime {
     }
 
     /// Spawns a task onto this runtime.
+    #[track_caller]
     pub fn spawn<F>(&self, future: F) -> crate::task::JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
@@ -130,6 +132,7 @@ impl Runtime {
     }
 
     /// Runs `f` on the blocking pool.
+    #[track_caller]
     pub fn spawn_blocking<F, R>(&self, f: F) -> crate::task::JoinHandle<R>
     where
         F: FnOnce() -> R + Send + 'static,
@@ -183,8 +186,40 @@ impl Runtime {
     /// would block a thread that drives asynchronous tasks. The runtime is shut down in the
     /// background before the panic. Use [`shutdown_background`](Self::shutdown_background)
     /// there.
+    ///
+    /// When `timeout` (non-zero) passes with work still held, this prints to stderr who
+    /// held it (the [`ShutdownReport`] of [`shutdown_timeout_report`](Self::shutdown_timeout_report)):
+    /// the tasks that had not yielded and the blocking closures still running. A shutdown
+    /// that finishes in time prints nothing.
     pub fn shutdown_timeout(mut self, timeout: Duration) {
-        self.shutdown(Some(timeout));
+        let report = self.shutdown(Some(timeout), timeout > Duration::ZERO);
+        if !report.is_empty() {
+            eprintln!("{report}");
+        }
+    }
+
+    /// As [`shutdown_timeout`](Self::shutdown_timeout), returning what held the shutdown
+    /// past `timeout` instead of printing it (an empty report when it finished in time).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let rt = runtime::Runtime::new().unwrap();
+    /// rt.spawn(async {});
+    /// let report = rt.shutdown_timeout_report(Duration::from_secs(10));
+    /// assert!(report.is_empty(), "{report}");
+    /// ```
+    ///
+    /// Each task stuck in a poll is listed with its worker, its identity and the time in
+    /// that poll; each blocking closure still running with its identity and how long it
+    /// has run; closures still queued are counted. The identities are asked of the
+    /// threads running them (a signal each, Linux only; elsewhere the entries say they
+    /// have none), only once the deadline has passed: the report adds up to 50 ms to it.
+    ///
+    /// # Panics
+    /// As `shutdown_timeout`.
+    pub fn shutdown_timeout_report(mut self, timeout: Duration) -> ShutdownReport {
+        self.shutdown(Some(timeout), true)
     }
 
     /// Shuts down without waiting for any thread to finish: `shutdown_timeout` with a zero
@@ -198,13 +233,19 @@ impl Runtime {
     ///     inner.shutdown_background(); // `drop(inner)` here would panic
     /// });
     /// ```
-    pub fn shutdown_background(self) {
-        self.shutdown_timeout(Duration::ZERO);
+    pub fn shutdown_background(mut self) {
+        self.shutdown(Some(Duration::ZERO), false);
     }
 
-    fn shutdown(&mut self, timeout: Option<Duration>) {
+    /// Shuts down (module docs); with `report`, says what still held it when `timeout`
+    /// passed (shutdown_report.rs).
+    fn shutdown(&mut self, timeout: Option<Duration>, report: bool) -> ShutdownReport {
+        let mut held = ShutdownReport {
+            timeout: timeout.unwrap_or_default(),
+            ..ShutdownReport::default()
+        };
         if self.is_shut_down {
-            return;
+            return held;
         }
         self.is_shut_down = true;
         // Waiting on a thread that drives asynchronous tasks could deadlock (on a worker of
@@ -221,6 +262,7 @@ impl Runtime {
         // are being destroyed: a runtime kept in a `thread_local!`.)
         let enter = context::enter(self.handle.inner.clone());
         let start = std::time::Instant::now();
+        let report = report && !refused;
         match (&self.flavor, &self.handle.inner) {
             (Flavor::CurrentThread(ct), scheduler::Handle::CurrentThread(h)) => ct.shutdown(h),
             (Flavor::MultiThread(h), _) => {
@@ -232,23 +274,33 @@ impl Runtime {
                 } else {
                     // Detach: a worker stuck in a task's poll must not block us.
                     self.threads.clear();
+                    if report {
+                        held.stuck_polls = multi_thread::monitor::stuck_polls(h, start);
+                    }
                 }
             }
             _ => unreachable!("flavor and handle disagree"),
         }
         let left = timeout.map(|t| t.saturating_sub(start.elapsed()));
-        self.handle.inner.blocking().shutdown(left);
+        let pool = self.handle.inner.blocking();
+        if !pool.shutdown(left) && report {
+            #[cfg(not(loom))]
+            {
+                (held.running_closures, held.queued_closures) = pool.report();
+            }
+        }
         drop(enter);
         if refused && !std::thread::panicking() {
             // A `&'static str` payload, as tokio's: code that downcasts it keeps working.
             std::panic::panic_any(crate::misuse::DROP_RUNTIME_IN_ASYNC_CONTEXT);
         }
+        held
     }
 }
 
 impl Drop for Runtime {
     fn drop(&mut self) {
-        self.shutdown(None);
+        self.shutdown(None, false);
     }
 }
 

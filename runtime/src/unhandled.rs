@@ -91,6 +91,11 @@ impl PanicState {
             .map(|s| s.to_string())
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "(a panic payload that is not a string)".to_string());
+        // Called inside the panicking task's poll: it is the current task.
+        let text = match ::task::current_meta() {
+            Some(meta) => format!("{meta} panicked with message {text:?}"),
+            None => text,
+        };
         {
             let mut message = self.message.lock().unwrap_or_else(|e| e.into_inner());
             if message.is_none() {

@@ -129,6 +129,7 @@ rt_test! {
     fn panic_becomes_join_error_and_runtime_lives_on() {
         watchdog("the panicking task's JoinError", || {
             let rt = rt();
+            let line = line!() + 1;
             let h = rt.spawn(async {
                 panic!("boom");
             });
@@ -139,7 +140,10 @@ rt_test! {
             assert_eq!(err.id(), id);
             assert_eq!(
                 err.to_string(),
-                format!("task {id} panicked with message \"boom\"")
+                format!(
+                    "task {id} (spawned at {}:{line}:24) panicked with message \"boom\"",
+                    file!()
+                )
             );
             assert_eq!(
                 format!("{err:?}"),

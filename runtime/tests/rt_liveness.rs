@@ -205,7 +205,7 @@ fn a_stalled_poll_is_reported_and_visible_in_metrics() {
         let rt = Builder::new_multi_thread()
             .worker_threads(2)
             .on_stall(threshold, move |stall| {
-                let _ = stall_tx.lock().unwrap().send(*stall);
+                let _ = stall_tx.lock().unwrap().send(stall.clone());
             })
             .build()
             .unwrap();

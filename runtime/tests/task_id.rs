@@ -50,13 +50,17 @@ rt_test! {
     fn cancelled_join_error_names_the_task() {
         watchdog("the aborted task's JoinError", || {
             let rt = rt();
+            let line = line!() + 1;
             let h = rt.spawn(std::future::pending::<()>());
             let id = h.id();
             h.abort();
             let err = rt.block_on(h).unwrap_err();
             assert!(err.is_cancelled());
             assert_eq!(err.id(), id);
-            assert_eq!(err.to_string(), format!("task {id} was cancelled"));
+            assert_eq!(
+                err.to_string(),
+                format!("task {id} (spawned at {}:{line}:24) was cancelled", file!())
+            );
             assert_eq!(
                 format!("{err:?}"),
                 format!("JoinError::Cancelled(Id({id}))")

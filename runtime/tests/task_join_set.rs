@@ -241,6 +241,7 @@ rt_test! {
         watchdog("the panicking task's JoinError", || {
             rt().block_on(async {
                 let mut set = JoinSet::new();
+                let line = line!() + 1;
                 let id = set.spawn(async { panic!("boom") }).id();
                 let err = within("the panicking task", set.join_next())
                     .await
@@ -250,7 +251,10 @@ rt_test! {
                 assert_eq!(err.id(), id);
                 assert_eq!(
                     err.to_string(),
-                    format!("task {id} panicked with message \"boom\"")
+                    format!(
+                        "task {id} (spawned at {}:{line}:30) panicked with message \"boom\"",
+                        file!()
+                    )
                 );
             });
         })

@@ -5,7 +5,8 @@
 //!   queue or a waker touches.
 //! - `Core`: the scheduler handle (set when the task binds, see below) and the stage
 //!   (future, then output, then consumed).
-//! - `Trailer` (cold): the task id, the join waker and the owned-list links.
+//! - `Trailer` (cold): the task's identity word (id, name, spawn location: meta.rs), the
+//!   join waker and the owned-list links.
 //!
 //! Type-erased code holds a `NonNull<Header>`; the vtable (one static per `<T, S>`) knows
 //! how to reach `Core<T, S>` and the `Trailer` from it. Access rules:
@@ -61,8 +62,8 @@ unsafe impl Sync for Header {}
 
 /// The cold part of a task; last in the allocation.
 pub(crate) struct Trailer {
-    /// The task's id (id.rs), assigned at its first use (`Trailer::id`): 0 until then.
-    pub(crate) id: crate::id::LazyId,
+    /// The task's identity: id (assigned at its first use), name, spawn location (meta.rs).
+    pub(crate) meta: crate::meta::MetaSlot,
     pub(crate) owned_prev: UnsafeCell<Option<NonNull<Header>>>,
     pub(crate) owned_next: UnsafeCell<Option<NonNull<Header>>>,
     pub(crate) waker: UnsafeCell<Option<Waker>>,
@@ -112,7 +113,12 @@ impl<T: Future, S: Schedule> Cell<T, S> {
 
     /// Allocates the task: the one allocation of its life.
     /// `scheduler` is `Some` only for a task bound at spawn (`OwnedTasks::spawn_bound`).
-    pub(crate) fn allocate(future: T, scheduler: Option<S>, owner: u64) -> NonNull<Header> {
+    pub(crate) fn allocate(
+        future: T,
+        scheduler: Option<S>,
+        owner: u64,
+        meta: crate::meta::SpawnMeta,
+    ) -> NonNull<Header> {
         let cell = Box::new(Cell {
             header: Header {
                 state: State::new(),
@@ -125,7 +131,7 @@ impl<T: Future, S: Schedule> Cell<T, S> {
                 stage: UnsafeCell::new(Stage::Running(future)),
             },
             trailer: Trailer {
-                id: crate::id::LazyId::new(),
+                meta: crate::meta::MetaSlot::new(meta),
                 owned_prev: UnsafeCell::new(None),
                 owned_next: UnsafeCell::new(None),
                 waker: UnsafeCell::new(None),

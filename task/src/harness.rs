@@ -191,14 +191,14 @@ unsafe fn poll_future<T: Future, S>(cell: &Cell<T, S>, cx: &mut Context<'_>) -> 
     let output = match res {
         Ok(Poll::Pending) => return false,
         Ok(Poll::Ready(out)) => Ok(out),
-        Err(payload) => Err(JoinError::panic(cell.trailer.id.get(), payload)),
+        Err(payload) => Err(JoinError::panic(cell.trailer.meta.meta(), payload)),
     };
     // Drop the future first (it may panic too; after a panicking poll it is gone
     // already), then store the result.
     // SAFETY: RUNNING is ours.
     let dropped = unsafe { drop_stage(cell) };
     let output = match (output, dropped) {
-        (Ok(_), Err(payload)) => Err(JoinError::panic(cell.trailer.id.get(), payload)),
+        (Ok(_), Err(payload)) => Err(JoinError::panic(cell.trailer.meta.meta(), payload)),
         (output, _) => output,
     };
     // SAFETY: RUNNING is ours; the stage is `Consumed`, nothing is overwritten but a unit.
@@ -231,10 +231,10 @@ unsafe fn cancel_future<T: Future, S>(cell: &Cell<T, S>) {
     // SAFETY: RUNNING is ours.
     let dropped = unsafe { drop_stage(cell) };
     drop(current);
-    let id = cell.trailer.id.get();
+    let meta = cell.trailer.meta.meta();
     let err = match dropped {
-        Ok(()) => JoinError::cancelled(id),
-        Err(payload) => JoinError::panic(id, payload),
+        Ok(()) => JoinError::cancelled(meta),
+        Err(payload) => JoinError::panic(meta, payload),
     };
     // SAFETY: RUNNING is ours.
     cell.core

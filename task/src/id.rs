@@ -1,11 +1,11 @@
-//! Task ids: unique for the life of the process, assigned at spawn, and the "current task"
-//! a thread is polling.
+//! Task ids: unique for the life of the process, and the "current task" a thread is
+//! polling.
 //!
 //! Assignment is lazy and costs no shared atomic per task: a task's id is taken when it is
-//! first asked for (`LazyId`: the spawn path writes a zero), from the thread's block of
+//! first asked for (its trailer's identity word, meta.rs), from the thread's block of
 //! `BLOCK` ids, which it takes from one global counter (one `fetch_add` per block) and
 //! hands out from a thread-local cursor. Ids are therefore unique but in no particular
-//! order (not spawn order). The id lives in the task's cold trailer.
+//! order (not spawn order).
 //!
 //! The current task is a thread-local pointer to the header of the task being polled (or
 //! having its future dropped), set by the harness around that call and restored after it;
@@ -26,6 +26,10 @@ use crate::core::Header;
 pub struct Id(NonZeroU64);
 
 impl Id {
+    pub(crate) fn from_raw(id: NonZeroU64) -> Id {
+        Id(id)
+    }
+
     /// The id as a number (for logs and metrics).
     pub fn as_u64(&self) -> u64 {
         self.0.get()
@@ -58,39 +62,6 @@ std::thread_local! {
     static CURRENT: Cell<Option<NonNull<Header>>> = const { Cell::new(None) };
 }
 
-/// A task's id slot: 0 until the id is first asked for (`get`), then the id for good.
-///
-/// Most tasks never have their id read (nobody calls `task::id()`, `JoinHandle::id()`, and
-/// they neither panic nor get cancelled), so the spawn path only writes a zero; the first
-/// reader takes a fresh id and installs it with a CAS, and racing first readers agree on
-/// the one that won. A std atomic even under loom: it carries no synchronization (only
-/// the id's uniqueness matters, and the CAS gives every reader the same one).
-pub(crate) struct LazyId(std::sync::atomic::AtomicU64);
-
-impl LazyId {
-    pub(crate) const fn new() -> LazyId {
-        LazyId(std::sync::atomic::AtomicU64::new(0))
-    }
-
-    /// The task's id, assigned now if this is its first use.
-    pub(crate) fn get(&self) -> Id {
-        use std::sync::atomic::Ordering::Relaxed;
-        // Relaxed: the value is all that is read; ids publish nothing.
-        let id = match self.0.load(Relaxed) {
-            0 => {
-                let fresh = next().0.get();
-                match self.0.compare_exchange(0, fresh, Relaxed, Relaxed) {
-                    Ok(_) => fresh,
-                    // Another first reader won: its id is the task's (ours is skipped).
-                    Err(won) => won,
-                }
-            }
-            id => id,
-        };
-        Id(NonZeroU64::new(id).expect("an assigned id is never 0"))
-    }
-}
-
 /// A fresh id.
 pub(crate) fn next() -> Id {
     let id = CURSOR
@@ -106,6 +77,13 @@ pub(crate) fn next() -> Id {
         // A spawn from a thread-local destructor: take one id alone.
         .unwrap_or_else(|_| NEXT_BLOCK.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
     Id(NonZeroU64::new(id).expect("task id counter overflowed"))
+}
+
+/// A fresh id from the global counter alone, touching no thread-local (for a signal
+/// handler, which may have interrupted this thread's `next`). `None` past the id space.
+pub(crate) fn next_global() -> Option<u64> {
+    let id = NEXT_BLOCK.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    (id != 0).then_some(id)
 }
 
 /// Marks `task` as the thread's current task until the guard drops.
@@ -125,10 +103,18 @@ impl Drop for CurrentGuard {
     }
 }
 
+/// The task this thread is polling (or dropping the future of), if any. The pointer is
+/// set only while the harness polls (or drops the future of) that task, holding a
+/// reference to it, and is reset when that call returns: the task is live while it is
+/// current. A `const` thread-local with no destructor: reading it is one TLS load, safe
+/// from a signal handler on this thread.
+pub(crate) fn current_header() -> Option<NonNull<Header>> {
+    CURRENT.try_with(|c| c.get()).ok().flatten()
+}
+
 /// The id of the task this thread is polling, if any.
 pub fn current() -> Option<Id> {
-    let task = CURRENT.try_with(|c| c.get()).ok().flatten()?;
-    // SAFETY: the pointer is set only while the harness polls (or drops the future of)
-    // that task, holding a reference to it, and is reset when that call returns.
-    Some(unsafe { Header::trailer(task) }.id.get())
+    let task = current_header()?;
+    // SAFETY: the current task is live while it is current (`current_header`).
+    Some(unsafe { Header::trailer(task) }.meta.id())
 }

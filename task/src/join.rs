@@ -16,6 +16,7 @@ use std::task::{Context, Poll};
 use crate::core::Header;
 use crate::harness;
 use crate::id::Id;
+use crate::meta::TaskMeta;
 
 /// An owned permission to await a spawned task's output.
 ///
@@ -26,6 +27,9 @@ use crate::id::Id;
 /// (tokio #2762), and a `#![deny(warnings)]` crate ported from tokio must still build.
 pub struct JoinHandle<T> {
     raw: NonNull<Header>,
+    /// True while this handle's wait is in the wait registry (`waits.rs`): from a poll that
+    /// returned `Pending` until the output is taken or the handle dropped.
+    recorded: bool,
     _p: PhantomData<T>,
 }
 
@@ -47,6 +51,7 @@ impl<T> JoinHandle<T> {
     pub(crate) unsafe fn from_raw(raw: NonNull<Header>) -> Self {
         JoinHandle {
             raw,
+            recorded: false,
             _p: PhantomData,
         }
     }
@@ -99,7 +104,13 @@ impl<T> JoinHandle<T> {
     /// The task's id (see [`Id`]).
     pub fn id(&self) -> Id {
         // SAFETY: the handle's reference keeps the task live.
-        unsafe { Header::trailer(self.raw) }.id.get()
+        unsafe { Header::trailer(self.raw) }.meta.id()
+    }
+
+    /// The task's identity: id, name and spawn location (see [`TaskMeta`]).
+    pub fn meta(&self) -> TaskMeta {
+        // SAFETY: the handle's reference keeps the task live.
+        unsafe { Header::trailer(self.raw) }.meta.meta()
     }
 
     /// A handle that can abort the task but not await it.
@@ -114,21 +125,61 @@ impl<T> Future for JoinHandle<T> {
     type Output = Result<T, JoinError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let me = self.get_mut();
         let mut out: Poll<Result<T, JoinError>> = Poll::Pending;
         // SAFETY: we hold the join reference and `out` has the task's output type.
         unsafe {
-            (self.header().vtable.try_read_output)(
-                self.raw,
+            (me.header().vtable.try_read_output)(
+                me.raw,
                 &mut out as *mut Poll<Result<T, JoinError>> as *mut (),
                 cx.waker(),
             )
         };
+        match out {
+            // The slow path: the waker now sits in the task's trailer; tell dumps who waits
+            // (again at each pending poll: the handle may have moved to another task).
+            Poll::Pending => me.record_wait(cx.waker()),
+            Poll::Ready(_) if me.recorded => me.forget_wait(),
+            _ => {}
+        }
         out
+    }
+}
+
+impl<T> JoinHandle<T> {
+    fn wait_key(&self) -> (usize, usize) {
+        (self.raw.as_ptr() as usize, crate::waits::JOIN_KEY)
+    }
+
+    #[cold]
+    fn record_wait(&mut self, waker: &std::task::Waker) {
+        let wait = crate::waits::Wait {
+            kind: "JoinHandle",
+            object: self.raw.as_ptr() as usize,
+            // SAFETY: the handle's reference keeps the task live.
+            target: Some(unsafe { Header::trailer(self.raw) }.meta.id()),
+        };
+        // SAFETY: no holder word.
+        let recorded = unsafe { crate::waits::record(self.wait_key(), waker, wait, None) };
+        if self.recorded && !recorded {
+            // Now polled by something that is no task: the old record is stale.
+            crate::waits::forget(self.wait_key());
+        }
+        self.recorded = recorded;
+    }
+
+    #[cold]
+    fn forget_wait(&mut self) {
+        crate::waits::forget(self.wait_key());
+        self.recorded = false;
     }
 }
 
 impl<T> Drop for JoinHandle<T> {
     fn drop(&mut self) {
+        if self.recorded {
+            self.forget_wait();
+        }
         if self.header().state.drop_join_handle_fast() {
             return;
         }
@@ -175,7 +226,13 @@ impl AbortHandle {
     /// The task's id (see [`Id`]).
     pub fn id(&self) -> Id {
         // SAFETY: we hold a reference.
-        unsafe { Header::trailer(self.raw) }.id.get()
+        unsafe { Header::trailer(self.raw) }.meta.id()
+    }
+
+    /// The task's identity: id, name and spawn location (see [`TaskMeta`]).
+    pub fn meta(&self) -> TaskMeta {
+        // SAFETY: we hold a reference.
+        unsafe { Header::trailer(self.raw) }.meta.meta()
     }
 }
 
@@ -205,7 +262,7 @@ impl fmt::Debug for AbortHandle {
 /// Why a task produced no output.
 pub struct JoinError {
     repr: Repr,
-    id: Id,
+    meta: TaskMeta,
 }
 
 enum Repr {
@@ -219,23 +276,28 @@ enum Repr {
 unsafe impl Sync for JoinError {}
 
 impl JoinError {
-    pub(crate) fn cancelled(id: Id) -> JoinError {
+    pub(crate) fn cancelled(meta: TaskMeta) -> JoinError {
         JoinError {
             repr: Repr::Cancelled,
-            id,
+            meta,
         }
     }
 
-    pub(crate) fn panic(id: Id, payload: Box<dyn Any + Send + 'static>) -> JoinError {
+    pub(crate) fn panic(meta: TaskMeta, payload: Box<dyn Any + Send + 'static>) -> JoinError {
         JoinError {
             repr: Repr::Panic(payload),
-            id,
+            meta,
         }
     }
 
     /// The id of the task that produced no output.
     pub fn id(&self) -> Id {
-        self.id
+        self.meta.id()
+    }
+
+    /// The identity of the task that produced no output: id, name and spawn location.
+    pub fn meta(&self) -> &TaskMeta {
+        &self.meta
     }
 
     /// True when the task was cancelled (aborted or shut down with its runtime).
@@ -278,23 +340,33 @@ impl JoinError {
 impl fmt::Display for JoinError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (&self.repr, self.panic_message()) {
-            (Repr::Cancelled, _) => write!(f, "task {} was cancelled", self.id),
+            (Repr::Cancelled, _) => write!(f, "{} was cancelled", self.meta),
             (Repr::Panic(_), Some(msg)) => {
-                write!(f, "task {} panicked with message {msg:?}", self.id)
+                write!(f, "{} panicked with message {msg:?}", self.meta)
             }
-            (Repr::Panic(_), None) => write!(f, "task {} panicked", self.id),
+            (Repr::Panic(_), None) => write!(f, "{} panicked", self.meta),
         }
     }
 }
 
 impl fmt::Debug for JoinError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.meta.name().is_some() {
+            // A named task: say which (tokio's form below has only the id).
+            return match (&self.repr, self.panic_message()) {
+                (Repr::Cancelled, _) => write!(f, "JoinError::Cancelled({})", self.meta),
+                (Repr::Panic(_), Some(msg)) => {
+                    write!(f, "JoinError::Panic({}, {msg:?}, ...)", self.meta)
+                }
+                (Repr::Panic(_), None) => write!(f, "JoinError::Panic({}, ...)", self.meta),
+            };
+        }
         match (&self.repr, self.panic_message()) {
-            (Repr::Cancelled, _) => write!(f, "JoinError::Cancelled({:?})", self.id),
+            (Repr::Cancelled, _) => write!(f, "JoinError::Cancelled({:?})", self.id()),
             (Repr::Panic(_), Some(msg)) => {
-                write!(f, "JoinError::Panic({:?}, {msg:?}, ...)", self.id)
+                write!(f, "JoinError::Panic({:?}, {msg:?}, ...)", self.id())
             }
-            (Repr::Panic(_), None) => write!(f, "JoinError::Panic({:?}, ...)", self.id),
+            (Repr::Panic(_), None) => write!(f, "JoinError::Panic({:?}, ...)", self.id()),
         }
     }
 }

@@ -25,9 +25,12 @@
 mod core;
 mod harness;
 mod id;
+mod inspect;
 mod join;
 mod list;
+mod meta;
 mod state;
+pub mod waits;
 mod waker;
 
 use std::fmt;
@@ -37,8 +40,10 @@ use std::ptr::NonNull;
 
 pub use crate::core::Header;
 pub use crate::id::{current as current_id, Id};
+pub use crate::inspect::{waker_task, waker_task_id, TaskState, TaskView};
 pub use crate::join::{AbortHandle, JoinError, JoinHandle};
 pub use crate::list::OwnedTasks;
+pub use crate::meta::{current_meta, current_raw_meta, meta_of, RawMeta, SpawnMeta, TaskMeta};
 
 /// What a scheduler provides to its tasks. A task's poller lends its own to each run
 /// (`Notified::run`); a task that parks keeps a clone (`Core::scheduler`) for its wakers.

@@ -30,7 +30,9 @@ use shim::sync::atomic::{AtomicBool, Ordering};
 use shim::sync::Mutex;
 
 use crate::core::{Cell, Header};
+use crate::inspect::TaskView;
 use crate::join::JoinHandle;
+use crate::meta::SpawnMeta;
 use crate::{Notified, Schedule, Task};
 
 /// The live tasks of one runtime.
@@ -73,13 +75,14 @@ fn new_task<T, S>(
     future: T,
     scheduler: Option<S>,
     owner: u64,
+    meta: SpawnMeta,
 ) -> (Task<S>, Notified<S>, JoinHandle<T::Output>)
 where
     T: Future + Send + 'static,
     T::Output: Send + 'static,
     S: Schedule,
 {
-    let ptr = Cell::<T, S>::allocate(future, scheduler, owner);
+    let ptr = Cell::<T, S>::allocate(future, scheduler, owner, meta);
     // SAFETY: a new task holds three references: these three handles.
     unsafe {
         (
@@ -122,12 +125,17 @@ impl<S: Schedule> OwnedTasks<S> {
     /// task is cancelled at once and the JoinHandle reports it.
     /// The task holds no scheduler until then either: its pollers lend theirs
     /// (`Notified::run`), and `bind` gives it its own.
-    pub fn spawn<T>(&self, future: T) -> (JoinHandle<T::Output>, Option<Notified<S>>)
+    /// `meta` is the task's identity (its spawn location, and name if any).
+    pub fn spawn<T>(
+        &self,
+        future: T,
+        meta: SpawnMeta,
+    ) -> (JoinHandle<T::Output>, Option<Notified<S>>)
     where
         T: Future + Send + 'static,
         T::Output: Send + 'static,
     {
-        let (task, notified, join) = new_task(future, None, UNBOUND);
+        let (task, notified, join) = new_task(future, None, UNBOUND, meta);
         // The list's reference now travels with `notified`, to be claimed by `bind` (or
         // dropped by completion, or by cancelling the unbound `notified`).
         mem::forget(task);
@@ -152,12 +160,16 @@ impl<S: Schedule> OwnedTasks<S> {
     /// completion or by the owner's shutdown) and whose output was dropped by the owner
     /// (at completion, with no `JoinHandle`) or is held by the `JoinHandle`, which is
     /// `Send` only when the output is.
-    pub unsafe fn spawn_local<T>(&self, future: T) -> (JoinHandle<T::Output>, Option<Notified<S>>)
+    pub unsafe fn spawn_local<T>(
+        &self,
+        future: T,
+        meta: SpawnMeta,
+    ) -> (JoinHandle<T::Output>, Option<Notified<S>>)
     where
         T: Future + 'static,
         T::Output: 'static,
     {
-        let ptr = Cell::<T, S>::allocate(future, None, UNBOUND);
+        let ptr = Cell::<T, S>::allocate(future, None, UNBOUND, meta);
         // SAFETY: a new task holds three references: the list's (forgotten below: it rides
         // with the `Notified`, as in `spawn`), the run queue's and the JoinHandle's.
         let (task, notified, join) = unsafe {
@@ -184,13 +196,15 @@ impl<S: Schedule> OwnedTasks<S> {
         future: T,
         scheduler: S,
         shard: usize,
+        meta: SpawnMeta,
     ) -> (JoinHandle<T::Output>, Option<Notified<S>>)
     where
         T: Future + Send + 'static,
         T::Output: Send + 'static,
     {
         let shard = self.shard_index(shard);
-        let (task, notified, join) = new_task(future, Some(scheduler), self.owner_word(shard));
+        let (task, notified, join) =
+            new_task(future, Some(scheduler), self.owner_word(shard), meta);
         let mut lock = self.shards[shard].lock();
         if lock.closed {
             drop(lock);
@@ -259,6 +273,34 @@ impl<S: Schedule> OwnedTasks<S> {
     #[doc(hidden)]
     pub fn len(&self) -> usize {
         self.shards.iter().map(|s| s.lock().len).sum()
+    }
+
+    /// Calls `f` with every bound task, one shard at a time under that shard's lock (never
+    /// two locks at once), for task dumps. Nothing is polled or changed: each task is seen
+    /// through one load of its state word ([`TaskView`]). `f` runs under the shard's lock,
+    /// so it must be quick and take no lock a task's wake, completion or bind may take
+    /// (copy out what it needs). Tasks completing or binding meanwhile in other shards may
+    /// or may not be seen: the walk is no single instant.
+    pub fn for_each_task(&self, mut f: impl FnMut(&TaskView<'_>)) {
+        for shard in self.shards.iter() {
+            let lock = shard.lock();
+            let mut next = lock.head;
+            while let Some(ptr) = next {
+                // SAFETY: `ptr` is in this shard, which we hold locked: the list's reference
+                // keeps it live and its links are ours to read.
+                let trailer = unsafe { Header::trailer(ptr) };
+                let view = TaskView {
+                    header: ptr,
+                    // SAFETY: as above, the task is live.
+                    snapshot: unsafe { ptr.as_ref() }.state.load(),
+                    _list: PhantomData,
+                };
+                f(&view);
+                // SAFETY: links are read under the shard lock.
+                next = trailer.owned_next.with(|p| unsafe { *p });
+            }
+            drop(lock);
+        }
     }
 
     /// True when no task is live.

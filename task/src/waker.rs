@@ -11,7 +11,8 @@ use std::task::{RawWaker, RawWakerVTable, Waker};
 use crate::core::Header;
 use crate::harness;
 
-static VTABLE: RawWakerVTable = RawWakerVTable::new(clone, wake, wake_by_ref, drop_waker);
+pub(crate) static VTABLE: RawWakerVTable =
+    RawWakerVTable::new(clone, wake, wake_by_ref, drop_waker);
 
 /// A waker over `ptr` that does not own a reference: wrap it in `ManuallyDrop` and keep it
 /// only while some other reference (the run's) keeps the task alive.

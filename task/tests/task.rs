@@ -53,7 +53,7 @@ impl Sched {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let (join, notified) = self.0.owned.spawn(f);
+        let (join, notified) = self.0.owned.spawn(f, task::SpawnMeta::NONE);
         if let Some(n) = notified {
             self.schedule(n);
         }
@@ -514,7 +514,7 @@ fn first_park_into_closed_list_cancels() {
 fn spawn_after_shutdown_is_cancelled() {
     let s = Sched::new();
     s.shutdown();
-    let (mut join, notified) = s.0.owned.spawn(async {});
+    let (mut join, notified) = s.0.owned.spawn(async {}, task::SpawnMeta::NONE);
     assert!(notified.is_none());
     assert!(matches!(poll_once(&mut join), Poll::Ready(Err(e)) if e.is_cancelled()));
 }
@@ -523,7 +523,9 @@ fn spawn_after_shutdown_is_cancelled() {
 #[test]
 fn spawn_bound_is_in_the_list_before_it_runs() {
     let s = Sched::new();
-    let (mut join, notified) = s.0.owned.spawn_bound(async { 3 }, s.clone(), 0);
+    let (mut join, notified) =
+        s.0.owned
+            .spawn_bound(async { 3 }, s.clone(), 0, task::SpawnMeta::NONE);
     assert_eq!(s.0.owned.len(), 1);
     assert!(notified.unwrap().run(&s));
     assert_eq!(s.0.owned.len(), 0);

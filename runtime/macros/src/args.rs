@@ -68,6 +68,10 @@ pub(crate) struct Config {
     pub(crate) start_paused: Option<syn::LitBool>,
     /// `name = ".."`: the runtime's name (`Builder::name`), the literal as written.
     pub(crate) name: Option<syn::LitStr>,
+    /// `shutdown_timeout = ".."`, in nanoseconds.
+    pub(crate) shutdown_timeout: Option<u64>,
+    /// `fail_on_stall = ".."`, in nanoseconds (more than zero).
+    pub(crate) fail_on_stall: Option<u64>,
 }
 
 const FLAVOR: &str = "flavor";
@@ -76,8 +80,10 @@ const CRATE: &str = "crate";
 const UNHANDLED_PANIC: &str = "unhandled_panic";
 const START_PAUSED: &str = "start_paused";
 const NAME: &str = "name";
-const KNOWN_KEYS: &str =
-    "`flavor`, `worker_threads`, `start_paused`, `unhandled_panic`, `crate`, `name`";
+const SHUTDOWN_TIMEOUT: &str = "shutdown_timeout";
+const FAIL_ON_STALL: &str = "fail_on_stall";
+const KNOWN_KEYS: &str = "`flavor`, `worker_threads`, `start_paused`, `unhandled_panic`, \
+                          `crate`, `name`, `shutdown_timeout`, `fail_on_stall`";
 
 /// One `key = value` pair, as written.
 struct RawArg {
@@ -107,7 +113,14 @@ impl Parse for RawArg {
 fn is_known_key(name: &str) -> bool {
     matches!(
         name,
-        FLAVOR | WORKER_THREADS | CRATE | START_PAUSED | UNHANDLED_PANIC | NAME
+        FLAVOR
+            | WORKER_THREADS
+            | CRATE
+            | START_PAUSED
+            | UNHANDLED_PANIC
+            | NAME
+            | SHUTDOWN_TIMEOUT
+            | FAIL_ON_STALL
     )
 }
 
@@ -126,6 +139,8 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
         unhandled_panic: None,
         start_paused: None,
         name: None,
+        shutdown_timeout: None,
+        fail_on_stall: None,
     };
     let raw = match Punctuated::<RawArg, Token![,]>::parse_terminated.parse2(args) {
         Ok(raw) => raw,
@@ -140,6 +155,8 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
     let mut panic_key: Option<Ident> = None;
     let mut paused_key: Option<Ident> = None;
     let mut name_key: Option<Ident> = None;
+    let mut shutdown_key: Option<Ident> = None;
+    let mut stall_key: Option<Ident> = None;
 
     for RawArg { key, value } in raw {
         let name = key.unraw().to_string();
@@ -150,6 +167,8 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
             UNHANDLED_PANIC => &mut panic_key,
             START_PAUSED => &mut paused_key,
             NAME => &mut name_key,
+            SHUTDOWN_TIMEOUT => &mut shutdown_key,
+            FAIL_ON_STALL => &mut stall_key,
             _ => {
                 errors.push(syn::Error::new(key.span(), unknown_key_message(&name)));
                 continue;
@@ -169,6 +188,20 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
             }
             START_PAUSED => parse_start_paused(&value).map(|b| config.start_paused = Some(b)),
             NAME => parse_name(&value).map(|n| config.name = Some(n)),
+            SHUTDOWN_TIMEOUT => {
+                parse_duration(SHUTDOWN_TIMEOUT, &value).map(|d| config.shutdown_timeout = Some(d))
+            }
+            FAIL_ON_STALL => parse_duration(FAIL_ON_STALL, &value).and_then(|d| {
+                if d == 0 {
+                    Err(syn::Error::new_spanned(
+                        &value,
+                        "`fail_on_stall` must be more than zero, e.g. `fail_on_stall = \"20ms\"`",
+                    ))
+                } else {
+                    config.fail_on_stall = Some(d);
+                    Ok(())
+                }
+            }),
             _ => parse_crate_path(&value).map(|p| config.crate_path = p),
         };
         if let Err(e) = result {
@@ -177,6 +210,22 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
     }
 
     // Checked last so that the order of the arguments does not matter.
+    if let Some(key) = &stall_key {
+        if kind == Kind::Main {
+            let msg = "`fail_on_stall` is for `#[runtime::test]`: in a program, use \
+                       `Builder::on_stall` to report stuck polls";
+            errors.push(syn::Error::new(key.span(), msg));
+        } else if flavor_key.is_none() {
+            // Only the multi-thread runtime has a monitor to see a stuck poll.
+            config.flavor = Flavor::MultiThread;
+        } else if config.flavor != Flavor::MultiThread {
+            let msg = "`fail_on_stall` requires the multi-thread runtime, whose monitor sees a \
+                       stuck poll (a current-thread runtime has none): use \
+                       `flavor = \"multi_thread\"` or leave `flavor` out";
+            errors.push(syn::Error::new(key.span(), msg));
+        }
+    }
+
     if let Some(key) = &threads_key {
         if config.flavor != Flavor::MultiThread {
             let hint = if flavor_key.is_none() {
@@ -308,6 +357,34 @@ fn parse_name(value: &Expr) -> syn::Result<syn::LitStr> {
             "`name` expects a string literal, e.g. `name = \"my-runtime\"`",
         )),
     }
+}
+
+/// A duration written as a string: an integer and a unit (`ns`, `us`, `ms`, `s`), in
+/// nanoseconds.
+fn parse_duration(key: &str, value: &Expr) -> syn::Result<u64> {
+    let expected = format!(
+        "`{key}` expects a duration as a string literal, an integer and a unit (ns, us, ms \
+         or s), e.g. `{key} = \"20ms\"` or `{key} = \"1s\"`"
+    );
+    let Some(Lit::Str(s)) = literal(value) else {
+        return Err(syn::Error::new_spanned(value, expected));
+    };
+    let text = s.value();
+    let text = text.trim();
+    let digits = text.len() - text.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let (number, unit) = text.split_at(digits);
+    let scale: u64 = match unit.trim() {
+        "ns" => 1,
+        "us" => 1_000,
+        "ms" => 1_000_000,
+        "s" => 1_000_000_000,
+        _ => return Err(syn::Error::new(s.span(), expected)),
+    };
+    number
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .ok_or_else(|| syn::Error::new(s.span(), expected))
 }
 
 fn parse_crate_path(value: &Expr) -> syn::Result<syn::Path> {

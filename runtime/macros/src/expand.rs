@@ -298,6 +298,17 @@ fn generate(kind: Kind, config: &Config, func: Function) -> TokenStream {
         .as_ref()
         .map(|lit| quote!(.start_paused(#lit)));
     let name = config.name.as_ref().map(|lit| quote!(.name(#lit)));
+    // `fail_on_stall`: a recorder whose callback the builder gets, and which runs the body.
+    let stalls = Ident::new("stalls", Span::mixed_site());
+    let threshold = config
+        .fail_on_stall
+        .map(|ns| quote!(::core::time::Duration::from_nanos(#ns)));
+    let on_stall = threshold
+        .as_ref()
+        .map(|t| quote!(.on_stall(#t, #stalls.callback())));
+    let make_stalls = threshold
+        .as_ref()
+        .map(|_| quote!(let #stalls = #krate::__FailOnStall::default();));
     let (outer_params, arg_names, turbofish) = forwarded_params(&sig);
     let inner_params = &sig.inputs;
     let (generics, where_clause) = (&sig.generics, &sig.generics.where_clause);
@@ -310,7 +321,18 @@ fn generate(kind: Kind, config: &Config, func: Function) -> TokenStream {
         ReturnType::Default => quote!(()),
         ReturnType::Type(_, ty) => ty.to_token_stream(),
     };
-    let block_on = if kind == Kind::Test && !mentions_impl(output_ty.clone()) {
+    let shutdown = config
+        .shutdown_timeout
+        .map(|ns| quote!(::core::time::Duration::from_nanos(#ns)));
+    let block_on = if let Some(t) = &threshold {
+        // The body runs as a task, so that the monitor watches its polls; the recorder
+        // shuts the runtime down (with `shutdown_timeout` when given) before it checks.
+        let timeout = match &shutdown {
+            Some(d) => quote!(::core::option::Option::Some(#d)),
+            None => quote!(::core::option::Option::None),
+        };
+        quote! { #stalls.run(#rt, #t, #timeout, #call) }
+    } else if kind == Kind::Test && !mentions_impl(output_ty.clone()) {
         quote! {
             let #fut = ::core::pin::pin!(#call);
             let #fut: ::core::pin::Pin<
@@ -322,12 +344,24 @@ fn generate(kind: Kind, config: &Config, func: Function) -> TokenStream {
         quote! { #rt.block_on(#call) }
     };
 
+    // `shutdown_timeout`: the runtime is shut down with it once the body returned.
+    let out = Ident::new("out", Span::mixed_site());
+    let finish = match (&shutdown, &threshold) {
+        (Some(d), None) => quote! {
+            let #out = { #block_on };
+            #rt.shutdown_timeout(#d);
+            #out
+        },
+        _ => block_on,
+    };
+
     quote! {
         #marker
         #(#attrs)*
         #vis #fn_token #ident #generics (#(#outer_params),*) #output #where_clause {
             async fn #inner #generics (#inner_params) #output #where_clause #body
 
+            #make_stalls
             #[allow(clippy::expect_used)]
             let #rt = #krate::Builder::#new()
                 .enable_all()
@@ -335,9 +369,10 @@ fn generate(kind: Kind, config: &Config, func: Function) -> TokenStream {
                 #paused
                 #unhandled
                 #name
+                #on_stall
                 .#build
                 .expect("failed to build the runtime");
-            #block_on
+            #finish
         }
     }
 }

@@ -53,7 +53,11 @@ use proc_macro::TokenStream;
 ///   (`Builder::start_paused`, see `runtime::time::pause`), only with `"current_thread"`;
 /// - `crate = "path"`: where `Builder` lives, `::runtime` by default; for
 ///   re-exports or a renamed dependency. The path resolves where it is written;
-/// - `name = "..."`: the runtime's name (`Builder::name`).
+/// - `name = "..."`: the runtime's name (`Builder::name`);
+/// - `shutdown_timeout = "1s"` (an integer and `ns`, `us`, `ms` or `s`): when the function
+///   returns, the runtime is shut down with `Runtime::shutdown_timeout`, which waits at
+///   most that long for tasks stuck in a poll and blocking closures and, past it, prints
+///   who held it to stderr. Without it, dropping the runtime waits for them, as tokio's.
 ///
 /// The function must be `async`. `main` itself takes no parameters and has no generics;
 /// any other function may have both (each call builds a runtime and runs the body on
@@ -78,7 +82,17 @@ pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
 /// async fn an_hour_in_no_time() {
 ///     runtime::time::sleep(std::time::Duration::from_secs(3600)).await;
 /// }
+///
+/// #[runtime::test(fail_on_stall = "20ms")]
+/// async fn never_blocks_a_worker() {}
 /// ```
+///
+/// Besides `main`'s arguments, `fail_on_stall = "20ms"` fails the test when one poll keeps
+/// a worker busy longer than that (a blocking call in async code): the test panics, once
+/// the body is done, with the `on_stall` report of each such poll (the task, the worker,
+/// the time, the thread's native backtrace). The body then runs as a spawned task (so it
+/// must be `Send`), and the flavor is `"multi_thread"`: only that runtime has the monitor
+/// that sees a stuck poll, so another `flavor` is a compile error.
 ///
 /// Do not add `#[test]` yourself: it is an error, the function would be
 /// registered twice.

@@ -61,7 +61,10 @@ impl<S: Source> IoSource<S> {
     /// # Panics
     /// Outside a runtime, or on a runtime without `Builder::enable_io()`.
     #[track_caller]
-    pub(crate) fn new(io: S, interest: Interest) -> io::Result<Self> {
+    pub(crate) fn new(io: S, interest: Interest) -> io::Result<Self>
+    where
+        S: std::os::fd::AsRawFd,
+    {
         let handle = crate::scheduler::Handle::current_io();
         Self::with_handle(&handle, io, interest)
     }
@@ -71,8 +74,13 @@ impl<S: Source> IoSource<S> {
         handle: &Arc<io_driver::Handle>,
         mut io: S,
         interest: Interest,
-    ) -> io::Result<Self> {
+    ) -> io::Result<Self>
+    where
+        S: std::os::fd::AsRawFd,
+    {
         let registration = handle.register(&mut io, interest)?;
+        // The descriptor labels this socket's waiters in task dumps.
+        registration.set_fd(io.as_raw_fd());
         Ok(IoSource {
             io: Some(io),
             registration,

@@ -18,7 +18,7 @@ use std::task::{Context as TaskContext, Poll, Wake, Waker};
 use queue::Inject;
 use shim::sync::atomic::{AtomicBool, Ordering};
 use shim::sync::{Arc, Mutex};
-use task::{JoinHandle, OwnedTasks};
+use task::{JoinHandle, OwnedTasks, SpawnMeta};
 
 use crate::block_on::ThreadWaiter;
 use crate::blocking;
@@ -158,14 +158,14 @@ fn with_core<R>(handle: &Arc<Handle>, f: impl FnOnce(Option<&mut Core>) -> R) ->
 }
 
 impl Handle {
-    pub(crate) fn spawn<F>(me: &Arc<Handle>, future: F) -> JoinHandle<F::Output>
+    pub(crate) fn spawn<F>(me: &Arc<Handle>, future: F, meta: SpawnMeta) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
         // No owned-list lock and no handle clone: the task joins the list, and takes a
         // handle, only if it ever parks (task's list.rs).
-        let (join, notified) = me.shared.owned.spawn(future);
+        let (join, notified) = me.shared.owned.spawn(future, meta);
         if let Some(task) = notified {
             Handle::schedule(me, task, Arrival::Spawn);
         }

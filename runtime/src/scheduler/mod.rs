@@ -25,7 +25,7 @@ pub(crate) mod multi_thread;
 use std::future::Future;
 
 use shim::sync::Arc;
-use task::{JoinHandle, Notified, Task};
+use task::{JoinHandle, Notified, SpawnMeta, Task};
 
 use crate::driver::Driver;
 use crate::metrics::{RuntimeMetrics, Snapshot};
@@ -74,28 +74,28 @@ impl Handle {
         }
     }
 
-    pub(crate) fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    pub(crate) fn spawn<F>(&self, future: F, meta: SpawnMeta) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
         if self.unhandled_panic().is_some() {
-            return self.spawn_shutdown_on_panic(future);
+            return self.spawn_shutdown_on_panic(future, meta);
         }
-        self.spawn_inner(future)
+        self.spawn_inner(future, meta)
     }
 
     /// `spawn` under `UnhandledPanic::ShutdownRuntime`: out of line, so the common path
     /// stays as small as it was.
     #[cold]
     #[inline(never)]
-    fn spawn_shutdown_on_panic<F>(&self, future: F) -> JoinHandle<F::Output>
+    fn spawn_shutdown_on_panic<F>(&self, future: F, meta: SpawnMeta) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
         let state = self.unhandled_panic().clone().expect("checked by spawn");
-        self.spawn_inner(crate::unhandled::ShutdownOnPanic::new(future, state))
+        self.spawn_inner(crate::unhandled::ShutdownOnPanic::new(future, state), meta)
     }
 
     /// The runtime's unhandled-panic policy (`None`: `UnhandledPanic::Ignore`).
@@ -107,14 +107,14 @@ impl Handle {
     }
 
     #[inline(always)]
-    fn spawn_inner<F>(&self, future: F) -> JoinHandle<F::Output>
+    fn spawn_inner<F>(&self, future: F, meta: SpawnMeta) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
         match self {
-            Handle::MultiThread(h) => multi_thread::Handle::spawn(h, future),
-            Handle::CurrentThread(h) => current_thread::Handle::spawn(h, future),
+            Handle::MultiThread(h) => multi_thread::Handle::spawn(h, future, meta),
+            Handle::CurrentThread(h) => current_thread::Handle::spawn(h, future, meta),
         }
     }
 

@@ -56,6 +56,12 @@ unsafe impl Send for AtomicWaker {}
 unsafe impl Sync for AtomicWaker {}
 
 impl AtomicWaker {
+    /// True while a waker is stored (task dumps: the receiver waits). A snapshot.
+    pub(crate) fn is_armed(&self) -> bool {
+        // Relaxed: a label for dumps; it orders nothing.
+        self.state.load(Relaxed) & ARMED != 0
+    }
+
     pub(crate) fn new() -> AtomicWaker {
         AtomicWaker {
             state: AtomicUsize::new(IDLE),

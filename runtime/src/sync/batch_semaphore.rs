@@ -28,6 +28,13 @@
 //! `closed_error_happens_after_close`, `closed_snapshot_happens_after_close`). `forget` and `available_permits` carry nothing
 //! (Relaxed). Wakers are collected under the lock and woken, or dropped, after it is
 //! released.
+//!
+//! Task dumps: a waiter that queues is recorded in the wait registry (`task::waits`, under
+//! the key (this semaphore's address, its slot)) in the same lock hold, and forgotten
+//! wherever it leaves the queue (served in `release_locked`, failed by `close`, cancelled),
+//! also under the lock; the record points at `holder`, the task a lock's wrapper stores
+//! when it takes the lock (`note_holder`) and `release` clears (a lock's kind only). So
+//! the uncontended paths pay one plain store each for a lock and nothing otherwise.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -75,6 +82,36 @@ struct Need {
 pub(crate) struct Sem {
     permits: AtomicUsize,
     waiters: Mutex<WaitList<Need>>,
+    /// What this semaphore implements, for task dumps (and whether it keeps a holder).
+    kind: Kind,
+    /// A lock's holder: the header address of the task that took it (0: none, or not a
+    /// task; `task::waits::holder_word`). A std atomic even under loom: a label for dumps,
+    /// Relaxed, ordering nothing.
+    holder: std::sync::atomic::AtomicU64,
+}
+
+/// What a [`Sem`] implements, as task dumps name it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Kind {
+    Semaphore,
+    Mutex,
+    RwLock,
+    Channel,
+}
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Semaphore => "Semaphore",
+            Kind::Mutex => "Mutex",
+            Kind::RwLock => "RwLock",
+            Kind::Channel => "mpsc send",
+        }
+    }
+
+    fn keeps_holder(self) -> bool {
+        matches!(self, Kind::Mutex | Kind::RwLock)
+    }
 }
 
 impl Sem {
@@ -83,6 +120,8 @@ impl Sem {
         Sem {
             permits: AtomicUsize::new(permits << SHIFT),
             waiters: Mutex::new(WaitList::new()),
+            kind: Kind::Semaphore,
+            holder: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -95,7 +134,30 @@ impl Sem {
         Sem {
             permits: AtomicUsize::new(permits << SHIFT),
             waiters: Mutex::new(WaitList::new()),
+            kind: Kind::Semaphore,
+            holder: std::sync::atomic::AtomicU64::new(0),
         }
+    }
+
+    /// Names what this semaphore implements (task dumps; a lock keeps its holder).
+    pub(crate) const fn with_kind(mut self, kind: Kind) -> Sem {
+        self.kind = kind;
+        self
+    }
+
+    /// A lock's wrapper took the lock: remember the current task as its holder (a
+    /// thread-local read and one plain store).
+    #[inline]
+    pub(crate) fn note_holder(&self) {
+        // Relaxed: a label for dumps (see the field).
+        self.holder.store(
+            task::waits::holder_word(),
+            std::sync::atomic::Ordering::Relaxed,
+        );
+    }
+
+    fn key(&self, slot: usize) -> (usize, usize) {
+        (self as *const Sem as usize, slot)
     }
 
     pub(crate) fn available_permits(&self) -> usize {
@@ -157,6 +219,10 @@ impl Sem {
         if n == 0 {
             return;
         }
+        if self.kind.keeps_holder() {
+            // Relaxed: a label for dumps (see the field).
+            self.holder.store(0, std::sync::atomic::Ordering::Relaxed);
+        }
         // Relaxed: the value only seeds the CAS (which fails on a stale one), and a WAITERS
         // seen here sends us to the lock, which orders what follows.
         let mut cur = self.permits.load(Relaxed);
@@ -202,6 +268,7 @@ impl Sem {
             if need.remaining == 0 {
                 need.status = Status::Granted;
                 list.unlink_and_wake(head, wakes);
+                task::waits::forget(self.key(head));
             }
         }
         let empty = list.is_empty();
@@ -270,6 +337,7 @@ impl Sem {
                 need.remaining = need.needed;
                 need.status = Status::Closed;
                 list.unlink_and_wake(head, &mut wakes);
+                task::waits::forget(self.key(head));
             }
             // Relaxed: the value only seeds the CAS.
             let mut cur = self.permits.load(Relaxed);
@@ -352,7 +420,17 @@ impl Sem {
                         remaining: n - granted,
                         status: Status::Queued,
                     };
-                    *key = Some(list.push_back(need, Some(waker.clone())));
+                    let k = list.push_back(need, Some(waker.clone()));
+                    *key = Some(k);
+                    let wait = task::waits::Wait {
+                        kind: self.kind.name(),
+                        object: self as *const Sem as usize,
+                        target: None,
+                    };
+                    // SAFETY: the holder word lives in `self`, which every queued waiter
+                    // borrows; the record is forgotten (under this lock) when the waiter
+                    // leaves the queue, before its borrow can end.
+                    unsafe { task::waits::record(self.key(k), waker, wait, Some(&self.holder)) };
                     return Poll::Pending;
                 }
                 Err(now) => cur = now,
@@ -391,6 +469,9 @@ impl Sem {
         let mut wakes = WakeList::new();
         let mut list = self.waiters.lock();
         let node = list.remove(k);
+        if node.data.status == Status::Queued {
+            task::waits::forget(self.key(k));
+        }
         let give = match node.data.status {
             Status::Queued => node.data.needed - node.data.remaining,
             Status::Granted => node.data.needed,

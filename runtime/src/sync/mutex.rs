@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use shim::cell::UnsafeCell;
 
-use super::batch_semaphore::{Sem, TryAcquire};
+use super::batch_semaphore::{Kind, Sem, TryAcquire};
 
 mod mapped;
 
@@ -98,7 +98,7 @@ impl<T> Mutex<T> {
     /// ```
     pub fn new(value: T) -> Mutex<T> {
         Mutex {
-            s: Sem::new(1),
+            s: Sem::new(1).with_kind(Kind::Mutex),
             c: UnsafeCell::new(value),
         }
     }
@@ -113,7 +113,7 @@ impl<T> Mutex<T> {
     #[cfg(not(loom))]
     pub const fn const_new(value: T) -> Mutex<T> {
         Mutex {
-            s: Sem::const_new(1),
+            s: Sem::const_new(1).with_kind(Kind::Mutex),
             c: UnsafeCell::new(value),
         }
     }
@@ -152,6 +152,7 @@ impl<T: ?Sized> Mutex<T> {
         if self.s.acquire(1).await.is_err() {
             unreachable!("a mutex's semaphore is never closed");
         }
+        self.s.note_holder();
     }
 
     /// Locks from synchronous code (a plain thread, outside any runtime), blocking it.
@@ -217,7 +218,10 @@ impl<T: ?Sized> Mutex<T> {
     /// ```
     pub fn try_lock(&self) -> Result<MutexGuard<'_, T>, TryLockError> {
         match self.s.try_acquire(1) {
-            Ok(()) => Ok(MutexGuard { lock: self }),
+            Ok(()) => {
+                self.s.note_holder();
+                Ok(MutexGuard { lock: self })
+            }
             Err(TryAcquire::NoPermits | TryAcquire::Closed) => Err(TryLockError(())),
         }
     }
@@ -231,7 +235,10 @@ impl<T: ?Sized> Mutex<T> {
     /// ```
     pub fn try_lock_owned(self: Arc<Self>) -> Result<OwnedMutexGuard<T>, TryLockError> {
         match self.s.try_acquire(1) {
-            Ok(()) => Ok(OwnedMutexGuard { lock: self }),
+            Ok(()) => {
+                self.s.note_holder();
+                Ok(OwnedMutexGuard { lock: self })
+            }
             Err(_) => Err(TryLockError(())),
         }
     }

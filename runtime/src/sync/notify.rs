@@ -412,6 +412,18 @@ impl OwnedNotified {
     }
 }
 
+/// Records a queued waiter for task dumps (`task::waits`), under the waiters' lock; the
+/// node's serving (`Handoff`'s `serve`) or removal forgets it, under the same lock.
+fn record_wait(n: &Notify, list: &WaitList<Handoff>, slot: usize, waker: &Waker) {
+    let wait = task::waits::Wait {
+        kind: "Notify",
+        object: n as *const Notify as usize,
+        target: None,
+    };
+    // SAFETY: no holder word.
+    unsafe { task::waits::record(list.dump_key(slot), waker, wait, None) };
+}
+
 impl Waiter {
     /// Returns true once notified; queues (with `waker`, if any) otherwise.
     fn poll(&mut self, n: &Notify, waker: Option<&Waker>) -> bool {
@@ -440,6 +452,7 @@ impl Waiter {
                 }
             }
             // Cloned before the lock, which stays as short as it can.
+            let given = waker;
             let waker = waker.cloned();
             let mut list = n.waiters.lock_briefly();
             let mut cur = n.state.load(SeqCst);
@@ -466,7 +479,11 @@ impl Waiter {
             // seeing 0, locks and looks again before it removes the node: `got` outlives
             // the node's time on the list.
             let handoff = unsafe { Handoff::new(&self.got) };
-            self.slot = Some(list.push_back(handoff, waker));
+            let slot = list.push_back(handoff, waker);
+            self.slot = Some(slot);
+            if let Some(w) = given {
+                record_wait(n, &list, slot, w);
+            }
             return false;
         };
         // Queued. Acquire: a notifier that served us freed our node before its Release
@@ -485,7 +502,10 @@ impl Waiter {
                 return true;
             }
             match waker {
-                Some(w) => list.set_waker(slot, w),
+                Some(w) => {
+                    record_wait(n, &list, slot, w);
+                    list.set_waker(slot, w)
+                }
                 None => None,
             }
         };
@@ -527,6 +547,7 @@ impl Waiter {
                 GOT_NOTHING => {
                     // Still linked: leave the queue (no notifier will touch us after this).
                     let old = list.remove(slot);
+                    task::waits::forget(list.dump_key(slot));
                     if list.is_empty() {
                         n.set_empty_locked();
                     }

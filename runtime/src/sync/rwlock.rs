@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use shim::cell::UnsafeCell;
 
-use super::batch_semaphore::Sem;
+use super::batch_semaphore::{Kind, Sem};
 use super::TryLockError;
 
 mod guards;
@@ -86,7 +86,7 @@ impl<T> RwLock<T> {
         );
         RwLock {
             mr: max_reads,
-            s: Sem::new(max_reads as usize),
+            s: Sem::new(max_reads as usize).with_kind(Kind::RwLock),
             c: UnsafeCell::new(value),
         }
     }
@@ -102,7 +102,7 @@ impl<T> RwLock<T> {
     pub const fn const_new(value: T) -> RwLock<T> {
         RwLock {
             mr: MAX_READS,
-            s: Sem::const_new(MAX_READS as usize),
+            s: Sem::const_new(MAX_READS as usize).with_kind(Kind::RwLock),
             c: UnsafeCell::new(value),
         }
     }
@@ -127,7 +127,7 @@ impl<T> RwLock<T> {
         );
         RwLock {
             mr: max_reads,
-            s: Sem::const_new(max_reads as usize),
+            s: Sem::const_new(max_reads as usize).with_kind(Kind::RwLock),
             c: UnsafeCell::new(value),
         }
     }
@@ -190,6 +190,7 @@ impl<T: ?Sized> RwLock<T> {
     /// ```
     pub async fn write(&self) -> RwLockWriteGuard<'_, T> {
         self.acquire(self.mr).await;
+        self.s.note_holder();
         RwLockWriteGuard {
             s: &self.s,
             permits: self.mr,
@@ -233,6 +234,7 @@ impl<T: ?Sized> RwLock<T> {
     /// ```
     pub async fn write_owned(self: Arc<Self>) -> OwnedRwLockWriteGuard<T> {
         self.acquire(self.mr).await;
+        self.s.note_holder();
         OwnedRwLockWriteGuard { lock: self }
     }
 
@@ -267,6 +269,7 @@ impl<T: ?Sized> RwLock<T> {
         self.s
             .try_acquire(self.mr as usize)
             .map_err(|_| TryLockError::new())?;
+        self.s.note_holder();
         Ok(RwLockWriteGuard {
             s: &self.s,
             permits: self.mr,
@@ -298,6 +301,7 @@ impl<T: ?Sized> RwLock<T> {
         self.s
             .try_acquire(self.mr as usize)
             .map_err(|_| TryLockError::new())?;
+        self.s.note_holder();
         Ok(OwnedRwLockWriteGuard { lock: self })
     }
 

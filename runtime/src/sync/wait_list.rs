@@ -72,6 +72,13 @@ impl<D> WaitList<D> {
         }
     }
 
+    /// The wait-registry key of node `key` (`task::waits`): the list's address and the
+    /// slot, unique while the node lives (the list does not move while it has waiters,
+    /// who borrow its owner).
+    pub(crate) fn dump_key(&self, key: usize) -> (usize, usize) {
+        (self as *const Self as usize, key)
+    }
+
     /// True when no node is linked.
     pub(crate) fn is_empty(&self) -> bool {
         self.head == NIL
@@ -285,6 +292,8 @@ impl WaitList<Handoff> {
         debug_assert!(got != 0, "a served handoff word reads non-zero");
         debug_assert!(self.is_linked(key), "only a linked node is served");
         let node = self.remove(key);
+        // A `Notify` waiter recorded itself for task dumps when it queued.
+        task::waits::forget(self.dump_key(key));
         let word = node.data.0;
         // SAFETY: the node was linked, so its waiter has not read a non-zero word and has
         // not removed it, so the word is alive (`Handoff::new`). This store is the last

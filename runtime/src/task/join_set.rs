@@ -165,6 +165,7 @@ impl<T> JoinSet<T> {
     /// set.spawn_on(async { 2 }, rt.handle());
     /// assert_eq!(rt.block_on(set.join_next()).unwrap().unwrap(), 2);
     /// ```
+    #[track_caller]
     pub fn spawn_on<F>(&mut self, task: F, handle: &Handle) -> AbortHandle
     where
         F: Future<Output = T> + Send + 'static,
@@ -206,6 +207,7 @@ impl<T> JoinSet<T> {
     /// let out = local.block_on(&rt, set.join_next());
     /// assert_eq!(out.unwrap().unwrap(), 3);
     /// ```
+    #[track_caller]
     pub fn spawn_local_on<F>(&mut self, task: F, local_set: &super::LocalSet) -> AbortHandle
     where
         F: Future<Output = T> + 'static,
@@ -246,6 +248,7 @@ impl<T> JoinSet<T> {
     /// set.spawn_blocking_on(|| 4, rt.handle());
     /// assert_eq!(rt.block_on(set.join_next()).unwrap().unwrap(), 4);
     /// ```
+    #[track_caller]
     pub fn spawn_blocking_on<F>(&mut self, f: F, handle: &Handle) -> AbortHandle
     where
         F: FnOnce() -> T + Send + 'static,

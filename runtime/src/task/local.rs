@@ -33,7 +33,7 @@ use std::rc::Rc;
 use std::task::{Context, Poll};
 
 use shim::sync::Arc;
-use task::{Notified, OwnedTasks, Schedule, Task};
+use task::{Notified, OwnedTasks, Schedule, SpawnMeta, Task};
 
 use super::local_remote::RemoteQueue;
 use super::JoinHandle;
@@ -123,7 +123,7 @@ impl LocalContext {
         Entered { prev }
     }
 
-    fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    fn spawn<F>(&self, future: F, meta: SpawnMeta) -> JoinHandle<F::Output>
     where
         F: Future + 'static,
         F::Output: 'static,
@@ -132,12 +132,14 @@ impl LocalContext {
         // local task's panic ends that runtime too, as a spawned task's does.
         let policy = crate::context::with_handle(|h| h.and_then(|h| h.unhandled_panic().clone()));
         match policy {
-            Some(state) => self.spawn_inner(crate::unhandled::ShutdownOnPanic::new(future, state)),
-            None => self.spawn_inner(future),
+            Some(state) => {
+                self.spawn_inner(crate::unhandled::ShutdownOnPanic::new(future, state), meta)
+            }
+            None => self.spawn_inner(future, meta),
         }
     }
 
-    fn spawn_inner<F>(&self, future: F) -> JoinHandle<F::Output>
+    fn spawn_inner<F>(&self, future: F, meta: SpawnMeta) -> JoinHandle<F::Output>
     where
         F: Future + 'static,
         F::Output: 'static,
@@ -145,7 +147,7 @@ impl LocalContext {
         // SAFETY: `self` is reached only through the `!Send` `Rc`/`LocalSet`, so this is
         // the owner thread; the set polls (`tick`), closes (`LocalSet::drop`) and drops
         // unbound `Notified`s only there too (module doc), which is the contract.
-        let (join, notified) = unsafe { self.handle.0.owned.spawn_local(future) };
+        let (join, notified) = unsafe { self.handle.0.owned.spawn_local(future, meta) };
         if let Some(task) = notified {
             self.push_local(task);
         }
@@ -345,12 +347,23 @@ impl LocalSet {
     /// let out = local.block_on(&rt, handle).unwrap();
     /// assert_eq!(*out, 7);
     /// ```
+    #[track_caller]
     pub fn spawn_local<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + 'static,
         F::Output: 'static,
     {
-        self.cx.spawn(future)
+        self.cx
+            .spawn(future, SpawnMeta::at(std::panic::Location::caller()))
+    }
+
+    /// `spawn_local` with the task's identity given (`task::Builder`).
+    pub(crate) fn spawn_local_with<F>(&self, future: F, meta: SpawnMeta) -> JoinHandle<F::Output>
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+    {
+        self.cx.spawn(future, meta)
     }
 
     /// Runs `future` on `rt`'s `block_on`, driving this set's tasks meanwhile.
@@ -498,8 +511,17 @@ where
     F: Future + 'static,
     F::Output: 'static,
 {
-    match current() {
-        Some(cx) => cx.spawn(future),
+    match try_spawn_local_with(future, SpawnMeta::at(std::panic::Location::caller())) {
+        Some(join) => join,
         None => panic!("{}", crate::misuse::SPAWN_LOCAL_OUTSIDE_LOCAL_SET),
     }
+}
+
+/// `spawn_local` with the task's identity given; `None` outside a `LocalSet`.
+pub(crate) fn try_spawn_local_with<F>(future: F, meta: SpawnMeta) -> Option<JoinHandle<F::Output>>
+where
+    F: Future + 'static,
+    F::Output: 'static,
+{
+    current().map(|cx| cx.spawn(future, meta))
 }

@@ -50,16 +50,18 @@ use std::task::{Context, Poll};
 
 mod block_in_place;
 mod budget;
+mod builder;
 mod join_set;
 mod local;
 mod local_remote;
 mod ready_list;
 mod task_local;
 
-pub use ::task::{AbortHandle, Id, JoinError, JoinHandle};
+pub use ::task::{AbortHandle, Id, JoinError, JoinHandle, TaskMeta};
 
 pub use self::block_in_place::block_in_place;
 pub use self::budget::{consume_budget, unconstrained, Unconstrained};
+pub use self::builder::Builder;
 pub use self::join_set::JoinSet;
 pub use self::local::{spawn_local, LocalEnterGuard, LocalSet};
 // Not API: public only so that the loom suites (loom-tests/, another crate) can drive the
@@ -87,6 +89,7 @@ pub mod futures {
 }
 
 use crate::context;
+use ::task::SpawnMeta;
 
 /// Spawns a task onto the current runtime, returning a [`JoinHandle`] for its output.
 ///
@@ -139,12 +142,22 @@ where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
-    let mut future = Some(future);
-    let join = context::with_handle(|h| h.map(|h| h.spawn(future.take().expect("once"))));
-    match join {
+    match try_spawn_with(future, SpawnMeta::at(std::panic::Location::caller())) {
         Some(join) => join,
         None => panic!("{}", crate::misuse::SPAWN_OUTSIDE_RUNTIME),
     }
+}
+
+/// `spawn` with the task's identity given; `None` outside a runtime.
+pub(crate) fn try_spawn_with<F>(future: F, meta: SpawnMeta) -> Option<JoinHandle<F::Output>>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    // The future stays in this frame until the scheduler takes it (moved into the closure
+    // it would be copied once more, which a large future pays for on every spawn).
+    let mut future = Some(future);
+    context::with_handle(|h| h.map(|h| h.spawn(future.take().expect("once"), meta)))
 }
 
 /// Runs a blocking closure on the current runtime's blocking pool, returning a
@@ -183,13 +196,19 @@ where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
-    let mut f = Some(f);
-    let join =
-        context::with_handle(|h| h.map(|h| h.blocking().spawn_blocking(f.take().expect("once"))));
-    match join {
+    match try_spawn_blocking_with(f, SpawnMeta::at(std::panic::Location::caller())) {
         Some(join) => join,
         None => panic!("{}", crate::misuse::SPAWN_BLOCKING_OUTSIDE_RUNTIME),
     }
+}
+
+/// `spawn_blocking` with the task's identity given; `None` outside a runtime.
+pub(crate) fn try_spawn_blocking_with<F, R>(f: F, meta: SpawnMeta) -> Option<JoinHandle<R>>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    context::with_handle(move |h| h.map(move |h| h.blocking().spawn_blocking(f, meta)))
 }
 
 /// Yields execution back to the runtime, once.

@@ -201,7 +201,11 @@ impl<T: AsRawFd> AsyncFd<T> {
         let fd = inner.as_raw_fd();
         match handle.register(&mut SourceFd(&fd), interest.to_mio()) {
             Ok(registration) => Ok(AsyncFd {
-                registration,
+                // The descriptor labels this resource's waiters in task dumps.
+                registration: {
+                    registration.set_fd(fd);
+                    registration
+                },
                 fd,
                 inner: Some(inner),
             }),

@@ -29,6 +29,7 @@ pub(crate) mod idle;
 #[cfg_attr(loom, allow(dead_code))]
 pub(crate) mod monitor;
 mod spin;
+pub(crate) mod stack_capture;
 mod worker;
 pub(crate) mod worker_shared;
 
@@ -44,7 +45,8 @@ pub(crate) use self::worker::{current_index, hand_off_core, Context};
 use self::worker_shared::WorkerShared;
 use crate::blocking;
 use crate::driver::Driver;
-use crate::metrics::{self, Snapshot, StallCallback};
+use crate::hooks::StallCallback;
+use crate::metrics::{self, Snapshot};
 use crate::park::{Parker, Unparker};
 use crate::scheduler::inject::RemoteSpawns;
 use crate::scheduler::{self, RunTask};
@@ -151,8 +153,13 @@ pub(crate) fn create(
     unhandled_panic: crate::unhandled::Policy,
     spawner: ThreadSpawner,
 ) -> (Arc<Handle>, Vec<Launch>) {
-    // Read once: `available_parallelism` reads cgroup files.
+    // Read once: `available_parallelism` reads cgroup files. Under loom a fixed 2 (the CI
+    // machine's count): a model must explore the same policy whatever machine runs it, and
+    // the ~20 system calls of the read cost a sixth of a small model's execution.
+    #[cfg(not(loom))]
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    #[cfg(loom)]
+    let cpus = 2;
     let spin_rounds = spin::spin_rounds(num_workers, cpus);
     let park_yields = spin::park_yields(num_workers, cpus);
     let mut remotes = Vec::with_capacity(num_workers);

@@ -10,7 +10,11 @@
 //!    spilled into, remote spawns) that the stuck worker will not take, it notifies a
 //!    parked worker, which comes as a searcher and steals or takes them.
 //!    It also keeps the poll metrics (longest poll, polls over `LONG_POLL`) and calls the
-//!    `Builder::on_stall` callback once per poll that passes its threshold.
+//!    `Builder::on_stall` callback once per poll that passes its threshold, with a report
+//!    the stuck thread helped write: the monitor signals it (`stack_capture.rs`), at most
+//!    once per stuck poll and within a process-wide rate limit, and its handler records
+//!    the task it is polling and its native frames. Only a configured `on_stall` (or
+//!    `fail_on_stall`) and a poll past its threshold ever send a signal.
 //! 2. **An unattended driver.** Nobody is blocked in the I/O driver (its lock is free) and
 //!    nobody polled it since the last tick (its poll counter did not move): the worker that
 //!    left it is busy and the others sleep on condvars. The monitor unparks one parked
@@ -60,7 +64,7 @@ use crossbeam_utils::CachePadded;
 use super::idle::Idle;
 use super::worker_shared::{Published, LONG_POLL};
 use super::Handle;
-use crate::metrics::{Stall, StallCallback};
+use crate::hooks::{Stall, StallCallback};
 
 /// How often the monitor looks while the runtime is awake; also the stuck threshold.
 pub(super) const TICK: Duration = Duration::from_millis(1);
@@ -285,7 +289,7 @@ fn tick(handle: &Handle, seen: &mut [Seen], last_driver_polls: &mut u64) -> bool
         if let Some((threshold, callback)) = &mon.on_stall {
             if elapsed >= *threshold && !s.reported {
                 s.reported = true;
-                let stall = Stall { worker: i, elapsed };
+                let stall = stall_report(handle, i, seq, elapsed);
                 // A panicking callback must not end the monitor (the rescue of stuck
                 // workers depends on it); the panic hook has printed its message already.
                 let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| callback(&stall)));
@@ -317,4 +321,83 @@ fn tick(handle: &Handle, seen: &mut [Seen], last_driver_polls: &mut u64) -> bool
         return false;
     }
     shared.idle.num_unparked() == 0 && !rescue
+}
+
+/// The `on_stall` report for worker `i`, found inside its poll `seq` for `elapsed`: the
+/// stuck thread is asked for its task and frames (`stack_capture.rs`), and the answer is
+/// kept only if the worker is still inside that poll afterwards.
+fn stall_report(handle: &Handle, i: usize, seq: u64, elapsed: Duration) -> Stall {
+    use super::stack_capture::{self, NativeBacktrace, NoAnswer};
+    let answer = if stack_capture::rate_limit_allows() {
+        stack_capture::capture(handle.monitor.published[i].thread())
+    } else {
+        Err(NoAnswer::RateLimited)
+    };
+    let answer = answer.and_then(|a| {
+        if handle.shared.workers[i].poll_seq() == seq {
+            Ok(a)
+        } else {
+            Err(NoAnswer::PollEnded)
+        }
+    });
+    let (task, backtrace) = match answer {
+        Ok(a) => (
+            a.meta.map(|m| m.resolve()),
+            NativeBacktrace::captured(a.ips),
+        ),
+        Err(e) => (None, NativeBacktrace::missing_because(e.describe())),
+    };
+    Stall {
+        worker: i,
+        elapsed,
+        task,
+        backtrace,
+    }
+}
+
+/// Shutdown past its deadline: the workers still inside a poll, each with the task it
+/// polls (asked of its thread as `stall_report` does, all at once) and how long that poll
+/// has run (from the monitor's first sighting; `shutdown_began` when it never saw it).
+pub(crate) fn stuck_polls(
+    handle: &Handle,
+    shutdown_began: Instant,
+) -> Vec<crate::shutdown_report::StuckPoll> {
+    use super::stack_capture;
+    let mon = &handle.monitor;
+    let mut asked = Vec::new();
+    for (i, worker) in handle.shared.workers.iter().enumerate() {
+        let seq = worker.poll_seq();
+        if seq & 1 == 0 {
+            continue;
+        }
+        let since = mon.published[i]
+            .poll_seen_at(seq, mon.base)
+            .unwrap_or(shutdown_began);
+        asked.push((
+            i,
+            seq,
+            since,
+            stack_capture::request(mon.published[i].thread()),
+        ));
+    }
+    let deadline = Instant::now() + stack_capture::ANSWER_WAIT;
+    asked
+        .into_iter()
+        .map(|(i, seq, since, pending)| {
+            let answer = pending.and_then(|p| p.wait_until(deadline));
+            let (task, missing) = match answer {
+                Ok(a) if handle.shared.workers[i].poll_seq() == seq => {
+                    (a.meta.map(|m| m.resolve()), None)
+                }
+                Ok(_) => (None, Some(stack_capture::NoAnswer::PollEnded.describe())),
+                Err(e) => (None, Some(e.describe())),
+            };
+            crate::shutdown_report::StuckPoll {
+                worker: i,
+                task,
+                in_poll: since.elapsed(),
+                missing,
+            }
+        })
+        .collect()
 }

@@ -45,7 +45,7 @@ use std::future::Future;
 
 use queue::Local;
 use shim::sync::Arc;
-use task::JoinHandle;
+use task::{JoinHandle, SpawnMeta};
 
 use super::spin::{SpinPolicy, SPIN_PAUSES};
 use super::worker_shared::WorkerShared;
@@ -141,6 +141,8 @@ pub(super) fn run(handle: Arc<Handle>, core: Box<Core>) {
     let _rt = context::enter_runtime(true);
     let _enter = context::enter(scheduler::Handle::MultiThread(handle.clone()));
     let index = core.index;
+    // Stall and shutdown reports signal the thread running this worker now.
+    handle.monitor.published[index].set_thread(super::stack_capture::current_tid());
     let cx = scheduler::Context::MultiThread(Context {
         sched: scheduler::TaskSched::new(&scheduler::Handle::MultiThread(handle.clone())),
         handle,
@@ -233,7 +235,7 @@ fn with_core<R>(handle: &Arc<Handle>, f: impl FnOnce(Option<&mut Core>) -> R) ->
 }
 
 impl Handle {
-    pub(crate) fn spawn<F>(me: &Arc<Handle>, future: F) -> JoinHandle<F::Output>
+    pub(crate) fn spawn<F>(me: &Arc<Handle>, future: F, meta: SpawnMeta) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
@@ -241,7 +243,7 @@ impl Handle {
         // No owned-list lock and no handle clone here: the task joins the list, and takes
         // a handle, only if it ever parks (task's list.rs), on the worker that polled it.
         // On a closed list the task is cancelled at once and nothing is scheduled.
-        let (join, notified) = me.shared.owned.spawn(future);
+        let (join, notified) = me.shared.owned.spawn(future, meta);
         if let Some(task) = notified {
             Handle::schedule(me, task, Arrival::Spawn);
         }

@@ -20,8 +20,11 @@
 //! taker, and a thief that gets it just runs it a little early on another worker.
 //!
 //! `Published` holds what the monitor learned about the worker's polls (for metrics):
-//! when it first saw the current poll, polls longer than `LONG_POLL`, the longest seen.
-//! These are std atomics (also under loom): they carry no synchronization.
+//! when it first saw the current poll, polls longer than `LONG_POLL`, the longest seen;
+//! and the kernel id of the thread running the worker now (stored by that thread when it
+//! takes the core: at start and after a `block_in_place` hand-off), which stall reports
+//! and shutdown reports signal (`stack_capture.rs`). These are std atomics (also under
+//! loom): they carry no synchronization.
 //!
 //! Why every access here is `Relaxed` (each checked by the weakening sweep, loom-tests/README.md):
 //! no access publishes or reads memory on the strength of these words. The task in the
@@ -35,7 +38,7 @@
 //! so a model can use test items) to pin the permission's *logic*: not stuck, nothing to
 //! take; stuck, the thief gets the task; the owner's next poll ends the permission.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 use queue::{LifoSlot, Link};
@@ -53,6 +56,11 @@ pub struct WorkerShared<T: Link> {
     stuck_seq: AtomicU64,
     /// The worker's LIFO slot.
     pub lifo: LifoSlot<T>,
+    /// Loom only: a LIFO task the driver stand-in holds until the worker parks
+    /// ([`WorkerShared::loom_driver_holds_current_lifo`]). A std mutex: only the owner's
+    /// thread touches it, so it adds nothing for loom to explore.
+    #[cfg(loom)]
+    loom_held: std::sync::Mutex<Option<T>>,
 }
 
 impl<T: Link> WorkerShared<T> {
@@ -62,6 +70,8 @@ impl<T: Link> WorkerShared<T> {
             poll_seq: AtomicU64::new(IDLE),
             stuck_seq: AtomicU64::new(IDLE),
             lifo: LifoSlot::new(),
+            #[cfg(loom)]
+            loom_held: std::sync::Mutex::new(None),
         }
     }
 
@@ -118,6 +128,74 @@ impl<T: Link> WorkerShared<T> {
     }
 }
 
+/// Loom-only stand-ins for the two threads that act on a worker from outside its run loop
+/// and do not exist under loom: the monitor (it marks a long poll stuck and wakes a parked
+/// worker for the stuck worker's tasks) and the I/O driver (it dispatches a woken task into
+/// the LIFO slot of the worker parked in it, then returns from the park without a notify).
+/// A model calls them from inside a task, on the worker that runs it; the scheduler
+/// itself never does. They return false when the caller is not a multi-thread worker.
+#[cfg(loom)]
+impl<T: Link> WorkerShared<T> {
+    /// What a monitor tick does to the worker running the calling task once the poll has
+    /// lasted a tick (monitor.rs): marks the poll stuck, so siblings may take the LIFO
+    /// task, and wakes a parked worker when the stuck worker has tasks waiting.
+    pub fn loom_monitor_finds_current_poll_stuck() -> bool {
+        with_current_worker(|handle, index| {
+            let w = &handle.shared.workers[index];
+            w.mark_stuck(w.poll_seq());
+            if !w.lifo.is_empty() || !handle.shared.remotes[index].steal.is_empty() {
+                handle.notify_parked();
+            }
+        })
+        .is_some()
+    }
+
+    /// Takes the task in the LIFO slot of the worker running the calling task (a child it
+    /// just spawned) and holds it for the driver stand-in: when that worker next parks,
+    /// [`WorkerShared::loom_dispatch_at_park`] puts it back into the slot, as the driver
+    /// dispatches a task it wakes on the parked worker's thread. False when the slot was
+    /// empty or the caller is not a worker.
+    pub fn loom_driver_holds_current_lifo() -> bool {
+        with_current_worker(|handle, index| {
+            let w = &handle.shared.workers[index];
+            let task = w.lifo.take();
+            let held = task.is_some();
+            *w.loom_held.lock().unwrap_or_else(|e| e.into_inner()) = task;
+            held
+        })
+        .unwrap_or(false)
+    }
+
+    /// Owner, registered as parked: the held task (if any) into the empty LIFO slot. True
+    /// when one was dispatched; the caller then unparks itself, as the driver's return
+    /// from the park (not a notify: the idle word still lists the worker as parked).
+    pub(super) fn loom_dispatch_at_park(&self) -> bool {
+        if !self.lifo.is_empty() {
+            return false;
+        }
+        let held = self
+            .loom_held
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        match held {
+            Some(task) => self.lifo.push(task).is_none(),
+            None => false,
+        }
+    }
+}
+
+/// Runs `f` with the multi-thread handle and worker index of the calling thread, when it
+/// is a worker (loom stand-ins above).
+#[cfg(loom)]
+fn with_current_worker<R>(f: impl FnOnce(&super::Handle, usize) -> R) -> Option<R> {
+    let crate::scheduler::Handle::MultiThread(handle) = crate::context::current_handle()? else {
+        return None;
+    };
+    let index = super::worker::current_index(&handle)?;
+    Some(f(&handle, index))
+}
+
 /// The monitor's findings about one worker's polls, published for `metrics()`.
 #[derive(Default)]
 pub(super) struct Published {
@@ -127,12 +205,31 @@ pub(super) struct Published {
     seen_at_ns: AtomicU64,
     long_polls: AtomicU64,
     longest_ns: AtomicU64,
+    /// The kernel id of the thread running the worker (0 before it starts).
+    tid: AtomicI32,
 }
 
 impl Published {
     pub(super) fn publish_seen(&self, seq: u64, at_ns: u64) {
         self.seen_at_ns.store(at_ns, Relaxed);
         self.seen_seq.store(seq, Relaxed);
+    }
+
+    /// The worker's (new) thread: its kernel id (`stack_capture::current_tid`).
+    pub(super) fn set_thread(&self, tid: super::stack_capture::Tid) {
+        self.tid.store(tid, Relaxed);
+    }
+
+    /// The kernel id of the thread running the worker (0: not known).
+    pub(super) fn thread(&self) -> super::stack_capture::Tid {
+        self.tid.load(Relaxed)
+    }
+
+    /// When the poll `seq` began, as the monitor saw it (within a tick of its start);
+    /// `None` when the monitor has not seen that poll.
+    pub(super) fn poll_seen_at(&self, seq: u64, base: Instant) -> Option<Instant> {
+        (self.seen_seq.load(Relaxed) == seq)
+            .then(|| base + Duration::from_nanos(self.seen_at_ns.load(Relaxed)))
     }
 
     pub(super) fn add_long_poll(&self) {

@@ -19,7 +19,7 @@
 
 use std::task::{Context, Poll};
 
-use crate::sync::batch_semaphore::Sem;
+use crate::sync::batch_semaphore::{Kind, Sem};
 pub(crate) use crate::sync::batch_semaphore::{TryAcquire as TryAcquireError, MAX_PERMITS};
 
 /// The bounded channel's permits: a [`Sem`] of `bound` permits.
@@ -35,7 +35,7 @@ impl Bounded {
             "a bounded channel's capacity is at most {MAX_PERMITS}"
         );
         Bounded {
-            sem: Sem::new(bound),
+            sem: Sem::new(bound).with_kind(Kind::Channel),
             bound,
         }
     }

@@ -196,6 +196,14 @@ impl Core {
         if must_recheck {
             handle.notify_if_work_pending();
         }
+        // Loom only (no driver there): a task the driver stand-in holds is dispatched into
+        // the LIFO slot now that the worker is listed as parked, and the driver's return
+        // from the park is an unpark that notifies nobody (worker_shared.rs,
+        // `loom_driver_holds_current_lifo`).
+        #[cfg(loom)]
+        if self.me.loom_dispatch_at_park() {
+            handle.shared.remotes[self.index].unpark.unpark();
+        }
         true
     }
 

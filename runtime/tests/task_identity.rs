@@ -1,0 +1,240 @@
+//! A task's identity: `task::Builder` names, spawn locations recorded by every spawn
+//! function, and the reports that show them (`JoinError`, the unhandled-panic message).
+
+use std::panic::Location;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use runtime::task::{self, JoinSet, LocalSet};
+use runtime::{Builder, UnhandledPanic};
+
+/// Runs `f` on another thread and fails with `what` if it takes more than 30 s.
+fn watchdog<R: Send + 'static>(what: &str, f: impl FnOnce() -> R + Send + 'static) -> R {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)));
+    });
+    match rx.recv_timeout(Duration::from_secs(30)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(p)) => std::panic::resume_unwind(p),
+        Err(_) => panic!("watchdog: {what} did not finish within 30 s"),
+    }
+}
+
+fn multi() -> runtime::Runtime {
+    Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap()
+}
+
+/// Asserts that `meta`'s task was spawned in this file, between lines `lo` and `hi`
+/// (the `line!()`s of the statements around the spawn), and returns its location.
+fn spawned_between(meta: &task::TaskMeta, lo: u32, hi: u32) -> &'static Location<'static> {
+    let loc = meta.spawned_at().expect("a spawn records its caller");
+    assert_eq!(loc.file(), file!());
+    assert!(
+        lo < loc.line() && loc.line() < hi,
+        "spawned at {loc}, not between lines {lo} and {hi}"
+    );
+    loc
+}
+
+#[test]
+fn builder_names_a_task_and_records_where_it_was_spawned() {
+    watchdog("a named task", || {
+        let rt = multi();
+        rt.block_on(async {
+            let lo = line!();
+            let join = task::Builder::new()
+                .name("conn")
+                .spawn(async { 5 })
+                .unwrap();
+            let meta = join.meta();
+            assert_eq!(meta.name(), Some("conn"));
+            let hi = line!();
+            let loc = spawned_between(&meta, lo, hi);
+            assert_eq!(meta.id(), join.id());
+            assert_eq!(
+                meta.to_string(),
+                format!("task 'conn' (id {}, spawned at {loc})", join.id())
+            );
+            assert_eq!(join.await.unwrap(), 5);
+        });
+    })
+}
+
+#[test]
+fn every_spawn_function_records_its_caller() {
+    watchdog("spawns from every entry point", || {
+        let rt = multi();
+        let lo = line!();
+        let a = rt.spawn(async {});
+        let hi = line!();
+        spawned_between(&a.meta(), lo, hi);
+        let lo = line!();
+        let b = rt.handle().spawn(async {});
+        let hi = line!();
+        spawned_between(&b.meta(), lo, hi);
+        let lo = line!();
+        let c = rt.spawn_blocking(|| ());
+        let hi = line!();
+        spawned_between(&c.meta(), lo, hi);
+        rt.block_on(async move {
+            let lo = line!();
+            let d = task::spawn(async {});
+            let hi = line!();
+            spawned_between(&d.meta(), lo, hi);
+            let lo = line!();
+            let e = task::spawn_blocking(|| ());
+            let hi = line!();
+            spawned_between(&e.meta(), lo, hi);
+            let mut set = JoinSet::new();
+            let lo = line!();
+            let f = set.spawn(async {});
+            let hi = line!();
+            spawned_between(&f.meta(), lo, hi);
+            let lo = line!();
+            let abort = task::Builder::new().spawn(async {}).unwrap().abort_handle();
+            let hi = line!();
+            spawned_between(&abort.meta(), lo, hi);
+            for j in [a, b, c, d, e] {
+                j.await.unwrap();
+            }
+            set.join_all().await;
+        });
+        let local = LocalSet::new();
+        let lo = line!();
+        let g = local.spawn_local(async {});
+        let hi = line!();
+        spawned_between(&g.meta(), lo, hi);
+        local.block_on(&rt, async move {
+            let lo = line!();
+            let h = task::spawn_local(async {});
+            let hi = line!();
+            spawned_between(&h.meta(), lo, hi);
+            let lo = line!();
+            let i = task::Builder::new()
+                .name("local")
+                .spawn_local(async {})
+                .unwrap();
+            let hi = line!();
+            spawned_between(&i.meta(), lo, hi);
+            assert_eq!(i.meta().name(), Some("local"));
+            h.await.unwrap();
+            i.await.unwrap();
+            g.await.unwrap();
+        });
+    })
+}
+
+#[test]
+fn a_named_tasks_panic_names_it() {
+    watchdog("a named task's panic", || {
+        let rt = multi();
+        let lo = line!();
+        let join = task::Builder::new()
+            .name("conn")
+            .spawn_on(async { panic!("boom") }, rt.handle())
+            .unwrap();
+        let loc = spawned_between(&join.meta(), lo, line!());
+        let id = join.id();
+        let err = rt.block_on(join).unwrap_err();
+        assert_eq!(err.meta().name(), Some("conn"));
+        let task = format!("task 'conn' (id {id}, spawned at {loc})");
+        assert_eq!(
+            err.to_string(),
+            format!("{task} panicked with message \"boom\"")
+        );
+        assert_eq!(
+            format!("{err:?}"),
+            format!("JoinError::Panic({task}, \"boom\", ...)")
+        );
+    })
+}
+
+#[test]
+fn a_named_blocking_closure_keeps_its_name_after_it_is_gone() {
+    watchdog("a named blocking closure", || {
+        let rt = multi();
+        let join = task::Builder::new()
+            .name("dns-lookup")
+            .spawn_blocking_on(|| 1, rt.handle())
+            .unwrap();
+        let meta = join.meta();
+        assert_eq!(rt.block_on(join).unwrap(), 1);
+        drop(rt);
+        assert_eq!(meta.name(), Some("dns-lookup"));
+        assert!(
+            meta.to_string().starts_with("task 'dns-lookup' (id "),
+            "{meta}"
+        );
+    })
+}
+
+#[test]
+fn the_unhandled_panic_message_names_the_task() {
+    watchdog("the runtime shut down by a named task's panic", || {
+        let rt = Builder::new_multi_thread()
+            .worker_threads(2)
+            .unhandled_panic(UnhandledPanic::ShutdownRuntime)
+            .build()
+            .unwrap();
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            rt.block_on(async {
+                let _ = task::Builder::new()
+                    .name("worker-7")
+                    .spawn(async { panic!("boom") })
+                    .unwrap()
+                    .await;
+                std::future::pending::<()>().await
+            })
+        }));
+        let payload = r.expect_err("block_on panics once a task panicked");
+        let msg = payload
+            .downcast_ref::<String>()
+            .cloned()
+            .unwrap_or_default();
+        assert!(
+            msg.contains("task 'worker-7' (id ") && msg.contains("panicked with message \"boom\""),
+            "{msg}"
+        );
+    })
+}
+
+#[test]
+fn builder_outside_a_runtime_is_an_error_not_a_panic() {
+    let err = task::Builder::new().name("x").spawn(async {}).unwrap_err();
+    assert!(err.to_string().contains("runtime"), "{err}");
+    let err = task::Builder::new().spawn_blocking(|| ()).unwrap_err();
+    assert!(err.to_string().contains("runtime"), "{err}");
+    let err = task::Builder::new().spawn_local(async {}).unwrap_err();
+    assert!(err.to_string().contains("LocalSet"), "{err}");
+}
+
+#[test]
+fn ids_stay_unique_across_named_unnamed_and_read_orders() {
+    watchdog("ids of many tasks", || {
+        let rt = multi();
+        rt.block_on(async {
+            let mut seen = std::collections::HashSet::new();
+            let mut joins = Vec::new();
+            for i in 0..200 {
+                let j = if i % 3 == 0 {
+                    task::Builder::new()
+                        .name("n")
+                        .spawn(async { task::try_id() })
+                        .unwrap()
+                } else {
+                    task::spawn(async { task::try_id() })
+                };
+                joins.push(j);
+            }
+            for j in joins {
+                let id = j.id();
+                assert!(seen.insert(id), "duplicate id {id}");
+                assert_eq!(j.await.unwrap(), Some(id));
+            }
+        });
+    })
+}
