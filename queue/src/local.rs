@@ -50,7 +50,7 @@
 
 use core::fmt;
 use core::mem::MaybeUninit;
-use core::ptr;
+use core::ptr::{self, NonNull};
 
 use crossbeam_utils::CachePadded;
 use shim::cell::UnsafeCell;
@@ -322,6 +322,26 @@ impl<T: Link> Local<T> {
                 Ok(0)
             }
         }
+    }
+
+    /// The node of the item pushed last, while it is still queued here; the item stays
+    /// where it is. An address to compare, not to dereference: a thief may take the item
+    /// (and its task end) right after.
+    pub fn last_node(&self) -> Option<NonNull<T::Node>> {
+        let tail = self.tail();
+        // Relaxed: only the owner writes slots, and `real` only tells whether slot
+        // `tail - 1` still holds an item.
+        let (_, real) = unpack(self.inner.head.load(Relaxed));
+        if real == tail {
+            return None;
+        }
+        let slot = self.inner.slot(tail.wrapping_sub(1));
+        // SAFETY: `tail - 1` was in `[real, tail)`, so the slot holds an item this owner
+        // wrote (program order). A thief may be copying it out meanwhile: both only read.
+        // The copy is handed straight to `into_raw`, which gives its ownership up without
+        // dropping anything, so the queued item stays the only owner.
+        let copy = slot.with(|p| unsafe { ptr::read(p).assume_init() });
+        Some(T::into_raw(copy))
     }
 
     /// Pops from the front (FIFO).

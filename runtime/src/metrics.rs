@@ -30,7 +30,7 @@ use self::histogram::Buckets;
 pub use self::histogram::{
     HistogramConfiguration, InvalidHistogramConfiguration, LogHistogram, LogHistogramBuilder,
 };
-pub(crate) use self::sampler::{address_of, RemoteMark, Sampler, Telemetry};
+pub(crate) use self::sampler::{address_of, Queued, Sampler, Telemetry};
 
 /// A live view of a runtime's counters, from `Handle::metrics()` / `Runtime::metrics()`.
 ///
@@ -420,8 +420,7 @@ macro_rules! worker_counters {
             )*
         }
 
-        /// One worker's published counters and histograms; written by that worker only,
-        /// but for `stolen_from`, which its thieves raise.
+        /// One worker's published counters and histograms; written by that worker only.
         #[derive(Default)]
         pub(crate) struct Slot {
             $( $name: AtomicU64, )*
@@ -430,8 +429,6 @@ macro_rules! worker_counters {
             pub(crate) poll_time: Option<Buckets>,
             /// Sampled schedule latencies (None: disabled).
             pub(crate) schedule_latency: Option<Buckets>,
-            /// Steals from this worker so far (sampler.rs: a steal voids a pending mark).
-            stolen_from: AtomicU64,
         }
 
         impl Stats {
@@ -565,18 +562,6 @@ pub(crate) fn live_tasks(slots: &[CachePadded<Slot>], remote_spawns: u64) -> usi
     let completed: u64 = slots.iter().map(|s| s.completed.load(Relaxed)).sum();
     let spawned: u64 = slots.iter().map(|s| s.spawned.load(Relaxed)).sum::<u64>() + remote_spawns;
     spawned.saturating_sub(completed) as usize
-}
-
-impl Slot {
-    /// A sibling took tasks from this worker (its ring, or its LIFO slot).
-    pub(crate) fn note_stolen_from(&self) {
-        // Relaxed: a count the owner compares for equality only; an RMW, as thieves race.
-        self.stolen_from.fetch_add(1, Relaxed);
-    }
-
-    pub(crate) fn stolen_from(&self) -> u64 {
-        self.stolen_from.load(Relaxed)
-    }
 }
 
 /// The published slots of all workers, with the histograms `telemetry` enables.

@@ -1,61 +1,59 @@
-//! Sampled poll times and schedule latencies: what a worker measures, and how little it
-//! pays when it measures nothing.
+//! Sampled poll times and schedule latencies: which polls a worker measures, and why the
+//! polls it does not measure pay one compare.
 //!
 //! Reading the clock costs about as much as a small task's whole poll, so neither
-//! histogram reads it for every task. Each worker's `Sampler` counts down two random
-//! intervals, each drawn uniformly from `1..=2n-1` (mean `n`, the sample interval,
-//! `Builder::metrics_histogram_sample_interval`; random so that a periodic workload, two
-//! tasks ping-ponging, cannot hide one of them from the samples):
+//! histogram reads it for every task, and nothing is measured on the schedule (wake,
+//! spawn) path at all: that path is the same code with the histograms on or off.
 //!
-//! - **Poll time**: when the poll countdown reaches zero, that poll is timed (a clock
-//!   read before and after it) and counted in its bucket. The counts are of *sampled*
-//!   polls: about one poll in `n`; multiply by `n` to estimate all polls. With `n = 1`
-//!   every poll is timed, as tokio's histogram does.
-//! - **Schedule latency** (wake to poll): when the schedule countdown reaches zero, the
-//!   task being scheduled on this worker's thread (spawned or woken by a task it runs or
-//!   by its driver turn, or yielding) is *marked*: its address and the clock are kept,
-//!   and when this worker next polls a task at that address, the time since the mark is
-//!   counted (that poll is timed too, on the same clock read). One task is marked at a
-//!   time; a countdown that expires while one is pending marks nothing.
-//! - **Remote schedules** (spawns and wakes from outside the workers, through the global
-//!   queue) are marked through the runtime's one `RemoteMark`: a worker whose poll is
-//!   sampled asks for a mark (`IDLE` -> `WANTED`); the next remote pusher to see `WANTED`
-//!   claims it, stamps the clock and publishes the task's address (Release) before its
-//!   push. A worker taking a global batch compares each task with the published address
-//!   (Acquire, after the pop: a pop that got the task sees its mark), and the one that
-//!   finds it takes the mark over as its own, with the pusher's stamp: the wait then runs
-//!   on to the task's poll, global queue and ring included. A worker that runs dry with
-//!   both global queues empty drops a published mark nobody found (a task cancelled at a
-//!   refused push), so the next request can go out.
+//! Everything hangs off the worker's own poll count (`Stats`' `polls`, which the worker
+//! raises once per poll anyway). The `Sampler` keeps `due`, the poll count at which it
+//! next has something to do; every poll compares the count with `due` (one load, one
+//! compare, one branch, all on the worker's own core) and only a poll that reaches it
+//! takes the out-of-line sampled path. With both histograms disabled `due` is `u64::MAX`
+//! and never reached. Two things make a poll due:
 //!
-//! A marked task that leaves this worker's queues before its poll is not measured: the
-//! mark is dropped when the ring overflows (its older half moves to the global queue),
-//! when the worker runs out of local work (so nothing marked is left in its queues), and
-//! a sibling that steals from this worker (its ring, or its LIFO slot while it is stuck)
-//! bumps `Slot::stolen_from`: a mark taken before a steal is not counted, so a stolen
-//! task that comes back (or a new task at the same address) is never measured from the
-//! old mark. Latencies of stolen tasks are thus missing, not wrong.
+//! - **A sample.** About one poll in `n` (`Builder::metrics_histogram_sample_interval`,
+//!   default [`DEFAULT_SAMPLE_INTERVAL`]; the gaps are drawn uniformly from `1..=2n-1`, so
+//!   that a periodic workload, two tasks ping-ponging, cannot hide one of them). A sampled
+//!   poll reads the clock before and after the task runs and counts the difference in
+//!   the poll-time histogram. With `n = 1` every poll is timed, as tokio's histogram does.
+//! - **A marked task's turn.** When a sampled poll has queued tasks on this worker (it
+//!   spawned or woke them), the one it queued last is *marked*: its address, the clock
+//!   read that ended the sampled poll, and the poll count at which it should be polled,
+//!   read off the queue (current-thread: the back of the FIFO, polled after the tasks
+//!   ahead of it; multi-thread: the LIFO slot, polled next out of the slot, else the back
+//!   of the ring). When that poll count comes, the sampled path compares the task about
+//!   to run with the mark: the same task (the same address, or for the LIFO slot a task
+//!   taken from it) counts the time since the mark in the schedule-latency histogram.
+//!   A different one (a global-queue batch ran in between, a sibling stole part of the
+//!   ring) moves the expected turn one poll on, at most [`MARK_RETRIES`] times, after
+//!   which the mark is dropped. One task is marked at a time: a sample taken while a mark
+//!   is pending marks nothing, so a long queue is measured to the end.
 //!
-//! The hot path per task is two countdown decrements (one per poll, one per local
-//! schedule, after the push) and one address comparison per poll; a remote push adds a
-//! relaxed load, a task taken in a global batch a load and a compare. All else happens
-//! on sampled events,
-//! and each count is written straight into the worker's published buckets
-//! (`histogram.rs`). A disabled histogram's countdown starts at `u32::MAX` and is reset
-//! there whenever it runs out.
+//! What the schedule latency is, then: for tasks scheduled on a worker's thread by a
+//! sampled poll, the wait from the end of that poll (where the task became runnable, up
+//! to the poll's own remaining length) to the start of the task's poll on the same
+//! worker. Not measured: tasks scheduled from outside the workers (the global queue),
+//! by the driver turn, or by yielding (the deferred list), and marked tasks that leave
+//! the worker before their turn (stolen, overflowed). A marked task that completes and
+//! whose memory holds a new task polled at exactly the expected turn would be taken for
+//! it; the recorded wait is then that of a task of the same queue position.
+//!
+//! Counts go straight into the worker's published buckets (`histogram.rs`): Relaxed
+//! adds on the worker's own slot, which only it writes.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
-
-use crossbeam_utils::CachePadded;
 
 use super::histogram::HistogramConfiguration;
 use super::Slot;
 use crate::scheduler::RunTask;
 
-/// The sample interval when the builder sets none: one poll in about this many is timed,
-/// one local schedule in about this many marked.
+/// The sample interval when the builder sets none: about one poll in this many is
+/// sampled.
 pub(crate) const DEFAULT_SAMPLE_INTERVAL: u32 = 128;
+
+/// How many polls past its expected turn a marked task is still looked for.
+pub(crate) const MARK_RETRIES: u8 = 4;
 
 /// The builder's histogram settings.
 #[derive(Debug, Clone, Copy)]
@@ -64,7 +62,7 @@ pub(crate) struct Telemetry {
     pub(crate) poll_time: Option<HistogramConfiguration>,
     /// The schedule-latency layout, None: disabled.
     pub(crate) schedule_latency: Option<HistogramConfiguration>,
-    /// Mean events between two samples (at least 1).
+    /// Mean polls between two samples (at least 1).
     pub(crate) sample_interval: u32,
 }
 
@@ -78,21 +76,41 @@ impl Default for Telemetry {
     }
 }
 
-/// A disabled countdown: runs out only after `u32::MAX` events, and is reset there.
-const NEVER: u32 = u32::MAX;
+impl Telemetry {
+    fn any(&self) -> bool {
+        self.poll_time.is_some() || self.schedule_latency.is_some()
+    }
+}
+
+/// Where the task a sampled poll queued last sits (module docs).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Queued {
+    /// In a FIFO at this address, with this many tasks to be polled before it.
+    Fifo { addr: usize, ahead: u64 },
+    /// In the LIFO slot: the next poll, if it is taken from the slot.
+    Lifo,
+}
+
+/// A marked task (module docs).
+struct Mark {
+    /// Its address; 0 for `Queued::Lifo`.
+    addr: usize,
+    /// The end of the sampled poll that queued it.
+    at: Instant,
+    /// The poll count at which it is looked for.
+    turn: u64,
+    /// Polls past `turn` it is still looked for.
+    retries: u8,
+}
 
 /// One worker's sampling state (module docs); lives in its core.
 pub(crate) struct Sampler {
-    /// Polls until the next timed one (always at least 1 between polls).
-    poll_in: u32,
-    /// Local schedules until the next mark (always at least 1 between schedules).
-    mark_in: u32,
-    /// The marked task's address; 0: none.
-    marked: usize,
-    /// When it was marked.
-    marked_at: Option<Instant>,
-    /// `Slot::stolen_from` when it was marked.
-    stolen_at: u64,
+    /// The poll count at which the next sampled path runs: `min(next_sample, mark's
+    /// turn)`, always above the current count; `u64::MAX`: never.
+    due: u64,
+    /// The poll count of the next sample.
+    next_sample: u64,
+    mark: Option<Mark>,
     telemetry: Telemetry,
     rng: u32,
 }
@@ -107,34 +125,26 @@ pub(crate) fn address_of(task: &RunTask) -> usize {
     queue::Link::into_raw(copy).as_ptr() as usize
 }
 
-/// The address of `task`'s header; the task goes back unchanged.
-#[inline(always)]
-fn address(task: RunTask) -> (RunTask, usize) {
-    let addr = address_of(&task);
-    (task, addr)
-}
-
 impl Sampler {
+    /// `seed` spreads the workers' sample points apart (any value).
     pub(crate) fn new(telemetry: &Telemetry, seed: u32) -> Sampler {
         let mut s = Sampler {
-            poll_in: NEVER,
-            mark_in: NEVER,
-            marked: 0,
-            marked_at: None,
-            stolen_at: 0,
+            due: u64::MAX,
+            next_sample: u64::MAX,
+            mark: None,
             telemetry: *telemetry,
             // xorshift needs a non-zero state.
             rng: seed.wrapping_mul(0x9E37_79B9) | 1,
         };
-        s.poll_in = s.next_interval(s.telemetry.poll_time.is_some());
-        s.mark_in = s.next_interval(s.telemetry.schedule_latency.is_some());
+        if s.telemetry.any() {
+            s.next_sample = u64::from(s.next_gap());
+            s.due = s.next_sample;
+        }
         s
     }
 
-    fn next_interval(&mut self, enabled: bool) -> u32 {
-        if !enabled {
-            return NEVER;
-        }
+    /// Polls from one sample to the next: uniform in `1..=2n-1`.
+    fn next_gap(&mut self) -> u32 {
         let n = self.telemetry.sample_interval.max(1);
         if n == 1 {
             return 1;
@@ -148,211 +158,103 @@ impl Sampler {
         1 + x % (2 * n.min(u32::MAX / 2) - 1)
     }
 
-    /// Before a poll: whether it is sampled (timed, or the marked task), in which case
-    /// the caller asks `begin_sampled` for the start time.
+    /// Whether the poll numbered `polls` (the count including it) takes the sampled
+    /// path. The one check every poll pays.
     #[inline(always)]
-    pub(crate) fn poll_due(&mut self, task: &RunTask) -> bool {
-        self.poll_in -= 1;
-        self.poll_in == 0 || address_of(task) == self.marked
+    pub(crate) fn is_due(&self, polls: u64) -> bool {
+        polls >= self.due
     }
 
-    /// A sampled poll begins: records the marked task's latency if this is it, restarts
-    /// the poll countdown if it ran out; Some(start) when the poll is to be timed.
+    /// The sampled path, before poll number `polls` of the task at `addr` (`from_lifo`:
+    /// it was taken from the LIFO slot). Counts a marked task's wait if this is it. Some(start)
+    /// when the poll is a sample: the caller runs it, then calls `end_sample`.
     #[cold]
     #[inline(never)]
-    pub(crate) fn begin_sampled(
+    pub(crate) fn begin(
         &mut self,
-        task: RunTask,
+        polls: u64,
+        addr: usize,
+        from_lifo: bool,
         slot: &Slot,
-        remote: &RemoteMark,
-    ) -> (RunTask, Option<Instant>) {
-        let (task, addr) = address(task);
-        let now = Instant::now();
-        if self.telemetry.schedule_latency.is_some() {
-            remote.request();
-        }
-        if addr == self.marked {
-            if let (Some(at), Some(layout), Some(buckets)) = (
-                self.marked_at,
-                self.telemetry.schedule_latency,
-                slot.schedule_latency.as_ref(),
-            ) {
-                if slot.stolen_from() == self.stolen_at {
-                    buckets.record(layout.bucket(now.saturating_duration_since(at)));
+    ) -> Option<Instant> {
+        let mut now = None;
+        if let Some(mark) = self.mark.as_mut() {
+            if mark.turn <= polls {
+                let found = if mark.addr == 0 {
+                    from_lifo
+                } else {
+                    addr == mark.addr
+                };
+                if found {
+                    let t = *now.get_or_insert_with(Instant::now);
+                    if let (Some(layout), Some(buckets)) =
+                        (self.telemetry.schedule_latency, slot.schedule_latency.as_ref())
+                    {
+                        buckets.record(layout.bucket(t.saturating_duration_since(mark.at)));
+                    }
+                    self.mark = None;
+                } else if mark.retries > 0 && mark.addr != 0 {
+                    mark.retries -= 1;
+                    mark.turn = polls + 1;
+                } else {
+                    self.mark = None;
                 }
             }
-            self.clear();
         }
-        let timed = self.poll_in == 0;
-        if timed {
-            self.poll_in = self.next_interval(self.telemetry.poll_time.is_some());
+        let sample = polls >= self.next_sample;
+        if sample {
+            self.next_sample = polls + u64::from(self.next_gap());
         }
-        (
-            task,
-            (timed && self.telemetry.poll_time.is_some()).then_some(now),
-        )
+        self.refresh_due();
+        sample.then(|| now.unwrap_or_else(Instant::now))
     }
 
-    /// A timed poll that began at `start` ended: counts its duration.
+    /// The sample begun at `start` (poll number `polls`) ended: counts its time, and
+    /// marks the task it queued last (`queued`, asked only when a mark can be taken).
     #[cold]
     #[inline(never)]
-    pub(crate) fn end_timed(&self, start: Instant, slot: &Slot) {
-        if let (Some(layout), Some(buckets)) = (self.telemetry.poll_time, slot.poll_time.as_ref()) {
-            buckets.record(layout.bucket(start.elapsed()));
+    pub(crate) fn end_sample(
+        &mut self,
+        polls: u64,
+        start: Instant,
+        slot: &Slot,
+        queued: impl FnOnce() -> Option<Queued>,
+    ) {
+        let end = Instant::now();
+        if let (Some(layout), Some(buckets)) = (self.telemetry.poll_time, slot.poll_time.as_ref())
+        {
+            buckets.record(layout.bucket(end.saturating_duration_since(start)));
         }
-    }
-
-    /// Before a local schedule: whether to mark the task (then call `mark`).
-    #[inline(always)]
-    pub(crate) fn schedule_due(&mut self) -> bool {
-        self.mark_in -= 1;
-        self.mark_in == 0
-    }
-
-    /// Marks the task at `addr`, just queued (module docs), unless a mark is pending that
-    /// no steal has voided. Called after the push: with no task in hand, a call that
-    /// could unwind needs no clean-up on the schedule path.
-    #[cold]
-    #[inline(never)]
-    pub(crate) fn mark(&mut self, addr: usize, slot: &Slot) {
-        self.mark_in = self.next_interval(self.telemetry.schedule_latency.is_some());
-        if self.telemetry.schedule_latency.is_none() {
+        if self.telemetry.schedule_latency.is_none() || self.mark.is_some() {
             return;
         }
-        let stolen = slot.stolen_from();
-        if self.marked != 0 && stolen == self.stolen_at {
-            return;
-        }
-        self.marked = addr;
-        self.marked_at = Some(Instant::now());
-        self.stolen_at = stolen;
+        let (addr, ahead) = match queued() {
+            None => return,
+            Some(Queued::Fifo { addr, ahead }) => (addr, ahead),
+            Some(Queued::Lifo) => (0, 0),
+        };
+        self.mark = Some(Mark {
+            addr,
+            at: end,
+            turn: polls + ahead + 1,
+            retries: MARK_RETRIES,
+        });
+        self.refresh_due();
     }
 
-    /// Drops the pending mark: the task left, or may leave, this worker's queues
-    /// unpolled (module docs).
+    /// The worker runs out of local tasks: a pending mark is of a task that left.
     #[inline]
     pub(crate) fn clear(&mut self) {
-        self.marked = 0;
-    }
-}
-
-/// `RemoteMark::state`: no mark wanted.
-const IDLE: usize = 0;
-/// A worker asked for a mark; the next remote pusher claims it.
-const WANTED: usize = 1;
-/// A pusher is stamping (any larger value is the marked task's address).
-const CLAIMING: usize = 2;
-
-/// The mark of one remotely scheduled task (module docs): shared by the runtime's pushers
-/// and workers, on a line of its own. These are std atomics even under loom: they carry
-/// no synchronization the models need (a lost or voided mark only loses a sample).
-pub(crate) struct RemoteMark {
-    /// `IDLE`, `WANTED`, `CLAIMING`, or the marked task's address.
-    state: CachePadded<AtomicUsize>,
-    /// When the task was marked, in ns since `base`; written before `state` publishes
-    /// the address (Release), read after it is seen (Acquire).
-    at_ns: AtomicU64,
-    base: Instant,
-}
-
-impl RemoteMark {
-    /// `enabled`: the schedule-latency histogram is on (else no mark is ever wanted).
-    pub(crate) fn new(enabled: bool) -> RemoteMark {
-        RemoteMark {
-            state: CachePadded::new(AtomicUsize::new(if enabled { WANTED } else { IDLE })),
-            at_ns: AtomicU64::new(0),
-            base: Instant::now(),
+        if self.mark.is_some() {
+            self.mark = None;
+            self.refresh_due();
         }
     }
 
-    /// A remote pusher, before it pushes `task` onto a global queue: marks it when a
-    /// worker asked for a mark. One relaxed load otherwise.
-    #[inline]
-    pub(crate) fn before_push(&self, task: RunTask) -> RunTask {
-        // Relaxed: a hint; the claim below is the CAS.
-        if self.state.load(Ordering::Relaxed) != WANTED {
-            return task;
-        }
-        self.claim(task)
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn claim(&self, task: RunTask) -> RunTask {
-        // Relaxed: the claim only excludes other pushers; the stamp is published below.
-        if self
-            .state
-            .compare_exchange(WANTED, CLAIMING, Ordering::Relaxed, Ordering::Relaxed)
-            .is_err()
-        {
-            return task;
-        }
-        let (task, addr) = address(task);
-        let ns = self.base.elapsed().as_nanos().min(u128::from(u64::MAX)) as u64;
-        self.at_ns.store(ns, Ordering::Relaxed);
-        // Release: the stamp above happens-before a worker's Acquire load of the address.
-        self.state.store(addr, Ordering::Release);
-        task
-    }
-
-    /// A worker whose poll is sampled asks for the next remote push to be marked.
-    fn request(&self) {
-        // Relaxed: only pushers' claims follow, and they re-check with their CAS.
-        let _ = self
-            .state
-            .compare_exchange(IDLE, WANTED, Ordering::Relaxed, Ordering::Relaxed);
-    }
-
-    /// A worker ran dry with both global queues empty: a published mark nobody found is of
-    /// a task that will not be found (module docs).
-    pub(crate) fn drop_unfound(&self) {
-        // Relaxed: nothing is read on the strength of these values.
-        let s = self.state.load(Ordering::Relaxed);
-        if s > CLAIMING {
-            let _ = self
-                .state
-                .compare_exchange(s, IDLE, Ordering::Relaxed, Ordering::Relaxed);
-        }
-    }
-}
-
-impl Sampler {
-    /// A worker took `task` off a global queue: when it is the remotely marked one, this
-    /// worker's mark becomes it (replacing a pending local one), with the pusher's stamp.
-    #[inline]
-    pub(crate) fn took_from_global(
-        &mut self,
-        task: RunTask,
-        remote: &RemoteMark,
-        slot: &Slot,
-    ) -> RunTask {
-        // Acquire: pairs with the pusher's Release store of the address; loaded after the
-        // pop, so the pop of a marked task sees its mark (the push followed the store).
-        let s = remote.state.load(Ordering::Acquire);
-        if s <= CLAIMING {
-            return task;
-        }
-        self.adopt(task, s, remote, slot)
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn adopt(&mut self, task: RunTask, s: usize, remote: &RemoteMark, slot: &Slot) -> RunTask {
-        let (task, addr) = address(task);
-        if addr != s || self.telemetry.schedule_latency.is_none() {
-            return task;
-        }
-        let ns = remote.at_ns.load(Ordering::Relaxed);
-        // Relaxed: one taker wins the mark; the stamp was read after the Acquire above.
-        if remote
-            .state
-            .compare_exchange(s, IDLE, Ordering::Relaxed, Ordering::Relaxed)
-            .is_ok()
-        {
-            self.marked = addr;
-            self.marked_at = Some(remote.base + std::time::Duration::from_nanos(ns));
-            self.stolen_at = slot.stolen_from();
-        }
-        task
+    fn refresh_due(&mut self) {
+        self.due = self
+            .mark
+            .as_ref()
+            .map_or(self.next_sample, |m| m.turn.min(self.next_sample));
     }
 }

@@ -24,7 +24,7 @@ pub(crate) trait HoldsParker {
 /// the slot is empty or already borrowed (a wake from code that holds the core, e.g. a
 /// task dropped at shutdown whose future wakes another, must not panic). `f(None)` runs
 /// with no borrow held.
-#[inline(always)]
+#[inline]
 pub(crate) fn with_core_slot<C, R>(
     slot: &RefCell<Option<Box<C>>>,
     f: impl FnOnce(Option<&mut C>) -> R,

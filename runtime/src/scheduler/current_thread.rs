@@ -25,7 +25,7 @@ use crate::blocking;
 use crate::context;
 use crate::coop;
 use crate::driver::Driver;
-use crate::metrics::{self, Sampler, Snapshot, Stats};
+use crate::metrics::{self, Queued, Sampler, Snapshot, Stats};
 use crate::park::{Parker, Unparker};
 use crate::scheduler::core_slot::{park_reachable, with_core_slot, HoldsParker};
 use crate::scheduler::defer::Defer;
@@ -59,8 +59,6 @@ pub(crate) struct Shared {
     event_interval: u32,
     pub(crate) metrics: Box<[crossbeam_utils::CachePadded<metrics::Slot>]>,
     pub(crate) telemetry: metrics::Telemetry,
-    /// The mark of one remotely scheduled task (metrics/sampler.rs).
-    remote_mark: metrics::RemoteMark,
 }
 
 /// The runtime-owned part: the core, when no `block_on` holds it.
@@ -77,7 +75,7 @@ pub(crate) struct Core {
     tick: u32,
     park: Option<Parker>,
     stats: Stats,
-    /// Which polls and schedules are measured (metrics/sampler.rs).
+    /// Which polls are sampled (metrics/sampler.rs).
     sampler: Sampler,
     is_shutdown: bool,
 }
@@ -114,7 +112,6 @@ pub(crate) fn create(
             event_interval: event_interval.max(1),
             metrics: metrics::slots(1, &telemetry),
             telemetry,
-            remote_mark: metrics::RemoteMark::new(telemetry.schedule_latency.is_some()),
         },
         driver,
         blocking,
@@ -144,17 +141,12 @@ pub(crate) fn create(
 /// global queue. `f(None)` runs with no borrow held.
 #[inline]
 fn with_core<R>(handle: &Arc<Handle>, f: impl FnOnce(Option<&mut Core>) -> R) -> R {
-    // Forced inline down to `f`: every wake passes here, and a schedule that LLVM leaves
-    // out of line costs a call and a spill of the task per wake.
-    context::with_scheduler(
-        #[inline(always)]
-        |cx| match cx {
-            Some(scheduler::Context::CurrentThread(cx)) if Arc::ptr_eq(&cx.handle, handle) => {
-                with_core_slot(&cx.core, f)
-            }
-            _ => f(None),
-        },
-    )
+    context::with_scheduler(|cx| match cx {
+        Some(scheduler::Context::CurrentThread(cx)) if Arc::ptr_eq(&cx.handle, handle) => {
+            with_core_slot(&cx.core, f)
+        }
+        _ => f(None),
+    })
 }
 
 impl Handle {
@@ -177,30 +169,18 @@ impl Handle {
     /// when it sleeps).
     #[inline(always)]
     pub(crate) fn schedule(me: &Arc<Handle>, task: RunTask, arrival: Arrival) {
-        let remote = with_core(
-            me,
-            #[inline(always)]
-            |core| match core {
-                Some(core) => {
-                    core.schedule_local(me, task, arrival);
-                    None
-                }
-                None => Some(task),
-            },
-        );
+        let remote = with_core(me, |core| match core {
+            Some(core) => {
+                core.schedule_local(task, arrival);
+                None
+            }
+            None => Some(task),
+        });
         if let Some(task) = remote {
-            Handle::schedule_remote(me, task, arrival);
-        }
-    }
-
-    /// From any thread but the core's holder: the global queue and an unpark. Out of line,
-    /// so that the local path stays small enough to inline into every wake.
-    #[inline(never)]
-    fn schedule_remote(me: &Arc<Handle>, task: RunTask, arrival: Arrival) {
-        let spawned = (arrival == Arrival::Spawn).then_some(&me.shared.remote_spawns);
-        let task = me.shared.remote_mark.before_push(task);
-        if inject::push_remote(&me.shared.inject, task, spawned) {
-            me.shared.unpark.unpark();
+            let spawned = (arrival == Arrival::Spawn).then_some(&me.shared.remote_spawns);
+            if inject::push_remote(&me.shared.inject, task, spawned) {
+                me.shared.unpark.unpark();
+            }
         }
     }
 
@@ -408,7 +388,7 @@ impl Context {
                     break;
                 };
                 core.stats.counts.polls += 1;
-                if core.sampler.poll_due(&task) {
+                if core.sampler.is_due(core.stats.counts.polls) {
                     core = self.run_sampled(core, task);
                     continue;
                 }
@@ -424,7 +404,6 @@ impl Context {
             if ran_out && core.defer.is_empty() && !handle.shared.woken.load(Ordering::Relaxed) {
                 // Nothing is queued: a pending mark is of a task that will not run here.
                 core.sampler.clear();
-                handle.shared.remote_mark.drop_unfound();
                 core = self.park(core);
             } else {
                 // The driver's turn after every batch, before the yielders resume, and
@@ -439,18 +418,28 @@ impl Context {
         }
     }
 
-    /// Runs a task whose poll is sampled (metrics/sampler.rs): timed, or the marked one.
+    /// Runs a task whose poll reached the sampler's due count (metrics/sampler.rs): a
+    /// marked task's turn, or a sample, which is timed and marks the task it queued last.
     #[cold]
     #[inline(never)]
     fn run_sampled(&self, mut core: Box<Core>, task: RunTask) -> Box<Core> {
         let slot = &self.handle.shared.metrics[0];
-        let remote = &self.handle.shared.remote_mark;
-        let (task, start) = core.sampler.begin_sampled(task, slot, remote);
+        let polls = core.stats.counts.polls;
+        let start = core.sampler.begin(polls, metrics::address_of(&task), false, slot);
+        let queued_before = core.tasks.len();
         self.put_core(core);
         let completed = coop::budget(|| task.run(&self.sched));
         let mut core = self.take_core();
         if let Some(start) = start {
-            core.sampler.end_timed(start, slot);
+            let Core { sampler, tasks, .. } = &mut *core;
+            sampler.end_sample(polls, start, slot, || {
+                // Only the scheduler loop pops `tasks`: growth is this poll's pushes.
+                let last = tasks.back().filter(|_| tasks.len() > queued_before)?;
+                Some(Queued::Fifo {
+                    addr: metrics::address_of(last),
+                    ahead: tasks.len() as u64 - 1,
+                })
+            });
         }
         core.stats.counts.completed += u64::from(completed);
         core
@@ -487,11 +476,9 @@ impl HoldsParker for Core {
 impl Core {
     /// Queues a task woken or spawned on the core's thread: a yield waits in `defer`
     /// for the next driver turn, anything else joins the back of the queue.
-    // Forced: left to LLVM it is the outlined call on the yield path (benches/RESULTS.md).
-    #[inline(always)]
-    fn schedule_local(&mut self, handle: &Handle, task: RunTask, arrival: Arrival) {
+    #[inline]
+    fn schedule_local(&mut self, task: RunTask, arrival: Arrival) {
         self.stats.counts.local_schedules += 1;
-        let addr = metrics::address_of(&task);
         match arrival {
             Arrival::Yield => self.defer.push(task),
             Arrival::Spawn => {
@@ -500,17 +487,6 @@ impl Core {
             }
             Arrival::Wake | Arrival::Requeue => self.tasks.push_back(task),
         }
-        if self.sampler.schedule_due() {
-            self.mark(handle, addr);
-        }
-    }
-
-    /// The schedule countdown ran out: maybe mark `task` (metrics/sampler.rs). Out of
-    /// line, so that `schedule_local` stays small enough to inline into every wake.
-    #[cold]
-    #[inline(never)]
-    fn mark(&mut self, handle: &Handle, addr: usize) {
-        self.sampler.mark(addr, &handle.shared.metrics[0]);
     }
 
     fn next_task(&mut self, handle: &Handle) -> Option<RunTask> {
@@ -532,11 +508,8 @@ impl Core {
     /// Takes up to `REMOTE_BATCH` tasks off the global queue: runs the first, queues the
     /// rest.
     fn next_remote_batch(&mut self, handle: &Handle) -> Option<RunTask> {
-        let (remote, slot) = (&handle.shared.remote_mark, &handle.shared.metrics[0]);
-        let first = inject::take_batch(&handle.shared.inject, REMOTE_BATCH, |task| {
-            let task = self.sampler.took_from_global(task, remote, slot);
+        inject::take_batch(&handle.shared.inject, REMOTE_BATCH, |task| {
             self.tasks.push_back(task)
-        })?;
-        Some(self.sampler.took_from_global(first, remote, slot))
+        })
     }
 }

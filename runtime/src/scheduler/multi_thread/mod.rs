@@ -127,8 +127,6 @@ pub(crate) struct Shared {
     shutdown_cores: Mutex<Vec<Box<Core>>>,
     pub(crate) metrics: Box<[CachePadded<metrics::Slot>]>,
     pub(crate) telemetry: metrics::Telemetry,
-    /// The mark of one remotely scheduled task (metrics/sampler.rs); padded inside.
-    pub(crate) remote_mark: metrics::RemoteMark,
 }
 
 /// What other threads may do to a worker: steal from it, wake it.
@@ -202,7 +200,6 @@ pub(crate) fn create(
             shutdown_cores: Mutex::new(Vec::with_capacity(num_workers)),
             metrics: metrics::slots(num_workers, &config.telemetry),
             telemetry: config.telemetry,
-            remote_mark: metrics::RemoteMark::new(config.telemetry.schedule_latency.is_some()),
         },
         driver,
         blocking,

@@ -52,7 +52,7 @@ use super::worker_shared::WorkerShared;
 use super::{Config, Handle};
 use crate::context;
 use crate::coop;
-use crate::metrics::{Sampler, Stats};
+use crate::metrics::{Queued, Sampler, Stats};
 use crate::park::Parker;
 use crate::scheduler::core_slot::{park_reachable, with_core_slot, HoldsParker};
 use crate::scheduler::defer::Defer;
@@ -91,7 +91,7 @@ pub(crate) struct Core {
     /// How it looks for work before parking (search.rs).
     idle: IdlePolicy,
     stats: Stats,
-    /// Which polls and schedules are measured (metrics/sampler.rs).
+    /// Which polls are sampled (metrics/sampler.rs).
     sampler: Sampler,
 }
 
@@ -221,17 +221,12 @@ pub(crate) fn hand_off_core() -> bool {
 /// a closed queue whose future wakes another) must not panic; it gets `None` and takes the
 /// remote path. `f(None)` runs with no borrow held.
 fn with_core<R>(handle: &Arc<Handle>, f: impl FnOnce(Option<&mut Core>) -> R) -> R {
-    // Forced inline down to `f`: every wake passes here, and a schedule that LLVM leaves
-    // out of line costs a call and a spill of the task per wake.
-    context::with_scheduler(
-        #[inline(always)]
-        |cx| match cx {
-            Some(scheduler::Context::MultiThread(cx)) if Arc::ptr_eq(&cx.handle, handle) => {
-                with_core_slot(&cx.core, f)
-            }
-            _ => f(None),
-        },
-    )
+    context::with_scheduler(|cx| match cx {
+        Some(scheduler::Context::MultiThread(cx)) if Arc::ptr_eq(&cx.handle, handle) => {
+            with_core_slot(&cx.core, f)
+        }
+        _ => f(None),
+    })
 }
 
 impl Handle {
@@ -256,32 +251,23 @@ impl Handle {
     /// notify.
     #[inline(always)]
     pub(crate) fn schedule(me: &Arc<Handle>, task: RunTask, arrival: Arrival) {
-        let local = with_core(
-            me,
-            #[inline(always)]
-            |core| match core {
-                Some(core) => Ok(core.schedule_local(me, task, arrival)),
-                None => Err(task),
-            },
-        );
+        let local = with_core(me, |core| match core {
+            Some(core) => Ok(core.schedule_local(me, task, arrival)),
+            None => Err(task),
+        });
         // After the core's borrow ended: notifying may run arbitrary wake-up code.
         match local {
             Ok(false) => {}
             Ok(true) => me.notify_parked(),
-            Err(task) => Handle::schedule_remote(me, task, arrival),
-        }
-    }
-
-    /// From any other thread: the global queue, then a notify.
-    #[inline]
-    fn schedule_remote(me: &Arc<Handle>, task: RunTask, arrival: Arrival) {
-        if arrival != Arrival::Spawn {
-            me.count_remote_wake();
-        }
-        let spawned = (arrival == Arrival::Spawn).then_some(&me.shared.remote_spawns);
-        let task = me.shared.remote_mark.before_push(task);
-        if inject::push_remote(&me.shared.inject, task, spawned) {
-            me.notify_parked();
+            Err(task) => {
+                if arrival != Arrival::Spawn {
+                    me.count_remote_wake();
+                }
+                let spawned = (arrival == Arrival::Spawn).then_some(&me.shared.remote_spawns);
+                if inject::push_remote(&me.shared.inject, task, spawned) {
+                    me.notify_parked();
+                }
+            }
         }
     }
 
@@ -334,10 +320,8 @@ impl Context {
                     // spent searching, spinning or parked is never charged to polls (it
                     // would read as long polls and shrink the interval to its floor).
                     core.global.restart_window();
-                    // Nothing is queued here: a pending mark is of a task gone elsewhere,
-                    // and a remote one nobody took from the (empty) global queues is lost.
+                    // Nothing is queued here: a pending mark is of a task gone elsewhere.
                     core.sampler.clear();
-                    self.handle.shared.remote_mark.drop_unfound();
                     core.steal_work(&self.handle)
                         .or_else(|| core.spin_for_work(&self.handle))
                         .or_else(|| core.yield_for_work(&self.handle))
@@ -365,11 +349,11 @@ impl Context {
         core.global.count_poll();
         let me = &self.handle.shared.workers[self.index];
         let mut polls = core.stats.counts.polls;
-        let sampled = core.sampler.poll_due(&task);
+        let sampled = core.sampler.is_due(polls);
         *self.core.borrow_mut() = Some(core);
         coop::budget(|| {
             let mut completed = if sampled {
-                self.poll_sampled(task, me, polls)
+                self.poll_sampled(task, me, polls, false)
             } else {
                 // The stamps are plain stores to this worker's own line (worker_shared.rs):
                 // the monitor finds a poll that lasts a tick, and lets siblings rescue our
@@ -412,10 +396,10 @@ impl Context {
                 core.global.count_poll();
                 core.stats.counts.lifo_hits += 1;
                 polls = core.stats.counts.polls;
-                let sampled = core.sampler.poll_due(&task);
+                let sampled = core.sampler.is_due(polls);
                 *self.core.borrow_mut() = Some(core);
                 completed = if sampled {
-                    self.poll_sampled(task, me, polls)
+                    self.poll_sampled(task, me, polls, true)
                 } else {
                     me.begin_poll(polls);
                     task.run(&self.sched)
@@ -424,28 +408,53 @@ impl Context {
         })
     }
 
-    /// Polls a task whose poll is sampled (metrics/sampler.rs): timed, or the marked one.
-    /// The core is in its slot, as for any poll.
+    /// Polls a task whose poll reached the sampler's due count (metrics/sampler.rs): a
+    /// marked task's turn, or a sample, which is timed and marks the task it queued last.
+    /// The core is in its slot, as for any poll; `from_lifo`: `task` came from the LIFO
+    /// slot.
     #[cold]
     #[inline(never)]
-    fn poll_sampled(&self, task: RunTask, me: &WorkerShared<RunTask>, polls: u64) -> bool {
+    fn poll_sampled(
+        &self,
+        task: RunTask,
+        me: &WorkerShared<RunTask>,
+        polls: u64,
+        from_lifo: bool,
+    ) -> bool {
         let slot = &self.handle.shared.metrics[self.index];
-        let (task, start) = {
+        let (start, ring_before) = {
             let mut core = self.core.borrow_mut();
             let core = core
                 .as_mut()
                 .expect("the core sits in its slot before a poll");
-            core.sampler
-                .begin_sampled(task, slot, &self.handle.shared.remote_mark)
+            let addr = crate::metrics::address_of(&task);
+            let start = core.sampler.begin(polls, addr, from_lifo, slot);
+            (start, core.run_queue.len())
         };
+        // Empty before every poll: the loop after a poll takes what the poll left there.
+        let lifo_before = me.lifo.is_empty();
         me.begin_poll(polls);
         let completed = task.run(&self.sched);
-        if let Some(start) = start {
-            // A core handed off during the poll (`block_in_place`) is its new thread's to
-            // write: this poll goes unrecorded.
-            if let Some(core) = self.core.borrow().as_ref() {
-                core.sampler.end_timed(start, slot);
-            }
+        let Some(start) = start else {
+            return completed;
+        };
+        // A core handed off during the poll (`block_in_place`) is its new thread's to
+        // write: this sample goes unrecorded.
+        if let Some(core) = self.core.borrow_mut().as_mut() {
+            let Core {
+                sampler, run_queue, ..
+            } = &mut **core;
+            sampler.end_sample(polls, start, slot, || {
+                if lifo_before && !me.lifo.is_empty() {
+                    return Some(Queued::Lifo);
+                }
+                let len = run_queue.len();
+                let last = run_queue.last_node().filter(|_| len > ring_before)?;
+                Some(Queued::Fifo {
+                    addr: last.as_ptr() as usize,
+                    ahead: len as u64 - 1,
+                })
+            });
         }
         completed
     }
@@ -567,21 +576,8 @@ impl Context {
 impl Core {
     /// Pushes a task from this worker. True when a parked sibling should be notified
     /// (the task landed where it can be stolen).
-    #[inline]
     fn schedule_local(&mut self, handle: &Handle, task: RunTask, arrival: Arrival) -> bool {
         self.stats.counts.local_schedules += 1;
-        let addr = crate::metrics::address_of(&task);
-        let notify = self.queue_local(handle, task, arrival);
-        // After the push: no task in hand across a call (metrics/sampler.rs).
-        if self.sampler.schedule_due() {
-            self.mark(handle, addr);
-        }
-        notify
-    }
-
-    /// Where `schedule_local` puts the task; true when a parked sibling should be notified.
-    #[inline(always)]
-    fn queue_local(&mut self, handle: &Handle, task: RunTask, arrival: Arrival) -> bool {
         match arrival {
             Arrival::Yield => {
                 self.defer.push(task);
@@ -613,19 +609,9 @@ impl Core {
         stealable && self.park.is_some()
     }
 
-    /// The schedule countdown ran out: maybe mark `task` (metrics/sampler.rs). Out of
-    /// line, so that `schedule_local` stays small enough to inline into every wake.
-    #[cold]
-    #[inline(never)]
-    fn mark(&mut self, handle: &Handle, addr: usize) {
-        self.sampler.mark(addr, &handle.shared.metrics[self.index]);
-    }
-
     fn push_back(&mut self, task: RunTask, handle: &Handle) {
         let moved = self.run_queue.push_back(task, &handle.shared.overflow);
         if moved > 0 {
-            // The marked task may have left for the global queue.
-            self.sampler.clear();
             self.stats.counts.overflows += 1;
             self.stats.counts.overflowed_tasks += moved as u64;
         }
@@ -655,15 +641,7 @@ impl Core {
     fn next_global_batch(&mut self, handle: &Handle, fair: bool) -> Option<RunTask> {
         let queue = self.global.choose(&handle.shared, fair)?;
         let n = GlobalPolicy::batch_size(queue, handle.num_workers(), self.run_queue.len());
-        let (remote, slot) = (
-            &handle.shared.remote_mark,
-            &handle.shared.metrics[self.index],
-        );
-        let first = inject::take_batch(queue, n, |task| {
-            let task = self.sampler.took_from_global(task, remote, slot);
-            self.push_back(task, handle)
-        })?;
-        Some(self.sampler.took_from_global(first, remote, slot))
+        inject::take_batch(queue, n, |task| self.push_back(task, handle))
     }
 
     /// Moves the deferred (yielded) tasks to the back of the ring, in yield order.

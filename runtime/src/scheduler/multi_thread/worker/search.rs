@@ -51,8 +51,6 @@ impl Core {
             }
             let before = self.run_queue.len();
             if let Some(task) = remotes[victim].steal.steal_into(&mut self.run_queue) {
-                // Voids the victim's pending schedule-latency mark (metrics/sampler.rs).
-                handle.shared.metrics[victim].note_stolen_from();
                 self.stats.counts.steals += 1;
                 self.stats.counts.stolen_tasks += (self.run_queue.len() - before + 1) as u64;
                 return Some(task);
@@ -60,7 +58,6 @@ impl Core {
             // A sibling stuck in a long poll: the task it put in its LIFO slot (a child it
             // spawned, a task it woke) would wait for the whole poll.
             if let Some(task) = handle.shared.workers[victim].steal_lifo() {
-                handle.shared.metrics[victim].note_stolen_from();
                 self.stats.counts.steals += 1;
                 self.stats.counts.stolen_tasks += 1;
                 return Some(task);
