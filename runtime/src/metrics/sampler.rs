@@ -165,6 +165,14 @@ impl Sampler {
         polls >= self.due
     }
 
+    /// How many of the next `up_to` polls come before the due one (`polls`: the count so
+    /// far): a loop runs that many with no check, then the due one through `begin`.
+    #[inline(always)]
+    pub(crate) fn polls_before_due(&self, polls: u64, up_to: u32) -> u32 {
+        // `due > polls` (a due count already passed gives 0: the next poll is checked).
+        self.due.saturating_sub(polls + 1).min(u64::from(up_to)) as u32
+    }
+
     /// The sampled path, before poll number `polls` of the task at `addr` (`from_lifo`:
     /// it was taken from the LIFO slot). Counts a marked task's wait if this is it. Some(start)
     /// when the poll is a sample: the caller runs it, then calls `end_sample`.

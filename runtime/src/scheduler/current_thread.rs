@@ -377,25 +377,44 @@ impl Context {
             }
             let mut core = self.take_core();
             let mut ran_out = false;
-            for _ in 0..handle.shared.event_interval {
-                if core.is_shutdown || handle.is_closed() {
+            let mut left = handle.shared.event_interval;
+            'batch: while left > 0 {
+                // The polls before the sampler's next due one run with no check of their
+                // own (metrics/sampler.rs): the check is once per stretch, here.
+                let plain = core.sampler.polls_before_due(core.stats.counts.polls, left);
+                for _ in 0..plain {
+                    let task = match core.next_tick(handle) {
+                        Tick::Task(task) => task,
+                        Tick::Empty => {
+                            ran_out = true;
+                            break 'batch;
+                        }
+                        Tick::Shutdown => {
+                            self.put_core(core);
+                            return None;
+                        }
+                    };
                     self.put_core(core);
-                    return None;
+                    let completed = coop::budget(|| task.run(&self.sched));
+                    core = self.take_core();
+                    core.stats.counts.completed += u64::from(completed);
                 }
-                core.tick = core.tick.wrapping_add(1);
-                let Some(task) = core.next_task(handle) else {
-                    ran_out = true;
+                left -= plain;
+                if left == 0 {
                     break;
-                };
-                core.stats.counts.polls += 1;
-                if core.sampler.is_due(core.stats.counts.polls) {
-                    core = self.run_sampled(core, task);
-                    continue;
                 }
-                self.put_core(core);
-                let completed = coop::budget(|| task.run(&self.sched));
-                core = self.take_core();
-                core.stats.counts.completed += u64::from(completed);
+                left -= 1;
+                match core.next_tick(handle) {
+                    Tick::Task(task) => core = self.run_sampled(core, task),
+                    Tick::Empty => {
+                        ran_out = true;
+                        break;
+                    }
+                    Tick::Shutdown => {
+                        self.put_core(core);
+                        return None;
+                    }
+                }
             }
             // Relaxed: only decides whether to park. A true read here is read again by the
             // swap at the top of the loop (only this thread writes false), whose Acquire
@@ -473,6 +492,15 @@ impl HoldsParker for Core {
     }
 }
 
+/// What a tick of the batch found.
+enum Tick {
+    Task(RunTask),
+    /// No task queued, here or on the global queue.
+    Empty,
+    /// The runtime is shutting down.
+    Shutdown,
+}
+
 impl Core {
     /// Queues a task woken or spawned on the core's thread: a yield waits in `defer`
     /// for the next driver turn, anything else joins the back of the queue.
@@ -487,6 +515,20 @@ impl Core {
             }
             Arrival::Wake | Arrival::Requeue => self.tasks.push_back(task),
         }
+    }
+
+    /// One tick of a batch: the next task to poll, counted as a poll.
+    #[inline(always)]
+    fn next_tick(&mut self, handle: &Handle) -> Tick {
+        if self.is_shutdown || handle.is_closed() {
+            return Tick::Shutdown;
+        }
+        self.tick = self.tick.wrapping_add(1);
+        let Some(task) = self.next_task(handle) else {
+            return Tick::Empty;
+        };
+        self.stats.counts.polls += 1;
+        Tick::Task(task)
     }
 
     fn next_task(&mut self, handle: &Handle) -> Option<RunTask> {
