@@ -50,7 +50,7 @@ use crate::scheduler::RunTask;
 
 /// The sample interval when the builder sets none: about one poll in this many is
 /// sampled.
-pub(crate) const DEFAULT_SAMPLE_INTERVAL: u32 = 128;
+pub(crate) const DEFAULT_SAMPLE_INTERVAL: u32 = 256;
 
 /// How many polls past its expected turn a marked task is still looked for.
 pub(crate) const MARK_RETRIES: u8 = 4;

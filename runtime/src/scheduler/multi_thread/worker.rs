@@ -328,7 +328,7 @@ impl Context {
                 }
             };
             core = match task {
-                Some(task) => match self.run_task(task, core) {
+                Some(task) => match self.run_task_or_sample(task, core) {
                     Some(core) => core,
                     // `block_in_place` handed the core to a new thread during the poll:
                     // this thread is no longer a worker.
@@ -340,16 +340,46 @@ impl Context {
         self.shutdown(core);
     }
 
+    /// Runs `task` (`run_task`), with the sampler's check where the run may reach its
+    /// due poll.
+    #[inline(always)]
+    fn run_task_or_sample(&self, task: RunTask, core: Box<Core>) -> Option<Box<Core>> {
+        // One check per run, not per poll (metrics/sampler.rs): a run that cannot reach
+        // the sampler's due poll runs with no check at all.
+        if core
+            .sampler
+            .is_due(core.stats.counts.polls + lifo_policy::MAX_RUN_POLLS)
+        {
+            self.run_task_sampling(task, core)
+        } else {
+            self.run_task::<false>(task, core)
+        }
+    }
+
+    /// `run_task` with the sampler's check before each poll: for the runs that may reach
+    /// its due poll.
+    #[cold]
+    #[inline(never)]
+    fn run_task_sampling(&self, task: RunTask, core: Box<Core>) -> Option<Box<Core>> {
+        self.run_task::<true>(task, core)
+    }
+
     /// Runs `task`, then what it left in the LIFO slot (a bounded streak). None when the
-    /// core was handed off during a poll (`block_in_place`).
-    fn run_task(&self, task: RunTask, mut core: Box<Core>) -> Option<Box<Core>> {
+    /// core was handed off during a poll (`block_in_place`). `SAMPLING`: each poll that
+    /// reaches the sampler's due count takes `poll_sampled`.
+    #[inline(always)]
+    fn run_task<const SAMPLING: bool>(
+        &self,
+        task: RunTask,
+        mut core: Box<Core>,
+    ) -> Option<Box<Core>> {
         core.transition_from_searching(&self.handle);
         core.lifo.open_streak();
         core.stats.counts.polls += 1;
         core.global.count_poll();
         let me = &self.handle.shared.workers[self.index];
         let mut polls = core.stats.counts.polls;
-        let sampled = core.sampler.is_due(polls);
+        let sampled = SAMPLING && core.sampler.is_due(polls);
         *self.core.borrow_mut() = Some(core);
         coop::budget(|| {
             let mut completed = if sampled {
@@ -396,7 +426,7 @@ impl Context {
                 core.global.count_poll();
                 core.stats.counts.lifo_hits += 1;
                 polls = core.stats.counts.polls;
-                let sampled = core.sampler.is_due(polls);
+                let sampled = SAMPLING && core.sampler.is_due(polls);
                 *self.core.borrow_mut() = Some(core);
                 completed = if sampled {
                     self.poll_sampled(task, me, polls, true)
