@@ -634,10 +634,11 @@ impl Builder {
         self
     }
 
-    /// Records schedule latencies (the wait from a task's wake, spawn or yield, on a
-    /// worker's thread or from outside, to its poll) in a per-worker histogram: the
-    /// default. Sampled, as
-    /// poll times; read through `RuntimeMetrics::schedule_latency_histogram_bucket_count`.
+    /// Records schedule latencies in a per-worker histogram (the default): for a task
+    /// that a sampled poll spawned or woke on its worker, the wait from the end of that
+    /// poll to the task's own poll. Sampled with the poll times (see
+    /// [`metrics_histogram_sample_interval`](Self::metrics_histogram_sample_interval));
+    /// read through `RuntimeMetrics::schedule_latency_histogram_bucket_count`.
     pub fn enable_metrics_schedule_latency_histogram(&mut self) -> &mut Self {
         if self.telemetry.schedule_latency.is_none() {
             self.telemetry.schedule_latency = Some(crate::HistogramConfiguration::default());
@@ -645,7 +646,7 @@ impl Builder {
         self
     }
 
-    /// Records no schedule latencies: no task is marked, no clock read for them.
+    /// Records no schedule latencies: no task is followed, no clock read for them.
     pub fn disable_metrics_schedule_latency_histogram(&mut self) -> &mut Self {
         self.telemetry.schedule_latency = None;
         self
@@ -660,12 +661,11 @@ impl Builder {
         self
     }
 
-    /// How sparsely both histograms sample (default 128): about one poll in `n` is timed,
-    /// and about one task in `n` scheduled on a worker's own thread has its wait measured,
-    /// at random intervals averaging `n` (remote schedules: one in flight per runtime,
-    /// asked for by sampled polls). The histograms count samples. `1` times every poll,
-    /// at the cost of two clock reads per poll, and marks every schedule made while no
-    /// mark is pending (one at a time per worker).
+    /// How sparsely both histograms sample (default 256): about one poll in `n`, at
+    /// random intervals averaging `n`, is timed, and the task it spawned or woke last on
+    /// its worker has its wait to its own poll measured (one such task at a time per
+    /// worker). The histograms count samples. `1` times every poll, at the cost of two
+    /// clock reads per poll.
     ///
     /// # Panics
     /// When `n` is 0 (to record nothing, disable the histograms instead).

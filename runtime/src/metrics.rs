@@ -14,8 +14,9 @@
 //! method, not a breaking change.
 //!
 //! Two per-worker histograms sit beside the counters, on by default: poll times and
-//! schedule latencies (wake to poll), both sampled (`sampler.rs`: which events are
-//! measured and what the counts mean), in the bucket layouts of `histogram.rs`.
+//! schedule latencies (wake to poll), both sampled from the poll side (`sampler.rs`:
+//! which polls are measured and what the counts mean), in the bucket layouts of
+//! `histogram.rs`.
 
 mod histogram;
 mod sampler;
@@ -228,13 +229,13 @@ impl RuntimeMetrics {
 
 /// The per-worker histograms (poll time; schedule latency, which tokio lacks), each read
 /// at the call. Both are on by default and *sampled*: about one poll in
-/// [`histogram_sample_interval`](Self::histogram_sample_interval) is timed, and about one
-/// task scheduled on a worker's own thread in that many (one pending at a time) has its
-/// wait from wake (or spawn, or yield) to poll measured; the counts are of those samples (multiply by the interval
-/// to estimate all events). `Builder::metrics_histogram_sample_interval(1)` measures every
-/// poll, as tokio does. Tasks a sibling stole before their poll are not in the latency
-/// histogram; remote schedules (the global queue) are, sampled more sparsely (one mark
-/// in flight per runtime).
+/// [`histogram_sample_interval`](Self::histogram_sample_interval) is timed, and the task
+/// that poll spawned or woke last on its worker (one followed at a time per worker) has
+/// its wait measured, from the end of that poll to its own poll; the poll-time counts are
+/// of those samples (multiply by the interval to estimate all polls).
+/// `Builder::metrics_histogram_sample_interval(1)` times every poll, as tokio does. Not in
+/// the latency histogram: tasks scheduled from outside the workers (the global queue), by
+/// yielding or by the driver, and tasks a sibling stole before their poll.
 ///
 /// ```
 /// use std::time::Duration;
@@ -313,8 +314,8 @@ impl RuntimeMetrics {
         layout.range(bucket)
     }
 
-    /// Sampled tasks whose wait on worker `worker`, from being scheduled there to their
-    /// poll, fell in bucket `bucket`.
+    /// Followed tasks whose wait on worker `worker`, from the end of the sampled poll
+    /// that scheduled them there to their own poll, fell in bucket `bucket`.
     ///
     /// # Panics
     /// When `worker` is not below `num_workers()` or `bucket` not below
@@ -330,8 +331,8 @@ impl RuntimeMetrics {
         slot.schedule_latency.as_ref().map_or(0, |b| b.get(bucket))
     }
 
-    /// The mean number of events per sample: polls per timed poll, local schedules per
-    /// marked task (`Builder::metrics_histogram_sample_interval`; 1: every one).
+    /// The mean number of polls per sampled poll
+    /// (`Builder::metrics_histogram_sample_interval`; 1: every poll).
     pub fn histogram_sample_interval(&self) -> u32 {
         self.handle.telemetry().sample_interval
     }

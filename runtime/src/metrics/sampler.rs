@@ -1,5 +1,5 @@
 //! Sampled poll times and schedule latencies: which polls a worker measures, and why the
-//! polls it does not measure pay one compare.
+//! polls it does not measure pay next to nothing.
 //!
 //! Reading the clock costs about as much as a small task's whole poll, so neither
 //! histogram reads it for every task, and nothing is measured on the schedule (wake,
@@ -7,10 +7,13 @@
 //!
 //! Everything hangs off the worker's own poll count (`Stats`' `polls`, which the worker
 //! raises once per poll anyway). The `Sampler` keeps `due`, the poll count at which it
-//! next has something to do; every poll compares the count with `due` (one load, one
-//! compare, one branch, all on the worker's own core) and only a poll that reaches it
-//! takes the out-of-line sampled path. With both histograms disabled `due` is `u64::MAX`
-//! and never reached. Two things make a poll due:
+//! next has something to do; only the poll that reaches it takes the out-of-line sampled
+//! path. The check is not made per poll: the current-thread batch asks
+//! [`Sampler::polls_before_due`] how many of its polls come first and runs those with no
+//! check, and a multi-thread run (a task and its LIFO streak, a bounded number of polls)
+//! that cannot reach `due` runs a copy of the poll loop without the check. With both
+//! histograms disabled `due` is `u64::MAX` and is never reached. Two things make a poll
+//! due:
 //!
 //! - **A sample.** About one poll in `n` (`Builder::metrics_histogram_sample_interval`,
 //!   default [`DEFAULT_SAMPLE_INTERVAL`]; the gaps are drawn uniformly from `1..=2n-1`, so
@@ -159,7 +162,7 @@ impl Sampler {
     }
 
     /// Whether the poll numbered `polls` (the count including it) takes the sampled
-    /// path. The one check every poll pays.
+    /// path; a count past `due` (a check that was skipped) counts as due.
     #[inline(always)]
     pub(crate) fn is_due(&self, polls: u64) -> bool {
         polls >= self.due
@@ -195,9 +198,10 @@ impl Sampler {
                 };
                 if found {
                     let t = *now.get_or_insert_with(Instant::now);
-                    if let (Some(layout), Some(buckets)) =
-                        (self.telemetry.schedule_latency, slot.schedule_latency.as_ref())
-                    {
+                    if let (Some(layout), Some(buckets)) = (
+                        self.telemetry.schedule_latency,
+                        slot.schedule_latency.as_ref(),
+                    ) {
                         buckets.record(layout.bucket(t.saturating_duration_since(mark.at)));
                     }
                     self.mark = None;
@@ -229,8 +233,7 @@ impl Sampler {
         queued: impl FnOnce() -> Option<Queued>,
     ) {
         let end = Instant::now();
-        if let (Some(layout), Some(buckets)) = (self.telemetry.poll_time, slot.poll_time.as_ref())
-        {
+        if let (Some(layout), Some(buckets)) = (self.telemetry.poll_time, slot.poll_time.as_ref()) {
             buckets.record(layout.bucket(end.saturating_duration_since(start)));
         }
         if self.telemetry.schedule_latency.is_none() || self.mark.is_some() {
@@ -264,5 +267,142 @@ impl Sampler {
             .mark
             .as_ref()
             .map_or(self.next_sample, |m| m.turn.min(self.next_sample));
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    fn every_poll() -> Telemetry {
+        Telemetry {
+            sample_interval: 1,
+            ..Telemetry::default()
+        }
+    }
+
+    fn waits(slot: &Slot) -> u64 {
+        let b = slot.schedule_latency.as_ref().unwrap();
+        (0..HistogramConfiguration::default().num_buckets())
+            .map(|i| b.get(i))
+            .sum()
+    }
+
+    /// Runs the sampled path for poll `polls` of the task at `addr`, queueing `queued`.
+    fn poll(s: &mut Sampler, slot: &Slot, polls: u64, addr: usize, queued: Option<Queued>) {
+        assert!(s.is_due(polls), "poll {polls} not due");
+        if let Some(start) = s.begin(polls, addr, false, slot) {
+            s.end_sample(polls, start, slot, || queued);
+        }
+    }
+
+    #[test]
+    fn a_marked_task_is_measured_at_its_turn_and_only_then() {
+        let t = every_poll();
+        let slot = &crate::metrics::slots(1, &t)[0];
+        let mut s = Sampler::new(&t, 7);
+        // Poll 1 queues three tasks; the last (at 30) has two ahead: its turn is poll 4.
+        poll(
+            &mut s,
+            slot,
+            1,
+            5,
+            Some(Queued::Fifo { addr: 30, ahead: 2 }),
+        );
+        // A sample while the mark is pending marks nothing new.
+        poll(
+            &mut s,
+            slot,
+            2,
+            10,
+            Some(Queued::Fifo { addr: 40, ahead: 0 }),
+        );
+        poll(&mut s, slot, 3, 20, None);
+        assert_eq!(waits(slot), 0);
+        poll(&mut s, slot, 4, 30, None);
+        assert_eq!(waits(slot), 1);
+        // The mark is gone: 40 at poll 5 is not measured.
+        poll(&mut s, slot, 5, 40, None);
+        assert_eq!(waits(slot), 1);
+    }
+
+    #[test]
+    fn a_late_marked_task_is_looked_for_a_few_polls_more() {
+        let t = every_poll();
+        let slot = &crate::metrics::slots(1, &t)[0];
+        let mut s = Sampler::new(&t, 7);
+        poll(
+            &mut s,
+            slot,
+            1,
+            5,
+            Some(Queued::Fifo { addr: 30, ahead: 0 }),
+        );
+        // A global batch's task ran first: found one poll late.
+        poll(&mut s, slot, 2, 99, None);
+        poll(&mut s, slot, 3, 30, None);
+        assert_eq!(waits(slot), 1);
+        // Past the retries it is dropped, and a later poll of it is not measured.
+        poll(
+            &mut s,
+            slot,
+            4,
+            5,
+            Some(Queued::Fifo { addr: 31, ahead: 0 }),
+        );
+        for p in 5..=5 + u64::from(MARK_RETRIES) {
+            poll(&mut s, slot, p, 99, None);
+        }
+        poll(&mut s, slot, 6 + u64::from(MARK_RETRIES), 31, None);
+        assert_eq!(waits(slot), 1);
+    }
+
+    #[test]
+    fn a_lifo_mark_counts_only_a_task_taken_from_the_slot() {
+        let t = every_poll();
+        let slot = &crate::metrics::slots(1, &t)[0];
+        let mut s = Sampler::new(&t, 7);
+        poll(&mut s, slot, 1, 5, Some(Queued::Lifo));
+        let start = s.begin(2, 6, true, slot).unwrap();
+        s.end_sample(2, start, slot, || Some(Queued::Lifo));
+        assert_eq!(waits(slot), 1);
+        // Poll 3 comes from the ring (the streak was cut): the mark is dropped at once.
+        poll(&mut s, slot, 3, 7, None);
+        let start = s.begin(4, 8, true, slot).unwrap();
+        s.end_sample(4, start, slot, || None);
+        assert_eq!(waits(slot), 1);
+    }
+
+    #[test]
+    fn samples_come_about_once_per_interval_and_never_when_disabled() {
+        let t = Telemetry {
+            sample_interval: 16,
+            ..Telemetry::default()
+        };
+        let slot = &crate::metrics::slots(1, &t)[0];
+        let mut s = Sampler::new(&t, 3);
+        let (mut sampled, mut polls) = (0u64, 0u64);
+        while polls < 16_000 {
+            let plain = s.polls_before_due(polls, 61);
+            polls += u64::from(plain);
+            if plain < 61 {
+                polls += 1;
+                poll(&mut s, slot, polls, 1, None);
+                sampled += 1;
+            }
+        }
+        // Gaps are uniform in 1..=31: mean 16.
+        assert!(
+            (800..1_200).contains(&sampled),
+            "{sampled} samples in {polls} polls"
+        );
+        let off = Telemetry {
+            poll_time: None,
+            schedule_latency: None,
+            sample_interval: 1,
+        };
+        let s = Sampler::new(&off, 3);
+        assert!(!s.is_due(u64::MAX - 1));
+        assert_eq!(s.polls_before_due(1 << 40, 61), 61);
     }
 }

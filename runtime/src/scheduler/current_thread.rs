@@ -444,7 +444,9 @@ impl Context {
     fn run_sampled(&self, mut core: Box<Core>, task: RunTask) -> Box<Core> {
         let slot = &self.handle.shared.metrics[0];
         let polls = core.stats.counts.polls;
-        let start = core.sampler.begin(polls, metrics::address_of(&task), false, slot);
+        let start = core
+            .sampler
+            .begin(polls, metrics::address_of(&task), false, slot);
         let queued_before = core.tasks.len();
         self.put_core(core);
         let completed = coop::budget(|| task.run(&self.sched));
