@@ -18,6 +18,9 @@
 //!   stack, no lock); if a thief is mid-steal the ring cannot be halved, so the item alone
 //!   goes to the inject queue.
 //! - pop (owner): CAS `real` one forward (and `steal` with it when they were equal).
+//! - last_node (owner): the node address of slot `tail - 1` while `real != tail`: a read
+//!   of a slot only the owner writes (a thief copying it out only reads it too), taking
+//!   nothing.
 //! - steal (thief): one CAS moves `real` forward by half the items (rounded up), keeping
 //!   `steal`, which claims `[steal, real)`; copy the claimed items into the thief's own
 //!   ring; a second CAS sets `steal = real`, handing the slots back to the owner. Only one
