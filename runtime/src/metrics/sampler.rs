@@ -111,6 +111,11 @@ pub(crate) struct Sampler {
     /// The poll count at which the next sampled path runs: `min(next_sample, mark's
     /// turn)`, always above the current count; `u64::MAX`: never.
     due: u64,
+    /// `due - (run - 1)`: a run of up to `run` polls whose first is numbered at least
+    /// this may reach `due` (`run_may_reach_due`).
+    run_due: u64,
+    /// The most polls a run makes (1 where the caller checks every poll).
+    run: u64,
     /// The poll count of the next sample.
     next_sample: u64,
     mark: Option<Mark>,
@@ -129,10 +134,13 @@ pub(crate) fn address_of(task: &RunTask) -> usize {
 }
 
 impl Sampler {
-    /// `seed` spreads the workers' sample points apart (any value).
-    pub(crate) fn new(telemetry: &Telemetry, seed: u32) -> Sampler {
+    /// `seed` spreads the workers' sample points apart (any value); `run`: the most polls
+    /// the caller makes per `run_may_reach_due` check (at least 1).
+    pub(crate) fn new(telemetry: &Telemetry, seed: u32, run: u64) -> Sampler {
         let mut s = Sampler {
             due: u64::MAX,
+            run_due: u64::MAX,
+            run: run.max(1),
             next_sample: u64::MAX,
             mark: None,
             telemetry: *telemetry,
@@ -141,7 +149,7 @@ impl Sampler {
         };
         if s.telemetry.any() {
             s.next_sample = u64::from(s.next_gap());
-            s.due = s.next_sample;
+            s.refresh_due();
         }
         s
     }
@@ -166,6 +174,13 @@ impl Sampler {
     #[inline(always)]
     pub(crate) fn is_due(&self, polls: u64) -> bool {
         polls >= self.due
+    }
+
+    /// Whether a run of polls whose first is numbered `polls` (at most `run` of them, as
+    /// given to `new`) may reach the due count: then it checks each poll with `is_due`.
+    #[inline(always)]
+    pub(crate) fn run_may_reach_due(&self, polls: u64) -> bool {
+        polls >= self.run_due
     }
 
     /// How many of the next `up_to` polls come before the due one (`polls`: the count so
@@ -267,6 +282,11 @@ impl Sampler {
             .mark
             .as_ref()
             .map_or(self.next_sample, |m| m.turn.min(self.next_sample));
+        self.run_due = if self.due == u64::MAX {
+            u64::MAX
+        } else {
+            self.due.saturating_sub(self.run - 1)
+        };
     }
 }
 
@@ -300,7 +320,7 @@ mod tests {
     fn a_marked_task_is_measured_at_its_turn_and_only_then() {
         let t = every_poll();
         let slot = &crate::metrics::slots(1, &t)[0];
-        let mut s = Sampler::new(&t, 7);
+        let mut s = Sampler::new(&t, 7, 1);
         // Poll 1 queues three tasks; the last (at 30) has two ahead: its turn is poll 4.
         poll(
             &mut s,
@@ -330,7 +350,7 @@ mod tests {
     fn a_late_marked_task_is_looked_for_a_few_polls_more() {
         let t = every_poll();
         let slot = &crate::metrics::slots(1, &t)[0];
-        let mut s = Sampler::new(&t, 7);
+        let mut s = Sampler::new(&t, 7, 1);
         poll(
             &mut s,
             slot,
@@ -361,7 +381,7 @@ mod tests {
     fn a_lifo_mark_counts_only_a_task_taken_from_the_slot() {
         let t = every_poll();
         let slot = &crate::metrics::slots(1, &t)[0];
-        let mut s = Sampler::new(&t, 7);
+        let mut s = Sampler::new(&t, 7, 1);
         poll(&mut s, slot, 1, 5, Some(Queued::Lifo));
         let start = s.begin(2, 6, true, slot).unwrap();
         s.end_sample(2, start, slot, || Some(Queued::Lifo));
@@ -380,7 +400,7 @@ mod tests {
             ..Telemetry::default()
         };
         let slot = &crate::metrics::slots(1, &t)[0];
-        let mut s = Sampler::new(&t, 3);
+        let mut s = Sampler::new(&t, 3, 1);
         let (mut sampled, mut polls) = (0u64, 0u64);
         while polls < 16_000 {
             let plain = s.polls_before_due(polls, 61);
@@ -401,8 +421,9 @@ mod tests {
             schedule_latency: None,
             sample_interval: 1,
         };
-        let s = Sampler::new(&off, 3);
+        let s = Sampler::new(&off, 3, 17);
         assert!(!s.is_due(u64::MAX - 1));
         assert_eq!(s.polls_before_due(1 << 40, 61), 61);
+        assert!(!s.run_may_reach_due(u64::MAX - 1));
     }
 }

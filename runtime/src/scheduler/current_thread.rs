@@ -125,7 +125,7 @@ pub(crate) fn create(
         tick: 0,
         park: Some(park),
         stats: Stats::new(),
-        sampler: Sampler::new(&telemetry, 1),
+        sampler: Sampler::new(&telemetry, 1, 1),
         is_shutdown: false,
     });
     let ct = CurrentThread {

@@ -130,7 +130,11 @@ impl Core {
             global: GlobalPolicy::new(config),
             idle: IdlePolicy::new(spin_rounds, park_yields),
             stats: Stats::new(),
-            sampler: Sampler::new(&config.telemetry, index as u32 + 1),
+            sampler: Sampler::new(
+                &config.telemetry,
+                index as u32 + 1,
+                lifo_policy::MAX_RUN_POLLS,
+            ),
         })
     }
 }
@@ -328,7 +332,7 @@ impl Context {
                 }
             };
             core = match task {
-                Some(task) => match self.run_task_or_sample(task, core) {
+                Some(task) => match self.run_task(task, core) {
                     Some(core) => core,
                     // `block_in_place` handed the core to a new thread during the poll:
                     // this thread is no longer a worker.
@@ -340,45 +344,40 @@ impl Context {
         self.shutdown(core);
     }
 
-    /// Runs `task` (`run_task`), with the sampler's check where the run may reach its
-    /// due poll.
-    #[inline(always)]
-    fn run_task_or_sample(&self, task: RunTask, core: Box<Core>) -> Option<Box<Core>> {
-        // One check per run, not per poll (metrics/sampler.rs): a run that cannot reach
-        // the sampler's due poll runs with no check at all.
-        if core
-            .sampler
-            .is_due(core.stats.counts.polls + lifo_policy::MAX_RUN_POLLS)
-        {
-            self.run_task_sampling(task, core)
-        } else {
-            self.run_task::<false>(task, core)
-        }
-    }
-
-    /// `run_task` with the sampler's check before each poll: for the runs that may reach
-    /// its due poll.
-    #[cold]
-    #[inline(never)]
-    fn run_task_sampling(&self, task: RunTask, core: Box<Core>) -> Option<Box<Core>> {
-        self.run_task::<true>(task, core)
-    }
-
     /// Runs `task`, then what it left in the LIFO slot (a bounded streak). None when the
-    /// core was handed off during a poll (`block_in_place`). `SAMPLING`: each poll that
-    /// reaches the sampler's due count takes `poll_sampled`.
-    #[inline(always)]
-    fn run_task<const SAMPLING: bool>(
-        &self,
-        task: RunTask,
-        mut core: Box<Core>,
-    ) -> Option<Box<Core>> {
+    /// core was handed off during a poll (`block_in_place`).
+    fn run_task(&self, task: RunTask, mut core: Box<Core>) -> Option<Box<Core>> {
         core.transition_from_searching(&self.handle);
         core.lifo.open_streak();
         core.stats.counts.polls += 1;
         core.global.count_poll();
+        let polls = core.stats.counts.polls;
+        // One check per run, not per poll (metrics/sampler.rs): a run that cannot reach
+        // the sampler's due poll runs with no check at all.
+        if core.sampler.run_may_reach_due(polls) {
+            return self.run_polls_sampling(task, core, polls);
+        }
+        self.run_polls::<false>(task, core, polls)
+    }
+
+    /// `run_polls` with the sampler's check before each poll: for the runs that may
+    /// reach its due poll. Not `#[cold]`: one run in about `n / 17` takes it, and it
+    /// should run as fast as the inlined copy.
+    #[inline(never)]
+    fn run_polls_sampling(&self, task: RunTask, core: Box<Core>, polls: u64) -> Option<Box<Core>> {
+        self.run_polls::<true>(task, core, polls)
+    }
+
+    /// `run_task` from the first poll (number `polls`) on. `SAMPLING`: each poll that
+    /// reaches the sampler's due count takes `poll_sampled`.
+    #[inline(always)]
+    fn run_polls<const SAMPLING: bool>(
+        &self,
+        task: RunTask,
+        core: Box<Core>,
+        mut polls: u64,
+    ) -> Option<Box<Core>> {
         let me = &self.handle.shared.workers[self.index];
-        let mut polls = core.stats.counts.polls;
         let sampled = SAMPLING && core.sampler.is_due(polls);
         *self.core.borrow_mut() = Some(core);
         coop::budget(|| {
