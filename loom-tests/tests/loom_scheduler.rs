@@ -757,6 +757,47 @@ fn yield_now_runs_other_task_first_one_worker() {
     });
 }
 
+/// A yielder and a spawn from another thread, both counted: the release of the deferred
+/// list (back of the remote queue while it holds work, else the local queue) races the
+/// remote push. Whichever way it goes, both tasks run and shutdown finds nothing left.
+fn yield_racing_remote_spawn(rt: &Runtime) {
+    let ran = counter();
+    let done = Oneshot::new();
+    let body = {
+        let (ran, done) = (ran.clone(), done.clone());
+        move |yields: bool| {
+            let (ran, done) = (ran.clone(), done.clone());
+            async move {
+                if yields {
+                    yield_now().await;
+                }
+                if ran.fetch_add(1, Relaxed) + 1 == 2 {
+                    done.send(());
+                }
+            }
+        }
+    };
+    let th = {
+        let (h, body) = (rt.handle().clone(), body.clone());
+        thread::spawn(move || drop(h.spawn(body(false))))
+    };
+    drop(rt.spawn(body(true)));
+    done.recv();
+    th.join().unwrap();
+    assert_eq!(ran.load(Relaxed), 2);
+}
+
+/// The worker releases its deferred list while a remote spawn may be landing in the
+/// remote queue (worker.rs `flush_defer`).
+#[test]
+fn yield_released_racing_remote_spawn_one_worker() {
+    model(|| {
+        let rt = multi_thread(1);
+        yield_racing_remote_spawn(&rt);
+        drop(rt);
+    });
+}
+
 // ---------------------------------------------------------------------------------------
 // current_thread.
 
@@ -877,6 +918,41 @@ fn current_thread_yield_now_runs_other_task_first() {
 
 /// Dropping a current-thread runtime while another thread wakes its pending task: the
 /// future is dropped exactly once and the JoinHandle reports cancellation.
+/// The current-thread core releases its deferred list while a remote spawn may be landing
+/// in the inject queue (current_thread.rs `flush_defer`), inside `block_on`.
+#[test]
+fn current_thread_yield_released_racing_remote_spawn() {
+    model(|| {
+        let rt = current_thread();
+        let ran = counter();
+        let th = {
+            let (h, ran) = (rt.handle().clone(), ran.clone());
+            thread::spawn(move || {
+                drop(h.spawn(async move {
+                    ran.fetch_add(1, Relaxed);
+                }))
+            })
+        };
+        let r2 = ran.clone();
+        rt.block_on(async move {
+            let yielder = runtime::spawn(async move {
+                yield_now().await;
+                r2.fetch_add(1, Relaxed);
+            });
+            yielder.await.unwrap();
+        });
+        th.join().unwrap();
+        // The remote task may still be queued (it ran already if the yielder's release
+        // went behind it): the core runs it in this `block_on`.
+        rt.block_on(async {
+            while ran.load(Relaxed) < 2 {
+                yield_now().await;
+            }
+        });
+        drop(rt);
+    });
+}
+
 #[test]
 fn current_thread_shutdown_while_waking() {
     model(|| {

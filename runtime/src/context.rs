@@ -68,10 +68,17 @@ shim::thread_local! {
 /// Runs `f` with the thread's context (None while the thread-local is being destroyed).
 #[inline(always)]
 pub(crate) fn with<R>(f: impl FnOnce(Option<&Context>) -> R) -> R {
-    let mut f = Some(f);
-    match CONTEXT.try_with(|cx| (f.take().expect("called once"))(Some(cx))) {
+    // Held without a drop flag: `try_with` either runs its closure (which takes `f`) and
+    // returns `Ok`, or returns `Err` without running it (and `f` is taken there).
+    let mut f = std::mem::ManuallyDrop::new(f);
+    match CONTEXT.try_with(|cx| {
+        // SAFETY: taken once: this closure runs at most once, and only when it does not
+        // run is `f` taken in the `Err` arm below.
+        (unsafe { std::mem::ManuallyDrop::take(&mut f) })(Some(cx))
+    }) {
         Ok(r) => r,
-        Err(_) => (f.take().expect("called once"))(None),
+        // SAFETY: the closure above did not run, so `f` is still there; taken once.
+        Err(_) => (unsafe { std::mem::ManuallyDrop::take(&mut f) })(None),
     }
 }
 

@@ -6,8 +6,10 @@
 //! dispatch. Tasks woken on that thread go to the local FIFO without synchronization;
 //! from other threads they go to the inject queue and unpark the core's thread (a syscall
 //! only when it sleeps). A task that yields waits in `Core::defer` until the next driver
-//! turn: after the current batch, at most `event_interval` tasks later. A second `block_on` caller waits for the core while polling its
-//! own future. Shutdown cancels every live task on the thread that drops the runtime.
+//! turn (after the current batch, at most `event_interval` tasks later), then joins the
+//! back of the inject queue while remote work waits there, else the local FIFO: it runs
+//! after everything that was runnable when it yielded. A second `block_on` caller waits
+//! for the core while polling its own future. Shutdown cancels every live task on the thread that drops the runtime.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -430,8 +432,7 @@ impl Context {
                 // spinning on `yield_now` still sees its socket or timer fire. The yielders
                 // come back after at most one batch however busy the queue is.
                 core = self.park_yield(core);
-                let Core { tasks, defer, .. } = &mut *core;
-                defer.flush(|task| tasks.push_back(task));
+                core.flush_defer(&handle.shared.inject);
             }
             self.put_core(core);
         }
@@ -551,6 +552,22 @@ impl Core {
 
     /// Takes up to `REMOTE_BATCH` tasks off the global queue: runs the first, queues the
     /// rest.
+    /// Releases the yielders, in yield order, behind everything runnable when they
+    /// yielded: to the back of the inject queue while it holds remote work (the local
+    /// FIFO takes it a batch at a time, so a yielder queued locally would overtake the
+    /// rest), otherwise to the back of the local FIFO.
+    fn flush_defer(&mut self, inject: &Inject<RunTask>) {
+        if !inject.is_empty() {
+            // Refused once closed: shutdown cancels what the local FIFO holds.
+            if let Err(refused) = inject.push_batch(self.defer.drain()) {
+                self.tasks.extend(refused);
+            }
+            return;
+        }
+        let Core { tasks, defer, .. } = self;
+        defer.flush(|task| tasks.push_back(task));
+    }
+
     fn next_remote_batch(&mut self, handle: &Handle) -> Option<RunTask> {
         inject::take_batch(&handle.shared.inject, REMOTE_BATCH, |task| {
             self.tasks.push_back(task)

@@ -5,7 +5,8 @@
 //! run queue, so the tasks runnable before it run first; at the core's next driver turn
 //! (when its queues come up empty, and at least every `event_interval` tasks however busy
 //! it is) the scheduler moves the whole list, in yield order, to the back of its run
-//! queue. The list lives in the core, so only the thread holding the core touches it:
+//! queue, or to the back of the remote (inject) queue while that holds work, so that a
+//! yielder never overtakes remote work queued before it. The list lives in the core, so only the thread holding the core touches it:
 //! no synchronization. Its allocation is kept across rounds.
 
 use super::RunTask;
@@ -27,6 +28,12 @@ impl Defer {
 
     pub(crate) fn is_empty(&self) -> bool {
         self.tasks.is_empty()
+    }
+
+    /// Removes every deferred task, in yield order (for a batch push to a global queue);
+    /// the allocation stays for the next round.
+    pub(crate) fn drain(&mut self) -> std::vec::Drain<'_, RunTask> {
+        self.tasks.drain(..)
     }
 
     /// Hands every deferred task, in yield order, to `to` (the back of a run queue), and

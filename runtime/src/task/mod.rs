@@ -155,9 +155,19 @@ where
     F::Output: Send + 'static,
 {
     // The future stays in this frame until the scheduler takes it (moved into the closure
-    // it would be copied once more, which a large future pays for on every spawn).
-    let mut future = Some(future);
-    context::with_handle(|h| h.map(|h| h.spawn(future.take().expect("once"), meta)))
+    // it would be copied once more, which a large future pays for on every spawn), held
+    // without a drop flag: the closure runs exactly once and moves it out on both arms.
+    let mut future = std::mem::ManuallyDrop::new(future);
+    context::with_handle(|h| match h {
+        // SAFETY: `with_handle` calls this closure once, and this is the only place the
+        // future is taken out of the `ManuallyDrop`; it is never used again after.
+        Some(h) => Some(h.spawn(unsafe { std::mem::ManuallyDrop::take(&mut future) }, meta)),
+        None => {
+            // SAFETY: as above; not taken, so dropped here, once.
+            unsafe { std::mem::ManuallyDrop::drop(&mut future) };
+            None
+        }
+    })
 }
 
 /// Runs a blocking closure on the current runtime's blocking pool, returning a

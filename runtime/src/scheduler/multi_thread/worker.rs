@@ -23,9 +23,13 @@
 //!
 //! A task that wakes itself while running (`yield_now`, a spent coop budget) is *deferred*:
 //! it waits in `Core::defer` for the next driver turn: at the latest the next maintenance
-//! (`event_interval` ticks), at once when the ring and the global queue come up empty. So
-//! the runnable tasks before it (remote spawns included) run first, and under steady load
-//! it still resumes. A task woken by someone else while it runs is not deferred: it goes
+//! (`event_interval` ticks), at once when the ring and the global queue come up empty.
+//! Released, it goes behind everything that was runnable when it yielded: to the back of
+//! the remote queue while that holds work (the ring takes remote work one batch at a
+//! time, so a yielder put back in the ring would overtake the rest of the queue and,
+//! yielding in a loop, run once per batch), else to the back of the ring. So the runnable
+//! tasks before it (remote spawns included) run first, and under steady load it still
+//! resumes. A task woken by someone else while it runs is not deferred: it goes
 //! to the back of the ring (`Arrival::Requeue`), where a sibling may take it.
 //!
 //! Who is told about work (the worker's half of idle.rs's protocol): a push that lands in
@@ -673,8 +677,28 @@ impl Core {
         inject::take_batch(queue, n, |task| self.push_back(task, handle))
     }
 
-    /// Moves the deferred (yielded) tasks to the back of the ring, in yield order.
+    /// Releases the deferred (yielded) tasks, in yield order, behind everything that was
+    /// runnable when they yielded: to the back of the remote queue while it holds work
+    /// (remote spawns and wakes wait there, and the ring holds at most one batch of
+    /// them, so a yielder put in the ring would run again after a ring's length of
+    /// tasks, ahead of the rest of that queue), otherwise to the back of the ring.
     fn flush_defer(&mut self, handle: &Handle) {
+        if !handle.shared.inject.is_empty() {
+            match handle.shared.inject.push_batch(self.defer.drain()) {
+                // As after any push to a global queue: a parked sibling may take them.
+                Ok(()) => {
+                    handle.notify_parked();
+                    return;
+                }
+                // Closed: the runtime is shutting down; the ring's drain cancels them.
+                Err(refused) => {
+                    for task in refused {
+                        self.push_back(task, handle);
+                    }
+                    return;
+                }
+            }
+        }
         let mut defer = std::mem::replace(&mut self.defer, Defer::with_capacity(0));
         defer.flush(|task| self.push_back(task, handle));
         // Keep the allocation for the next round.
