@@ -11,6 +11,10 @@
 //! - `IdlePolicy` (search.rs): how a worker that ran dry looks for work (steal, spin,
 //!   yield) before it parks.
 //!
+//! The core's `Sampler` (metrics/sampler.rs) picks the polls that feed the histograms: a
+//! run (a task and its LIFO streak) that may reach its due poll runs a copy of the poll
+//! loop that checks each poll, and the due poll goes through sampling.rs.
+//!
 //! Each tick it runs the next task: a global batch first when a fairness visit is due,
 //! otherwise the LIFO slot, then the ring, then a global batch. After a task it keeps
 //! running what that task put in the LIFO slot while `LifoPolicy` lets the streak go on
@@ -56,7 +60,7 @@ use super::worker_shared::WorkerShared;
 use super::{Config, Handle};
 use crate::context;
 use crate::coop;
-use crate::metrics::{Queued, Sampler, Stats};
+use crate::metrics::{Sampler, Stats};
 use crate::park::Parker;
 use crate::scheduler::core_slot::{park_reachable, with_core_slot, HoldsParker};
 use crate::scheduler::defer::Defer;
@@ -68,6 +72,7 @@ use crossbeam_utils::CachePadded;
 
 mod global_policy;
 mod lifo_policy;
+mod sampling;
 mod search;
 
 use global_policy::GlobalPolicy;
@@ -439,57 +444,6 @@ impl Context {
                 };
             }
         })
-    }
-
-    /// Polls a task whose poll reached the sampler's due count (metrics/sampler.rs): a
-    /// marked task's turn, or a sample, which is timed and marks the task it queued last.
-    /// The core is in its slot, as for any poll; `from_lifo`: `task` came from the LIFO
-    /// slot.
-    #[cold]
-    #[inline(never)]
-    fn poll_sampled(
-        &self,
-        task: RunTask,
-        me: &WorkerShared<RunTask>,
-        polls: u64,
-        from_lifo: bool,
-    ) -> bool {
-        let slot = &self.handle.shared.metrics[self.index];
-        let (start, ring_before) = {
-            let mut core = self.core.borrow_mut();
-            let core = core
-                .as_mut()
-                .expect("the core sits in its slot before a poll");
-            let addr = crate::metrics::address_of(&task);
-            let start = core.sampler.begin(polls, addr, from_lifo, slot);
-            (start, core.run_queue.len())
-        };
-        // Empty before every poll: the loop after a poll takes what the poll left there.
-        let lifo_before = me.lifo.is_empty();
-        me.begin_poll(polls);
-        let completed = task.run(&self.sched);
-        let Some(start) = start else {
-            return completed;
-        };
-        // A core handed off during the poll (`block_in_place`) is its new thread's to
-        // write: this sample goes unrecorded.
-        if let Some(core) = self.core.borrow_mut().as_mut() {
-            let Core {
-                sampler, run_queue, ..
-            } = &mut **core;
-            sampler.end_sample(polls, start, slot, || {
-                if lifo_before && !me.lifo.is_empty() {
-                    return Some(Queued::Lifo);
-                }
-                let len = run_queue.len();
-                let last = run_queue.last_node().filter(|_| len > ring_before)?;
-                Some(Queued::Fifo {
-                    addr: last.as_ptr() as usize,
-                    ahead: len as u64 - 1,
-                })
-            });
-        }
-        completed
     }
 
     /// Periodic work: the driver's turn (ready I/O, timers, the deferred list, and the
