@@ -18,6 +18,9 @@
 //!   stack, no lock); if a thief is mid-steal the ring cannot be halved, so the item alone
 //!   goes to the inject queue.
 //! - pop (owner): CAS `real` one forward (and `steal` with it when they were equal).
+//! - last_node (owner): the node address of slot `tail - 1` while `real != tail`: a read
+//!   of a slot only the owner writes (a thief copying it out only reads it too), taking
+//!   nothing.
 //! - steal (thief): one CAS moves `real` forward by half the items (rounded up), keeping
 //!   `steal`, which claims `[steal, real)`; copy the claimed items into the thief's own
 //!   ring; a second CAS sets `steal = real`, handing the slots back to the owner. Only one
@@ -50,7 +53,7 @@
 
 use core::fmt;
 use core::mem::MaybeUninit;
-use core::ptr;
+use core::ptr::{self, NonNull};
 
 use crossbeam_utils::CachePadded;
 use shim::cell::UnsafeCell;
@@ -322,6 +325,26 @@ impl<T: Link> Local<T> {
                 Ok(0)
             }
         }
+    }
+
+    /// The node of the item pushed last, while it is still queued here; the item stays
+    /// where it is. An address to compare, not to dereference: a thief may take the item
+    /// (and its task end) right after.
+    pub fn last_node(&self) -> Option<NonNull<T::Node>> {
+        let tail = self.tail();
+        // Relaxed: only the owner writes slots, and `real` only tells whether slot
+        // `tail - 1` still holds an item.
+        let (_, real) = unpack(self.inner.head.load(Relaxed));
+        if real == tail {
+            return None;
+        }
+        let slot = self.inner.slot(tail.wrapping_sub(1));
+        // SAFETY: `tail - 1` was in `[real, tail)`, so the slot holds an item this owner
+        // wrote (program order). A thief may be copying it out meanwhile: both only read.
+        // The copy is handed straight to `into_raw`, which gives its ownership up without
+        // dropping anything, so the queued item stays the only owner.
+        let copy = slot.with(|p| unsafe { ptr::read(p).assume_init() });
+        Some(T::into_raw(copy))
     }
 
     /// Pops from the front (FIFO).

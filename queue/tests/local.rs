@@ -32,6 +32,27 @@ fn fifo_order_and_len() {
 }
 
 #[test]
+fn last_node_is_the_last_push_while_it_is_queued_and_takes_nothing() {
+    let tracker = Tracker::new(3);
+    let (_steal, mut q) = local::<Item>();
+    let inject = Inject::new();
+    assert!(q.last_node().is_none());
+    let mut addrs = Vec::new();
+    for i in 0..3 {
+        let item = tracker.item(i);
+        addrs.push(item.addr());
+        q.push_back(item, &inject);
+        assert_eq!(q.last_node().unwrap().as_ptr().cast_const(), addrs[i]);
+    }
+    assert_eq!(q.pop().unwrap().id(), 0);
+    assert_eq!(q.last_node().unwrap().as_ptr().cast_const(), addrs[2]);
+    drop(q.pop());
+    drop(q.pop());
+    assert!(q.last_node().is_none());
+    tracker.assert_each_dropped_once(0..3);
+}
+
+#[test]
 fn interleaved_push_pop_keeps_fifo() {
     let (_steal, mut q) = local::<Item>();
     let inject = Inject::new();

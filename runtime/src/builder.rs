@@ -75,6 +75,7 @@ pub struct Builder {
     max_blocking_threads: usize,
     keep_alive: Duration,
     on_stall: Option<(Duration, crate::hooks::StallCallback)>,
+    telemetry: crate::metrics::Telemetry,
     /// A signal that makes the runtime dump its tasks, and who receives the dump.
     #[cfg(not(loom))]
     dump_signal: Option<(i32, crate::dump::DumpCallback)>,
@@ -146,6 +147,7 @@ impl Builder {
             max_blocking_threads: DEFAULT_MAX_BLOCKING_THREADS,
             keep_alive: DEFAULT_KEEP_ALIVE,
             on_stall: None,
+            telemetry: crate::metrics::Telemetry::default(),
             #[cfg(not(loom))]
             dump_signal: None,
             unhandled_panic: UnhandledPanic::Ignore,
@@ -587,6 +589,98 @@ impl Builder {
         let _ = driver;
     }
 
+    /// Records poll times in a per-worker histogram (the default here; tokio's is off):
+    /// read through `RuntimeMetrics::poll_time_histogram_bucket_count`. Polls are
+    /// sampled (see [`metrics_histogram_sample_interval`](Self::metrics_histogram_sample_interval)).
+    pub fn enable_metrics_poll_time_histogram(&mut self) -> &mut Self {
+        if self.telemetry.poll_time.is_none() {
+            self.telemetry.poll_time = Some(crate::HistogramConfiguration::default());
+        }
+        self
+    }
+
+    /// Records no poll times: the workers never read the clock for them.
+    pub fn disable_metrics_poll_time_histogram(&mut self) -> &mut Self {
+        self.telemetry.poll_time = None;
+        self
+    }
+
+    /// The poll-time histogram's buckets (default: `LogHistogram::default()`, 100 ns to
+    /// about 68.7 s at 25% error); enables the histogram.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let rt = runtime::Builder::new_multi_thread()
+    ///     .worker_threads(1)
+    ///     .metrics_poll_time_histogram_configuration(runtime::HistogramConfiguration::linear(
+    ///         Duration::from_micros(50),
+    ///         20,
+    ///     ))
+    ///     .build()
+    ///     .unwrap();
+    /// let m = rt.metrics();
+    /// assert_eq!(m.poll_time_histogram_num_buckets(), 20);
+    /// assert_eq!(
+    ///     m.poll_time_histogram_bucket_range(1),
+    ///     Duration::from_micros(50)..Duration::from_micros(100)
+    /// );
+    /// ```
+    pub fn metrics_poll_time_histogram_configuration(
+        &mut self,
+        configuration: crate::HistogramConfiguration,
+    ) -> &mut Self {
+        self.telemetry.poll_time = Some(configuration);
+        self
+    }
+
+    /// Records schedule latencies in a per-worker histogram (the default): for a task
+    /// that a sampled poll spawned or woke on its worker, the wait from the end of that
+    /// poll to the task's own poll. Sampled with the poll times (see
+    /// [`metrics_histogram_sample_interval`](Self::metrics_histogram_sample_interval));
+    /// read through `RuntimeMetrics::schedule_latency_histogram_bucket_count`.
+    pub fn enable_metrics_schedule_latency_histogram(&mut self) -> &mut Self {
+        if self.telemetry.schedule_latency.is_none() {
+            self.telemetry.schedule_latency = Some(crate::HistogramConfiguration::default());
+        }
+        self
+    }
+
+    /// Records no schedule latencies: no task is followed, no clock read for them.
+    pub fn disable_metrics_schedule_latency_histogram(&mut self) -> &mut Self {
+        self.telemetry.schedule_latency = None;
+        self
+    }
+
+    /// The schedule-latency histogram's buckets (default as for poll times); enables it.
+    pub fn metrics_schedule_latency_histogram_configuration(
+        &mut self,
+        configuration: crate::HistogramConfiguration,
+    ) -> &mut Self {
+        self.telemetry.schedule_latency = Some(configuration);
+        self
+    }
+
+    /// How sparsely both histograms sample (default 256): about one poll in `n`, at
+    /// random intervals averaging `n`, is timed, and the task it spawned or woke last on
+    /// its worker has its wait to its own poll measured (one such task at a time per
+    /// worker). The histograms count samples. `1` times every poll, at the cost of two
+    /// clock reads per poll.
+    ///
+    /// # Panics
+    /// When `n` is 0 (to record nothing, disable the histograms instead).
+    #[track_caller]
+    pub fn metrics_histogram_sample_interval(&mut self, n: u32) -> &mut Self {
+        assert!(
+            n > 0,
+            "Builder::metrics_histogram_sample_interval: n must be at least 1 (1 measures \
+             every poll); to measure nothing, call disable_metrics_poll_time_histogram and \
+             disable_metrics_schedule_latency_histogram"
+        );
+        self.telemetry.sample_interval = n;
+        self
+    }
+
     /// Builds the runtime (starting its worker threads).
     ///
     /// ```
@@ -641,6 +735,7 @@ impl Builder {
                     ),
                     self.hooks.clone(),
                     self.name.clone(),
+                    self.telemetry,
                 );
                 let handle = scheduler::Handle::CurrentThread(handle);
                 blocking.set_runtime(handle.clone());
@@ -660,6 +755,7 @@ impl Builder {
                     disable_lifo_slot: self.disable_lifo_slot,
                     hooks: self.hooks.clone(),
                     name: self.name.clone(),
+                    telemetry: self.telemetry,
                 };
                 let spawner = ThreadSpawner {
                     name: self.thread_name.clone(),
@@ -776,6 +872,7 @@ impl fmt::Debug for Builder {
             .field("enable_time", &self.enable_time)
             .field("max_blocking_threads", &self.max_blocking_threads)
             .field("on_stall", &self.on_stall.as_ref().map(|(t, _)| t))
+            .field("telemetry", &self.telemetry)
             .field("unhandled_panic", &self.unhandled_panic)
             .finish()
     }

@@ -185,7 +185,10 @@ pub use crate::handle::{EnterGuard, Handle, Id, RuntimeFlavor, TryCurrentError};
 pub use crate::hooks::FailOnStall as __FailOnStall;
 pub use crate::hooks::{NativeBacktrace, Stall};
 pub use crate::local_runtime::{LocalOptions, LocalRuntime};
-pub use crate::metrics::{RuntimeMetrics, WorkerMetrics};
+pub use crate::metrics::{
+    HistogramConfiguration, InvalidHistogramConfiguration, LogHistogram, LogHistogramBuilder,
+    RuntimeMetrics, WorkerMetrics,
+};
 pub use crate::rand::RngSeed;
 pub use crate::runtime::{InBlockInPlace, RunningClosure, Runtime, ShutdownReport, StuckPoll};
 pub use crate::task::spawn;

@@ -12,11 +12,26 @@
 //! store (`Stats::submit`) and load (`Slot::read`) between them. Both public types have
 //! private fields (`WorkerMetrics` is `#[non_exhaustive]`), as tokio's: a counter added later is a new
 //! method, not a breaking change.
+//!
+//! Two per-worker histograms sit beside the counters, on by default: poll times and
+//! schedule latencies (wake to poll), both sampled from the poll side (`sampler.rs`:
+//! which polls are measured and what the counts mean), in the bucket layouts of
+//! `histogram.rs`.
 
+mod histogram;
+mod sampler;
+
+use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 use crossbeam_utils::CachePadded;
+
+use self::histogram::Buckets;
+pub use self::histogram::{
+    HistogramConfiguration, InvalidHistogramConfiguration, LogHistogram, LogHistogramBuilder,
+};
+pub(crate) use self::sampler::{address_of, Queued, Sampler, Telemetry};
 
 /// A live view of a runtime's counters, from `Handle::metrics()` / `Runtime::metrics()`.
 ///
@@ -212,6 +227,160 @@ impl RuntimeMetrics {
     }
 }
 
+/// The per-worker histograms (poll time; schedule latency, which tokio lacks), each read
+/// at the call. Both are on by default and *sampled*: about one poll in
+/// [`histogram_sample_interval`](Self::histogram_sample_interval) is timed, and the task
+/// that poll spawned or woke last on its worker (one followed at a time per worker) has
+/// its wait measured, from the end of that poll to its own poll; the poll-time counts are
+/// of those samples (multiply by the interval to estimate all polls).
+/// `Builder::metrics_histogram_sample_interval(1)` times every poll, as tokio does. Not in
+/// the latency histogram: tasks scheduled from outside the workers (the global queue), by
+/// yielding or by the driver, and tasks a sibling stole before their poll.
+///
+/// ```
+/// use std::time::Duration;
+///
+/// let rt = runtime::Builder::new_current_thread()
+///     .metrics_histogram_sample_interval(1)
+///     .build()
+///     .unwrap();
+/// rt.block_on(async {
+///     for _ in 0..10 {
+///         runtime::spawn(async {}).await.unwrap();
+///     }
+/// });
+/// let m = rt.metrics();
+/// let timed: u64 = (0..m.poll_time_histogram_num_buckets())
+///     .map(|b| m.poll_time_histogram_bucket_count(0, b))
+///     .sum();
+/// assert_eq!(timed, m.worker_poll_count(0));
+/// assert_eq!(m.poll_time_histogram_bucket_range(0).start, Duration::ZERO);
+/// ```
+impl RuntimeMetrics {
+    /// Whether poll times are recorded (the default; `Builder::disable_metrics_poll_time_histogram`).
+    pub fn poll_time_histogram_enabled(&self) -> bool {
+        self.handle.telemetry().poll_time.is_some()
+    }
+
+    /// Buckets of the poll-time histogram (0 when disabled).
+    pub fn poll_time_histogram_num_buckets(&self) -> usize {
+        num_buckets(&self.handle.telemetry().poll_time)
+    }
+
+    /// The poll durations bucket `bucket` counts; the last bucket ends at `u64::MAX` ns.
+    ///
+    /// # Panics
+    /// When `bucket` is not below `poll_time_histogram_num_buckets()`.
+    #[track_caller]
+    pub fn poll_time_histogram_bucket_range(&self, bucket: usize) -> Range<Duration> {
+        let layout = checked("poll_time", &self.handle.telemetry().poll_time, bucket);
+        layout.range(bucket)
+    }
+
+    /// Sampled polls by worker `worker` whose duration fell in bucket `bucket`.
+    ///
+    /// # Panics
+    /// When `worker` is not below `num_workers()` or `bucket` not below
+    /// `poll_time_histogram_num_buckets()`.
+    #[track_caller]
+    pub fn poll_time_histogram_bucket_count(&self, worker: usize, bucket: usize) -> u64 {
+        checked("poll_time", &self.handle.telemetry().poll_time, bucket);
+        let slot = self.slot(worker);
+        slot.poll_time.as_ref().map_or(0, |b| b.get(bucket))
+    }
+
+    /// Whether schedule latencies are recorded (the default;
+    /// `Builder::disable_metrics_schedule_latency_histogram`).
+    pub fn schedule_latency_histogram_enabled(&self) -> bool {
+        self.handle.telemetry().schedule_latency.is_some()
+    }
+
+    /// Buckets of the schedule-latency histogram (0 when disabled).
+    pub fn schedule_latency_histogram_num_buckets(&self) -> usize {
+        num_buckets(&self.handle.telemetry().schedule_latency)
+    }
+
+    /// The waits bucket `bucket` counts; the last bucket ends at `u64::MAX` ns.
+    ///
+    /// # Panics
+    /// When `bucket` is not below `schedule_latency_histogram_num_buckets()`.
+    #[track_caller]
+    pub fn schedule_latency_histogram_bucket_range(&self, bucket: usize) -> Range<Duration> {
+        let layout = checked(
+            "schedule_latency",
+            &self.handle.telemetry().schedule_latency,
+            bucket,
+        );
+        layout.range(bucket)
+    }
+
+    /// Followed tasks whose wait on worker `worker`, from the end of the sampled poll
+    /// that scheduled them there to their own poll, fell in bucket `bucket`.
+    ///
+    /// # Panics
+    /// When `worker` is not below `num_workers()` or `bucket` not below
+    /// `schedule_latency_histogram_num_buckets()`.
+    #[track_caller]
+    pub fn schedule_latency_histogram_bucket_count(&self, worker: usize, bucket: usize) -> u64 {
+        checked(
+            "schedule_latency",
+            &self.handle.telemetry().schedule_latency,
+            bucket,
+        );
+        let slot = self.slot(worker);
+        slot.schedule_latency.as_ref().map_or(0, |b| b.get(bucket))
+    }
+
+    /// The mean number of polls per sampled poll
+    /// (`Builder::metrics_histogram_sample_interval`; 1: every poll).
+    pub fn histogram_sample_interval(&self) -> u32 {
+        self.handle.telemetry().sample_interval
+    }
+
+    #[track_caller]
+    fn slot(&self, worker: usize) -> &Slot {
+        let slots = self.handle.metric_slots();
+        let n = slots.len();
+        if worker >= n {
+            panic!(
+                "worker index {worker} out of range: the runtime has {n} worker(s); pass an \
+                 index in 0..num_workers()"
+            );
+        }
+        &slots[worker]
+    }
+}
+
+fn num_buckets(layout: &Option<HistogramConfiguration>) -> usize {
+    layout
+        .as_ref()
+        .map_or(0, HistogramConfiguration::num_buckets)
+}
+
+/// The layout, when `bucket` is one of its buckets; else a panic saying why.
+#[track_caller]
+fn checked(
+    name: &str,
+    layout: &Option<HistogramConfiguration>,
+    bucket: usize,
+) -> HistogramConfiguration {
+    let Some(layout) = layout else {
+        panic!(
+            "the {name} histogram is disabled: enable it with \
+             Builder::enable_metrics_{name}_histogram, or check \
+             RuntimeMetrics::{name}_histogram_enabled() first"
+        );
+    };
+    let n = layout.num_buckets();
+    if bucket >= n {
+        panic!(
+            "bucket {bucket} out of range: the {name} histogram has {n} buckets; pass an index \
+             in 0..{name}_histogram_num_buckets()"
+        );
+    }
+    *layout
+}
+
 /// Generates, from one list of `u64` counters, everything that names each of them: the
 /// `WorkerMetrics` fields and accessors, the published `Slot`, `Stats::submit` (worker ->
 /// slot) and `Slot::read` (slot -> snapshot). The fields that are not plain counters
@@ -252,11 +421,15 @@ macro_rules! worker_counters {
             )*
         }
 
-        /// One worker's published counters; written by that worker only.
+        /// One worker's published counters and histograms; written by that worker only.
         #[derive(Default)]
         pub(crate) struct Slot {
             $( $name: AtomicU64, )*
             busy_ns: AtomicU64,
+            /// Sampled poll times (None: disabled).
+            pub(crate) poll_time: Option<Buckets>,
+            /// Sampled schedule latencies (None: disabled).
+            pub(crate) schedule_latency: Option<Buckets>,
         }
 
         impl Stats {
@@ -392,7 +565,16 @@ pub(crate) fn live_tasks(slots: &[CachePadded<Slot>], remote_spawns: u64) -> usi
     spawned.saturating_sub(completed) as usize
 }
 
-/// The published slots of all workers.
-pub(crate) fn slots(n: usize) -> Box<[CachePadded<Slot>]> {
-    (0..n).map(|_| CachePadded::new(Slot::default())).collect()
+/// The published slots of all workers, with the histograms `telemetry` enables.
+pub(crate) fn slots(n: usize, telemetry: &Telemetry) -> Box<[CachePadded<Slot>]> {
+    let buckets = |c: &Option<HistogramConfiguration>| c.map(|c| Buckets::new(c.num_buckets()));
+    (0..n)
+        .map(|_| {
+            CachePadded::new(Slot {
+                poll_time: buckets(&telemetry.poll_time),
+                schedule_latency: buckets(&telemetry.schedule_latency),
+                ..Slot::default()
+            })
+        })
+        .collect()
 }

@@ -23,7 +23,10 @@ pub use crate::builder::Builder;
 pub use crate::handle::is_rt_shutdown_err;
 pub use crate::handle::{EnterGuard, Handle, Id, RuntimeFlavor, TryCurrentError};
 pub use crate::local_runtime::{LocalOptions, LocalRuntime};
-pub use crate::metrics::RuntimeMetrics;
+pub use crate::metrics::{
+    HistogramConfiguration, InvalidHistogramConfiguration, LogHistogram, LogHistogramBuilder,
+    RuntimeMetrics,
+};
 pub use crate::rand::RngSeed;
 use crate::scheduler::{self, current_thread, multi_thread};
 pub use crate::shutdown_report::{InBlockInPlace, RunningClosure, ShutdownReport, StuckPoll};

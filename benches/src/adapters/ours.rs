@@ -2,6 +2,8 @@
 //! it from `#[runtime::main]`. Tasks spawn through the free `runtime::spawn` (the thread's
 //! context finds the runtime: a worker pushes into its own queue), the bench thread through
 //! `Runtime::spawn`. `report` prints `Handle::metrics()` when `RUNTIME_BENCH_METRICS=1`.
+//! `RUNTIME_BENCH_HISTOGRAMS=off` builds the runtime with both metrics histograms
+//! disabled (the default has them on), so that one binary measures both settings.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -29,6 +31,10 @@ impl Ours {
             }
             Flavor::CurrentThread => runtime::Builder::new_current_thread(),
         };
+        if std::env::var_os("RUNTIME_BENCH_HISTOGRAMS").is_some_and(|v| v == "off") {
+            b.disable_metrics_poll_time_histogram()
+                .disable_metrics_schedule_latency_histogram();
+        }
         let rt = b.enable_all().build().expect("building our runtime");
         Ours { rt, flavor }
     }

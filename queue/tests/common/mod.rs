@@ -81,6 +81,12 @@ impl Item {
     pub fn id(&self) -> usize {
         self.0.id
     }
+
+    /// The node's address (what `Local::last_node` reports).
+    #[allow(dead_code)]
+    pub fn addr(&self) -> *const Node {
+        &*self.0
+    }
 }
 
 // SAFETY: `into_raw`/`from_raw` are `Box::into_raw`/`Box::from_raw`; the link field is

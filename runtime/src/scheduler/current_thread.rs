@@ -27,7 +27,7 @@ use crate::blocking;
 use crate::context;
 use crate::coop;
 use crate::driver::Driver;
-use crate::metrics::{self, Snapshot, Stats};
+use crate::metrics::{self, Queued, Sampler, Snapshot, Stats};
 use crate::park::{Parker, Unparker};
 use crate::scheduler::core_slot::{park_reachable, with_core_slot, HoldsParker};
 use crate::scheduler::defer::Defer;
@@ -59,7 +59,8 @@ pub(crate) struct Shared {
     unpark: Unparker,
     global_queue_interval: u32,
     event_interval: u32,
-    metrics: Box<[crossbeam_utils::CachePadded<metrics::Slot>]>,
+    pub(crate) metrics: Box<[crossbeam_utils::CachePadded<metrics::Slot>]>,
+    pub(crate) telemetry: metrics::Telemetry,
 }
 
 /// The runtime-owned part: the core, when no `block_on` holds it.
@@ -76,6 +77,8 @@ pub(crate) struct Core {
     tick: u32,
     park: Option<Parker>,
     stats: Stats,
+    /// Which polls are sampled (metrics/sampler.rs).
+    sampler: Sampler,
     is_shutdown: bool,
 }
 
@@ -87,6 +90,8 @@ pub(crate) struct Context {
     core: RefCell<Option<Box<Core>>>,
 }
 
+// The builder's settings, one per argument, as the multi-thread flavor's `Config` holds them.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn create(
     global_queue_interval: u32,
     event_interval: u32,
@@ -95,6 +100,7 @@ pub(crate) fn create(
     unhandled_panic: crate::unhandled::Policy,
     hooks: crate::hooks::Hooks,
     name: Option<String>,
+    telemetry: metrics::Telemetry,
 ) -> (Arc<Handle>, CurrentThread) {
     let park = Parker::new(driver.clone());
     let handle = Arc::new(Handle {
@@ -106,7 +112,8 @@ pub(crate) fn create(
             unpark: park.unparker(),
             global_queue_interval: global_queue_interval.max(1),
             event_interval: event_interval.max(1),
-            metrics: metrics::slots(1),
+            metrics: metrics::slots(1, &telemetry),
+            telemetry,
         },
         driver,
         blocking,
@@ -120,6 +127,7 @@ pub(crate) fn create(
         tick: 0,
         park: Some(park),
         stats: Stats::new(),
+        sampler: Sampler::new(&telemetry, 1, 1),
         is_shutdown: false,
     });
     let ct = CurrentThread {
@@ -371,27 +379,52 @@ impl Context {
             }
             let mut core = self.take_core();
             let mut ran_out = false;
-            for _ in 0..handle.shared.event_interval {
-                if core.is_shutdown || handle.is_closed() {
+            let mut left = handle.shared.event_interval;
+            'batch: while left > 0 {
+                // The polls before the sampler's next due one run with no check of their
+                // own (metrics/sampler.rs): the check is once per stretch, here.
+                let plain = core.sampler.polls_before_due(core.stats.counts.polls, left);
+                for _ in 0..plain {
+                    let task = match core.next_tick(handle) {
+                        Tick::Task(task) => task,
+                        Tick::Empty => {
+                            ran_out = true;
+                            break 'batch;
+                        }
+                        Tick::Shutdown => {
+                            self.put_core(core);
+                            return None;
+                        }
+                    };
                     self.put_core(core);
-                    return None;
+                    let completed = coop::budget(|| task.run(&self.sched));
+                    core = self.take_core();
+                    core.stats.counts.completed += u64::from(completed);
                 }
-                core.tick = core.tick.wrapping_add(1);
-                let Some(task) = core.next_task(handle) else {
-                    ran_out = true;
+                left -= plain;
+                if left == 0 {
                     break;
-                };
-                core.stats.counts.polls += 1;
-                self.put_core(core);
-                let completed = coop::budget(|| task.run(&self.sched));
-                core = self.take_core();
-                core.stats.counts.completed += u64::from(completed);
+                }
+                left -= 1;
+                match core.next_tick(handle) {
+                    Tick::Task(task) => core = self.run_sampled(core, task),
+                    Tick::Empty => {
+                        ran_out = true;
+                        break;
+                    }
+                    Tick::Shutdown => {
+                        self.put_core(core);
+                        return None;
+                    }
+                }
             }
             // Relaxed: only decides whether to park. A true read here is read again by the
             // swap at the top of the loop (only this thread writes false), whose Acquire
             // orders the wake before the poll; a false one parks, and the wake's unpark
             // ends the park.
             if ran_out && core.defer.is_empty() && !handle.shared.woken.load(Ordering::Relaxed) {
+                // Nothing is queued: a pending mark is of a task that will not run here.
+                core.sampler.clear();
                 core = self.park(core);
             } else {
                 // The driver's turn after every batch, before the yielders resume, and
@@ -403,6 +436,35 @@ impl Context {
             }
             self.put_core(core);
         }
+    }
+
+    /// Runs a task whose poll reached the sampler's due count (metrics/sampler.rs): a
+    /// marked task's turn, or a sample, which is timed and marks the task it queued last.
+    #[cold]
+    #[inline(never)]
+    fn run_sampled(&self, mut core: Box<Core>, task: RunTask) -> Box<Core> {
+        let slot = &self.handle.shared.metrics[0];
+        let polls = core.stats.counts.polls;
+        let start = core
+            .sampler
+            .begin(polls, metrics::address_of(&task), false, slot);
+        let queued_before = core.tasks.len();
+        self.put_core(core);
+        let completed = coop::budget(|| task.run(&self.sched));
+        let mut core = self.take_core();
+        if let Some(start) = start {
+            let Core { sampler, tasks, .. } = &mut *core;
+            sampler.end_sample(polls, start, slot, || {
+                // Only the scheduler loop pops `tasks`: growth is this poll's pushes.
+                let last = tasks.back().filter(|_| tasks.len() > queued_before)?;
+                Some(Queued::Fifo {
+                    addr: metrics::address_of(last),
+                    ahead: tasks.len() as u64 - 1,
+                })
+            });
+        }
+        core.stats.counts.completed += u64::from(completed);
+        core
     }
 
     fn park(&self, mut core: Box<Core>) -> Box<Core> {
@@ -433,6 +495,15 @@ impl HoldsParker for Core {
     }
 }
 
+/// What a tick of the batch found.
+enum Tick {
+    Task(RunTask),
+    /// No task queued, here or on the global queue.
+    Empty,
+    /// The runtime is shutting down.
+    Shutdown,
+}
+
 impl Core {
     /// Queues a task woken or spawned on the core's thread: a yield waits in `defer`
     /// for the next driver turn, anything else joins the back of the queue.
@@ -447,6 +518,20 @@ impl Core {
             }
             Arrival::Wake | Arrival::Requeue => self.tasks.push_back(task),
         }
+    }
+
+    /// One tick of a batch: the next task to poll, counted as a poll.
+    #[inline(always)]
+    fn next_tick(&mut self, handle: &Handle) -> Tick {
+        if self.is_shutdown || handle.is_closed() {
+            return Tick::Shutdown;
+        }
+        self.tick = self.tick.wrapping_add(1);
+        let Some(task) = self.next_task(handle) else {
+            return Tick::Empty;
+        };
+        self.stats.counts.polls += 1;
+        Tick::Task(task)
     }
 
     fn next_task(&mut self, handle: &Handle) -> Option<RunTask> {

@@ -223,6 +223,22 @@ impl Handle {
         }
     }
 
+    /// The histogram settings the runtime was built with.
+    pub(crate) fn telemetry(&self) -> &crate::metrics::Telemetry {
+        match self {
+            Handle::MultiThread(h) => &h.shared.telemetry,
+            Handle::CurrentThread(h) => &h.shared.telemetry,
+        }
+    }
+
+    /// The workers' published metrics, one slot each.
+    pub(crate) fn metric_slots(&self) -> &[crossbeam_utils::CachePadded<crate::metrics::Slot>] {
+        match self {
+            Handle::MultiThread(h) => &h.shared.metrics,
+            Handle::CurrentThread(h) => &h.shared.metrics,
+        }
+    }
+
     /// The counters as they read now.
     pub(crate) fn metrics_now(&self) -> Snapshot {
         let mut m = match self {

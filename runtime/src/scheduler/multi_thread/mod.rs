@@ -65,6 +65,8 @@ pub(crate) struct Config {
     pub(crate) hooks: crate::hooks::Hooks,
     /// `Builder::name`.
     pub(crate) name: Option<String>,
+    /// The histograms and their sampling (metrics/sampler.rs).
+    pub(crate) telemetry: metrics::Telemetry,
 }
 
 /// Aligned to 128 bytes so that, inside its `Arc`, the reference counts (written when a
@@ -128,7 +130,8 @@ pub(crate) struct Shared {
     // Boxed: the cores travel as `Box<Core>` through the worker loop; no reallocation here.
     #[allow(clippy::vec_box)]
     shutdown_cores: Mutex<Vec<Box<Core>>>,
-    metrics: Box<[CachePadded<metrics::Slot>]>,
+    pub(crate) metrics: Box<[CachePadded<metrics::Slot>]>,
+    pub(crate) telemetry: metrics::Telemetry,
 }
 
 /// What other threads may do to a worker: steal from it, wake it.
@@ -200,7 +203,8 @@ pub(crate) fn create(
             remote_wakes: CachePadded::new(std::sync::atomic::AtomicUsize::new(0)),
             owned: OwnedTasks::new(num_workers),
             shutdown_cores: Mutex::new(Vec::with_capacity(num_workers)),
-            metrics: metrics::slots(num_workers),
+            metrics: metrics::slots(num_workers, &config.telemetry),
+            telemetry: config.telemetry,
         },
         driver,
         blocking,

@@ -11,6 +11,10 @@
 //! - `IdlePolicy` (search.rs): how a worker that ran dry looks for work (steal, spin,
 //!   yield) before it parks.
 //!
+//! The core's `Sampler` (metrics/sampler.rs) picks the polls that feed the histograms: a
+//! run (a task and its LIFO streak) that may reach its due poll runs a copy of the poll
+//! loop that checks each poll, and the due poll goes through sampling.rs.
+//!
 //! Each tick it runs the next task: a global batch first when a fairness visit is due,
 //! otherwise the LIFO slot, then the ring, then a global batch. After a task it keeps
 //! running what that task put in the LIFO slot while `LifoPolicy` lets the streak go on
@@ -56,7 +60,7 @@ use super::worker_shared::WorkerShared;
 use super::{Config, Handle};
 use crate::context;
 use crate::coop;
-use crate::metrics::Stats;
+use crate::metrics::{Sampler, Stats};
 use crate::park::Parker;
 use crate::scheduler::core_slot::{park_reachable, with_core_slot, HoldsParker};
 use crate::scheduler::defer::Defer;
@@ -68,6 +72,7 @@ use crossbeam_utils::CachePadded;
 
 mod global_policy;
 mod lifo_policy;
+mod sampling;
 mod search;
 
 use global_policy::GlobalPolicy;
@@ -95,6 +100,8 @@ pub(crate) struct Core {
     /// How it looks for work before parking (search.rs).
     idle: IdlePolicy,
     stats: Stats,
+    /// Which polls are sampled (metrics/sampler.rs).
+    sampler: Sampler,
 }
 
 /// The per-thread scheduler context of a worker.
@@ -132,6 +139,11 @@ impl Core {
             global: GlobalPolicy::new(config),
             idle: IdlePolicy::new(spin_rounds, park_yields),
             stats: Stats::new(),
+            sampler: Sampler::new(
+                &config.telemetry,
+                index as u32 + 1,
+                lifo_policy::MAX_RUN_POLLS,
+            ),
         })
     }
 }
@@ -323,6 +335,8 @@ impl Context {
                     // spent searching, spinning or parked is never charged to polls (it
                     // would read as long polls and shrink the interval to its floor).
                     core.global.restart_window();
+                    // Nothing is queued here: a pending mark is of a task gone elsewhere.
+                    core.sampler.clear();
                     core.steal_work(&self.handle)
                         .or_else(|| core.spin_for_work(&self.handle))
                         .or_else(|| core.yield_for_work(&self.handle))
@@ -352,14 +366,45 @@ impl Context {
         core.lifo.open_streak();
         core.stats.counts.polls += 1;
         core.global.count_poll();
+        let polls = core.stats.counts.polls;
+        // One check per run, not per poll (metrics/sampler.rs): a run that cannot reach
+        // the sampler's due poll runs with no check at all.
+        if core.sampler.run_may_reach_due(polls) {
+            return self.run_polls_sampling(task, core, polls);
+        }
+        self.run_polls::<false>(task, core, polls)
+    }
+
+    /// `run_polls` with the sampler's check before each poll: for the runs that may
+    /// reach its due poll. Not `#[cold]`: one run in about `n / 17` takes it, and it
+    /// should run as fast as the inlined copy.
+    #[inline(never)]
+    fn run_polls_sampling(&self, task: RunTask, core: Box<Core>, polls: u64) -> Option<Box<Core>> {
+        self.run_polls::<true>(task, core, polls)
+    }
+
+    /// `run_task` from the first poll (number `polls`) on. `SAMPLING`: each poll that
+    /// reaches the sampler's due count takes `poll_sampled`.
+    #[inline(always)]
+    fn run_polls<const SAMPLING: bool>(
+        &self,
+        task: RunTask,
+        core: Box<Core>,
+        mut polls: u64,
+    ) -> Option<Box<Core>> {
         let me = &self.handle.shared.workers[self.index];
-        let mut polls = core.stats.counts.polls;
+        let sampled = SAMPLING && core.sampler.is_due(polls);
         *self.core.borrow_mut() = Some(core);
         coop::budget(|| {
-            // The stamps are plain stores to this worker's own line (worker_shared.rs): the
-            // monitor finds a poll that lasts a tick, and lets siblings rescue our tasks.
-            me.begin_poll(polls);
-            let mut completed = task.run(&self.sched);
+            let mut completed = if sampled {
+                self.poll_sampled(task, me, polls, false)
+            } else {
+                // The stamps are plain stores to this worker's own line (worker_shared.rs):
+                // the monitor finds a poll that lasts a tick, and lets siblings rescue our
+                // tasks.
+                me.begin_poll(polls);
+                task.run(&self.sched)
+            };
             let mut lifo_polls = 0;
             loop {
                 // Taken before the stamp: a core handed off mid-poll stamps its own polls
@@ -395,9 +440,14 @@ impl Context {
                 core.global.count_poll();
                 core.stats.counts.lifo_hits += 1;
                 polls = core.stats.counts.polls;
+                let sampled = SAMPLING && core.sampler.is_due(polls);
                 *self.core.borrow_mut() = Some(core);
-                me.begin_poll(polls);
-                completed = task.run(&self.sched);
+                completed = if sampled {
+                    self.poll_sampled(task, me, polls, true)
+                } else {
+                    me.begin_poll(polls);
+                    task.run(&self.sched)
+                };
             }
         })
     }

@@ -19,6 +19,9 @@ const MAX_LIFO_POLLS: u32 = 3;
 /// driver's turn (the tick must end now and then) bounds the streak.
 const MAX_LIFO_POLLS_ALONE: u32 = 16;
 
+/// The most polls one `run_task` makes: its task, then a streak of LIFO polls.
+pub(super) const MAX_RUN_POLLS: u64 = 1 + MAX_LIFO_POLLS_ALONE as u64;
+
 /// One worker's LIFO policy (module docs).
 pub(super) struct LifoPolicy {
     /// `Builder::disable_lifo_slot` not set.
