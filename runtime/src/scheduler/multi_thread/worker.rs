@@ -46,7 +46,9 @@
 //! While a task runs, the core sits in `Context::core` so that a wake on this thread can
 //! push to the local queue without synchronization (`try_schedule_local`).
 //!
-//! Searching, the pre-park spin and yields, and the idle transitions are in `search.rs`.
+//! Searching, the pre-park spin and yields, and the idle transitions are in `search.rs`;
+//! where a task goes and where the next comes from (the core's queue operations) in
+//! `queues.rs`; the sampled poll of the histograms in `sampling.rs`.
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -72,6 +74,7 @@ use crossbeam_utils::CachePadded;
 
 mod global_policy;
 mod lifo_policy;
+mod queues;
 mod sampling;
 mod search;
 
@@ -563,110 +566,6 @@ impl Context {
         }
         drop(drained);
         self.handle.driver.shutdown();
-    }
-}
-
-impl Core {
-    /// Pushes a task from this worker. True when a parked sibling should be notified
-    /// (the task landed where it can be stolen).
-    fn schedule_local(&mut self, handle: &Handle, task: RunTask, arrival: Arrival) -> bool {
-        self.stats.counts.local_schedules += 1;
-        match arrival {
-            Arrival::Yield => {
-                self.defer.push(task);
-                return false;
-            }
-            Arrival::Spawn => self.stats.counts.spawned += 1,
-            Arrival::Wake => {}
-            Arrival::Requeue => {
-                // Behind the runnable tasks, where a sibling may take it.
-                self.push_back(task, handle);
-                return self.park.is_some();
-            }
-        }
-        let stealable = if !self.lifo.streak_open() {
-            self.push_back(task, handle);
-            true
-        } else {
-            // A LIFO push alone wakes nobody (only a displaced task, now in the ring,
-            // does); the monitor wakes a sibling if this worker then gets stuck.
-            match self.me.lifo.push(task) {
-                Some(prev) => {
-                    self.push_back(prev, handle);
-                    true
-                }
-                None => false,
-            }
-        };
-        // While parked (`park` taken) the worker is about to run these itself.
-        stealable && self.park.is_some()
-    }
-
-    fn push_back(&mut self, task: RunTask, handle: &Handle) {
-        let moved = self.run_queue.push_back(task, &handle.shared.overflow);
-        if moved > 0 {
-            self.stats.counts.overflows += 1;
-            self.stats.counts.overflowed_tasks += moved as u64;
-        }
-    }
-
-    fn next_task(&mut self, handle: &Handle) -> Option<RunTask> {
-        if self.global.visit_due() {
-            // Fairness: a share of the global queue first, now and then, however busy we
-            // are. A batch (not one task) so a burst of remote spawns drains in a few visits.
-            if let Some(task) = self.next_global_batch(handle, true) {
-                return Some(task);
-            }
-            return self.next_local_task();
-        }
-        if let Some(task) = self.next_local_task() {
-            return Some(task);
-        }
-        self.next_global_batch(handle, false)
-    }
-
-    fn next_local_task(&mut self) -> Option<RunTask> {
-        self.me.lifo.take().or_else(|| self.run_queue.pop())
-    }
-
-    /// Takes a fair share of a global queue into the ring and returns the first task
-    /// (global_policy.rs picks the queue and the share; `fair`: a fairness visit).
-    fn next_global_batch(&mut self, handle: &Handle, fair: bool) -> Option<RunTask> {
-        let queue = self.global.choose(&handle.shared, fair)?;
-        let n = GlobalPolicy::batch_size(queue, handle.num_workers(), self.run_queue.len());
-        inject::take_batch(queue, n, |task| self.push_back(task, handle))
-    }
-
-    /// Releases the deferred (yielded) tasks, in yield order, behind everything that was
-    /// runnable when they yielded: to the back of the remote queue while it holds work
-    /// (remote spawns and wakes wait there, and the ring holds at most one batch of
-    /// them, so a yielder put in the ring would run again after a ring's length of
-    /// tasks, ahead of the rest of that queue), otherwise to the back of the ring.
-    fn flush_defer(&mut self, handle: &Handle) {
-        if !handle.shared.inject.is_empty() {
-            match handle.shared.inject.push_batch(self.defer.drain()) {
-                // As after any push to a global queue: a parked sibling may take them.
-                Ok(()) => {
-                    handle.notify_parked();
-                    return;
-                }
-                // Closed: the runtime is shutting down; the ring's drain cancels them.
-                Err(refused) => {
-                    for task in refused {
-                        self.push_back(task, handle);
-                    }
-                    return;
-                }
-            }
-        }
-        let mut defer = std::mem::replace(&mut self.defer, Defer::with_capacity(0));
-        defer.flush(|task| self.push_back(task, handle));
-        // Keep the allocation for the next round.
-        self.defer = defer;
-    }
-
-    fn has_tasks(&self) -> bool {
-        !self.me.lifo.is_empty() || !self.run_queue.is_empty() || !self.defer.is_empty()
     }
 }
 
