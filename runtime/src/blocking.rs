@@ -247,6 +247,17 @@ impl Spawner {
         done
     }
 
+    /// A snapshot of the pool threads' run slots (taken under the list's lock, read
+    /// without it).
+    #[cfg(not(loom))]
+    fn slots(&self) -> Vec<std::sync::Arc<RunSlot>> {
+        self.inner
+            .slots
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
     /// The closures running now, each with its task as its thread answers (module docs),
     /// and the number still queued.
     #[cfg(not(loom))]
@@ -254,12 +265,7 @@ impl Spawner {
         use crate::scheduler::multi_thread::stack_capture::{self, NoAnswer};
         use std::sync::atomic::Ordering::Relaxed;
         let queued = self.inner.state.lock().queue.len();
-        let slots = self
-            .inner
-            .slots
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
+        let slots = self.slots();
         let asked: Vec<_> = slots
             .into_iter()
             .filter_map(|slot| {
@@ -298,12 +304,7 @@ impl Spawner {
     #[cfg(not(loom))]
     pub(crate) fn dump(&self) -> Vec<crate::dump::BlockingDump> {
         use std::sync::atomic::Ordering::Relaxed;
-        let slots = self
-            .inner
-            .slots
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
+        let slots = self.slots();
         let now_ns = self.inner.base.elapsed().as_nanos() as u64;
         let started: std::collections::HashMap<usize, u64> = slots
             .iter()

@@ -12,21 +12,9 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::{Arc, Mutex};
 use std::thread::ThreadId;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use runtime::{Builder, Handle};
-
-/// Polls `cond` (sleeping 1 ms between looks) for at most 10 s.
-fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !cond() {
-        assert!(
-            Instant::now() < deadline,
-            "timed out after 10 s waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(1));
-    }
-}
 
 fn counter() -> (Arc<AtomicUsize>, impl Fn() + Send + Sync + 'static) {
     let n = Arc::new(AtomicUsize::new(0));

@@ -30,18 +30,6 @@ fn spin(iters: u64) -> u64 {
 /// busy polls to be longer than empty ones.
 const BUSY: u64 = 2_000_000;
 
-/// Polls `cond` (sleeping 1 ms between looks) for at most 10 s.
-fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !cond() {
-        assert!(
-            Instant::now() < deadline,
-            "timed out after 10 s waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(1));
-    }
-}
-
 /// Every worker's poll-time counts, summed per bucket.
 fn poll_times(m: &RuntimeMetrics) -> Vec<u64> {
     (0..m.poll_time_histogram_num_buckets())

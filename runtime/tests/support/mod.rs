@@ -74,6 +74,19 @@ pub fn flavors() -> Vec<(&'static str, Runtime)> {
     ]
 }
 
+/// Polls `cond` (sleeping 1 ms between looks) until it holds; panics naming `what` after
+/// 10 s (a condition another thread makes true, such as a published metric).
+pub fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !cond() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out after 10 s waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
 /// Runs `body` on a thread of its own and returns what it returns, re-raising its panic.
 /// If it has not finished within [`WATCHDOG`], fails the calling test with its name and
 /// `waiting_for` (the thread is left behind), instead of hanging.
