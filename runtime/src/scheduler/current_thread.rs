@@ -9,7 +9,8 @@
 //! turn (after the current batch, at most `event_interval` tasks later), then joins the
 //! back of the inject queue while remote work waits there, else the local FIFO: it runs
 //! after everything that was runnable when it yielded. A second `block_on` caller waits
-//! for the core while polling its own future. Shutdown cancels every live task on the thread that drops the runtime.
+//! for the core while polling its own future. Shutdown cancels every live task on the
+//! thread that drops the runtime.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
