@@ -267,12 +267,30 @@ pub(crate) fn set_scheduler<R>(sched: &scheduler::Context, f: impl FnOnce() -> R
 #[inline(always)]
 pub(crate) fn with_scheduler<R>(f: impl FnOnce(Option<&scheduler::Context>) -> R) -> R {
     let ptr = with(|cx| cx.map(|cx| cx.scheduler.get()).unwrap_or(std::ptr::null()));
-    if ptr.is_null() {
-        f(None)
-    } else {
-        // SAFETY: only `set_scheduler` stores this pointer, from a live
-        // `&scheduler::Context` whose scope encloses this call: the pointer is reset when
-        // that scope ends, even by unwinding.
-        f(Some(unsafe { &*(ptr as *const scheduler::Context) }))
-    }
+    f(scheduler_at(ptr))
+}
+
+/// The scheduler context behind a pointer read from `Context::scheduler`.
+#[inline(always)]
+fn scheduler_at<'a>(ptr: *const ()) -> Option<&'a scheduler::Context> {
+    // SAFETY: only `set_scheduler` stores this pointer, from a live `&scheduler::Context`
+    // whose scope encloses every caller's use (the pointer is reset when that scope ends,
+    // even by unwinding), and the callers use it only within their call.
+    (!ptr.is_null()).then(|| unsafe { &*(ptr as *const scheduler::Context) })
+}
+
+/// Runs `f` with the current handle and the scheduler context this thread is running,
+/// read in one access to the thread-local (a spawn needs both: the runtime it goes to,
+/// and whether this thread holds that runtime's core). None outside a runtime.
+#[inline(always)]
+pub(crate) fn with_spawn_site<R>(
+    f: impl FnOnce(Option<(&scheduler::Handle, Option<&scheduler::Context>)>) -> R,
+) -> R {
+    with(|cx| match cx {
+        Some(cx) => match cx.handle.borrow().as_ref() {
+            Some(handle) => f(Some((handle, scheduler_at(cx.scheduler.get())))),
+            None => f(None),
+        },
+        None => f(None),
+    })
 }

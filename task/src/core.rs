@@ -111,7 +111,8 @@ impl<T: Future, S: Schedule> Cell<T, S> {
         trailer_offset: std::mem::offset_of!(Cell<T, S>, trailer),
     };
 
-    /// Allocates the task: the one allocation of its life.
+    /// Allocates the task: the one allocation of its life (from this thread's cache of
+    /// freed task blocks when it has one of the size: cell_cache.rs).
     /// `scheduler` is `Some` only for a task bound at spawn (`OwnedTasks::spawn_bound`).
     pub(crate) fn allocate(
         future: T,
@@ -119,7 +120,8 @@ impl<T: Future, S: Schedule> Cell<T, S> {
         owner: u64,
         meta: crate::meta::SpawnMeta,
     ) -> NonNull<Header> {
-        let cell = Box::new(Cell {
+        let ptr = crate::cell_cache::alloc::<Cell<T, S>>();
+        let cell = Cell {
             header: Header {
                 state: State::new(),
                 queue_next: UnsafeCell::new(None),
@@ -136,8 +138,10 @@ impl<T: Future, S: Schedule> Cell<T, S> {
                 owned_next: UnsafeCell::new(None),
                 waker: UnsafeCell::new(None),
             },
-        });
-        NonNull::from(Box::leak(cell)).cast()
+        };
+        // SAFETY: fresh memory with room and alignment for a `Cell<T, S>` (cell_cache.rs).
+        unsafe { ptr.as_ptr().write(cell) };
+        ptr.cast()
     }
 }
 

@@ -340,15 +340,22 @@ unsafe fn bound_scheduler<T: Future, S, R>(cell: &Cell<T, S>, f: impl FnOnce(&S)
 pub(crate) unsafe fn dealloc<T: Future, S>(ptr: NonNull<Header>) {
     // SAFETY: no reference remains (caller), so the cell is live and ours alone.
     observe_exclusive(unsafe { cell::<T, S>(ptr) });
-    // SAFETY: it was allocated as a `Box<Cell<T, S>>` and nobody else can reach it.
-    let cell = unsafe { Box::from_raw(ptr.cast::<Cell<T, S>>().as_ptr()) };
-    // A future or output whose drop panics must not unwind into the freeing thread.
-    let _ = panic::catch_unwind(AssertUnwindSafe(move || drop(cell)));
+    let cell = ptr.cast::<Cell<T, S>>();
+    // A future or output whose drop panics must not unwind into the freeing thread (the
+    // rest of the cell is still dropped while that panic unwinds).
+    let _ = panic::catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: initialized by `Cell::allocate`, dropped once, here; nobody else can
+        // reach it.
+        unsafe { std::ptr::drop_in_place(cell.as_ptr()) }
+    }));
+    // SAFETY: allocated by `cell_cache::alloc::<Cell<T, S>>` (`Cell::allocate`), and
+    // its contents are dropped.
+    unsafe { crate::cell_cache::free(cell) };
 }
 
 /// Touches every `UnsafeCell` of the cell mutably, as the free about to happen does.
 ///
-/// `Box::from_raw` + drop is invisible to loom, so without this a freeing thread that did
+/// Dropping the cell and freeing its memory is invisible to loom, so without this a freeing thread that did
 /// not acquire the other holders' last writes (a last reference decrement weakened to
 /// Release) would pass every model. Each `with_mut` is a write access loom checks against
 /// every earlier access from other threads: they must happen-before the free. Outside

@@ -142,18 +142,30 @@ pub(crate) fn create(
 /// `None`. `try_borrow_mut`: a wake from code that holds the core (a task dropped at
 /// shutdown whose future wakes another) must not panic; it gets `None` and takes the
 /// global queue. `f(None)` runs with no borrow held.
-#[inline]
-fn with_core<R>(handle: &Arc<Handle>, f: impl FnOnce(Option<&mut Core>) -> R) -> R {
-    context::with_scheduler(|cx| match cx {
+/// `on`: the thread's scheduler context, as the caller read it (`context::with_scheduler`,
+/// or with the handle in `context::with_spawn_site`).
+#[inline(always)]
+fn with_core_on<R>(
+    on: Option<&scheduler::Context>,
+    handle: &Arc<Handle>,
+    f: impl FnOnce(Option<&mut Core>) -> R,
+) -> R {
+    match on {
         Some(scheduler::Context::CurrentThread(cx)) if Arc::ptr_eq(&cx.handle, handle) => {
             with_core_slot(&cx.core, f)
         }
         _ => f(None),
-    })
+    }
 }
 
 impl Handle {
-    pub(crate) fn spawn<F>(me: &Arc<Handle>, future: F, meta: SpawnMeta) -> JoinHandle<F::Output>
+    /// Spawns from a thread running the scheduler context `on` (the caller read it).
+    pub(crate) fn spawn<F>(
+        me: &Arc<Handle>,
+        future: F,
+        meta: SpawnMeta,
+        on: Option<&scheduler::Context>,
+    ) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
@@ -162,7 +174,7 @@ impl Handle {
         // handle, only if it ever parks (task's list.rs).
         let (join, notified) = me.shared.owned.spawn(future, meta);
         if let Some(task) = notified {
-            Handle::schedule(me, task, Arrival::Spawn);
+            Handle::schedule_on(me, task, Arrival::Spawn, on);
         }
         join
     }
@@ -172,7 +184,18 @@ impl Handle {
     /// when it sleeps).
     #[inline(always)]
     pub(crate) fn schedule(me: &Arc<Handle>, task: RunTask, arrival: Arrival) {
-        let remote = with_core(me, |core| match core {
+        context::with_scheduler(|on| Handle::schedule_on(me, task, arrival, on))
+    }
+
+    /// `schedule` from a thread running the scheduler context `on`.
+    #[inline(always)]
+    fn schedule_on(
+        me: &Arc<Handle>,
+        task: RunTask,
+        arrival: Arrival,
+        on: Option<&scheduler::Context>,
+    ) {
+        let remote = with_core_on(on, me, |core| match core {
             Some(core) => {
                 core.schedule_local(task, arrival);
                 None

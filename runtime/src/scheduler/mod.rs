@@ -79,23 +79,50 @@ impl Handle {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
+        let mut future = Some(future);
+        crate::context::with_scheduler(|on| self.spawn_from(future.take().expect("once"), meta, on))
+    }
+
+    /// `spawn` from a thread running the scheduler context `on` (None: no scheduler), as
+    /// the caller read it from the thread's context: a local spawn finds its core there
+    /// without a second look at the thread-local.
+    #[inline(always)]
+    pub(crate) fn spawn_from<F>(
+        &self,
+        future: F,
+        meta: SpawnMeta,
+        on: Option<&Context>,
+    ) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
         if self.unhandled_panic().is_some() {
-            return self.spawn_shutdown_on_panic(future, meta);
+            return self.spawn_shutdown_on_panic(future, meta, on);
         }
-        self.spawn_inner(future, meta)
+        self.spawn_inner(future, meta, on)
     }
 
     /// `spawn` under `UnhandledPanic::ShutdownRuntime`: out of line, so the common path
     /// stays as small as it was.
     #[cold]
     #[inline(never)]
-    fn spawn_shutdown_on_panic<F>(&self, future: F, meta: SpawnMeta) -> JoinHandle<F::Output>
+    fn spawn_shutdown_on_panic<F>(
+        &self,
+        future: F,
+        meta: SpawnMeta,
+        on: Option<&Context>,
+    ) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
         let state = self.unhandled_panic().clone().expect("checked by spawn");
-        self.spawn_inner(crate::unhandled::ShutdownOnPanic::new(future, state), meta)
+        self.spawn_inner(
+            crate::unhandled::ShutdownOnPanic::new(future, state),
+            meta,
+            on,
+        )
     }
 
     /// The runtime's unhandled-panic policy (`None`: `UnhandledPanic::Ignore`).
@@ -107,14 +134,19 @@ impl Handle {
     }
 
     #[inline(always)]
-    fn spawn_inner<F>(&self, future: F, meta: SpawnMeta) -> JoinHandle<F::Output>
+    fn spawn_inner<F>(
+        &self,
+        future: F,
+        meta: SpawnMeta,
+        on: Option<&Context>,
+    ) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
         match self {
-            Handle::MultiThread(h) => multi_thread::Handle::spawn(h, future, meta),
-            Handle::CurrentThread(h) => current_thread::Handle::spawn(h, future, meta),
+            Handle::MultiThread(h) => multi_thread::Handle::spawn(h, future, meta, on),
+            Handle::CurrentThread(h) => current_thread::Handle::spawn(h, future, meta, on),
         }
     }
 

@@ -159,7 +159,9 @@ where
     // The future stays in this frame until the scheduler takes it (moved into the closure
     // it would be copied once more, which a large future pays for on every spawn).
     let mut future = Some(future);
-    context::with_handle(|h| h.map(|h| h.spawn(future.take().expect("once"), meta)))
+    context::with_spawn_site(|site| {
+        site.map(|(h, on)| h.spawn_from(future.take().expect("once"), meta, on))
+    })
 }
 
 /// Runs a blocking closure on the current runtime's blocking pool, returning a

@@ -238,17 +238,30 @@ pub(crate) fn hand_off_core() -> bool {
 /// it, else with `None`. `try_borrow_mut`: a wake from inside queue code (a task dropped on
 /// a closed queue whose future wakes another) must not panic; it gets `None` and takes the
 /// remote path. `f(None)` runs with no borrow held.
-fn with_core<R>(handle: &Arc<Handle>, f: impl FnOnce(Option<&mut Core>) -> R) -> R {
-    context::with_scheduler(|cx| match cx {
+/// `on`: the thread's scheduler context, as the caller read it (`context::with_scheduler`,
+/// or with the handle in `context::with_spawn_site`).
+#[inline(always)]
+fn with_core_on<R>(
+    on: Option<&scheduler::Context>,
+    handle: &Arc<Handle>,
+    f: impl FnOnce(Option<&mut Core>) -> R,
+) -> R {
+    match on {
         Some(scheduler::Context::MultiThread(cx)) if Arc::ptr_eq(&cx.handle, handle) => {
             with_core_slot(&cx.core, f)
         }
         _ => f(None),
-    })
+    }
 }
 
 impl Handle {
-    pub(crate) fn spawn<F>(me: &Arc<Handle>, future: F, meta: SpawnMeta) -> JoinHandle<F::Output>
+    /// Spawns from a thread running the scheduler context `on` (the caller read it).
+    pub(crate) fn spawn<F>(
+        me: &Arc<Handle>,
+        future: F,
+        meta: SpawnMeta,
+        on: Option<&scheduler::Context>,
+    ) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
@@ -258,7 +271,7 @@ impl Handle {
         // On a closed list the task is cancelled at once and nothing is scheduled.
         let (join, notified) = me.shared.owned.spawn(future, meta);
         if let Some(task) = notified {
-            Handle::schedule(me, task, Arrival::Spawn);
+            Handle::schedule_on(me, task, Arrival::Spawn, on);
         }
         join
     }
@@ -269,7 +282,18 @@ impl Handle {
     /// notify.
     #[inline(always)]
     pub(crate) fn schedule(me: &Arc<Handle>, task: RunTask, arrival: Arrival) {
-        let local = with_core(me, |core| match core {
+        context::with_scheduler(|on| Handle::schedule_on(me, task, arrival, on))
+    }
+
+    /// `schedule` from a thread running the scheduler context `on`.
+    #[inline(always)]
+    fn schedule_on(
+        me: &Arc<Handle>,
+        task: RunTask,
+        arrival: Arrival,
+        on: Option<&scheduler::Context>,
+    ) {
+        let local = with_core_on(on, me, |core| match core {
             Some(core) => Ok(core.schedule_local(me, task, arrival)),
             None => Err(task),
         });
@@ -368,7 +392,6 @@ impl Context {
         core.transition_from_searching(&self.handle);
         core.lifo.open_streak();
         core.stats.counts.polls += 1;
-        core.global.count_poll();
         let polls = core.stats.counts.polls;
         // One check per run, not per poll (metrics/sampler.rs): a run that cannot reach
         // the sampler's due poll runs with no check at all.
@@ -410,12 +433,15 @@ impl Context {
             };
             let mut lifo_polls = 0;
             loop {
-                // Taken before the stamp: a core handed off mid-poll stamps its own polls
+                // Taken before any stamp: a core handed off mid-poll stamps its own polls
                 // on its new thread.
                 let mut core = self.core.borrow_mut().take()?;
-                me.end_poll(polls);
                 core.stats.counts.completed += u64::from(completed);
+                // The poll's end is stamped only when the run ends: a LIFO poll's
+                // `begin_poll` overwrites the stamp anyway, and the few instructions in
+                // between count as the last poll's (worker_shared.rs).
                 let Some(task) = me.lifo.take() else {
+                    me.end_poll(polls);
                     return Some(core);
                 };
                 // The cap (lifo_policy.rs): shorter while others wait here.
@@ -423,8 +449,9 @@ impl Context {
                 let capped =
                     LifoPolicy::capped(lifo_polls, others_waiting) || !coop::has_budget_remaining();
                 // Only looked at while the streak may go on: one load fewer per capped end.
-                let global_due = !capped && core.global.streak_cut_due(&self.handle.shared);
+                let global_due = !capped && core.global.streak_cut_due(&self.handle.shared, polls);
                 if capped || global_due {
+                    me.end_poll(polls);
                     // Give the ring a turn; later schedules this tick go to the back too.
                     core.lifo.close_streak();
                     if global_due {
@@ -440,7 +467,6 @@ impl Context {
                 }
                 lifo_polls += 1;
                 core.stats.counts.polls += 1;
-                core.global.count_poll();
                 core.stats.counts.lifo_hits += 1;
                 polls = core.stats.counts.polls;
                 let sampled = SAMPLING && core.sampler.is_due(polls);

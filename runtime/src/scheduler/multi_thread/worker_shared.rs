@@ -4,9 +4,11 @@
 //! plain stores only (and, for the LIFO slot, a swap on this line, which no other thread
 //! touches unless the worker is stuck):
 //!
-//! - `poll_seq`: `(polls << 1) | 1` while a poll runs, `polls << 1` between polls, `IDLE`
-//!   before parking. Stored (not RMW'd) by the owner before and after every poll; read
-//!   by the monitor once per tick. The same odd value at two ticks in a row means one poll
+//! - `poll_seq`: `(polls << 1) | 1` while a poll runs, `polls << 1` between runs, `IDLE`
+//!   before parking. Stored (not RMW'd) by the owner before every poll and when a run (a
+//!   task's poll and the LIFO polls after it) ends; between two polls of one run it keeps
+//!   the first one's odd value for the few instructions until the next poll's store, so
+//!   that gap counts as the earlier poll. Read by the monitor once per tick. The same odd value at two ticks in a row means one poll
 //!   has lasted at least a tick: the worker is *stuck*.
 //! - `stuck_seq`: the odd `poll_seq` the monitor found stuck (written by the monitor only).
 //!   While `poll_seq == stuck_seq` the worker is still inside that poll, and siblings may

@@ -48,9 +48,11 @@ const MAX_GLOBAL_BATCH: usize = queue::CAPACITY * 7 / 8;
 pub(super) struct GlobalPolicy {
     /// Polls between fairness visits.
     interval: u32,
-    /// Polls (LIFO polls included) since the global queues were last looked at (by any
-    /// `choose`, fair or not).
-    since: u32,
+    /// The worker's poll count (LIFO polls included) at which the next fairness visit is
+    /// due: the count at the last look at the global queues (by any `choose`, fair or not)
+    /// plus `interval`. Compared with the count the worker keeps anyway, so a poll costs
+    /// this policy nothing.
+    next_visit: u64,
     /// When this worker last took a batch while remote work waited (None: never, or
     /// under loom, where the clock is not modelled).
     last_served: Option<Instant>,
@@ -66,12 +68,14 @@ pub(super) struct GlobalPolicy {
 
 impl GlobalPolicy {
     pub(super) fn new(config: &Config) -> GlobalPolicy {
+        let interval = config
+            .global_queue_interval
+            .unwrap_or(DEFAULT_INTERVAL)
+            .max(1);
         GlobalPolicy {
-            interval: config
-                .global_queue_interval
-                .unwrap_or(DEFAULT_INTERVAL)
-                .max(1),
-            since: 0,
+            interval,
+            // The poll count starts at 0.
+            next_visit: u64::from(interval),
             last_served: None,
             // Not under loom: a clock read would make the models non-deterministic.
             tuned: config.global_queue_interval.is_none() && !cfg!(loom),
@@ -80,22 +84,17 @@ impl GlobalPolicy {
         }
     }
 
-    /// One more poll since the last look.
+    /// Whether the next tick starts with a fairness visit, after `polls` polls.
     #[inline]
-    pub(super) fn count_poll(&mut self) {
-        self.since += 1;
+    pub(super) fn visit_due(&self, polls: u64) -> bool {
+        polls >= self.next_visit
     }
 
-    /// Whether the next tick starts with a fairness visit.
+    /// Whether a LIFO streak should end for the global queues now, after `polls` polls
+    /// (module docs).
     #[inline]
-    pub(super) fn visit_due(&self) -> bool {
-        self.since >= self.interval
-    }
-
-    /// Whether a LIFO streak should end for the global queues now (module docs).
-    #[inline]
-    pub(super) fn streak_cut_due(&self, shared: &Shared) -> bool {
-        if self.visit_due() {
+    pub(super) fn streak_cut_due(&self, shared: &Shared, polls: u64) -> bool {
+        if self.visit_due(polls) {
             return shared.has_global_work();
         }
         self.tuned
@@ -105,15 +104,16 @@ impl GlobalPolicy {
                 .is_none_or(|t| t.elapsed() >= GLOBAL_QUEUE_LATENCY)
     }
 
-    /// A look at the global queues: picks the one to take from (None: both empty) and
-    /// restarts the poll count. On a fairness visit (`fair`) the two take turns at going
-    /// first; otherwise `overflow` does.
+    /// A look at the global queues after `polls` polls: picks the one to take from (None:
+    /// both empty) and sets the next visit `interval` polls away. On a fairness visit
+    /// (`fair`) the two take turns at going first; otherwise `overflow` does.
     pub(super) fn choose<'a>(
         &mut self,
         shared: &'a Shared,
         fair: bool,
+        polls: u64,
     ) -> Option<&'a Inject<RunTask>> {
-        self.since = 0;
+        self.next_visit = polls + u64::from(self.interval);
         let spawns_first = fair && {
             self.spawns_first = !self.spawns_first;
             self.spawns_first

@@ -63,7 +63,7 @@ impl Core {
     }
 
     pub(super) fn next_task(&mut self, handle: &Handle) -> Option<RunTask> {
-        if self.global.visit_due() {
+        if self.global.visit_due(self.stats.counts.polls) {
             // Fairness: a share of the global queue first, now and then, however busy we
             // are. A batch (not one task) so a burst of remote spawns drains in a few visits.
             if let Some(task) = self.next_global_batch(handle, true) {
@@ -84,7 +84,9 @@ impl Core {
     /// Takes a fair share of a global queue into the ring and returns the first task
     /// (global_policy.rs picks the queue and the share; `fair`: a fairness visit).
     pub(super) fn next_global_batch(&mut self, handle: &Handle, fair: bool) -> Option<RunTask> {
-        let queue = self.global.choose(&handle.shared, fair)?;
+        let queue = self
+            .global
+            .choose(&handle.shared, fair, self.stats.counts.polls)?;
         let n = GlobalPolicy::batch_size(queue, handle.num_workers(), self.run_queue.len());
         inject::take_batch(queue, n, |task| self.push_back(task, handle))
     }
