@@ -184,7 +184,12 @@ impl Handle {
     /// when it sleeps).
     #[inline(always)]
     pub(crate) fn schedule(me: &Arc<Handle>, task: RunTask, arrival: Arrival) {
-        context::with_scheduler(|on| Handle::schedule_on(me, task, arrival, on))
+        // The remote push runs after the scheduler context's closure: the wake path stays
+        // as small as the local push alone.
+        let remote = context::with_scheduler(|on| Handle::push_local(on, me, task, arrival));
+        if let Some(task) = remote {
+            Handle::push_remote(me, task, arrival);
+        }
     }
 
     /// `schedule` from a thread running the scheduler context `on`.
@@ -195,18 +200,32 @@ impl Handle {
         arrival: Arrival,
         on: Option<&scheduler::Context>,
     ) {
-        let remote = with_core_on(on, me, |core| match core {
+        if let Some(task) = Handle::push_local(on, me, task, arrival) {
+            Handle::push_remote(me, task, arrival);
+        }
+    }
+
+    /// On the thread holding the core, into its local queue; else the task back.
+    #[inline(always)]
+    fn push_local(
+        on: Option<&scheduler::Context>,
+        me: &Arc<Handle>,
+        task: RunTask,
+        arrival: Arrival,
+    ) -> Option<RunTask> {
+        with_core_on(on, me, |core| match core {
             Some(core) => {
                 core.schedule_local(task, arrival);
                 None
             }
             None => Some(task),
-        });
-        if let Some(task) = remote {
-            let spawned = (arrival == Arrival::Spawn).then_some(&me.shared.remote_spawns);
-            if inject::push_remote(&me.shared.inject, task, spawned) {
-                me.shared.unpark.unpark();
-            }
+        })
+    }
+
+    fn push_remote(me: &Arc<Handle>, task: RunTask, arrival: Arrival) {
+        let spawned = (arrival == Arrival::Spawn).then_some(&me.shared.remote_spawns);
+        if inject::push_remote(&me.shared.inject, task, spawned) {
+            me.shared.unpark.unpark();
         }
     }
 

@@ -282,7 +282,10 @@ impl Handle {
     /// notify.
     #[inline(always)]
     pub(crate) fn schedule(me: &Arc<Handle>, task: RunTask, arrival: Arrival) {
-        context::with_scheduler(|on| Handle::schedule_on(me, task, arrival, on))
+        // What follows the core's borrow runs after the scheduler context's closure: the
+        // wake path stays as small as the local push alone.
+        let local = context::with_scheduler(|on| Handle::push_local(on, me, task, arrival));
+        Handle::after_push(me, local, arrival);
     }
 
     /// `schedule` from a thread running the scheduler context `on`.
@@ -293,11 +296,29 @@ impl Handle {
         arrival: Arrival,
         on: Option<&scheduler::Context>,
     ) {
-        let local = with_core_on(on, me, |core| match core {
+        let local = Handle::push_local(on, me, task, arrival);
+        Handle::after_push(me, local, arrival);
+    }
+
+    /// On a worker of this runtime holding its core, into its queues: whether a parked
+    /// sibling should be told. Anywhere else, the task back.
+    #[inline(always)]
+    fn push_local(
+        on: Option<&scheduler::Context>,
+        me: &Arc<Handle>,
+        task: RunTask,
+        arrival: Arrival,
+    ) -> Result<bool, RunTask> {
+        with_core_on(on, me, |core| match core {
             Some(core) => Ok(core.schedule_local(me, task, arrival)),
             None => Err(task),
-        });
-        // After the core's borrow ended: notifying may run arbitrary wake-up code.
+        })
+    }
+
+    /// After the core's borrow ended (notifying may run arbitrary wake-up code): the
+    /// notify a local push asked for, or the remote path.
+    #[inline(always)]
+    fn after_push(me: &Arc<Handle>, local: Result<bool, RunTask>, arrival: Arrival) {
         match local {
             Ok(false) => {}
             Ok(true) => me.notify_parked(),
