@@ -144,16 +144,26 @@ fn leaf_waits(handle: &scheduler::Handle) -> Vec<(Id, WaitsOn, Option<usize>)> {
     }
     for r in task::waits::snapshot() {
         let Some(id) = r.waiter else { continue };
-        let wait = match r.wait.target {
-            Some(task) => WaitsOn::Join { task },
-            None => WaitsOn::Sync {
-                kind: r.wait.kind,
+        let wait = match (r.wait.target, r.wait.kind) {
+            (Some(task), _) => WaitsOn::Join { task },
+            // Its record's word is the set's task count (task::waits).
+            (None, "JoinSet") => WaitsOn::JoinSet {
+                object: r.wait.object,
+                tasks: r.holder.unwrap_or(0),
+            },
+            (None, "signal") => WaitsOn::Signal {
+                signal: r.wait.object as i32,
+            },
+            (None, kind) => WaitsOn::Sync {
+                kind,
                 object: r.wait.object,
                 holder: None,
                 at: r.wait.at,
             },
         };
-        out.push((id, wait, r.holder));
+        // Only a lock's word names a holder.
+        let holder = r.holder.filter(|_| matches!(wait, WaitsOn::Sync { .. }));
+        out.push((id, wait, holder));
     }
     out
 }

@@ -10,7 +10,8 @@
 //!    under `Mutex`/`RwLock`/`Semaphore`/bounded `mpsc` sends, of `Notify`, of `mpsc`,
 //!    `broadcast` and `oneshot` receivers, of `watch` receivers in `changed()`, of every
 //!    channel's senders in `closed()`, and of `JoinHandle`s, recorded on their slow
-//!    paths, one shard at a time);
+//!    paths, one shard at a time; and, the same way, of `JoinSet::join_next` and of signal
+//!    streams' `recv`);
 //! 2. the tasks that never parked (unbound) and wait in a queue, not yet polled (a bound
 //!    task in a queue is found in the next step): first those of each multi-thread
 //!    worker's own ring and LIFO slot, which cannot be read without claiming their entries,
@@ -65,9 +66,8 @@
 //!
 //! The dump is no single instant: tasks move while the shards are walked one by one, so a
 //! task may show as idle with no recorded wait because its wait ended in between. Waits
-//! outside the instrumented leaves (a foreign future, a signal stream, a channel of
-//! another crate) show as an idle task with no known wait, still counted wakeable if a
-//! waker exists.
+//! outside the instrumented leaves (a foreign future, a channel of another crate) show as
+//! an idle task with no known wait, still counted wakeable if a waker exists.
 
 mod collect;
 mod graph;
@@ -180,6 +180,21 @@ pub enum WaitsOn {
     Join {
         /// The awaited task.
         task: Id,
+    },
+    /// A `JoinSet`'s `join_next` (or `poll_join_next`) awaiting the next of its tasks to
+    /// finish.
+    JoinSet {
+        /// The set's address (its shared completion list: the same for every wait on one
+        /// set).
+        object: usize,
+        /// The tasks in the set at the dump (finished and not yet joined ones included).
+        tasks: usize,
+    },
+    /// A signal stream's `recv` (`signal::unix::Signal`, `signal::ctrl_c`) awaiting the
+    /// next delivery.
+    Signal {
+        /// The signal's number (`SIGINT` is 2).
+        signal: i32,
     },
 }
 
