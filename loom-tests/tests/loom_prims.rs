@@ -9,6 +9,8 @@
 mod loom_barrier;
 #[path = "loom_driver.rs"]
 mod loom_driver;
+#[path = "loom_dump_claim.rs"]
+mod loom_dump_claim;
 #[path = "loom_inject.rs"]
 mod loom_inject;
 #[path = "loom_local.rs"]

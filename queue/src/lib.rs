@@ -12,6 +12,9 @@
 //! - [`LifoSlot`] (module `lifo`): a worker's one-item LIFO slot, which a sibling may
 //!   empty when the owner is stuck in a long poll (owner pushes without an RMW).
 //! - [`Link`] (module `link`): the intrusive `next` pointer the item provides.
+//! - [`claim_and_requeue`] (module `claim`): a thread other than the owner takes every
+//!   item of a ring and its LIFO slot (steals, repeated a bounded number of rounds) and
+//!   pushes them to an [`Inject`] queue in one batch, looking at each on the way.
 //!
 //! All atomics, cells and locks come from `shim`, so `--cfg loom` model-checks this code.
 
@@ -19,11 +22,13 @@
 #![warn(clippy::undocumented_unsafe_blocks)]
 #![warn(missing_docs)]
 
+mod claim;
 mod inject;
 mod lifo;
 mod link;
 mod local;
 
+pub use claim::{claim_and_requeue, CLAIM_ROUNDS};
 pub use inject::{Chain, Inject};
 pub use lifo::LifoSlot;
 pub use link::Link;

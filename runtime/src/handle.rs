@@ -300,10 +300,12 @@ impl Handle {
 
     /// A dump of the runtime's tasks: each listed task's id and state (its own, and the
     /// `spawn_local` tasks of the `LocalSet`s it drives), what each idle one waits on (a
-    /// timer, a descriptor's readiness, a lock and its holder, a channel, another task),
-    /// deadlock cycles, tasks no waker can reach, and the blocking pool's closures
-    /// (running for how long, or queued). Needs nothing from the workers (a
-    /// worker stuck in a poll delays nothing) and polls nothing; see [`crate::dump`].
+    /// timer, a descriptor's readiness, a lock and its holder, a channel, another task, a
+    /// `JoinSet`, a signal), the tasks queued and not yet polled, deadlock cycles, tasks no
+    /// waker can reach, and the blocking pool's closures (running for how long, or
+    /// queued). Needs nothing from the workers (a worker stuck in a poll delays nothing)
+    /// and polls nothing; it moves the never-polled tasks of the workers' own queues to the
+    /// global queue, where each still runs once; see [`crate::dump`].
     ///
     /// ```
     /// let rt = runtime::Runtime::new().unwrap();

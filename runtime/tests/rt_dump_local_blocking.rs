@@ -236,3 +236,32 @@ fn tasks_spawned_from_outside_and_not_yet_polled_are_listed() {
         });
     });
 }
+
+#[test]
+fn a_local_task_woken_into_the_remote_queue_is_listed_once_from_its_owned_list() {
+    watchdog("a woken local task in a dump", || {
+        let rt = support::current_thread();
+        let local = LocalSet::new();
+        let (tx, rx) = runtime::sync::oneshot::channel::<()>();
+        let id = local.block_on(&rt, async {
+            let id = runtime::task::spawn_local(async move {
+                let _ = rx.await;
+            })
+            .id();
+            dump_until(|d| idle_waiting(d, id)).await;
+            id
+        });
+        // Nobody drives the set now: a wake from another thread lands in its remote
+        // queue, which the dump walks (a bound task there is listed from the owned list).
+        std::thread::spawn(move || tx.send(()).unwrap())
+            .join()
+            .unwrap();
+        let d = rt.dump();
+        let listed: Vec<_> = d.tasks().iter().filter(|t| t.id() == id).collect();
+        assert_eq!(listed.len(), 1, "{d}");
+        assert_eq!(listed[0].state(), TaskState::Scheduled, "{d}");
+        assert!(!listed[0].not_yet_polled(), "{d}");
+        // Driven again, it runs and leaves the dump.
+        local.block_on(&rt, dump_until(|d| d.task(id).is_none()));
+    });
+}

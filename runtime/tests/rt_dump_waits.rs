@@ -307,3 +307,59 @@ fn a_queued_lock_waiter_is_shown_where_it_awaits_the_lock() {
         rt.block_on(runtime::task::yield_now());
     });
 }
+
+#[test]
+fn a_join_set_and_a_signal_stream_name_their_waiters_and_forget_them_when_done() {
+    watchdog(
+        "waiters in JoinSet::join_next and a signal stream's recv",
+        || {
+            let rt = support::current_thread();
+            let (release_tx, release_rx) = oneshot::channel::<()>();
+            let joiner = rt.spawn(async move {
+                let mut set = runtime::task::JoinSet::new();
+                set.spawn(async move {
+                    let _ = release_rx.await;
+                });
+                set.spawn(std::future::pending::<()>());
+                set.join_next().await.unwrap().unwrap();
+                set.len()
+            });
+            // SIGUSR2: nothing in this test binary raises it.
+            let listener = rt.spawn(async {
+                let kind = runtime::signal::unix::SignalKind::user_defined2();
+                let mut usr2 = runtime::signal::unix::signal(kind).unwrap();
+                usr2.recv().await
+            });
+            let ids = [joiner.id(), listener.id()];
+            let d = settle(&rt, &ids);
+            assert!(
+                matches!(
+                    d.task(joiner.id()).unwrap().waits_on(),
+                    [WaitsOn::JoinSet { tasks: 2, .. }]
+                ),
+                "{d}"
+            );
+            // Its stream also waits on the signal socket's readiness (an I/O wait).
+            assert!(
+                d.task(listener.id())
+                    .unwrap()
+                    .waits_on()
+                    .contains(&WaitsOn::Signal {
+                        signal: libc::SIGUSR2
+                    }),
+                "{d}"
+            );
+            let text = d.to_string();
+            assert!(text.contains("(2 task(s) in it)"), "{text}");
+            let usr2 = format!("signal {} (SIGUSR2)", libc::SIGUSR2);
+            assert!(text.contains(&usr2), "{text}");
+
+            // Served (the set joins a task and is dropped), or cancelled: the records go.
+            release_tx.send(()).unwrap();
+            assert_eq!(rt.block_on(joiner).unwrap(), 1);
+            listener.abort();
+            assert!(rt.block_on(listener).unwrap_err().is_cancelled());
+            assert!(recorded(&ids).is_empty(), "{:?}", recorded(&ids));
+        },
+    );
+}

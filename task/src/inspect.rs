@@ -59,11 +59,12 @@ pub struct TaskView<'a> {
 }
 
 impl TaskView<'_> {
-    /// A task a run queue holds, as a walk of that queue under its lock sees it.
+    /// A task a run queue holds, as a walk of that queue under its lock sees it (or as a
+    /// claimer that took the queue's reference off the queue sees it).
     ///
     /// # Safety
-    /// `header` is a task whose queue reference the caller's lock keeps alive for as long
-    /// as the view is used.
+    /// `header` is a task whose queue reference the caller's lock keeps alive (or the
+    /// caller holds) for as long as the view is used.
     pub unsafe fn queued(header: NonNull<Header>) -> Self {
         TaskView {
             header,

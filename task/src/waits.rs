@@ -18,6 +18,8 @@
 //! to a task it finds alive in the owned list. (A guard moved to another task still names
 //! the task that took it; if that one finished and its memory went to a new task, the dump
 //! would name the new one: a guard outliving its acquirer is the one case it can mislead.)
+//! A `JoinSet` uses the same word for a number the dump reads live: its task count (kind
+//! "JoinSet"; the kind tells a reader which the word holds).
 //!
 //! Lock order: a shard's mutex is innermost. Leaves take it under their own lock (which
 //! is what makes "recorded" and "queued" agree), and nothing is taken, woken or dropped
@@ -36,9 +38,10 @@ pub const JOIN_KEY: usize = usize::MAX;
 pub struct Wait {
     /// The primitive and the side: "Mutex", "RwLock", "Semaphore", "Notify", "mpsc send",
     /// "mpsc recv", "watch changed", "broadcast recv", "oneshot recv", a channel's
-    /// "... closed", "JoinHandle".
+    /// "... closed", "JoinHandle", "JoinSet", "signal".
     pub kind: &'static str,
-    /// The object's address (for a `JoinHandle`: the awaited task's header).
+    /// The object's address (for a `JoinHandle`: the awaited task's header; for a
+    /// signal: its number).
     pub object: usize,
     /// The awaited task, for a join.
     pub target: Option<Id>,
@@ -67,9 +70,10 @@ pub struct WaitRecord {
     pub waiter: Option<Id>,
     /// What it waits on.
     pub wait: Wait,
-    /// The lock's holder at the snapshot, when the object keeps one and a task took it:
-    /// the address of that task's header (see the module doc: match it against live
-    /// tasks).
+    /// The value of the record's holder word at the snapshot, when not 0. For a lock, its
+    /// holder, when a task took it: the address of that task's header (see the module
+    /// doc: match it against live tasks). For a "JoinSet" wait, the word is the set's
+    /// task count instead.
     pub holder: Option<usize>,
 }
 

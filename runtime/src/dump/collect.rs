@@ -1,6 +1,7 @@
-//! Gathering a dump: the leaves' waiters first, then the global queues' never-parked
-//! tasks, then the owned lists, then the blocking pool, one lock at a time (the order and
-//! what each step may see: the module doc of `dump`).
+//! Gathering a dump: the leaves' waiters first, then the queues' never-parked tasks (the
+//! workers' own queues, claimed and requeued, then the global queues and the `LocalSet`s'
+//! remote queues), then the owned lists, then the blocking pool, one lock at a time (the
+//! order and what each step may see: the module doc of `dump`).
 //!
 //! Every callback that runs under a leaf's or a shard's lock only reads the waker's task
 //! id (an atomic, possibly assigning the id with a CAS) and pushes into a local `Vec`: it
@@ -34,32 +35,46 @@ pub(crate) fn collect(handle: &scheduler::Handle) -> Dump {
             unpolled: !view.is_bound(),
         })
     };
-    let mut on_queued = |ptr: NonNull<Header>| {
-        // SAFETY: the queue's lock, held for the walk, keeps its reference to the task.
+    // A queued task that never parked, of the runtime (`local_set` None) or of a set.
+    let mut on_queued = |local_set, ptr: NonNull<Header>| {
+        // SAFETY: the caller holds the queue's reference to the task (a queue's lock, held
+        // for its walk, or a `Notified` claimed off a worker's queue) for this call.
         let view = unsafe { TaskView::queued(ptr) };
         // A bound task is in the owned list, walked below.
         if !view.is_bound() {
-            on_task(None, &view);
+            on_task(local_set, &view);
         }
     };
     match handle {
         scheduler::Handle::MultiThread(h) => {
-            h.shared.inject.for_each_node(&mut on_queued);
-            h.shared.overflow.for_each_node(&mut on_queued);
+            // First, so that the tasks it moves to `inject` are seen there too if no
+            // worker took them meanwhile (the duplicates go below).
+            h.claim_worker_queues(|task| on_queued(None, header_of(task)));
+            h.shared.inject.for_each_node(|p| on_queued(None, p));
+            h.shared.overflow.for_each_node(|p| on_queued(None, p));
         }
-        scheduler::Handle::CurrentThread(h) => h.shared.inject.for_each_node(&mut on_queued),
+        scheduler::Handle::CurrentThread(h) => {
+            h.shared.inject.for_each_node(|p| on_queued(None, p))
+        }
+    }
+    let sets = crate::task::local_dump::driven_by(handle.id());
+    for set in &sets {
+        let id = Some(set.id());
+        set.remote().for_each_node(|p| on_queued(id, p));
     }
     match handle {
         scheduler::Handle::MultiThread(h) => h.shared.owned.for_each_task(|v| on_task(None, v)),
         scheduler::Handle::CurrentThread(h) => h.shared.owned.for_each_task(|v| on_task(None, v)),
     }
-    for set in crate::task::local_dump::driven_by(handle.id()) {
+    for set in &sets {
         let id = Some(set.id());
         set.owned().for_each_task(|v| on_task(id, v));
     }
-    // A queued task that parked between the two walks is in both: keep the list's entry.
+    // A queued task that parked between two walks is in both: keep the list's entry. One
+    // seen in two queues (claimed, then found in `inject`) is listed once.
     let bound: HashSet<Id> = tasks.iter().filter(|t| !t.unpolled).map(|t| t.id).collect();
-    tasks.retain(|t| !t.unpolled || !bound.contains(&t.id));
+    let mut queued = HashSet::new();
+    tasks.retain(|t| !t.unpolled || (!bound.contains(&t.id) && queued.insert(t.id)));
     let own = tasks.iter().filter(|t| t.local_set.is_none()).count();
     let alive = handle.metrics().num_alive_tasks().max(own);
     let blocking = handle.blocking().dump();
@@ -99,6 +114,11 @@ pub(crate) fn collect(handle: &scheduler::Handle) -> Dump {
     }
 }
 
+/// The header of a task a run queue's reference (`Notified`) stands for.
+fn header_of(task: &scheduler::RunTask) -> NonNull<Header> {
+    NonNull::new(task.addr() as *mut Header).expect("a task's header is never null")
+}
+
 /// Every waiter the leaves hold, as (task, what it waits on, the lock holder's header
 /// address if any).
 fn leaf_waits(handle: &scheduler::Handle) -> Vec<(Id, WaitsOn, Option<usize>)> {
@@ -124,16 +144,26 @@ fn leaf_waits(handle: &scheduler::Handle) -> Vec<(Id, WaitsOn, Option<usize>)> {
     }
     for r in task::waits::snapshot() {
         let Some(id) = r.waiter else { continue };
-        let wait = match r.wait.target {
-            Some(task) => WaitsOn::Join { task },
-            None => WaitsOn::Sync {
-                kind: r.wait.kind,
+        let wait = match (r.wait.target, r.wait.kind) {
+            (Some(task), _) => WaitsOn::Join { task },
+            // Its record's word is the set's task count (task::waits).
+            (None, "JoinSet") => WaitsOn::JoinSet {
+                object: r.wait.object,
+                tasks: r.holder.unwrap_or(0),
+            },
+            (None, "signal") => WaitsOn::Signal {
+                signal: r.wait.object as i32,
+            },
+            (None, kind) => WaitsOn::Sync {
+                kind,
                 object: r.wait.object,
                 holder: None,
                 at: r.wait.at,
             },
         };
-        out.push((id, wait, r.holder));
+        // Only a lock's word names a holder.
+        let holder = r.holder.filter(|_| matches!(wait, WaitsOn::Sync { .. }));
+        out.push((id, wait, holder));
     }
     out
 }

@@ -10,11 +10,20 @@
 //!    under `Mutex`/`RwLock`/`Semaphore`/bounded `mpsc` sends, of `Notify`, of `mpsc`,
 //!    `broadcast` and `oneshot` receivers, of `watch` receivers in `changed()`, of every
 //!    channel's senders in `closed()`, and of `JoinHandle`s, recorded on their slow
-//!    paths, one shard at a time);
-//! 2. the runtime's global queues (`queue::Inject::for_each_node`, under the queue's
-//!    consumer lock, as a pop takes it): the tasks there that never parked (unbound),
-//!    spawned from outside the workers or spilled from a full worker queue and not yet
-//!    polled; a bound task there is found in the next step;
+//!    paths, one shard at a time; and, the same way, of `JoinSet::join_next` and of signal
+//!    streams' `recv`);
+//! 2. the tasks that never parked (unbound) and wait in a queue, not yet polled (a bound
+//!    task in a queue is found in the next step): first those of each multi-thread
+//!    worker's own ring and LIFO slot, which cannot be read without claiming their entries,
+//!    so the dump claims them (`queue::claim_and_requeue`, through
+//!    `scheduler/multi_thread/claim.rs`: steals into a scratch ring, a bounded number of
+//!    rounds, then the LIFO slot's swap), reads each one's identity while it holds the
+//!    queue's reference, and pushes them all to the global queue in one batch, waking a
+//!    parked worker (on a closed queue, at shutdown, it cancels them as a refused remote
+//!    push does); then the runtime's global queues (`queue::Inject::for_each_node`, under
+//!    the queue's consumer lock, as a pop takes it: tasks spawned from outside the
+//!    workers, spilled from a full worker queue, or requeued by the claim); then the
+//!    remote queue of every `LocalSet` this runtime drove last, the same way;
 //! 3. the runtime's owned task list (`task::OwnedTasks::for_each_task`), one shard at a
 //!    time: every task that parked at least once, its identity (`TaskMeta`: id, name,
 //!    spawn location) and one load of its state word; then, the same way, the owned list
@@ -33,12 +42,22 @@
 //! pointer is the task's header (`task::waker_task_id`), read while the leaf's lock keeps
 //! the waker, hence the task, alive. Waits are matched to tasks by task id, which is never
 //! reused, so a task that finished between the two steps cannot lend its wait to another.
-//! Tasks that never parked are in no list: those in a global queue are listed (step 2);
-//! those in a worker's own queue or LIFO slot, a current-thread runtime's local queue, or
-//! in their first poll are counted (`unlisted`: live tasks, as the workers last published
-//! them, less those listed), not named: a worker's ring cannot be read without claiming
-//! its entries, and binding every task at spawn would cost each spawn a shard lock. A worker stuck in a poll delays nothing: the
-//! dump takes no lock a poll holds across the user's code.
+//! Tasks that never parked are in no list: those in a queue step 2 reads are listed;
+//! those in a current-thread runtime's local queue (a `VecDeque` owned by whoever holds
+//! the core), in a sibling's steal in flight, or in their first poll are counted
+//! (`unlisted`: live tasks, as the workers last published them, less those listed), not
+//! named: binding every task at spawn would cost each spawn a shard lock. A `LocalSet`'s
+//! never-parked tasks wait in its thread-private local queue (its remote queue holds
+//! woken tasks, which are bound, unless the owner's local queue was borrowed at a spawn):
+//! neither named nor counted. A worker stuck in a poll delays nothing: the dump takes no
+//! lock a poll holds across the user's code.
+//!
+//! **What a dump changes**: only where the workers' never-polled tasks wait. The claim
+//! moves them from their worker's ring and LIFO slot to the global queue, behind what is
+//! there; each still runs exactly once, on whichever worker takes it (a diagnostic, rare;
+//! a worker stuck in a poll has its queued work run by the others, which is a gain). It
+//! costs each worker what one more sibling's steals cost, and the LIFO slot's swap gives an
+//! item to exactly one taker whoever takes it (loom: `loom_dump_claim`).
 //!
 //! **What is derived** (`graph.rs`): the wait-for graph (an idle task waiting on a lock
 //! points at the lock's holder; one awaiting a `JoinHandle` at the awaited task) and its
@@ -47,9 +66,8 @@
 //!
 //! The dump is no single instant: tasks move while the shards are walked one by one, so a
 //! task may show as idle with no recorded wait because its wait ended in between. Waits
-//! outside the instrumented leaves (a foreign future, a signal stream, a channel of
-//! another crate) show as an idle task with no known wait, still counted wakeable if a
-//! waker exists.
+//! outside the instrumented leaves (a foreign future, a channel of another crate) show as
+//! an idle task with no known wait, still counted wakeable if a waker exists.
 
 mod collect;
 mod graph;
@@ -163,12 +181,28 @@ pub enum WaitsOn {
         /// The awaited task.
         task: Id,
     },
+    /// A `JoinSet`'s `join_next` (or `poll_join_next`) awaiting the next of its tasks to
+    /// finish.
+    JoinSet {
+        /// The set's address (its shared completion list: the same for every wait on one
+        /// set).
+        object: usize,
+        /// The tasks in the set at the dump (finished and not yet joined ones included).
+        tasks: usize,
+    },
+    /// A signal stream's `recv` (`signal::unix::Signal`, `signal::ctrl_c`) awaiting the
+    /// next delivery.
+    Signal {
+        /// The signal's number (`SIGINT` is 2).
+        signal: i32,
+    },
 }
 
 impl Dump {
     /// Every listed task, by id: those that parked at least once (the runtime's and those
-    /// of the `LocalSet`s it drove last) and those in the runtime's global queues that
-    /// were not polled yet ([`TaskDump::not_yet_polled`]).
+    /// of the `LocalSet`s it drove last) and those not polled yet in the runtime's queues
+    /// (a worker's ring or LIFO slot, the global queues) or a set's remote queue
+    /// ([`TaskDump::not_yet_polled`]).
     pub fn tasks(&self) -> &[TaskDump] {
         &self.tasks
     }
@@ -179,9 +213,9 @@ impl Dump {
         Some(&self.tasks[i])
     }
 
-    /// Live tasks of the runtime that are not listed: never parked yet, and in a worker's
-    /// own queue or in their first poll (from the workers' last published counts;
-    /// approximate while they run).
+    /// Live tasks of the runtime that are not listed: never parked yet, and in their first
+    /// poll, in a current-thread runtime's local queue, or in a sibling's steal in flight
+    /// (from the workers' last published counts; approximate while they run).
     pub fn unlisted(&self) -> usize {
         let own = self.tasks.iter().filter(|t| t.local_set.is_none()).count();
         self.alive.saturating_sub(own)
@@ -233,9 +267,11 @@ impl TaskDump {
         self.unwakeable
     }
 
-    /// True for a task found in the runtime's global queue that never parked: spawned (from
-    /// outside the workers, or spilled from a worker's full queue) and not yet polled; in
-    /// rare cases polled and requeued before it ever went idle. Its state is `Scheduled`.
+    /// True for a task found in a run queue that never parked: spawned and not yet polled
+    /// (in a worker's ring or LIFO slot, which the dump moved to the global queue, or in a
+    /// global queue: spawned from outside the workers, or spilled from a worker's full
+    /// queue; or in a `LocalSet`'s remote queue); in rare cases polled and requeued before
+    /// it ever went idle. Its state is `Scheduled`.
     pub fn not_yet_polled(&self) -> bool {
         self.unpolled
     }

@@ -126,5 +126,30 @@ fn write_wait(f: &mut fmt::Formatter<'_>, w: &WaitsOn, now: Instant) -> fmt::Res
             }
         }
         WaitsOn::Join { task } => write!(f, "the JoinHandle of task {task}"),
+        WaitsOn::JoinSet { object, tasks } => {
+            write!(f, "JoinSet {object:#x} ({tasks} task(s) in it)")
+        }
+        WaitsOn::Signal { signal } => match signal_name(*signal) {
+            Some(name) => write!(f, "signal {signal} ({name})"),
+            None => write!(f, "signal {signal}"),
+        },
     }
+}
+
+/// The usual name of a signal number, for the report.
+fn signal_name(signal: i32) -> Option<&'static str> {
+    Some(match signal {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGALRM => "SIGALRM",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGUSR1 => "SIGUSR1",
+        libc::SIGUSR2 => "SIGUSR2",
+        libc::SIGCHLD => "SIGCHLD",
+        libc::SIGWINCH => "SIGWINCH",
+        libc::SIGIO => "SIGIO",
+        _ => return None,
+    })
 }

@@ -36,6 +36,10 @@
 //!   (as with tokio and the kernel itself); every `Signal` of that number sees it.
 //! - Wakers are woken and dropped outside the slot lock.
 //! - A `Signal` only sees deliveries dispatched after its creation.
+//! - For task dumps, a waiter stored in a slot is recorded in the wait registry
+//!   (`task::waits`, kind "signal", the signal's number), under the slot's lock where it is
+//!   stored, and forgotten under it where it leaves (dispatched, or its `Signal` dropped):
+//!   recorded exactly while stored.
 
 use std::io::{self, Read};
 use std::os::fd::{AsRawFd, RawFd};
@@ -56,6 +60,8 @@ const SLOTS: usize = 65;
 pub(crate) type Receiver = IoSource<mio::net::UnixStream>;
 
 pub(crate) struct Slot {
+    /// The signal's number (the slot's index).
+    signum: i32,
     pending: AtomicBool,
     /// The outcome of installing the handler (once per process).
     installed: OnceLock<Result<(), String>>,
@@ -88,7 +94,8 @@ fn globals() -> io::Result<&'static Globals> {
             })
             .map_err(|e| format!("creating the signal socket pair failed: {e}"))?;
         let slots = (0..SLOTS)
-            .map(|_| Slot {
+            .map(|signum| Slot {
+                signum: signum as i32,
                 pending: AtomicBool::new(false),
                 installed: OnceLock::new(),
                 state: Mutex::new(SlotState {
@@ -221,19 +228,41 @@ impl Slot {
                     old = None;
                 }
             }
+            self.record_wait(id, cx.waker());
         }
         drop(old); // outside the lock
         false
+    }
+
+    /// Records waiter `id`'s task for task dumps (a waker that is no task's records
+    /// nothing, and removes the record of a task's waker it replaced). Under the slot's lock.
+    #[cold]
+    fn record_wait(&self, id: u64, waker: &Waker) {
+        let wait = task::waits::Wait {
+            kind: "signal",
+            object: self.signum as usize,
+            target: None,
+            at: None,
+        };
+        // SAFETY: no holder word.
+        if !unsafe { task::waits::record(self.wait_key(id), waker, wait, None) } {
+            task::waits::forget(self.wait_key(id));
+        }
+    }
+
+    fn wait_key(&self, id: u64) -> (usize, usize) {
+        (self as *const Slot as usize, id as usize)
     }
 
     /// Forgets waiter `id` (its `Signal` is dropped).
     pub(crate) fn unsubscribe(&self, id: u64) {
         let removed = {
             let mut st = self.state.lock();
-            st.waiters
-                .iter()
-                .position(|(i, _)| *i == id)
-                .map(|at| st.waiters.swap_remove(at))
+            let at = st.waiters.iter().position(|(i, _)| *i == id);
+            if at.is_some() {
+                task::waits::forget(self.wait_key(id));
+            }
+            at.map(|at| st.waiters.swap_remove(at))
         };
         drop(removed); // outside the lock
     }
@@ -285,6 +314,9 @@ fn dispatch() {
         let wakers = {
             let mut st = slot.state.lock();
             st.generation += 1;
+            for (id, _) in &st.waiters {
+                task::waits::forget(slot.wait_key(*id));
+            }
             std::mem::take(&mut st.waiters)
         };
         for (_, w) in wakers {

@@ -55,6 +55,9 @@ pub struct JoinSet<T> {
     fresh: VecDeque<usize>,
     ready: Vec<usize>,
     list: Arc<ReadyList>,
+    /// The data pointer of the waker last recorded in the wait registry for task dumps
+    /// (ready_list.rs), 0 when none.
+    recorded: usize,
 }
 
 enum Slot<T> {
@@ -79,6 +82,7 @@ impl<T> JoinSet<T> {
             fresh: VecDeque::new(),
             ready: Vec::new(),
             list: ReadyList::new(),
+            recorded: 0,
         }
     }
 
@@ -120,6 +124,7 @@ impl<T> JoinSet<T> {
             self.slots.len() - 1
         };
         self.len += 1;
+        self.list.set_tasks(self.len);
         self.fresh.push_back(index);
         abort
     }
@@ -131,6 +136,7 @@ impl<T> JoinSet<T> {
         };
         self.free = index;
         self.len -= 1;
+        self.list.set_tasks(self.len);
         handle
     }
 
@@ -390,8 +396,23 @@ impl<T> JoinSet<T> {
             }
             self.list.take(&mut self.ready, waker);
             if self.ready.is_empty() {
+                if let Some(w) = waker {
+                    self.record_wait(w);
+                }
                 return Poll::Pending;
             }
+        }
+    }
+
+    /// The wait's record for task dumps (ready_list.rs), when the waker changed since the
+    /// last one.
+    fn record_wait(&mut self, waker: &Waker) {
+        if waker.data() as usize != self.recorded {
+            let recorded = ReadyList::record_wait(&self.list, waker);
+            if !recorded && self.recorded != 0 {
+                ReadyList::forget_wait(&self.list);
+            }
+            self.recorded = if recorded { waker.data() as usize } else { 0 };
         }
     }
 
@@ -484,6 +505,7 @@ impl<T> JoinSet<T> {
         self.fresh.clear();
         self.ready.clear();
         self.list.clear();
+        self.list.set_tasks(0);
     }
 
     /// Aborts every task and waits until all of them have stopped; the set is then empty.
@@ -509,6 +531,9 @@ fn poll_handle<T>(handle: &mut JoinHandle<T>, waker: &Waker) -> Poll<Result<T, J
 
 impl<T> Drop for JoinSet<T> {
     fn drop(&mut self) {
+        if self.recorded != 0 {
+            ReadyList::forget_wait(&self.list);
+        }
         self.abort_all();
     }
 }

@@ -64,6 +64,11 @@ impl Shared {
         &self.owned
     }
 
+    /// The set's remote queue (a task dump walks it under its lock).
+    pub(crate) fn remote(&self) -> &RemoteQueue<LocalTask> {
+        &self.remote
+    }
+
     pub(crate) fn driven_by(&self) -> &super::local_dump::DrivenBy {
         &self.driven_by
     }

@@ -8,8 +8,12 @@
 //! thread-local read and one plain store per `run_until` poll or poll of the set, never
 //! per task). A dump of runtime `r` walks the owned list of every set whose last driver is
 //! `r`, one set at a time, under that list's shard lock as for the runtime's own tasks.
-//! A set's tasks are bound to its owned list at their first park, as a runtime's are, so
-//! a local task that never parked is not seen (nor counted).
+//! A set's tasks are bound to its owned list at their first park, as a runtime's are; a
+//! local task that never parked waits in the set's thread-private local queue, which
+//! only the owner thread reads: not seen (nor counted). The set's remote queue, which any
+//! thread may walk under its lock, is walked too (`RemoteQueue::for_each_node`): it holds
+//! woken tasks, which are bound, and a never-polled one only when the owner's local queue
+//! was borrowed at its spawn.
 //!
 //! Lock order: the list's mutex is held only to clone the live entries out; the sets'
 //! owned lists are walked after it is released.

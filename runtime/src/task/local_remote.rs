@@ -76,6 +76,13 @@ impl<T: Link> RemoteQueue<T> {
         self.queue.close()
     }
 
+    /// Calls `f` with every queued item's node, under the queue's consumer lock (as a pop
+    /// takes it), oldest first (`Inject::for_each_node`); `f` must not touch the queue.
+    #[cfg(not(loom))]
+    pub fn for_each_node(&self, f: impl FnMut(std::ptr::NonNull<T::Node>)) {
+        self.queue.for_each_node(f);
+    }
+
     /// Items queued (never under-counting a completed push).
     pub fn len(&self) -> usize {
         self.queue.len()

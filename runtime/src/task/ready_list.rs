@@ -11,7 +11,16 @@
 //!
 //! Invariants: no waker is woken or dropped while the lock is held; the list holds only
 //! indices pushed since the set last took them.
+//!
+//! For task dumps, `armed` mirrors "a set's waker is stored" (written under the lock, where
+//! the waker is installed or taken) and `tasks` the set's task count (stored by the set,
+//! its only writer, at each insert and removal); a set that returns `Pending` records its
+//! task's wait in the wait registry (`task::waits`, kind "JoinSet": the list's address,
+//! with `tasks` as the record's word, read by a dump at its snapshot), on that slow path
+//! only and again only when its waker changed; the record counts while `armed` is set and
+//! goes with the set.
 
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc as StdArc;
 use std::task::{Wake, Waker};
 
@@ -22,6 +31,12 @@ use shim::sync::{Arc, Mutex};
 #[doc(hidden)]
 pub struct ReadyList {
     inner: Mutex<Inner>,
+    /// Whether `Inner::waker` holds a waker (for task dumps; written under the lock). A std
+    /// atomic even under loom: a label for dumps, it orders nothing.
+    armed: AtomicBool,
+    /// The set's task count (for task dumps; stored by the set alone). A std atomic, as
+    /// `armed`.
+    tasks: AtomicU64,
 }
 
 struct Inner {
@@ -37,6 +52,8 @@ impl ReadyList {
                 ready: Vec::new(),
                 waker: None,
             }),
+            armed: AtomicBool::new(false),
+            tasks: AtomicU64::new(0),
         })
     }
 
@@ -54,6 +71,8 @@ impl ReadyList {
         let waker = {
             let mut inner = self.inner.lock();
             inner.ready.push(index);
+            // Relaxed: a label (module docs).
+            self.armed.store(false, Relaxed);
             inner.waker.take()
         };
         if let Some(w) = waker {
@@ -68,15 +87,55 @@ impl ReadyList {
         let old = {
             let mut inner = self.inner.lock();
             std::mem::swap(&mut inner.ready, out);
-            match waker {
+            let old = match waker {
                 Some(w) if !inner.waker.as_ref().is_some_and(|old| old.will_wake(w)) => {
                     inner.waker.replace(w.clone())
                 }
                 _ => None,
-            }
+            };
+            // Relaxed: a label (module docs).
+            self.armed.store(inner.waker.is_some(), Relaxed);
+            old
         };
         // The replaced waker is dropped here, outside the lock.
         drop(old);
+    }
+
+    /// The set's task count is now `n` (the set's insert and removal; module docs).
+    #[inline]
+    pub(crate) fn set_tasks(&self, n: usize) {
+        // Relaxed: a label (module docs).
+        self.tasks.store(n as u64, Relaxed);
+    }
+
+    /// Records, for task dumps, that the task of `waker` waits on this list's set (module
+    /// docs); true when recorded (a runtime task's waker).
+    #[cold]
+    pub(crate) fn record_wait(this: &Arc<ReadyList>, waker: &Waker) -> bool {
+        let wait = task::waits::Wait {
+            kind: "JoinSet",
+            object: Arc::as_ptr(this) as usize,
+            target: None,
+            at: None,
+        };
+        let active = task::waits::Active {
+            data: (&this.armed as *const AtomicBool).cast(),
+            check: armed,
+        };
+        let key = Self::wait_key(this);
+        // SAFETY: `active.data` and the word are this list's `armed` and `tasks`, which the
+        // set's `Arc` keeps alive until the set forgets the record (`forget_wait`, at the
+        // latest in its drop).
+        unsafe { task::waits::record_active(key, waker, wait, Some(&this.tasks), Some(active)) }
+    }
+
+    /// Forgets the wait `record_wait` recorded.
+    pub(crate) fn forget_wait(this: &Arc<ReadyList>) {
+        task::waits::forget(Self::wait_key(this));
+    }
+
+    fn wait_key(this: &Arc<ReadyList>) -> (usize, usize) {
+        (Arc::as_ptr(this) as usize, 0)
     }
 
     /// Forgets every ready index (the set was emptied).
@@ -84,6 +143,16 @@ impl ReadyList {
         let ready = std::mem::take(&mut self.inner.lock().ready);
         drop(ready);
     }
+}
+
+/// `task::waits::Active::check` of a set: its waker is stored.
+///
+/// # Safety
+/// `p` is a live list's `armed`.
+unsafe fn armed(p: *const ()) -> bool {
+    // SAFETY: forwarded from the caller.
+    // Relaxed: a label (module docs).
+    unsafe { &*p.cast::<AtomicBool>() }.load(Relaxed)
 }
 
 struct EntryWaker {

@@ -14,7 +14,9 @@
 //! spawn takes an owned-list lock: a task joins the list at its first park, in the shard of
 //! the worker that polled it (`scheduler::Handle::bind`; see task's list.rs), so a task
 //! that never waits never touches the list. Shutdown drains cancel the unbound rest.
-//! Notify wakes a parked worker only when nobody is searching (idle.rs).
+//! Notify wakes a parked worker only when nobody is searching (idle.rs). A task dump takes
+//! the never-polled tasks of every worker's ring and LIFO slot to the global queue
+//! (claim.rs).
 //!
 //! The two global queues: `inject` holds what arrives from outside the workers (remote
 //! spawns and wakes); `overflow` holds what a full ring spills (half of it, plus the task
@@ -25,6 +27,8 @@
 //! behind it by the whole burst); its periodic fairness visits alternate between the two,
 //! so neither can starve the other.
 
+#[cfg(not(loom))]
+mod claim;
 pub(crate) mod idle;
 #[cfg(not(loom))]
 mod in_place;
