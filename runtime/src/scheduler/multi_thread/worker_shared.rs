@@ -15,7 +15,9 @@
 //!   take the task in its LIFO slot ([`WorkerShared::steal_lifo`]). Nobody clears it: the
 //!   owner's next store to `poll_seq` ends the permission by itself.
 //! - `lifo`: the LIFO slot (`queue::LifoSlot`): the owner pushes and takes; a thief takes
-//!   only under the permission above, so the slot is contended only when the owner is stuck.
+//!   only under the permission above, so the slot is contended only when the owner is stuck
+//!   (and while a task dump claims the worker's queued tasks: claim.rs, whose take is the
+//!   same swap).
 //!
 //! Granted permission may be stale by the time a thief acts (the owner finished the poll
 //! and took the slot itself): harmless, the slot's swap gives the item to exactly one
