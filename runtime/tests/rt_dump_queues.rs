@@ -81,8 +81,20 @@ fn tasks_queued_on_a_stuck_worker_are_listed_by_id_and_then_run_exactly_once() {
                 assert!(t.not_yet_polled(), "{d}");
                 assert_eq!(t.state(), TaskState::Scheduled, "{d}");
             }
-            // Unlisted: at most the two blockers, live in their first poll (never parked).
-            assert!(d.unlisted() <= 2, "{} unlisted:\n{d}", d.unlisted());
+            // The two blockers never parked: each is in no list, in its first poll, and
+            // named by its worker's thread (stack capture: Linux only).
+            if cfg!(target_os = "linux") {
+                for (which, id) in [("first", first.id()), ("second", second.id())] {
+                    let t = d.task(id).unwrap_or_else(|| {
+                        panic!("the {which} blocker, in its first poll, is not listed:\n{d}")
+                    });
+                    assert_eq!(t.state(), TaskState::Running, "{d}");
+                    assert!(!t.not_yet_polled(), "{d}");
+                }
+                assert_eq!(d.unlisted(), 0, "{d}");
+            } else {
+                assert!(d.unlisted() <= 2, "{} unlisted:\n{d}", d.unlisted());
+            }
             assert!(
                 runs.iter().all(|r| r.load(SeqCst) == 0),
                 "a queued task ran while both workers were stuck"

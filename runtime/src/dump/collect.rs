@@ -75,6 +75,23 @@ pub(crate) fn collect(handle: &scheduler::Handle) -> Dump {
     let bound: HashSet<Id> = tasks.iter().filter(|t| !t.unpolled).map(|t| t.id).collect();
     let mut queued = HashSet::new();
     tasks.retain(|t| !t.unpolled || (!bound.contains(&t.id) && queued.insert(t.id)));
+    // A task in its first poll is in no list: the workers polling one say which.
+    if let scheduler::Handle::MultiThread(h) = handle {
+        let listed: HashSet<Id> = tasks.iter().map(|t| t.id).collect();
+        for meta in scheduler::multi_thread::monitor::running_tasks(h) {
+            if !listed.contains(&meta.id()) {
+                tasks.push(TaskDump {
+                    id: meta.id(),
+                    meta,
+                    state: TaskState::Running,
+                    waits: Vec::new(),
+                    unwakeable: false,
+                    local_set: None,
+                    unpolled: false,
+                });
+            }
+        }
+    }
     let own = tasks.iter().filter(|t| t.local_set.is_none()).count();
     let alive = handle.metrics().num_alive_tasks().max(own);
     let blocking = handle.blocking().dump();

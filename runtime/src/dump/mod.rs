@@ -42,11 +42,15 @@
 //! pointer is the task's header (`task::waker_task_id`), read while the leaf's lock keeps
 //! the waker, hence the task, alive. Waits are matched to tasks by task id, which is never
 //! reused, so a task that finished between the two steps cannot lend its wait to another.
-//! Tasks that never parked are in no list: those in a queue step 2 reads are listed;
-//! those in a current-thread runtime's local queue (a `VecDeque` owned by whoever holds
-//! the core), in a sibling's steal in flight, or in their first poll are counted
-//! (`unlisted`: live tasks, as the workers last published them, less those listed), not
-//! named: binding every task at spawn would cost each spawn a shard lock. A `LocalSet`'s
+//! Tasks that never parked are in no list: those in a queue step 2 reads are listed; one
+//! in its first poll on a multi-thread worker is named by that worker's thread (last, the
+//! workers inside a poll are asked which task they poll, through the stall reports' stack
+//! capture: a signal each, answered from the handler, at most `ANSWER_WAIT`; Linux only)
+//! and listed as running; those in a current-thread runtime's local queue (a `VecDeque`
+//! owned by whoever holds the core), in a sibling's steal in flight, or in their first
+//! poll on a current-thread runtime are counted (`unlisted`: live tasks, as the workers
+//! last published them, less those listed), not named: binding every task at spawn would
+//! cost each spawn a shard lock. A `LocalSet`'s
 //! never-parked tasks wait in its thread-private local queue (its remote queue holds
 //! woken tasks, which are bound, unless the owner's local queue was borrowed at a spawn):
 //! neither named nor counted. A worker stuck in a poll delays nothing: the dump takes no
@@ -213,9 +217,9 @@ impl Dump {
         Some(&self.tasks[i])
     }
 
-    /// Live tasks of the runtime that are not listed: never parked yet, and in their first
-    /// poll, in a current-thread runtime's local queue, or in a sibling's steal in flight
-    /// (from the workers' last published counts; approximate while they run).
+    /// Live tasks of the runtime that are not listed: never parked yet, and in a
+    /// current-thread runtime's local queue or first poll, or in a sibling's steal in
+    /// flight (from the workers' last published counts; approximate while they run).
     pub fn unlisted(&self) -> usize {
         let own = self.tasks.iter().filter(|t| t.local_set.is_none()).count();
         self.alive.saturating_sub(own)

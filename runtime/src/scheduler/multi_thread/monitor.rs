@@ -424,6 +424,35 @@ fn stall_report(handle: &Handle, i: usize, seq: u64, elapsed: Duration) -> Stall
     }
 }
 
+/// The tasks the workers are polling right now, by their threads' own account (asked as
+/// `stall_report` does, all at once, each answer kept only if that poll is still the
+/// worker's): for a task dump, which finds a task in its first poll in no list. Empty
+/// where stack capture is not built (not Linux).
+pub(crate) fn running_tasks(handle: &Handle) -> Vec<task::TaskMeta> {
+    use super::stack_capture;
+    let mon = &handle.monitor;
+    let asked: Vec<_> = handle
+        .shared
+        .workers
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| w.poll_seq() & 1 == 1)
+        .map(|(i, w)| {
+            let seq = w.poll_seq();
+            (i, seq, stack_capture::request(mon.published[i].thread()))
+        })
+        .collect();
+    let deadline = Instant::now() + stack_capture::ANSWER_WAIT;
+    asked
+        .into_iter()
+        .filter_map(|(i, seq, pending)| {
+            let answer = pending.and_then(|p| p.wait_until(deadline)).ok()?;
+            let meta = answer.meta?;
+            (handle.shared.workers[i].poll_seq() == seq).then(|| meta.resolve())
+        })
+        .collect()
+}
+
 /// Shutdown past its deadline: the workers still inside a poll, each with the task it
 /// polls (asked of its thread as `stall_report` does, all at once) and how long that poll
 /// has run (from the monitor's first sighting; `shutdown_began` when it never saw it).
