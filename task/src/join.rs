@@ -9,6 +9,7 @@ use std::any::Any;
 use std::fmt;
 use std::future::Future;
 use std::marker::PhantomData;
+use std::num::NonZeroUsize;
 use std::pin::Pin;
 use std::ptr::NonNull;
 use std::task::{Context, Poll};
@@ -26,12 +27,16 @@ use crate::meta::TaskMeta;
 /// Like tokio's, it is not `#[must_use]`: a detached `spawn(...)` is the common case
 /// (tokio #2762), and a `#![deny(warnings)]` crate ported from tokio must still build.
 pub struct JoinHandle<T> {
-    raw: NonNull<Header>,
-    /// True while this handle's wait is in the wait registry (`waits.rs`): from a poll that
-    /// returned `Pending` until the output is taken or the handle dropped.
-    recorded: bool,
+    /// The task's header, its lowest bit (`RECORDED`, free: a header is 8-aligned) set
+    /// while this handle's wait is in the wait registry (`waits.rs`): from a poll that
+    /// returned `Pending` until the output is taken or the handle dropped. One word, as a
+    /// bare pointer: a handle moves as cheaply as tokio's.
+    tagged: NonNull<Header>,
     _p: PhantomData<T>,
 }
+
+/// The tag bit of `JoinHandle::tagged`.
+const RECORDED: usize = 1;
 
 // SAFETY: the handle only moves `T` (the output) across threads; `T: Send` is required.
 unsafe impl<T: Send> Send for JoinHandle<T> {}
@@ -50,15 +55,38 @@ impl<T> JoinHandle<T> {
     /// `raw` is a task whose output type is `T`, and the caller hands over the join reference.
     pub(crate) unsafe fn from_raw(raw: NonNull<Header>) -> Self {
         JoinHandle {
-            raw,
-            recorded: false,
+            tagged: raw,
             _p: PhantomData,
         }
     }
 
+    /// The task's header.
+    #[inline(always)]
+    fn raw(&self) -> NonNull<Header> {
+        self.tagged.map_addr(|a| {
+            // A header's address with its low bit cleared is the same nonzero address.
+            NonZeroUsize::new(a.get() & !RECORDED).expect("a task's header is never null")
+        })
+    }
+
+    /// Whether this handle's wait is recorded (see `tagged`).
+    #[inline(always)]
+    fn recorded(&self) -> bool {
+        self.tagged.addr().get() & RECORDED != 0
+    }
+
+    fn set_recorded(&mut self, recorded: bool) {
+        let raw = self.raw();
+        self.tagged = if recorded {
+            raw.map_addr(|a| a | RECORDED)
+        } else {
+            raw
+        };
+    }
+
     fn header(&self) -> &Header {
         // SAFETY: the handle's reference keeps the task live.
-        unsafe { self.raw.as_ref() }
+        unsafe { self.raw().as_ref() }
     }
 
     /// Cancels the task.
@@ -93,7 +121,7 @@ impl<T> JoinHandle<T> {
     /// cannot be stopped.
     pub fn abort(&self) {
         // SAFETY: we hold a reference.
-        unsafe { harness::remote_abort(self.raw) }
+        unsafe { harness::remote_abort(self.raw()) }
     }
 
     /// True once the task has completed (with output, panic or cancellation).
@@ -104,20 +132,20 @@ impl<T> JoinHandle<T> {
     /// The task's id (see [`Id`]).
     pub fn id(&self) -> Id {
         // SAFETY: the handle's reference keeps the task live.
-        unsafe { Header::trailer(self.raw) }.meta.id()
+        unsafe { Header::trailer(self.raw()) }.meta.id()
     }
 
     /// The task's identity: id, name and spawn location (see [`TaskMeta`]).
     pub fn meta(&self) -> TaskMeta {
         // SAFETY: the handle's reference keeps the task live.
-        unsafe { Header::trailer(self.raw) }.meta.meta()
+        unsafe { Header::trailer(self.raw()) }.meta.meta()
     }
 
     /// A handle that can abort the task but not await it.
     #[must_use = "abort handles do nothing unless `.abort` is called"]
     pub fn abort_handle(&self) -> AbortHandle {
         self.header().state.ref_inc();
-        AbortHandle { raw: self.raw }
+        AbortHandle { raw: self.raw() }
     }
 }
 
@@ -130,7 +158,7 @@ impl<T> Future for JoinHandle<T> {
         // SAFETY: we hold the join reference and `out` has the task's output type.
         unsafe {
             (me.header().vtable.try_read_output)(
-                me.raw,
+                me.raw(),
                 &mut out as *mut Poll<Result<T, JoinError>> as *mut (),
                 cx.waker(),
             )
@@ -139,7 +167,7 @@ impl<T> Future for JoinHandle<T> {
             // The slow path: the waker now sits in the task's trailer; tell dumps who waits
             // (again at each pending poll: the handle may have moved to another task).
             Poll::Pending => me.record_wait(cx.waker()),
-            Poll::Ready(_) if me.recorded => me.forget_wait(),
+            Poll::Ready(_) if me.recorded() => me.forget_wait(),
             _ => {}
         }
         out
@@ -148,44 +176,49 @@ impl<T> Future for JoinHandle<T> {
 
 impl<T> JoinHandle<T> {
     fn wait_key(&self) -> (usize, usize) {
-        (self.raw.as_ptr() as usize, crate::waits::JOIN_KEY)
+        (self.raw().as_ptr() as usize, crate::waits::JOIN_KEY)
     }
 
     #[cold]
     fn record_wait(&mut self, waker: &std::task::Waker) {
-        let wait = crate::waits::Wait {
-            kind: "JoinHandle",
-            object: self.raw.as_ptr() as usize,
-            // SAFETY: the handle's reference keeps the task live.
-            target: Some(unsafe { Header::trailer(self.raw) }.meta.id()),
-            at: None,
+        // Only a task's wait is recorded. A waiter that is no task (`block_on`, another
+        // executor) records nothing, and the awaited task's id, assigned at its first
+        // read, is then not read at all.
+        let recorded = crate::inspect::waker_task(waker).is_some() && {
+            let wait = crate::waits::Wait {
+                kind: "JoinHandle",
+                object: self.raw().as_ptr() as usize,
+                // SAFETY: the handle's reference keeps the task live.
+                target: Some(unsafe { Header::trailer(self.raw()) }.meta.id()),
+                at: None,
+            };
+            // SAFETY: no holder word.
+            unsafe { crate::waits::record(self.wait_key(), waker, wait, None) }
         };
-        // SAFETY: no holder word.
-        let recorded = unsafe { crate::waits::record(self.wait_key(), waker, wait, None) };
-        if self.recorded && !recorded {
+        if self.recorded() && !recorded {
             // Now polled by something that is no task: the old record is stale.
             crate::waits::forget(self.wait_key());
         }
-        self.recorded = recorded;
+        self.set_recorded(recorded);
     }
 
     #[cold]
     fn forget_wait(&mut self) {
         crate::waits::forget(self.wait_key());
-        self.recorded = false;
+        self.set_recorded(false);
     }
 }
 
 impl<T> Drop for JoinHandle<T> {
     fn drop(&mut self) {
-        if self.recorded {
+        if self.recorded() {
             self.forget_wait();
         }
         if self.header().state.drop_join_handle_fast() {
             return;
         }
         // SAFETY: we give up the join reference.
-        unsafe { (self.header().vtable.drop_join_handle_slow)(self.raw) }
+        unsafe { (self.header().vtable.drop_join_handle_slow)(self.raw()) }
     }
 }
 
@@ -377,5 +410,20 @@ impl std::error::Error for JoinError {}
 impl From<JoinError> for std::io::Error {
     fn from(e: JoinError) -> std::io::Error {
         std::io::Error::other(e.to_string())
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_join_handle_is_one_word() {
+        let word = std::mem::size_of::<usize>();
+        assert_eq!(std::mem::size_of::<JoinHandle<[u64; 4]>>(), word);
+        // The tag keeps the pointer nonzero: `Option` still costs nothing.
+        assert_eq!(std::mem::size_of::<Option<JoinHandle<()>>>(), word);
+        // The tag bit is free: a header is at least 2-aligned.
+        assert!(std::mem::align_of::<Header>() > RECORDED);
     }
 }
