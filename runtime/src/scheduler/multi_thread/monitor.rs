@@ -424,70 +424,72 @@ fn stall_report(handle: &Handle, i: usize, seq: u64, elapsed: Duration) -> Stall
     }
 }
 
-/// The tasks the workers are polling right now, by their threads' own account (asked as
-/// `stall_report` does, all at once, each answer kept only if that poll is still the
-/// worker's): for a task dump, which finds a task in its first poll in no list. Empty
-/// where stack capture is not built (not Linux).
-pub(crate) fn running_tasks(handle: &Handle) -> Vec<task::TaskMeta> {
-    use super::stack_capture;
+/// Asks every worker inside a poll, all at once, which task it polls (the capture
+/// `stall_report` makes: a signal each, answered from the handler, waited for at most
+/// `ANSWER_WAIT` in all): per such worker, its index, that poll's `poll_seq`, and the
+/// answer, kept only if the poll is still the worker's when it comes (`PollEnded`
+/// otherwise).
+fn ask_polling_workers(
+    handle: &Handle,
+) -> Vec<(
+    usize,
+    u64,
+    Result<super::stack_capture::Answer, super::stack_capture::NoAnswer>,
+)> {
+    use super::stack_capture::{self, NoAnswer};
     let mon = &handle.monitor;
     let asked: Vec<_> = handle
         .shared
         .workers
         .iter()
         .enumerate()
-        .filter(|(_, w)| w.poll_seq() & 1 == 1)
-        .map(|(i, w)| {
+        .filter_map(|(i, w)| {
             let seq = w.poll_seq();
-            (i, seq, stack_capture::request(mon.published[i].thread()))
+            (seq & 1 == 1).then(|| (i, seq, stack_capture::request(mon.published[i].thread())))
         })
         .collect();
     let deadline = Instant::now() + stack_capture::ANSWER_WAIT;
     asked
         .into_iter()
-        .filter_map(|(i, seq, pending)| {
-            let answer = pending.and_then(|p| p.wait_until(deadline)).ok()?;
-            let meta = answer.meta?;
-            (handle.shared.workers[i].poll_seq() == seq).then(|| meta.resolve())
+        .map(|(i, seq, pending)| {
+            let answer = pending.and_then(|p| p.wait_until(deadline)).and_then(|a| {
+                if handle.shared.workers[i].poll_seq() == seq {
+                    Ok(a)
+                } else {
+                    Err(NoAnswer::PollEnded)
+                }
+            });
+            (i, seq, answer)
         })
         .collect()
 }
 
+/// The tasks the workers are polling right now, by their threads' own account
+/// (`ask_polling_workers`): for a task dump, which finds a task in its first poll in no
+/// list. Empty where stack capture is not built (not Linux).
+pub(crate) fn running_tasks(handle: &Handle) -> Vec<task::TaskMeta> {
+    ask_polling_workers(handle)
+        .into_iter()
+        .filter_map(|(_, _, answer)| Some(answer.ok()?.meta?.resolve()))
+        .collect()
+}
+
 /// Shutdown past its deadline: the workers still inside a poll, each with the task it
-/// polls (asked of its thread as `stall_report` does, all at once) and how long that poll
-/// has run (from the monitor's first sighting; `shutdown_began` when it never saw it).
+/// polls (`ask_polling_workers`) and how long that poll has run (from the monitor's first
+/// sighting; `shutdown_began` when it never saw it).
 pub(crate) fn stuck_polls(
     handle: &Handle,
     shutdown_began: Instant,
 ) -> Vec<crate::shutdown_report::StuckPoll> {
-    use super::stack_capture;
     let mon = &handle.monitor;
-    let mut asked = Vec::new();
-    for (i, worker) in handle.shared.workers.iter().enumerate() {
-        let seq = worker.poll_seq();
-        if seq & 1 == 0 {
-            continue;
-        }
-        let since = mon.published[i]
-            .poll_seen_at(seq, mon.base)
-            .unwrap_or(shutdown_began);
-        asked.push((
-            i,
-            seq,
-            since,
-            stack_capture::request(mon.published[i].thread()),
-        ));
-    }
-    let deadline = Instant::now() + stack_capture::ANSWER_WAIT;
-    asked
+    ask_polling_workers(handle)
         .into_iter()
-        .map(|(i, seq, since, pending)| {
-            let answer = pending.and_then(|p| p.wait_until(deadline));
+        .map(|(i, seq, answer)| {
+            let since = mon.published[i]
+                .poll_seen_at(seq, mon.base)
+                .unwrap_or(shutdown_began);
             let (task, missing) = match answer {
-                Ok(a) if handle.shared.workers[i].poll_seq() == seq => {
-                    (a.meta.map(|m| m.resolve()), None)
-                }
-                Ok(_) => (None, Some(stack_capture::NoAnswer::PollEnded.describe())),
+                Ok(a) => (a.meta.map(|m| m.resolve()), None),
                 Err(e) => (None, Some(e.describe())),
             };
             crate::shutdown_report::StuckPoll {
