@@ -3,9 +3,9 @@
 //! Timers live in several wheels ("shards", each behind its own mutex; `shards.rs` holds
 //! them and the protocol between inserters and the sleeping driver).
 //!
-//! `park` runs in four steps: (1) holding every shard's mutex, compute the timeout as the
-//! earlier of the caller's and the wheels' next expiration, and publish the wheel time it
-//! will sleep until (`TimerShards::arm`); (2) `epoll_wait` via mio, retrying EINTR with the
+//! `park` runs in four steps: (1) publish the wheel time the caller's timeout allows it to
+//! sleep until, then compute the timeout as the earlier of the caller's and the wheels'
+//! next expiration, read from each shard's lock-free bound (`TimerShards::arm`); (2) `epoll_wait` via mio, retrying EINTR with the
 //! remaining time; (3) bump the dispatch tick and apply each event to its slab entry
 //! (generation-checked), collecting the wakers to wake, and wakes them; (4) advance every
 //! wheel to now in bounded batches (`FIRE_BATCH` entries per hold of a shard's mutex,
@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 use crate::clock::Clock;
 use crate::readiness::{Ready, TICK_MASK};
 use crate::registration::Registration;
-use crate::shards::{TimerShards, MAX_SHARDS, NOT_SLEEPING};
+use crate::shards::{TimerShards, MAX_SHARDS};
 use crate::slab::{token_for, Slab, WAKER_TOKEN};
 use mio::event::Source;
 use mio::{Events, Interest, Poll, Registry, Token};
@@ -164,35 +164,36 @@ impl Driver {
         self.wake_all();
     }
 
-    /// Compute the poll timeout and publish the deadline it sleeps until, both while
-    /// holding every shard's mutex (`TimerShards::arm`: an insert into any shard either is
-    /// seen here or sees the deadline).
+    /// Compute the poll timeout: the earlier of the caller's and the wheels' next
+    /// expiration, with the deadline published first (`TimerShards::arm`: an insert into
+    /// any shard either is seen here or sees the deadline).
     fn arm(&self, now: Instant, timeout: Option<Duration>) -> Option<Duration> {
         let handle = &*self.handle;
         if timeout == Some(Duration::ZERO) {
-            // A turn that will not sleep: no deadline can shorten it, so no shard mutex is
-            // taken. An inserter that reads this (or a stale larger value) at worst unparks
-            // a driver that is not asleep.
+            // A turn that will not sleep: no deadline can shorten it, so nothing is
+            // published. An inserter that reads this (or a stale larger value) at worst
+            // unparks a driver that is not asleep.
             handle.timers.disarm();
             return timeout;
         }
-        handle.timers.arm(|next| {
-            let timer = next.map(|ms| {
-                handle
-                    .instant_at(ms)
-                    .map_or(Duration::MAX, |at| at.saturating_duration_since(now))
-            });
-            let timeout = match (timeout, timer) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
-            let until = match timeout {
-                None => u64::MAX,
-                Some(d) if d.is_zero() => NOT_SLEEPING,
-                Some(d) => now.checked_add(d).map_or(u64::MAX, |at| handle.ms_ceil(at)),
-            };
-            (timeout, until)
-        })
+        let limit = match timeout {
+            None => u64::MAX,
+            Some(d) => now.checked_add(d).map_or(u64::MAX, |at| handle.ms_ceil(at)),
+        };
+        let until = handle.timers.arm(limit);
+        let timeout = if until < limit {
+            let timer = handle
+                .instant_at(until)
+                .map_or(Duration::MAX, |at| at.saturating_duration_since(now));
+            Some(timeout.map_or(timer, |t| t.min(timer)))
+        } else {
+            timeout
+        };
+        if timeout == Some(Duration::ZERO) {
+            // A timer is due: no sleep, so no unpark is needed for an earlier one.
+            handle.timers.disarm();
+        }
+        timeout
     }
 
     /// `epoll_wait` for at most `timeout` of real time (EINTR retried with what is left).

@@ -6,15 +6,25 @@
 //! not contend with each other, and the driver's firing of one shard holds up only that
 //! shard's users.
 //!
-//! Re-arming a sleeping driver: before it sleeps, the driver takes every shard's mutex,
-//! computes its timeout from the wheels' next expiration, publishes the wheel time it will
-//! sleep until (`sleep_until`; `NOT_SLEEPING` while it does not sleep), and only then
-//! releases the mutexes (`arm`). Whoever inserts or moves an entry reads `sleep_until`
-//! under its shard's mutex and, if the new deadline is earlier, unparks the driver so it
-//! recomputes its timeout (`must_rearm`). The mutexes make the two exclusive: either the
-//! driver computed its timeout after the insert (and saw it), or the inserter sees the
-//! published deadline. Publishing after releasing the mutexes would let an insert fall in
-//! between, unseen by both.
+//! Re-arming a sleeping driver, without taking the shards' mutexes: each shard keeps a
+//! lower bound of its wheel's next expiration (`Shard::earliest`, written under its
+//! mutex only). Before it sleeps, the driver publishes the latest wheel time it may sleep
+//! until (`sleep_until`: its caller's limit; `NOT_SLEEPING` while it does not sleep),
+//! issues a `SeqCst` fence, reads every shard's bound, and sleeps until the earliest of
+//! them and its limit (`arm`; the earlier time is published too, to spare inserters
+//! unparks). Whoever inserts or moves an entry and so lowers its shard's bound (under the
+//! mutex) issues a `SeqCst` fence and reads `sleep_until`: if the new bound is
+//! earlier, it unparks the driver so it recomputes its timeout (`note_insert`). The two
+//! fences are ordered one way or the other: either the driver's reads come after the
+//! inserter's fence (and see the lowered bound, or a lower one), or the inserter's read
+//! comes after the driver's fence (and sees the published limit, or a later value of
+//! this arm: never an earlier one than the driver sleeps until). An insert that leaves
+//! the bound as it was needs neither: the bound is already no later than the entry, and
+//! whoever stored it was covered the same way (or is the driver itself). A bound kept
+//! low by an
+//! entry since removed only wakes the driver early once: its turn fires the shard and
+//! sets the bound to the wheel's exact next expiration. `loom_timer` checks the
+//! handshake, and fails when either fence is removed.
 //!
 //! Firing (`fire`): every wheel is advanced to now in batches of at most `fire_batch`
 //! entries per hold of its mutex, the shards in turn, and each batch's wakers are woken
@@ -29,7 +39,7 @@
 
 use std::task::Waker;
 
-use shim::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use shim::sync::atomic::{fence, AtomicU64, AtomicUsize, Ordering};
 use shim::sync::{Mutex, MutexGuard};
 
 use crate::wheel::Wheel;
@@ -46,12 +56,12 @@ pub(crate) struct Shard {
     wheel: Mutex<Wheel>,
     /// A lower bound of the wheel's next expiration (ms; `u64::MAX`: nothing pending): the
     /// earliest time at which advancing the wheel has anything to do (an entry due, or a
-    /// coarse slot to cascade), so a driver turn that finds it later than now skips this
-    /// shard without its mutex. Written only under the mutex: lowered after every insert
-    /// and reset (`TimerShards::lower_earliest`), set to the wheel's next expiration by
-    /// `fire` once it advanced the wheel to now.
-    /// A stale read (an insert racing the turn) only defers that timer to the next turn,
-    /// and a driver about to sleep computes its timeout under every shard's mutex.
+    /// coarse slot to cascade). A driver turn that finds it later than now skips this
+    /// shard without its mutex, and a driver about to sleep sleeps no later than it.
+    /// Written only under the mutex: lowered after every insert and reset
+    /// (`TimerShards::note_insert`), set to the wheel's next expiration by `fire` once it
+    /// advanced the wheel to now. Never above the wheel's next expiration while the mutex
+    /// is free: a removal leaves it low (an early wake-up at worst).
     earliest: AtomicU64,
 }
 
@@ -62,8 +72,8 @@ pub struct TimerShards {
     shards: Box<[Shard]>,
     /// The next shard to give a thread (round robin, modulo the shard count).
     next_shard: AtomicUsize,
-    /// Wheel ms the parked driver sleeps until (u64::MAX: no limit); `NOT_SLEEPING` when
-    /// not parked.
+    /// Wheel ms the parked driver sleeps until at the latest (u64::MAX: no limit);
+    /// `NOT_SLEEPING` when not parked. Written by the driver only (`arm`, `disarm`).
     sleep_until: AtomicU64,
     /// Entries handled (fired, or moved down a level) per hold of a shard's mutex.
     fire_batch: usize,
@@ -115,54 +125,58 @@ impl TimerShards {
         self.shards[shard].wheel.lock()
     }
 
-    /// Called with shard `shard`'s mutex held (`wheel` is its guard), after an entry was
-    /// inserted or moved.
-    pub(crate) fn lower_earliest(&self, shard: usize, wheel: &Wheel) {
+    /// Called with shard `shard`'s mutex held (`wheel` is its guard) after an entry was
+    /// inserted or moved: lowers the shard's bound to the wheel's next expiration, then
+    /// says whether the sleeping driver needs an unpark to re-arm its timeout (module
+    /// docs).
+    pub(crate) fn note_insert(&self, shard: usize, wheel: &Wheel) -> bool {
         let next = wheel.next_expiration().unwrap_or(u64::MAX);
         let earliest = &self.shards[shard].earliest;
-        // Relaxed: written under the mutex; readers either hold it or treat the value
-        // as a hint (see the field).
-        if next < earliest.load(Ordering::Relaxed) {
-            earliest.store(next, Ordering::Relaxed);
+        // Relaxed: written under the mutex (its other writers hold it too).
+        if next >= earliest.load(Ordering::Relaxed) {
+            // The bound is already no later than this entry: whoever stored it either was
+            // seen by the driver's `arm` or saw the driver's limit and unparked it (module
+            // docs), so this entry is covered without a fence or an unpark.
+            return false;
         }
+        earliest.store(next, Ordering::Relaxed);
+        // The inserter's half of the handshake with `arm`'s fence (module docs).
+        fence(Ordering::SeqCst);
+        // Relaxed: the fences order it against `arm`'s store; the reset to
+        // `NOT_SLEEPING` (`disarm`) and the driver's lowering of its own limit can only
+        // cause a spurious unpark or none that is needed. The new bound is compared, not
+        // `when`: it may be earlier (a coarse slot's cascade), and later inserts rely on
+        // the driver waking by the bound (the early return above).
+        next < self.sleep_until.load(Ordering::Relaxed)
     }
 
-    /// Called with a shard's mutex held after inserting/moving an entry due at `when`: does
-    /// the parked driver need an unpark to re-arm its timeout?
-    pub(crate) fn must_rearm(&self, when: u64) -> bool {
-        // Relaxed: every read and every non-zero write of `sleep_until` happens under a
-        // shard mutex, the writes under all of them (`arm`), which orders them; the
-        // lock-free reset to `NOT_SLEEPING` (`disarm`) can only cause a harmless extra
-        // unpark.
-        when < self.sleep_until.load(Ordering::Relaxed)
-    }
-
-    /// The driver, before it sleeps: holding every shard's mutex, computes its wait from
-    /// the wheels' earliest next expiration (`decide` returns the wait and the wheel time it
-    /// sleeps until: `NOT_SLEEPING` for no sleep, `u64::MAX` for no limit), publishes that
-    /// time, then releases the mutexes. Returns the wait.
-    pub fn arm<T>(&self, decide: impl FnOnce(Option<u64>) -> (T, u64)) -> T {
-        let mut guards: [Option<MutexGuard<'_, Wheel>>; MAX_SHARDS] = [const { None }; MAX_SHARDS];
-        let mut next: Option<u64> = None;
-        for (guard, shard) in guards.iter_mut().zip(self.shards.iter()) {
-            let wheel = guard.insert(shard.wheel.lock());
-            next = match (next, wheel.next_expiration()) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
+    /// The driver, before it sleeps until wheel time `limit` at the latest (`u64::MAX`:
+    /// no limit): publishes `limit`, then reads every shard's bound of its next expiration
+    /// without its mutex (module docs). Returns the wheel time to sleep until: the
+    /// earliest of `limit` and the bounds. The driver calls `disarm` if it then does not
+    /// sleep after all.
+    pub fn arm(&self, limit: u64) -> u64 {
+        // Relaxed, with the fence after it: the driver's half of the handshake with
+        // `note_insert` (module docs).
+        self.sleep_until.store(limit, Ordering::Relaxed);
+        fence(Ordering::SeqCst);
+        let mut until = limit;
+        for shard in self.shards.iter() {
+            // Relaxed: the fence above orders the read after the published limit.
+            until = until.min(shard.earliest.load(Ordering::Relaxed));
         }
-        let (wait, until) = decide(next);
-        // Relaxed: written under every shard mutex, read under one (`must_rearm`). Before
-        // the mutexes are released: see the module docs.
-        self.sleep_until.store(until, Ordering::Relaxed);
-        drop(guards);
-        wait
+        if until < limit {
+            // Relaxed: a later, earlier deadline of this arm; an inserter that reads the
+            // first one instead unparks a driver that did not need it, at worst.
+            self.sleep_until.store(until, Ordering::Relaxed);
+        }
+        until
     }
 
     /// The driver does not sleep (a turn with a zero timeout, or its sleep ended).
     pub fn disarm(&self) {
         // Relaxed: an inserter that reads this (or a stale larger value) at worst unparks
-        // a driver that is not asleep (see `must_rearm`).
+        // a driver that is not asleep (see `note_insert`).
         self.sleep_until.store(NOT_SLEEPING, Ordering::Relaxed);
     }
 
@@ -185,6 +199,8 @@ impl TimerShards {
                     wheel.advance_batch(now, self.fire_batch, |_, _, waker| list.extend(waker));
                 if done {
                     let next = wheel.next_expiration().unwrap_or(u64::MAX);
+                    // Relaxed: under the mutex, by the driver, whose next `arm` reads it
+                    // in program order; inserters read it under the mutex.
                     shard.earliest.store(next, Ordering::Relaxed);
                 }
                 drop(wheel);

@@ -240,8 +240,8 @@ impl Entry {
         let Some(key) = self.key else { return false };
         let mut wheel = timers.wheel(self.shard);
         wheel.reset(key, when);
-        timers.lower_earliest(self.shard, &wheel);
-        wheel.state(key) == EntryState::Pending && timers.must_rearm(when)
+        let rearm = timers.note_insert(self.shard, &wheel);
+        wheel.state(key) == EntryState::Pending && rearm
     }
 
     /// A poll: `reached` says whether the deadline passed by the caller's clock,
@@ -278,8 +278,7 @@ impl Entry {
                     Poll::Ready(Err(TimerShutdown))
                 } else {
                     self.key = Some(wheel.insert(self.when, Some(waker.clone())));
-                    timers.lower_earliest(self.shard, &wheel);
-                    rearm = timers.must_rearm(self.when);
+                    rearm = timers.note_insert(self.shard, &wheel);
                     garbage = None;
                     Poll::Pending
                 }

@@ -8,9 +8,17 @@
 //! epoll stay outside (`driver.rs`).
 //!
 //! - `insert_racing_the_driver_arming`: a first poll inserts a timer while the driver
-//!   computes its timeout and publishes the deadline it sleeps until: either that deadline
-//!   is no later than the timer's, or the insert asks for an unpark. Fails when the driver
-//!   publishes after releasing the shard mutexes ("sleeps until ... past the timer").
+//!   publishes its limit and reads the shards' bounds without their mutexes: either the
+//!   driver sleeps no later than the timer, or the insert asks for an unpark. Fails when
+//!   either side's `SeqCst` fence is removed, or when the driver publishes its limit after
+//!   reading the bounds ("sleeps until ... past a timer").
+//! - `inserts_into_one_shard_racing_the_driver_arming`: two first polls into one shard
+//!   race the arming; the second may find the bound already lowered and store nothing,
+//!   and is still covered (by the first inserter's fence, which its mutex hold follows).
+//! - `inserts_behind_a_cascade_racing_the_driver_arming`: the same with deadlines in the
+//!   wheel's second level, where the bound (the slot's cascade time) is earlier than the
+//!   deadline: fails when an insert compares its deadline instead of the new bound with
+//!   the driver's limit.
 //! - `reset_racing_a_fire`: a timer due at 5 is reset to 8 while the driver's turn to 5
 //!   fires. Either the fire came first (the old waker is woken, the reset re-arms the fired
 //!   entry) or the reset did (the turn finds nothing due); in both, no poll completes it
@@ -85,27 +93,76 @@ fn poll(
     entry.poll(timers, reached, || false, || 0, waker)
 }
 
-#[test]
-fn insert_racing_the_driver_arming() {
-    model(|| {
-        let timers = Arc::new(Shards::new(1, 1));
+/// The driver arms (sleeping until wheel time `limit` at the latest) while the timers due at
+/// `deadlines` are first polled on threads of their own, each in the shard `shards` names
+/// (of 2). Every timer must be covered: the driver sleeps no later than its deadline, or
+/// some insert asked for an unpark (the driver then re-arms and sees them all).
+fn inserts_racing_the_driver_arming(
+    limit: u64,
+    deadlines: &'static [u64],
+    shards: &'static [usize],
+) {
+    model(move || {
+        let timers = Arc::new(Shards::new(2, 1));
+        let inserters: Vec<_> = deadlines
+            .iter()
+            .zip(shards)
+            .skip(1)
+            .map(|(&when, &shard)| {
+                let timers = timers.clone();
+                thread::spawn(move || {
+                    let mut entry = Entry::new(when);
+                    let (_count, waker) = counting_waker();
+                    let (res, unpark) = entry.poll(&timers, false, || false, || shard, &waker);
+                    assert!(res.is_pending());
+                    (entry, unpark)
+                })
+            })
+            .collect();
         let driver = {
             let timers = timers.clone();
-            // Sleeps until the next expiration, or without a limit when there is none.
-            thread::spawn(move || timers.arm(|next| (next, next.unwrap_or(u64::MAX))))
+            thread::spawn(move || timers.arm(limit))
         };
-        let mut entry = Entry::new(5);
+        let mut first = Entry::new(deadlines[0]);
         let (_count, waker) = counting_waker();
-        let (res, unpark) = entry.poll(&timers, false, || false, || 0, &waker);
+        let (res, unpark) = first.poll(&timers, false, || false, || shards[0], &waker);
         assert!(res.is_pending());
-        let next = driver.join().unwrap();
-        let until = next.unwrap_or(u64::MAX);
-        assert!(
-            until <= 5 || unpark,
-            "the driver sleeps until {until}, past the timer due at 5, and nobody unparks it"
-        );
-        entry.cancel(&timers);
+        let mut entries = vec![(first, unpark)];
+        entries.extend(inserters.into_iter().map(|t| t.join().unwrap()));
+        let until = driver.join().unwrap();
+        let unparked = entries.iter().any(|(_, unpark)| *unpark);
+        for &when in deadlines {
+            assert!(
+                until <= when || unparked,
+                "the driver sleeps until {until}, past a timer due at {when}, and nobody \
+                 unparks it"
+            );
+        }
+        for (mut entry, _) in entries {
+            entry.cancel(&timers);
+        }
     });
+}
+
+#[test]
+fn insert_racing_the_driver_arming() {
+    inserts_racing_the_driver_arming(100, &[5], &[1]);
+}
+
+#[test]
+fn inserts_into_one_shard_racing_the_driver_arming() {
+    // The second insert finds the bound already at 5 or lower and stores nothing: the
+    // first inserter's fence covers it.
+    inserts_racing_the_driver_arming(100, &[5, 7], &[1, 1]);
+}
+
+#[test]
+fn inserts_behind_a_cascade_racing_the_driver_arming() {
+    // Timers due at 70 and 66 sit in the wheel's second level, whose slot starts at 64:
+    // the bound drops to 64. With the driver's limit at 68, the first insert must unpark
+    // it for the bound (64), not for its own deadline (70): the second (66) stores
+    // nothing and relies on the driver waking by 64.
+    inserts_racing_the_driver_arming(68, &[70, 66], &[1, 1]);
 }
 
 /// A timer due at `when`, polled once, is reset to `reset_to` while the driver's turn to

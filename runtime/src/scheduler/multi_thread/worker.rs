@@ -349,6 +349,14 @@ impl Handle {
         }
     }
 
+    /// Whether a thread sleeps in (or polls) the I/O driver, or there is none: only then
+    /// may an idle searcher spin (spin.rs). With the driver free, the worker about to park
+    /// is the one that would sleep in it; spinning instead leaves readiness events
+    /// undispatched while every worker is busy or spinning.
+    fn driver_attended(&self) -> bool {
+        !self.driver.exists() || self.driver.is_held()
+    }
+
     /// Whether any queue holds work a searcher could take: a sibling's ring, a global
     /// queue, or a stuck worker's LIFO slot (worker_shared.rs).
     fn has_visible_work(&self) -> bool {

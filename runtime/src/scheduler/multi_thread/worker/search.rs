@@ -71,7 +71,7 @@ impl Core {
     /// Only while recent idle episodes were short, and one spinner at a time (spin.rs).
     pub(super) fn spin_for_work(&mut self, handle: &Handle) -> Option<RunTask> {
         self.idle.spin.begin_idle();
-        if !self.is_searching || !self.idle.spin.worth_spinning() {
+        if !self.is_searching || !self.idle.spin.worth_spinning() || !handle.driver_attended() {
             return None;
         }
         let token = &handle.shared.spinner;
