@@ -25,9 +25,9 @@
 //! Never while the I/O driver is unattended (`Handle::driver_attended`: nobody sleeps in
 //! it or polls it). The worker about to park would be the one to sleep in it; while it
 //! spins, readiness events wait undispatched for as long as the spin lasts, and with
-//! every other worker busy or parked on its condvar nothing else watches them (a
-//! request-response server at two connections on two workers lost 5-10% of its
-//! throughput to this).
+//! every other worker busy or parked on its condvar nothing else watches them: the
+//! spin adds its length to a request's latency and takes CPU from whoever would serve
+//! it.
 //!
 //! Never more spinners than arriving work can use: besides the searcher limit (at most
 //! half the workers), one worker spins at a time (`SpinToken`, one CAS per idle episode,
