@@ -5,15 +5,18 @@
 # hyper: hyper 1.x on ours (hyper_server.rs) and on tokio (hyper_tokio.rs)) and for each
 # connection count (default -c50 and -c2): start the server, read its user and system CPU
 # time from /proc/<pid>/stat (utime, stime: fields 14 and 15, in clock ticks), run
-# `wrk -t1 -cN -dD`, read them again, and divide by the requests wrk completed. Prints
-# requests/s, user and system µs per request and the ours/tokio ratios of CPU per request
-# (target <= 1.00 for both pairs at both connection counts) and of requests/s at -c2
-# (target >= 0.95).
+# `wrk -t1 -cN -dD`, read them again, and divide by the requests wrk completed; the servers
+# take turns, round after round. Prints, as medians over the rounds, requests/s, user and
+# system µs per request and the ours/tokio ratios of CPU per request (target <= 1.00 for
+# both pairs at both connection counts) and of requests/s at -c2 (target >= 0.95).
 #
 # Usage, from anywhere:  bash benches/scripts/http_cpu.sh
 # Environment:
 #   HTTP_WORKERS     worker threads of every server (default 2)
 #   HTTP_DURATION    wrk duration per run (default 10s)
+#   HTTP_ROUNDS      rounds (default 3): each runs every server at every connection count
+#                    once, so the servers alternate; the table shows medians over the
+#                    rounds and each ratio both of the medians and paired by round
 #   HTTP_CONNS_LIST  connection counts (default "50 2")
 #   HTTP_SERVERS     servers (default "raw-ours raw-tokio hyper-ours hyper-tokio")
 #   CARGO_TARGET_DIR where to build (default: target/)
@@ -25,6 +28,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 ROOT=$(pwd)
 WORKERS=${HTTP_WORKERS:-2}
 DURATION=${HTTP_DURATION:-10s}
+ROUNDS=${HTTP_ROUNDS:-3}
 CONNS_LIST=${HTTP_CONNS_LIST:-50 2}
 SERVERS=${HTTP_SERVERS:-raw-ours raw-tokio hyper-ours hyper-tokio}
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
@@ -45,46 +49,70 @@ export RUNTIME_WORKER_THREADS=$WORKERS TOKIO_WORKER_THREADS=$WORKERS
 # shellcheck source=benches/scripts/http_servers.sh
 source "$ROOT/benches/scripts/http_servers.sh"
 
-declare -A RPS USR SYS
-for c in $CONNS_LIST; do
-    for s in $SERVERS; do
-        start_server "$s"
-        # A short warm-up, so connection set-up and lazy allocation stay out of the count.
-        wrk -t1 -c"$c" -d1s "http://127.0.0.1:$PORT/" >/dev/null
-        read -r u0 s0 < <(cpu_of "$SERVER_PID")
-        wrk -t1 -c"$c" -d"$DURATION" "http://127.0.0.1:$PORT/" >"$WORK/$s.$c.wrk"
-        read -r u1 s1 < <(cpu_of "$SERVER_PID")
-        stop_server
-        reqs=$(awk '/requests in/ {print $1}' "$WORK/$s.$c.wrk")
-        RPS[$s,$c]=$(awk '/^Requests\/sec:/ {print $2}' "$WORK/$s.$c.wrk")
-        USR[$s,$c]=$(awk -v d="$((u1 - u0))" -v t="$TICKS" -v r="$reqs" 'BEGIN { printf "%.2f", d / t * 1e6 / r }')
-        SYS[$s,$c]=$(awk -v d="$((s1 - s0))" -v t="$TICKS" -v r="$reqs" 'BEGIN { printf "%.2f", d / t * 1e6 / r }')
-        echo "   -c$c $s: ${RPS[$s,$c]} req/s, user ${USR[$s,$c]} µs/req, sys ${SYS[$s,$c]} µs/req"
-    done
-done
-
-ratio() { awk -v a="${1:-0}" -v b="${2:-0}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "-" }'; }
-sum() { awk -v a="${1:-0}" -v b="${2:-0}" 'BEGIN { printf "%.2f", a + b }'; }
-
-echo
-echo "== server CPU per request, wrk -t1 -d$DURATION, $WORKERS workers per server ($(nproc) cores shared with wrk; clock tick $TICKS/s)"
-printf '%-12s %5s %12s %10s %10s %10s\n' server conns "req/s" "user µs" "sys µs" "total µs"
-for c in $CONNS_LIST; do
-    for s in $SERVERS; do
-        printf '%-12s %5s %12s %10s %10s %10s\n' "$s" "$c" "${RPS[$s,$c]}" "${USR[$s,$c]}" "${SYS[$s,$c]}" "$(sum "${USR[$s,$c]}" "${SYS[$s,$c]}")"
-    done
-done
-echo
-printf '%-40s %8s %8s\n' "ratio (ours / tokio)" value target
-has() { [[ " $SERVERS " == *" $1 "* && " $SERVERS " == *" $2 "* ]]; }
-for pair in raw hyper; do
-    has "$pair-ours" "$pair-tokio" || continue
+# One line per run: conns server round req/s user-µs/req sys-µs/req.
+RUNS=$WORK/runs.txt
+: >"$RUNS"
+for round in $(seq "$ROUNDS"); do
     for c in $CONNS_LIST; do
-        o=$(sum "${USR[$pair-ours,$c]}" "${SYS[$pair-ours,$c]}")
-        t=$(sum "${USR[$pair-tokio,$c]}" "${SYS[$pair-tokio,$c]}")
-        printf '%-40s %8s %8s\n' "$pair -c$c CPU per request" "$(ratio "$o" "$t")" "<= 1.00"
-        if [[ $c == 2 ]]; then
-            printf '%-40s %8s %8s\n' "$pair -c$c requests/s" "$(ratio "${RPS[$pair-ours,$c]}" "${RPS[$pair-tokio,$c]}")" ">= 0.95"
-        fi
+        for s in $SERVERS; do
+            start_server "$s"
+            # A short warm-up, so connection set-up and lazy allocation stay out of the count.
+            wrk -t1 -c"$c" -d1s "http://127.0.0.1:$PORT/" >/dev/null
+            read -r u0 s0 < <(cpu_of "$SERVER_PID")
+            wrk -t1 -c"$c" -d"$DURATION" "http://127.0.0.1:$PORT/" >"$WORK/$s.$c.wrk"
+            read -r u1 s1 < <(cpu_of "$SERVER_PID")
+            stop_server
+            reqs=$(awk '/requests in/ {print $1}' "$WORK/$s.$c.wrk")
+            rps=$(awk '/^Requests\/sec:/ {print $2}' "$WORK/$s.$c.wrk")
+            usr=$(awk -v d="$((u1 - u0))" -v t="$TICKS" -v r="$reqs" 'BEGIN { printf "%.2f", d / t * 1e6 / r }')
+            sys=$(awk -v d="$((s1 - s0))" -v t="$TICKS" -v r="$reqs" 'BEGIN { printf "%.2f", d / t * 1e6 / r }')
+            echo "$c $s $round $rps $usr $sys" >>"$RUNS"
+            echo "   round $round -c$c $s: $rps req/s, user $usr µs/req, sys $sys µs/req"
+        done
     done
 done
+
+echo
+echo "== server CPU per request, wrk -t1 -d$DURATION, $WORKERS workers per server, $ROUNDS alternated rounds ($(nproc) cores shared with wrk; clock tick $TICKS/s)"
+python3 - "$RUNS" "$CONNS_LIST" "$SERVERS" <<'PY'
+import statistics as st
+import sys
+
+runs, conns, servers = sys.argv[1], sys.argv[2].split(), sys.argv[3].split()
+data = {}
+for line in open(runs):
+    c, s, r, rps, usr, sys_ = line.split()
+    data[(c, s, int(r))] = (float(rps), float(usr), float(sys_))
+rounds = sorted({r for (_, _, r) in data})
+
+def col(c, s, f):
+    return [f(*data[(c, s, r)]) for r in rounds if (c, s, r) in data]
+
+total = lambda rps, u, y: u + y
+print("%-12s %5s %10s %10s %10s %10s   %s" % ("server", "conns", "req/s", "user µs", "sys µs",
+                                              "total µs", "total per round"))
+for c in conns:
+    for s in servers:
+        tot = col(c, s, total)
+        print("%-12s %5s %10.0f %10.2f %10.2f %10.2f   %s" % (
+            s, c, st.median(col(c, s, lambda rps, u, y: rps)),
+            st.median(col(c, s, lambda rps, u, y: u)),
+            st.median(col(c, s, lambda rps, u, y: y)), st.median(tot),
+            " ".join("%.2f" % t for t in tot)))
+print("\nmedians over the rounds; the ratios: of the medians, and the median of each round's")
+print("ratio (the two servers of a pair run back to back within a round)")
+print("%-34s %8s %8s %8s" % ("ratio (ours / tokio)", "medians", "paired", "target"))
+for pair in ("raw", "hyper"):
+    ours, tokio = pair + "-ours", pair + "-tokio"
+    if ours not in servers or tokio not in servers:
+        continue
+    for c in conns:
+        for name, f, target in (("CPU per request", total, "<= 1.00"),
+                                ("requests/s", lambda rps, u, y: rps, ">= 0.95")):
+            if name == "requests/s" and c != "2":
+                continue
+            o, t = col(c, ours, f), col(c, tokio, f)
+            paired = st.median(a / b for a, b in zip(o, t))
+            print("%-34s %8.2f %8.2f %8s" % ("%s -c%s %s" % (pair, c, name),
+                                             st.median(o) / st.median(t), paired, target))
+PY
