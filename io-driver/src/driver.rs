@@ -111,8 +111,7 @@ impl Driver {
     /// the next timer, or the caller's timeout if earlier) instead of sleeping, and fires
     /// what became due. With no timer and no timeout it sleeps for real, as it must.
     pub fn park(&mut self, timeout: Option<Duration>) {
-        let now = self.handle.now();
-        let timeout = self.arm(now, timeout);
+        let timeout = self.arm(timeout);
         match timeout {
             Some(wait) if !wait.is_zero() && self.handle.clock.can_auto_advance() => {
                 self.poll_events(Some(Duration::ZERO));
@@ -167,7 +166,10 @@ impl Driver {
     /// Compute the poll timeout: the earlier of the caller's and the wheels' next
     /// expiration, with the deadline published first (`TimerShards::arm`: an insert into
     /// any shard either is seen here or sees the deadline).
-    fn arm(&self, now: Instant, timeout: Option<Duration>) -> Option<Duration> {
+    ///
+    /// The clock is read only when there is a timeout or a timer to measure (a server
+    /// with no timer pending parks without reading it).
+    fn arm(&self, timeout: Option<Duration>) -> Option<Duration> {
         let handle = &*self.handle;
         if timeout == Some(Duration::ZERO) {
             // A turn that will not sleep: no deadline can shorten it, so nothing is
@@ -176,12 +178,17 @@ impl Driver {
             handle.timers.disarm();
             return timeout;
         }
+        let mut now = None;
+        let mut now = || *now.get_or_insert_with(|| handle.now());
         let limit = match timeout {
             None => u64::MAX,
-            Some(d) => now.checked_add(d).map_or(u64::MAX, |at| handle.ms_ceil(at)),
+            Some(d) => now()
+                .checked_add(d)
+                .map_or(u64::MAX, |at| handle.ms_ceil(at)),
         };
         let until = handle.timers.arm(limit);
         let timeout = if until < limit {
+            let now = now();
             let timer = handle
                 .instant_at(until)
                 .map_or(Duration::MAX, |at| at.saturating_duration_since(now));
@@ -221,8 +228,12 @@ impl Driver {
     /// behind a whole cascade.
     fn fire_timers(&mut self) {
         let handle = &*self.handle;
-        let now = handle.ms_floor(handle.now());
-        handle.timers.fire(now, &mut self.wake_list, wake_all);
+        // The clock is read only if some shard has a timer pending (`fire`).
+        handle.timers.fire(
+            || handle.ms_floor(handle.now()),
+            &mut self.wake_list,
+            wake_all,
+        );
     }
 
     fn wake_all(&mut self) {

@@ -180,9 +180,25 @@ impl TimerShards {
         self.sleep_until.store(NOT_SLEEPING, Ordering::Relaxed);
     }
 
-    /// Advances every wheel to `now` (wheel ms) in batches (module docs): each batch's
+    /// Advances every wheel to `now()` (wheel ms) in batches (module docs): each batch's
     /// fired wakers are put in `list`, and `wake` is called with the mutex released.
-    pub fn fire(&self, now: u64, list: &mut Vec<Waker>, mut wake: impl FnMut(&mut Vec<Waker>)) {
+    /// `now` is called once, and only if some shard has anything pending (its bound is
+    /// not `u64::MAX`): a turn with no timer anywhere reads no clock.
+    pub fn fire(
+        &self,
+        now: impl FnOnce() -> u64,
+        list: &mut Vec<Waker>,
+        mut wake: impl FnMut(&mut Vec<Waker>),
+    ) {
+        // Relaxed: hints, as below.
+        if self
+            .shards
+            .iter()
+            .all(|s| s.earliest.load(Ordering::Relaxed) == u64::MAX)
+        {
+            return;
+        }
+        let now = now();
         let mut busy: u64 = (1u64 << self.shards.len()) - 1;
         while busy != 0 {
             for (i, shard) in self.shards.iter().enumerate() {

@@ -78,7 +78,7 @@ fn wake_list(list: &mut Vec<Waker>) {
 /// The driver's turn to `now`: the clock moves, then every wheel fires what is due.
 fn turn(timers: &Shards, clock: &AtomicU64, now: u64) {
     clock.store(now, SeqCst);
-    timers.fire(now, &mut Vec::new(), wake_list);
+    timers.fire(|| now, &mut Vec::new(), wake_list);
 }
 
 /// A poll of a timer due at `deadline` at the model's clock (shard 0, never shut down).

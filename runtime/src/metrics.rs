@@ -538,8 +538,13 @@ impl Stats {
     }
 
     pub(crate) fn unparked(&mut self) {
+        self.unparked_at(Instant::now());
+    }
+
+    /// `unparked`, with the clock read by the caller (who needs it too).
+    pub(crate) fn unparked_at(&mut self, now: Instant) {
         self.counts.unparks += 1;
-        self.busy_since = Some(Instant::now());
+        self.busy_since = Some(now);
     }
 
     /// Called when the worker, having been unparked, is about to park again.

@@ -162,8 +162,18 @@ impl SpinPolicy {
 
     /// The worker found work again: the idle episode, if one was running, is measured.
     pub(super) fn end_idle(&mut self) {
+        if self.idle_since.is_some() {
+            self.end_idle_at(Instant::now());
+        }
+    }
+
+    /// `end_idle`, with the clock read by the caller (who needs it too).
+    pub(super) fn end_idle_at(&mut self, now: Instant) {
         if let Some(t) = self.idle_since.take() {
-            let ns = t.elapsed().as_nanos().min(u128::from(u64::MAX / 4)) as u64;
+            let ns = now
+                .saturating_duration_since(t)
+                .as_nanos()
+                .min(u128::from(u64::MAX / 4)) as u64;
             self.avg_idle_ns = (self.avg_idle_ns * 3 + ns) / 4;
         }
     }

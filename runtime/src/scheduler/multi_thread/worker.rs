@@ -572,11 +572,13 @@ impl Context {
                 // thread land in our own queue (the check after the loop tells others).
                 core = park_reachable(&self.core, core, Parker::park);
                 self.handle.hooks.after_unpark();
-                core.stats.unparked();
+                // One clock reading for the busy time and the idle episode.
+                let now = std::time::Instant::now();
+                core.stats.unparked_at(now);
                 core.stats.mark_unpark_polls();
                 core.is_shutdown = self.handle.is_closed();
                 if core.transition_from_parked(&self.handle) {
-                    core.idle.spin.end_idle();
+                    core.idle.spin.end_idle_at(now);
                     // After the idle-count change above (monitor.rs: no lost wake-up).
                     self.handle.monitor.worker_unparked();
                     break;
