@@ -46,9 +46,8 @@
 //!
 //! Every wait that completes ready spends one unit of the task's cooperative budget.
 
-use std::cell::Cell;
 use std::fmt;
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll};
 
 use shim::cell::UnsafeCell;
 use shim::sync::atomic::{
@@ -57,14 +56,16 @@ use shim::sync::atomic::{
 };
 use shim::sync::{Arc, Mutex, MutexGuard};
 
-use crate::sync::wait_list::{
-    notify_all, Handoff, HandoffWord, WaitList, Waiter, WaiterList, WakeList,
-};
+use crate::sync::wait_list::{notify_all, Handoff, WaitList, Waiter, WaiterList, WakeList};
 use crate::sync::{poll_budget, spend_budget};
 
 pub mod error;
+mod recv_wait;
+mod weak;
 
 use error::{RecvError, SendError, TryRecvError};
+use recv_wait::{Recv, Wait, SERVED};
+pub use weak::WeakSender;
 
 struct Slot<T> {
     inner: Mutex<SlotInner<T>>,
@@ -168,20 +169,6 @@ pub fn channel<T: Clone>(capacity: usize) -> (Sender<T>, Receiver<T>) {
 /// Sends values to every receiver. Cloneable; the channel closes when the last sender is
 /// dropped.
 pub struct Sender<T> {
-    shared: Arc<Shared<T>>,
-}
-
-/// A sender that does not keep the channel open: [`upgrade`](WeakSender::upgrade) it to
-/// send, which fails once every [`Sender`] is gone.
-///
-/// ```
-/// let (tx, _rx) = runtime::sync::broadcast::channel::<u8>(1);
-/// let weak = tx.downgrade();
-/// assert!(weak.upgrade().is_some());
-/// drop(tx);
-/// assert!(weak.upgrade().is_none());
-/// ```
-pub struct WeakSender<T> {
     shared: Arc<Shared<T>>,
 }
 
@@ -363,61 +350,6 @@ impl<T> Sender<T> {
     }
 }
 
-impl<T> WeakSender<T> {
-    /// A [`Sender`], unless every sender is already gone (the channel is closed).
-    pub fn upgrade(&self) -> Option<Sender<T>> {
-        let mut n = self.shared.num_tx.load(Relaxed);
-        loop {
-            if n == 0 {
-                return None;
-            }
-            match self
-                .shared
-                .num_tx
-                .compare_exchange_weak(n, n + 1, Relaxed, Relaxed)
-            {
-                Ok(_) => {
-                    return Some(Sender {
-                        shared: self.shared.clone(),
-                    })
-                }
-                Err(now) => n = now,
-            }
-        }
-    }
-
-    /// The number of [`Sender`]s.
-    pub fn strong_count(&self) -> usize {
-        self.shared.num_tx.load(Relaxed)
-    }
-
-    /// The number of [`WeakSender`]s.
-    pub fn weak_count(&self) -> usize {
-        self.shared.num_weak.load(Relaxed)
-    }
-}
-
-impl<T> Clone for WeakSender<T> {
-    fn clone(&self) -> Self {
-        self.shared.num_weak.fetch_add(1, Relaxed);
-        WeakSender {
-            shared: self.shared.clone(),
-        }
-    }
-}
-
-impl<T> Drop for WeakSender<T> {
-    fn drop(&mut self) {
-        self.shared.num_weak.fetch_sub(1, Relaxed);
-    }
-}
-
-impl<T> fmt::Debug for WeakSender<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("WeakSender").finish_non_exhaustive()
-    }
-}
-
 fn new_receiver<T>(shared: Arc<Shared<T>>) -> Receiver<T> {
     let next = {
         let mut tail = shared.tail.lock();
@@ -589,129 +521,6 @@ impl<T> Receiver<T> {
         // Acquire: pairs with the last sender's AcqRel decrement, so a receiver told
         // "closed" sees everything every sender did before it left.
         self.shared.num_tx.load(Acquire) == 0
-    }
-}
-
-/// A handoff word's value once a send (or the close) served the node.
-const SERVED: usize = 1;
-
-/// A receive's place on the tail's waiter list: its node's key while queued, and the
-/// handoff word the node points at (see [`Handoff`]).
-///
-/// A `Wait` must not move while it has a node: the one owner, [`Recv`], is a local of
-/// `Receiver::recv` borrowed by its `poll_fn` until the receive ends, and dropped there.
-struct Wait {
-    key: Cell<Option<usize>>,
-    served: HandoffWord,
-}
-
-impl Wait {
-    fn new() -> Wait {
-        Wait {
-            key: Cell::new(None),
-            served: HandoffWord::new(),
-        }
-    }
-
-    /// Queues (or refreshes the waker of) this receive, and records it in the wait registry
-    /// (`task::waits`, for task dumps) as waiting on the channel at `object`: forgotten by
-    /// the send that serves the node (`WaitList::serve`) or by [`Wait::leave`]. Returns the
-    /// replaced waker (drop it after the lock).
-    ///
-    /// # Safety
-    ///
-    /// Call under the tail lock (`list` is behind it), with `self` not moving until
-    /// [`Wait::leave`] (or its owner's drop) ran.
-    unsafe fn register(
-        &self,
-        list: &mut WaitList<Handoff>,
-        waker: &Waker,
-        object: usize,
-    ) -> Option<Waker> {
-        // Relaxed: a send stores under the lock we hold.
-        if self.key.get().is_some() && self.served.load(Relaxed) != 0 {
-            // Served earlier: that node is gone, and nothing points at our word.
-            self.key.set(None);
-            self.served.reset();
-        }
-        let (key, old, fresh) = match self.key.get() {
-            Some(k) => (k, list.set_waker(k, waker), false),
-            None => {
-                // SAFETY: `self` stays put until `leave`, which reads the word and, seeing
-                // 0, locks and looks again before it removes the node (the caller's
-                // contract).
-                let handoff = unsafe { Handoff::new(&self.served) };
-                let k = list.push_back(handoff, Some(waker.clone()));
-                self.key.set(Some(k));
-                (k, None, true)
-            }
-        };
-        if !fresh && old.is_none() {
-            // The same waker on the same node (a linked node always holds one): its record
-            // stands, and a repeated poll does not touch the registry.
-            return None;
-        }
-        let wait = task::waits::Wait {
-            kind: "broadcast recv",
-            object,
-            target: None,
-            at: None,
-        };
-        // SAFETY: no holder word.
-        if !unsafe { task::waits::record(list.dump_key(key), waker, wait, None) } && !fresh {
-            // Another executor's waker replaced a task's: its record no longer holds.
-            task::waits::forget(list.dump_key(key));
-        }
-        old
-    }
-
-    /// Leaves the list: nothing to do when a send served (freed) our node; otherwise
-    /// remove it under the lock.
-    fn leave(&self, tail: &Mutex<Tail>) {
-        let Some(k) = self.key.take() else {
-            return;
-        };
-        // Acquire: the send that served us freed our node before its Release store.
-        if self.served.load(Acquire) != 0 {
-            return;
-        }
-        let node = {
-            let mut tail = tail.lock();
-            // Relaxed: a send stores under the lock we hold.
-            (self.served.load(Relaxed) == 0).then(|| {
-                task::waits::forget(tail.waiters.dump_key(k));
-                tail.waiters.remove(k)
-            })
-        };
-        drop(node);
-    }
-}
-
-/// A waiting receive: owns a node on the tail's waiter list while queued.
-struct Recv<'a, T> {
-    rx: &'a mut Receiver<T>,
-    wait: Wait,
-}
-
-impl<T: Clone> Recv<'_, T> {
-    fn poll(&mut self, cx: &mut Context<'_>) -> Poll<Result<T, RecvError>> {
-        std::task::ready!(poll_budget(cx));
-        let out = match self.rx.recv_ref(Some((&mut *cx, &self.wait))) {
-            Ok(v) => Ok(v),
-            Err(TryRecvError::Lagged(n)) => Err(RecvError::Lagged(n)),
-            Err(TryRecvError::Closed) => Err(RecvError::Closed),
-            Err(TryRecvError::Empty) => return Poll::Pending,
-        };
-        self.wait.leave(&self.rx.shared.tail);
-        spend_budget(cx);
-        Poll::Ready(out)
-    }
-}
-
-impl<T> Drop for Recv<'_, T> {
-    fn drop(&mut self) {
-        self.wait.leave(&self.rx.shared.tail);
-        self.wait.served.release();
     }
 }
 
