@@ -182,23 +182,16 @@ impl TimerShards {
 
     /// Advances every wheel to `now()` (wheel ms) in batches (module docs): each batch's
     /// fired wakers are put in `list`, and `wake` is called with the mutex released.
-    /// `now` is called once, and only if some shard has anything pending (its bound is
+    /// `now` is called once, at the first shard that has anything pending (its bound is
     /// not `u64::MAX`): a turn with no timer anywhere reads no clock.
     pub fn fire(
         &self,
-        now: impl FnOnce() -> u64,
+        now: impl Fn() -> u64,
         list: &mut Vec<Waker>,
         mut wake: impl FnMut(&mut Vec<Waker>),
     ) {
-        // Relaxed: hints, as below.
-        if self
-            .shards
-            .iter()
-            .all(|s| s.earliest.load(Ordering::Relaxed) == u64::MAX)
-        {
-            return;
-        }
-        let now = now();
+        let mut read = None;
+        let mut now = || *read.get_or_insert_with(&now);
         let mut busy: u64 = (1u64 << self.shards.len()) - 1;
         while busy != 0 {
             for (i, shard) in self.shards.iter().enumerate() {
@@ -206,10 +199,12 @@ impl TimerShards {
                     continue;
                 }
                 // Relaxed: a hint (see `Shard::earliest`); nothing due here before now.
-                if shard.earliest.load(Ordering::Relaxed) > now {
+                let earliest = shard.earliest.load(Ordering::Relaxed);
+                if earliest == u64::MAX || earliest > now() {
                     busy &= !(1 << i);
                     continue;
                 }
+                let now = now();
                 let mut wheel = shard.wheel.lock();
                 let done =
                     wheel.advance_batch(now, self.fire_batch, |_, _, waker| list.extend(waker));
