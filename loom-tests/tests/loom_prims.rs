@@ -21,6 +21,8 @@ mod loom_notify;
 mod loom_oneshot;
 #[path = "loom_readiness.rs"]
 mod loom_readiness;
+#[path = "loom_self_wake.rs"]
+mod loom_self_wake;
 #[path = "loom_spin_mutex.rs"]
 mod loom_spin_mutex;
 #[path = "loom_sync_chan.rs"]

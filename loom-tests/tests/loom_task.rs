@@ -46,7 +46,7 @@ const DEFAULT_PREEMPTIONS: usize = 2;
 
 /// Runs `f` under loom at the bound from `LOOM_MAX_PREEMPTIONS` (else
 /// `DEFAULT_PREEMPTIONS`) and prints how many executions were explored.
-fn model(f: impl Fn() + Sync + Send + 'static) {
+pub(crate) fn model(f: impl Fn() + Sync + Send + 'static) {
     let mut b = loom::model::Builder::new();
     if b.preemption_bound.is_none() {
         b.preemption_bound = Some(DEFAULT_PREEMPTIONS);
@@ -74,7 +74,7 @@ struct Inner {
 }
 
 #[derive(Clone)]
-struct Sched(Arc<Inner>);
+pub(crate) struct Sched(Arc<Inner>);
 
 impl Schedule for Sched {
     fn schedule(&self, task: Notified<Self>) {
@@ -91,7 +91,7 @@ impl Schedule for Sched {
 }
 
 impl Sched {
-    fn new() -> Sched {
+    pub(crate) fn new() -> Sched {
         Sched(Arc::new(Inner {
             queue: Mutex::new(VecDeque::new()),
             owned: OwnedTasks::new(1),
@@ -100,7 +100,7 @@ impl Sched {
 
     /// Allocates a task unbound (`OwnedTasks::spawn`, as the runtime does) and queues it;
     /// its poller binds it at its first park.
-    fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    pub(crate) fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
@@ -113,7 +113,7 @@ impl Sched {
     }
 
     /// Allocates a task bound at once (`OwnedTasks::spawn_bound`, the blocking pool's path).
-    fn spawn_bound<F>(&self, future: F) -> JoinHandle<F::Output>
+    pub(crate) fn spawn_bound<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
@@ -129,7 +129,7 @@ impl Sched {
     }
 
     /// Runs one queued task; false when the queue was empty.
-    fn tick(&self) -> bool {
+    pub(crate) fn tick(&self) -> bool {
         // The guard is a temporary of this statement: the lock is released before the run.
         let task = self.0.queue.lock().pop_front();
         match task {
@@ -141,7 +141,7 @@ impl Sched {
         }
     }
 
-    fn run_all(&self) {
+    pub(crate) fn run_all(&self) {
         while self.tick() {}
     }
 
@@ -152,7 +152,7 @@ impl Sched {
     /// End of a model run: cancel what is left, then drop the queue's references (this
     /// breaks the `Inner -> queue -> task -> Sched -> Inner` cycle, so loom's leak check
     /// sees a real leak only).
-    fn teardown(&self) {
+    pub(crate) fn teardown(&self) {
         self.shutdown();
         loop {
             let task = self.0.queue.lock().pop_front();
@@ -173,7 +173,7 @@ impl Sched {
 // Test instruments.
 
 /// Bumps a counter when dropped: put one in a future (or an output) to count its drops.
-struct Track(Arc<AtomicUsize>);
+pub(crate) struct Track(pub(crate) Arc<AtomicUsize>);
 
 impl Drop for Track {
     fn drop(&mut self) {
@@ -182,15 +182,15 @@ impl Drop for Track {
     }
 }
 
-fn counter() -> Arc<AtomicUsize> {
+pub(crate) fn counter() -> Arc<AtomicUsize> {
     Arc::new(AtomicUsize::new(0))
 }
 
 /// Marks a poll in progress; two polls at once fail the test.
-struct InPoll(Arc<AtomicBool>);
+pub(crate) struct InPoll(Arc<AtomicBool>);
 
 impl InPoll {
-    fn enter(flag: &Arc<AtomicBool>) -> InPoll {
+    pub(crate) fn enter(flag: &Arc<AtomicBool>) -> InPoll {
         // Relaxed: a swap (an RMW) always reads the latest value, so an overlap is seen
         // without adding any ordering of our own.
         assert!(!flag.swap(true, Relaxed), "task polled concurrently");
@@ -223,13 +223,13 @@ impl Flag {
 }
 
 /// A waker slot the future fills from its poll; the test takes the waker out.
-type Slot = Arc<Mutex<Option<Waker>>>;
+pub(crate) type Slot = Arc<Mutex<Option<Waker>>>;
 
-fn slot() -> Slot {
+pub(crate) fn slot() -> Slot {
     Arc::new(Mutex::new(None))
 }
 
-fn take(slot: &Slot) -> Waker {
+pub(crate) fn take(slot: &Slot) -> Waker {
     slot.lock().take().expect("the first poll stored a waker")
 }
 
@@ -262,7 +262,7 @@ fn poll_once<F: Future + Unpin>(f: &mut F) -> Poll<F::Output> {
 }
 
 /// Reads a JoinHandle of a task known to be complete.
-fn join_now<T>(mut join: JoinHandle<T>) -> Result<T, JoinError> {
+pub(crate) fn join_now<T>(mut join: JoinHandle<T>) -> Result<T, JoinError> {
     match poll_once(&mut join) {
         Poll::Ready(r) => r,
         Poll::Pending => panic!("task not complete after every thread finished"),
@@ -405,6 +405,18 @@ fn yield_then_output(
     out_drops: &Arc<AtomicUsize>,
     outputs: &Arc<AtomicUsize>,
 ) -> impl Future<Output = Track> + Send + 'static {
+    yield_then_output_by(false, in_poll, fut_drops, out_drops, outputs)
+}
+
+/// `yield_then_output`, its self-wake `task::wake_self_by_ref` (`recorded`: applied by the
+/// harness's end-of-poll CAS) or the waker's own `wake_by_ref` (an atomic during the poll).
+pub(crate) fn yield_then_output_by(
+    recorded: bool,
+    in_poll: &Arc<AtomicBool>,
+    fut_drops: &Arc<AtomicUsize>,
+    out_drops: &Arc<AtomicUsize>,
+    outputs: &Arc<AtomicUsize>,
+) -> impl Future<Output = Track> + Send + 'static {
     let (in_poll, out_drops, outputs) = (in_poll.clone(), out_drops.clone(), outputs.clone());
     let track = Track(fut_drops.clone());
     let mut yielded = false;
@@ -413,7 +425,11 @@ fn yield_then_output(
         let _g = InPoll::enter(&in_poll);
         if !yielded {
             yielded = true;
-            cx.waker().wake_by_ref();
+            if recorded {
+                task::wake_self_by_ref(cx.waker());
+            } else {
+                cx.waker().wake_by_ref();
+            }
             return Poll::Pending;
         }
         outputs.fetch_add(1, Relaxed);
@@ -462,7 +478,7 @@ fn first_park_racing_shutdown() {
 }
 
 /// Checks a JoinHandle result against what the future did: Ok iff an output was made.
-fn check_result(res: Result<Track, JoinError>, outputs: &AtomicUsize) {
+pub(crate) fn check_result(res: Result<Track, JoinError>, outputs: &AtomicUsize) {
     match res {
         Ok(out) => {
             assert_eq!(outputs.load(Relaxed), 1);
@@ -484,17 +500,17 @@ fn check_result(res: Result<Track, JoinError>, outputs: &AtomicUsize) {
 /// error; the future and any output are dropped exactly once.
 #[test]
 fn abort_racing_completion() {
-    abort_racing_polls(false);
+    abort_racing_polls(false, false);
 }
 
 /// The same with the task bound at spawn (`spawn_bound`): shutdown and completion go
 /// through the list.
 #[test]
 fn bound_abort_racing_completion() {
-    abort_racing_polls(true);
+    abort_racing_polls(true, false);
 }
 
-fn abort_racing_polls(bound: bool) {
+pub(crate) fn abort_racing_polls(bound: bool, recorded: bool) {
     model(move || {
         let sched = Sched::new();
         let (in_poll, fut_drops, out_drops, outputs) = (
@@ -503,7 +519,7 @@ fn abort_racing_polls(bound: bool) {
             counter(),
             counter(),
         );
-        let fut = yield_then_output(&in_poll, &fut_drops, &out_drops, &outputs);
+        let fut = yield_then_output_by(recorded, &in_poll, &fut_drops, &out_drops, &outputs);
         let join = if bound {
             sched.spawn_bound(fut)
         } else {

@@ -106,7 +106,7 @@ pub(crate) fn poll_proceed(cx: &mut Context<'_>) -> Poll<()> {
         }
     });
     if exhausted {
-        cx.waker().wake_by_ref();
+        ::task::wake_self_by_ref(cx.waker());
         Poll::Pending
     } else {
         Poll::Ready(())

@@ -119,12 +119,15 @@ unsafe fn poll_inner<T: Future, S: Schedule>(ptr: NonNull<Header>, scheduler: &S
     // SAFETY: RUNNING is ours.
     let ready = unsafe { poll_future(cell, &mut cx) };
     drop(current);
+    // Taken on both outcomes, so no record outlives the poll that made it.
+    let woke_self = crate::waker::take_self_wake(ptr);
     if ready {
         return PollFuture::Complete;
     }
-    if !cell.header.is_bound() && {
-        // Woken or cancelled during the poll: it will not go idle now (both bits stay set
-        // while we hold RUNNING), so it stays unbound, back in a queue or completing.
+    if !cell.header.is_bound() && !woke_self && {
+        // Woken (by itself, or a waker) or cancelled during the poll: it will not go idle
+        // now (both bits stay set while we hold RUNNING), so it stays unbound, back in a
+        // queue or completing.
         let now = cell.header.state.load();
         !now.is_notified() && !now.is_cancelled()
     } {
@@ -144,7 +147,7 @@ unsafe fn poll_inner<T: Future, S: Schedule>(ptr: NonNull<Header>, scheduler: &S
             .scheduler
             .with_mut(|s| unsafe { *s = Some(scheduler.clone()) });
     }
-    match cell.header.state.transition_to_idle() {
+    match cell.header.state.transition_to_idle(woke_self) {
         ToIdle::Ok => PollFuture::Done,
         ToIdle::OkNotified => PollFuture::Notified,
         ToIdle::OkDealloc => PollFuture::Dealloc,

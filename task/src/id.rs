@@ -58,8 +58,19 @@ static NEXT_BLOCK: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::
 std::thread_local! {
     /// This thread's cursor: (next id, end of its block).
     static CURSOR: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
+}
+
+// The current task is per thread under loom too (loom's thread-locals: its threads share
+// one OS thread), because the self-wake record (waker.rs) is keyed by it.
+#[cfg(not(loom))]
+std::thread_local! {
     /// The task being polled on this thread, if any.
     static CURRENT: Cell<Option<NonNull<Header>>> = const { Cell::new(None) };
+}
+
+#[cfg(loom)]
+shim::thread_local! {
+    static CURRENT: Cell<Option<NonNull<Header>>> = Cell::new(None);
 }
 
 /// A fresh id.

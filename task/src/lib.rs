@@ -45,6 +45,7 @@ pub use crate::inspect::{waker_task, waker_task_id, TaskState, TaskView};
 pub use crate::join::{AbortHandle, JoinError, JoinHandle};
 pub use crate::list::OwnedTasks;
 pub use crate::meta::{current_meta, current_raw_meta, meta_of, RawMeta, SpawnMeta, TaskMeta};
+pub use crate::waker::wake_self_by_ref;
 
 /// What a scheduler provides to its tasks. A task's poller lends its own to each run
 /// (`Notified::run`); a task that parks keeps a clone (`Core::scheduler`) for its wakers.

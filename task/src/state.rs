@@ -247,14 +247,19 @@ impl State {
     }
 
     /// The poll returned `Pending`. Clears RUNNING; keeps the run's reference as a new
-    /// `Notified` when woken meanwhile, else drops it, all in the same CAS.
-    pub(crate) fn transition_to_idle(&self) -> ToIdle {
+    /// `Notified` when woken meanwhile (by a waker, or by the poll itself: `woke_self`,
+    /// which sets NOTIFIED here as a `wake_by_ref` during the poll would have), else drops
+    /// it, all in the same CAS.
+    pub(crate) fn transition_to_idle(&self, woke_self: bool) -> ToIdle {
         self.update(|mut s| {
             debug_assert!(s.is_running());
             if s.is_cancelled() {
                 return (None, ToIdle::Cancelled);
             }
             s.unset_running();
+            if woke_self {
+                s.set_notified();
+            }
             if s.is_notified() {
                 return (Some(s), ToIdle::OkNotified);
             }
@@ -457,10 +462,10 @@ mod tests {
             ToNotifiedByRef::DoNothing
         );
         assert!(st.load().is_notified());
-        assert_eq!(st.transition_to_idle(), ToIdle::OkNotified);
+        assert_eq!(st.transition_to_idle(false), ToIdle::OkNotified);
         assert_eq!(st.load().ref_count(), 3);
         assert_eq!(st.transition_to_running(), ToRunning::Success);
-        assert_eq!(st.transition_to_idle(), ToIdle::Ok);
+        assert_eq!(st.transition_to_idle(false), ToIdle::Ok);
         assert_eq!(st.load().ref_count(), 2);
         // Idle: wake_by_ref takes a reference in the same CAS.
         assert_eq!(st.transition_to_notified_by_ref(), ToNotifiedByRef::Submit);
@@ -509,9 +514,9 @@ mod tests {
         );
         assert!(st.load().is_notified());
         assert_eq!(st.load().ref_count(), 3);
-        assert_eq!(st.transition_to_idle(), ToIdle::OkNotified);
+        assert_eq!(st.transition_to_idle(false), ToIdle::OkNotified);
         assert_eq!(st.transition_to_running(), ToRunning::Success);
-        assert_eq!(st.transition_to_idle(), ToIdle::Ok);
+        assert_eq!(st.transition_to_idle(false), ToIdle::Ok);
         // Idle: a new reference for the `Notified`; the waker keeps its own.
         st.ref_inc();
         assert_eq!(st.transition_to_notified_by_val(), ToNotifiedByVal::Submit);
@@ -528,7 +533,7 @@ mod tests {
     fn abort_idle_and_running() {
         let st = State::new();
         assert_eq!(st.transition_to_running(), ToRunning::Success);
-        assert_eq!(st.transition_to_idle(), ToIdle::Ok);
+        assert_eq!(st.transition_to_idle(false), ToIdle::Ok);
         assert_eq!(
             st.transition_to_notified_and_cancel(),
             ToNotifiedByRef::Submit
@@ -545,7 +550,7 @@ mod tests {
             st.transition_to_notified_and_cancel(),
             ToNotifiedByRef::DoNothing
         );
-        assert_eq!(st.transition_to_idle(), ToIdle::Cancelled);
+        assert_eq!(st.transition_to_idle(false), ToIdle::Cancelled);
     }
 
     #[test]
@@ -572,6 +577,6 @@ mod tests {
         let st = State::new();
         assert_eq!(st.transition_to_running(), ToRunning::Success);
         assert!(!st.transition_to_shutdown());
-        assert_eq!(st.transition_to_idle(), ToIdle::Cancelled);
+        assert_eq!(st.transition_to_idle(false), ToIdle::Cancelled);
     }
 }

@@ -4,7 +4,20 @@
 //! header's vtable). A clone takes a reference; `wake` hands its reference to the queue
 //! when the task is idle; `wake_by_ref` takes the queue's reference in the same CAS that
 //! sets NOTIFIED, so waking by reference costs no more atomics than waking by value.
+//!
+//! A task that wakes itself from inside its own poll ([`wake_self_by_ref`], for
+//! `yield_now` and a spent coop budget) needs no atomic at all: waking a running task only
+//! sets NOTIFIED, and the harness's CAS that ends the poll (`transition_to_idle`) can set
+//! it just as well. The wake is recorded in the thread-local `SELF_WOKEN` as the task's
+//! header; the harness takes it right after the poll returns (`take_self_wake`) and passes
+//! it to that CAS. Any waker that is not the polled task's own (a sub-executor's, another
+//! task's), and a second self-wake while one is recorded (a task polled inside another
+//! task's poll, as a `LocalSet` does), takes the ordinary `wake_by_ref`. The record is
+//! keyed by the header, so a poll that ends without taking it (none does) could only leave
+//! a spurious wake of that same task behind, never a lost one.
 
+use std::cell::Cell;
+use std::mem::ManuallyDrop;
 use std::ptr::NonNull;
 use std::task::{RawWaker, RawWakerVTable, Waker};
 
@@ -44,6 +57,61 @@ unsafe fn wake(data: *const ()) {
 unsafe fn wake_by_ref(data: *const ()) {
     // SAFETY: the waker holds (or borrows) a reference.
     unsafe { harness::wake_by_ref(header(data)) }
+}
+
+#[cfg(not(loom))]
+std::thread_local! {
+    /// The task whose poll on this thread woke itself (see the module docs), if any.
+    static SELF_WOKEN: Cell<Option<NonNull<Header>>> = const { Cell::new(None) };
+}
+
+// loom's threads share one OS thread: the record is per loom thread there.
+#[cfg(loom)]
+shim::thread_local! {
+    static SELF_WOKEN: Cell<Option<NonNull<Header>>> = Cell::new(None);
+}
+
+/// Wakes `waker` by reference; when it is the waker of the task this thread is polling,
+/// only records the wake for the harness to apply when the poll ends (no atomic). For
+/// wakes from inside a poll (`yield_now`, a spent budget); anywhere else it is
+/// `waker.wake_by_ref()`.
+pub fn wake_self_by_ref(waker: &Waker) {
+    if let Some(task) = crate::id::current_header() {
+        let recorded = SELF_WOKEN.try_with(|w| {
+            if w.get().is_some() {
+                return false;
+            }
+            // SAFETY: the current task is live while it is current (`current_header`), and
+            // the borrowed waker is only compared, never woken or dropped.
+            let own = ManuallyDrop::new(unsafe { borrowed(task) });
+            if waker.will_wake(&own) {
+                w.set(Some(task));
+                true
+            } else {
+                false
+            }
+        });
+        if matches!(recorded, Ok(true)) {
+            return;
+        }
+    }
+    waker.wake_by_ref();
+}
+
+/// Whether the poll of `task` that just returned woke the task itself through
+/// [`wake_self_by_ref`]; clears the record.
+#[inline]
+pub(crate) fn take_self_wake(task: NonNull<Header>) -> bool {
+    SELF_WOKEN
+        .try_with(|w| {
+            if w.get() == Some(task) {
+                w.set(None);
+                true
+            } else {
+                false
+            }
+        })
+        .unwrap_or(false)
 }
 
 unsafe fn drop_waker(data: *const ()) {

@@ -2,91 +2,16 @@
 //! join, abort, panics, shutdown.
 #![cfg(not(loom))]
 
-use std::collections::VecDeque;
+mod common;
+
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
-use task::{JoinError, Notified, OwnedTasks, Schedule, Task};
-
-#[derive(Clone)]
-struct Sched(Arc<Inner>);
-
-struct Inner {
-    queue: Mutex<VecDeque<Notified<Sched>>>,
-    owned: OwnedTasks<Sched>,
-    yields: AtomicUsize,
-    binds: AtomicUsize,
-}
-
-impl Schedule for Sched {
-    fn schedule(&self, task: Notified<Self>) {
-        self.0.queue.lock().unwrap().push_back(task);
-    }
-    fn release(&self, task: &Task<Self>) -> Option<Task<Self>> {
-        self.0.owned.remove(task)
-    }
-    fn yield_now(&self, task: Notified<Self>) {
-        self.0.yields.fetch_add(1, SeqCst);
-        self.schedule(task);
-    }
-    fn bind(&self, task: Task<Self>) -> Result<(), Task<Self>> {
-        self.0.binds.fetch_add(1, SeqCst);
-        self.0.owned.bind(task, 1)
-    }
-}
-
-impl Sched {
-    fn new() -> Sched {
-        Sched(Arc::new(Inner {
-            queue: Mutex::new(VecDeque::new()),
-            owned: OwnedTasks::new(2),
-            yields: AtomicUsize::new(0),
-            binds: AtomicUsize::new(0),
-        }))
-    }
-
-    fn spawn<F>(&self, f: F) -> task::JoinHandle<F::Output>
-    where
-        F: Future + Send + 'static,
-        F::Output: Send + 'static,
-    {
-        let (join, notified) = self.0.owned.spawn(f, task::SpawnMeta::NONE);
-        if let Some(n) = notified {
-            self.schedule(n);
-        }
-        join
-    }
-
-    /// Runs queued tasks until the queue is empty; returns how many polls ran.
-    fn run(&self) -> usize {
-        let mut n = 0;
-        loop {
-            let t = self.0.queue.lock().unwrap().pop_front();
-            match t {
-                Some(t) => {
-                    t.run(self);
-                    n += 1;
-                }
-                None => return n,
-            }
-        }
-    }
-
-    fn shutdown(&self) {
-        self.0.owned.close_and_shutdown_all(0);
-        // Dropped outside the lock: dropping a never-parked task cancels it, and its
-        // future's drop may wake (schedule) another.
-        let queued = std::mem::take(&mut *self.0.queue.lock().unwrap());
-        drop(queued);
-    }
-}
-
-fn poll_once<F: Future + Unpin>(f: &mut F) -> Poll<F::Output> {
-    Pin::new(f).poll(&mut Context::from_waker(Waker::noop()))
-}
+use common::{poll_once, Sched};
+use task::JoinError;
 
 struct Drops(Arc<AtomicUsize>);
 impl Drop for Drops {

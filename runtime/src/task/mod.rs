@@ -254,7 +254,7 @@ impl Future for YieldNow {
         }
         self.yielded = true;
         crate::coop::note_yield();
-        cx.waker().wake_by_ref();
+        ::task::wake_self_by_ref(cx.waker());
         Poll::Pending
     }
 }
