@@ -4,7 +4,8 @@
 //! message, send to receive, with no timing noise.
 //!
 //! `instr_chan <runtime|tokio|smol> <uncontended_bounded|uncontended_unbounded|full_ping|
-//! contention_bounded|contention_unbounded> <N> [WORKERS]`; prints the messages one iteration moves. With `WORKERS` the multi-thread
+//! contention_bounded|contention_unbounded|watch_fanout_100|broadcast_fanout_100> <N> [WORKERS]`;
+//! prints the messages one iteration moves (a fan-out: values times receivers). With `WORKERS` the multi-thread
 //! flavor runs instead (for `strace -c -f` or `perf stat`: syscalls and parks per message
 //! cross threads there, and instruction counts then depend on timing).
 
@@ -19,7 +20,7 @@ use benches::{Bench, Flavor};
 
 const USAGE: &str = "usage: instr_chan <runtime|tokio|smol> \
                      <uncontended_bounded|uncontended_unbounded|full_ping|contention_bounded|\
-                     contention_unbounded> <iterations> [workers]";
+                     contention_unbounded|watch_fanout_100|broadcast_fanout_100> <iterations> [workers]";
 
 /// Runs `iterations + 1` iterations (the first warms up) on `rt`, then drops it.
 fn run<B: Bench>(rt: B, f: for<'a> fn(&'a B) -> Iteration<'a>, iterations: usize) {
@@ -76,6 +77,22 @@ fn main() -> ExitCode {
         ("runtime", "contention_unbounded") => {
             run_ours(f, mpsc_contention::<Ours, OursUnbounded>, iterations)
         }
+        ("runtime", "watch_fanout_100") => {
+            run_ours(f, watch_fanout_100::<Ours, OursWatch>, iterations)
+        }
+        ("runtime", "broadcast_fanout_100") => {
+            run_ours(f, broadcast_fanout_100::<Ours, OursBroadcast>, iterations)
+        }
+        ("tokio", "watch_fanout_100") => run(
+            Tokio::new(f),
+            watch_fanout_100::<Tokio, TokioWatch>,
+            iterations,
+        ),
+        ("tokio", "broadcast_fanout_100") => run(
+            Tokio::new(f),
+            broadcast_fanout_100::<Tokio, TokioBroadcast>,
+            iterations,
+        ),
         ("tokio", "uncontended_bounded") => run(
             Tokio::new(f),
             mpsc_uncontended::<Tokio, TokioBounded>,
@@ -123,6 +140,8 @@ fn main() -> ExitCode {
     }
     let messages = if args[1].starts_with("contention") {
         PRODUCERS * MESSAGES
+    } else if args[1].ends_with("fanout_100") {
+        RECEIVERS_100 * UPDATES_100
     } else {
         MESSAGES
     };
