@@ -31,16 +31,18 @@ pub(crate) fn fill<B: BufMut + ?Sized, R>(
     Ok((n, extra))
 }
 
-/// One `read(2)` from `fd` into `buf`'s spare capacity.
+/// One read with `reader` (`recv(2)` for a socket, `read(2)` for a pipe) from `fd` into
+/// `buf`'s spare capacity.
 pub(crate) fn read_buf<B: BufMut + ?Sized>(
     fd: std::os::fd::RawFd,
     buf: &mut B,
+    reader: super::stream_io::Reader,
 ) -> io::Result<usize> {
     if !buf.has_remaining_mut() {
         return Ok(0);
     }
     fill(buf, |dst| {
-        super::stream_io::read_uninit(fd, dst.as_mut_ptr(), dst.len()).map(|n| (n, ()))
+        reader(fd, dst.as_mut_ptr(), dst.len()).map(|n| (n, ()))
     })
     .map(|(n, ())| n)
 }

@@ -134,7 +134,12 @@ macro_rules! reader {
                 cx: &mut Context<'_>,
                 buf: &mut ReadBuf<'_>,
             ) -> Poll<io::Result<()>> {
-                crate::net::stream_io::poll_read_buf(&self.io, cx, buf)
+                crate::net::stream_io::poll_read_buf(
+                    &self.io,
+                    cx,
+                    buf,
+                    crate::net::stream_io::read_uninit,
+                )
             }
         }
 

@@ -378,7 +378,7 @@ impl Receiver {
     /// As [`Self::try_read`].
     pub fn try_read_buf<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
         self.io.try_io(Direction::Read, |p| {
-            crate::net::buf_io::read_buf(p.as_raw_fd(), buf)
+            crate::net::buf_io::read_buf(p.as_raw_fd(), buf, crate::net::stream_io::read_uninit)
         })
     }
 }
@@ -389,7 +389,7 @@ impl tokio::io::AsyncRead for Receiver {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        crate::net::stream_io::poll_read_buf(&self.io, cx, buf)
+        crate::net::stream_io::poll_read_buf(&self.io, cx, buf, crate::net::stream_io::read_uninit)
     }
 }
 
