@@ -234,6 +234,10 @@ unsafe fn cancel_future<T: Future, S>(cell: &Cell<T, S>) {
     // SAFETY: RUNNING is ours.
     let dropped = unsafe { drop_stage(cell) };
     drop(current);
+    // A destructor that woke its own task left a record nobody will apply (the task is
+    // completing): clear it, so it neither outlives this task nor blocks the thread's
+    // next self-wake.
+    let _ = crate::waker::take_self_wake(NonNull::from(&cell.header));
     let meta = cell.trailer.meta.meta();
     let err = match dropped {
         Ok(()) => JoinError::cancelled(meta),

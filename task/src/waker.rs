@@ -12,9 +12,10 @@
 //! header; the harness takes it right after the poll returns (`take_self_wake`) and passes
 //! it to that CAS. Any waker that is not the polled task's own (a sub-executor's, another
 //! task's), and a second self-wake while one is recorded (a task polled inside another
-//! task's poll, as a `LocalSet` does), takes the ordinary `wake_by_ref`. The record is
-//! keyed by the header, so a poll that ends without taking it (none does) could only leave
-//! a spurious wake of that same task behind, never a lost one.
+//! task's poll, as a `LocalSet` does), takes the ordinary `wake_by_ref`. The harness takes
+//! the record after every poll and after a cancelled future's drop (the other time a task
+//! is current); being keyed by the header, a record left behind could only cause a
+//! spurious wake of that same task, never a lost one.
 
 use std::cell::Cell;
 use std::mem::ManuallyDrop;
