@@ -14,16 +14,7 @@ use common::{poll_once, Sched};
 
 /// Pending once, waking itself through `wake_self_by_ref` first (a `yield_now`).
 async fn yield_recorded() {
-    let mut yielded = false;
-    std::future::poll_fn(|cx| {
-        if yielded {
-            return Poll::Ready(());
-        }
-        yielded = true;
-        task::wake_self_by_ref(cx.waker());
-        Poll::Pending
-    })
-    .await
+    common::yield_once_by(true).await
 }
 
 struct CountingWaker(AtomicUsize);

@@ -373,16 +373,7 @@ fn tasks_that_never_park_never_bind() {
 
 /// Pending once, waking itself first (a `yield_now`).
 async fn yield_once() {
-    let mut yielded = false;
-    std::future::poll_fn(|cx| {
-        if yielded {
-            return Poll::Ready(());
-        }
-        yielded = true;
-        cx.waker().wake_by_ref();
-        Poll::Pending
-    })
-    .await
+    common::yield_once_by(false).await
 }
 
 /// At shutdown a never-parked task cannot be reached through the list: the queue drain

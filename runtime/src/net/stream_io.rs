@@ -59,26 +59,16 @@ where
     Poll::Ready(Ok(()))
 }
 
-/// One `read(2)` of at most `len` bytes into `ptr`, retried on `EINTR`.
+/// One `read(2)` of at most `len` bytes from `fd` (a pipe or any descriptor) into `ptr`,
+/// retried on `EINTR`.
 pub(crate) fn read_uninit(
     fd: std::os::fd::RawFd,
     ptr: *mut MaybeUninit<u8>,
     len: usize,
 ) -> io::Result<usize> {
-    // read(2) of more than isize::MAX is unspecified; clamp as std does.
-    let len = len.min(isize::MAX as usize);
-    loop {
-        // SAFETY: `ptr..ptr+len` is the writable unfilled part of a live `ReadBuf`
-        // (borrowed mutably by our caller for the whole call) and `fd` is an open socket.
-        let ret = unsafe { libc::read(fd, ptr.cast::<libc::c_void>(), len) };
-        if ret >= 0 {
-            return Ok(ret as usize);
-        }
-        let err = io::Error::last_os_error();
-        if err.kind() != io::ErrorKind::Interrupted {
-            return Err(err);
-        }
-    }
+    // SAFETY: `ptr..ptr+len` is writable memory the caller lends for this call (the
+    // unfilled part of a live `ReadBuf`, or a buffer's spare capacity) and `fd` is open.
+    retry_interrupted(len, |len| unsafe { libc::read(fd, ptr.cast(), len) })
 }
 
 /// One `recv(2)` (no flags) of at most `len` bytes from the socket `fd` into `ptr`,
@@ -88,12 +78,16 @@ pub(crate) fn recv_uninit(
     ptr: *mut MaybeUninit<u8>,
     len: usize,
 ) -> io::Result<usize> {
+    // SAFETY: as `read_uninit`'s, and `fd` is an open socket.
+    retry_interrupted(len, |len| unsafe { libc::recv(fd, ptr.cast(), len, 0) })
+}
+
+/// Runs `call` (a read of at most its argument's bytes) until it is not interrupted;
+/// `len` is clamped to `isize::MAX` first (a larger read is unspecified; std clamps too).
+fn retry_interrupted(len: usize, mut call: impl FnMut(usize) -> isize) -> io::Result<usize> {
     let len = len.min(isize::MAX as usize);
     loop {
-        // SAFETY: `ptr..ptr+len` is writable memory the caller lends for this call (the
-        // unfilled part of a live `ReadBuf`, or a buffer's spare capacity) and `fd` is an
-        // open socket.
-        let ret = unsafe { libc::recv(fd, ptr.cast::<libc::c_void>(), len, 0) };
+        let ret = call(len);
         if ret >= 0 {
             return Ok(ret as usize);
         }

@@ -99,3 +99,23 @@ impl Sched {
 pub fn poll_once<F: Future + Unpin>(f: &mut F) -> Poll<F::Output> {
     Pin::new(f).poll(&mut Context::from_waker(Waker::noop()))
 }
+
+/// Pending once, waking itself first (a `yield_now`): through `task::wake_self_by_ref`
+/// when `recorded` (applied by the harness when the poll ends), else the waker's own
+/// `wake_by_ref` (an atomic during the poll).
+pub async fn yield_once_by(recorded: bool) {
+    let mut yielded = false;
+    std::future::poll_fn(|cx| {
+        if yielded {
+            return Poll::Ready(());
+        }
+        yielded = true;
+        if recorded {
+            task::wake_self_by_ref(cx.waker());
+        } else {
+            cx.waker().wake_by_ref();
+        }
+        Poll::Pending
+    })
+    .await
+}
