@@ -39,6 +39,7 @@
 mod clock;
 mod driver;
 mod readiness;
+mod ready;
 mod registration;
 mod shards;
 mod slab;

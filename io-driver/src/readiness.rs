@@ -1,9 +1,9 @@
 //! Per-resource readiness state (`ScheduledIo`): one atomic word plus the tasks waiting.
 //!
-//! The word packs, from the low bits up: the readiness bits ([`Ready`]: readable, writable,
-//! read-closed, write-closed, error, priority), the SHUTDOWN bit, the driver tick of the last dispatch
-//! that touched the entry, and the entry's generation (bumped every time the slab slot is
-//! freed). Invariants:
+//! The word packs, from the low bits up: the readiness bits ([`Ready`]; the bit-set types,
+//! [`Direction`] and [`ReadyEvent`] are `ready.rs`'s), the SHUTDOWN bit, the driver tick of
+//! the last dispatch that touched the entry, and the entry's generation (bumped every time
+//! the slab slot is freed). Invariants:
 //! - The driver sets readiness with a CAS that fails when the generation differs, so an event
 //!   carrying the token of a previous occupant can never mark the current one ready.
 //! - `clear_readiness` is a CAS that only succeeds if the tick is still the one the caller
@@ -27,15 +27,12 @@
 //!
 //! The tasks waiting on each direction are kept by `Waiters` (see `waiters.rs`): any
 //! number of them; an event wakes them all. A wait on any set of bits (`poll_ready_mask`,
-//! tokio's `ready(Interest)`) joins the read waiters when the set holds readable,
-//! read-closed or priority, or is error alone, and the write waiters when it holds writable or
-//! write-closed; an event with a read-side bit wakes the read waiters, one with writable,
-//! write-closed or error the write waiters, so every such wait is woken by the event it
-//! waits for.
+//! tokio's `ready(Interest)`) joins the waiters of each side its bits select, and an event
+//! wakes those of each side its bits touch (`READ_WAIT`/`WRITE_WAIT` and
+//! `READ_SIDE`/`WRITE_SIDE`, whose rule is in `ready.rs`), so every such wait is woken by
+//! the event it waits for.
 
-use std::fmt;
 use std::io;
-use std::ops::BitOr;
 use std::task::{Context, Poll, Waker};
 
 // Through the shim (std / parking_lot normally, loom under `--cfg loom`): the word and the
@@ -44,188 +41,11 @@ use std::task::{Context, Poll, Waker};
 use shim::sync::atomic::{AtomicUsize, Ordering};
 use shim::sync::Mutex;
 
+use crate::ready::{READ_SIDE, READ_WAIT, WRITE_SIDE, WRITE_WAIT};
 use crate::waiters::Waiters;
 
-/// A set of readiness bits reported by the OS for one resource.
-#[derive(Clone, Copy, PartialEq, Eq, Default, Hash)]
-pub struct Ready(u8);
-
-impl Ready {
-    /// No readiness.
-    pub const EMPTY: Ready = Ready(0);
-    /// The resource can be read from.
-    pub const READABLE: Ready = Ready(1 << 0);
-    /// The resource can be written to.
-    pub const WRITABLE: Ready = Ready(1 << 1);
-    /// The read half is closed (peer sent FIN, or hang-up). Sticky: never cleared.
-    pub const READ_CLOSED: Ready = Ready(1 << 2);
-    /// The write half is closed (hang-up or error). Sticky: never cleared.
-    pub const WRITE_CLOSED: Ready = Ready(1 << 3);
-    /// The resource reported an error condition.
-    pub const ERROR: Ready = Ready(1 << 4);
-    /// Priority (out-of-band) data can be read (`EPOLLPRI`).
-    pub const PRIORITY: Ready = Ready(1 << 5);
-    /// Every readiness bit.
-    pub const ALL: Ready = Ready(0b11_1111);
-
-    const CLOSED: Ready = Ready(Self::READ_CLOSED.0 | Self::WRITE_CLOSED.0);
-
-    /// The raw bits.
-    pub const fn bits(self) -> u8 {
-        self.0
-    }
-    /// Builds a set from raw bits; unknown bits are dropped.
-    pub const fn from_bits(bits: u8) -> Ready {
-        Ready(bits & Self::ALL.0)
-    }
-    /// True when no bit is set.
-    pub const fn is_empty(self) -> bool {
-        self.0 == 0
-    }
-    /// True when every bit of `other` is set in `self`.
-    pub const fn contains(self, other: Ready) -> bool {
-        self.0 & other.0 == other.0
-    }
-    /// True when `self` and `other` share a bit.
-    pub const fn intersects(self, other: Ready) -> bool {
-        self.0 & other.0 != 0
-    }
-    /// The bits set in both.
-    pub const fn intersection(self, other: Ready) -> Ready {
-        Ready(self.0 & other.0)
-    }
-    /// Readable bit set.
-    pub const fn is_readable(self) -> bool {
-        self.contains(Self::READABLE)
-    }
-    /// Writable bit set.
-    pub const fn is_writable(self) -> bool {
-        self.contains(Self::WRITABLE)
-    }
-    /// Read-closed bit set.
-    pub const fn is_read_closed(self) -> bool {
-        self.contains(Self::READ_CLOSED)
-    }
-    /// Write-closed bit set.
-    pub const fn is_write_closed(self) -> bool {
-        self.contains(Self::WRITE_CLOSED)
-    }
-    /// Error bit set.
-    pub const fn is_error(self) -> bool {
-        self.contains(Self::ERROR)
-    }
-    /// Priority bit set.
-    pub const fn is_priority(self) -> bool {
-        self.contains(Self::PRIORITY)
-    }
-
-    pub(crate) fn from_mio(event: &mio::event::Event) -> Ready {
-        let mut bits = 0;
-        if event.is_readable() {
-            bits |= Self::READABLE.0;
-        }
-        if event.is_writable() {
-            bits |= Self::WRITABLE.0;
-        }
-        if event.is_read_closed() {
-            bits |= Self::READ_CLOSED.0;
-        }
-        if event.is_write_closed() {
-            bits |= Self::WRITE_CLOSED.0;
-        }
-        if event.is_error() {
-            bits |= Self::ERROR.0;
-        }
-        if event.is_priority() {
-            bits |= Self::PRIORITY.0;
-        }
-        Ready(bits)
-    }
-}
-
-impl BitOr for Ready {
-    type Output = Ready;
-    fn bitor(self, rhs: Ready) -> Ready {
-        Ready(self.0 | rhs.0)
-    }
-}
-
-impl fmt::Debug for Ready {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const NAMES: [(Ready, &str); 6] = [
-            (Ready::READABLE, "READABLE"),
-            (Ready::WRITABLE, "WRITABLE"),
-            (Ready::READ_CLOSED, "READ_CLOSED"),
-            (Ready::WRITE_CLOSED, "WRITE_CLOSED"),
-            (Ready::ERROR, "ERROR"),
-            (Ready::PRIORITY, "PRIORITY"),
-        ];
-        let mut set = f.debug_set();
-        for (bit, name) in NAMES {
-            if self.contains(bit) {
-                set.entry(&format_args!("{name}"));
-            }
-        }
-        set.finish()
-    }
-}
-
-/// Which half of a resource an operation waits on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Direction {
-    /// Wait for readable (or read-closed, or error).
-    Read,
-    /// Wait for writable (or write-closed, or error).
-    Write,
-}
-
-impl Direction {
-    /// The readiness bits that satisfy a wait in this direction.
-    pub const fn mask(self) -> Ready {
-        match self {
-            Direction::Read => Ready(Ready::READABLE.0 | Ready::READ_CLOSED.0 | Ready::ERROR.0),
-            Direction::Write => Ready(Ready::WRITABLE.0 | Ready::WRITE_CLOSED.0 | Ready::ERROR.0),
-        }
-    }
-}
-
-/// The bits whose events wake the read waiters (and which a wait on them joins them for).
-const READ_SIDE: Ready =
-    Ready(Ready::READABLE.0 | Ready::READ_CLOSED.0 | Ready::ERROR.0 | Ready::PRIORITY.0);
-/// The bits a wait joins the read waiters for (besides a wait on error alone).
-const READ_WAIT: Ready = Ready(Ready::READABLE.0 | Ready::READ_CLOSED.0 | Ready::PRIORITY.0);
-/// The bits whose events wake the write waiters.
-const WRITE_SIDE: Ready = Direction::Write.mask();
-/// The bits a wait joins the write waiters for (an error wakes both sides, so a wait that
-/// includes it is served by the read side alone).
-const WRITE_WAIT: Ready = Ready(Ready::WRITABLE.0 | Ready::WRITE_CLOSED.0);
-
-/// Readiness observed by `poll_ready`: the bits (restricted to the polled direction) and the
-/// driver tick at which they were set. Hand it back to `clear_readiness` after a `WouldBlock`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ReadyEvent {
-    pub(crate) ready: Ready,
-    pub(crate) tick: u32,
-}
-
-impl ReadyEvent {
-    /// The readiness bits seen.
-    pub fn ready(&self) -> Ready {
-        self.ready
-    }
-    /// The driver tick at which they were set.
-    pub fn tick(&self) -> u32 {
-        self.tick
-    }
-    /// The same event restricted to the bits of `ready` (to clear only those).
-    #[must_use]
-    pub fn with_ready(self, ready: Ready) -> ReadyEvent {
-        ReadyEvent {
-            ready: self.ready.intersection(ready),
-            tick: self.tick,
-        }
-    }
-}
+// The bit-set types, re-exported for the crate root and the driver's other modules.
+pub use crate::ready::{Direction, Ready, ReadyEvent};
 
 // ---- word layout -------------------------------------------------------------------------
 
