@@ -11,7 +11,7 @@ The build is `cargo test -p loom-tests --release --no-run` with `--cfg loom`, th
 profile without debug info, and debug assertions (the task state machine's `debug_assert!`s are checked in
 every explored execution). `LOOM_MAX_PREEMPTIONS` defaults to 2. Ignored models are not
 run. Prints each test's wall and CPU seconds and every suite's totals (a suite is a module
-of a binary: `loom_scheduler::multi_spawn_one_worker`); on a failure, the failing tests'
+of a binary: `loom_scheduler::wake::multi_spawn_one_worker`); on a failure, the failing tests'
 output, and exits 1.
 
   python3 loom-tests/run.py                     # what .ci/run's loom stage does
@@ -34,18 +34,18 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # are in benches/RESULTS.md). A name missing from the binaries is an error, so the list
 # follows renames.
 SLOW_FIRST = [
-    "loom_scheduler::local_spawn_wakes_sibling_two_workers",
-    "loom_scheduler::shutdown_with_queued_and_idle_tasks_two_workers",
+    "loom_scheduler::parallelism::local_spawn_wakes_sibling_two_workers",
+    "loom_scheduler::shutdown::shutdown_with_queued_and_idle_tasks_two_workers",
     "loom_block_in_place::hand_off_racing_a_steal_two_workers",
     "loom_sync_chan::mpsc_two_senders_contend_for_capacity",
-    "loom_scheduler::wake_from_worker_racing_park_two_workers",
-    "loom_scheduler::multi_spawn_two_workers",
+    "loom_scheduler::wake::wake_from_worker_racing_park_two_workers",
+    "loom_scheduler::wake::multi_spawn_two_workers",
     "loom_block_in_place::wake_from_the_blocked_thread_one_worker",
-    "loom_scheduler::waker_outlives_runtime_two_workers",
-    "loom_scheduler::spawn_from_outside_while_worker_parks",
-    "loom_scheduler::searcher_hand_off_two_workers",
-    "loom_scheduler::spawn_racing_shutdown_two_workers",
-    "loom_scheduler::shutdown_while_waking_one_worker",
+    "loom_scheduler::shutdown::waker_outlives_runtime_two_workers",
+    "loom_scheduler::wake::spawn_from_outside_while_worker_parks",
+    "loom_scheduler::parallelism::searcher_hand_off_two_workers",
+    "loom_scheduler::shutdown::spawn_racing_shutdown_two_workers",
+    "loom_scheduler::shutdown::shutdown_while_waking_one_worker",
     "loom_local::two_thieves_vs_overflow",
 ]
 

@@ -539,6 +539,17 @@ def check():
     def has_fn(src, name):
         return re.search(rf"\bfn\s+{re.escape(name)}\b", src) is not None
 
+    def suite_text(suite):
+        """A suite's source: loom-tests/tests/<suite>.rs and, for a suite whose models sit
+        in modules, the files of loom-tests/tests/<suite>/."""
+        src = text(os.path.join("loom-tests", "tests", suite + ".rs"))
+        mods = os.path.join(ROOT, "loom-tests", "tests", suite)
+        if src is not None and os.path.isdir(mods):
+            for name in sorted(os.listdir(mods)):
+                if name.endswith(".rs"):
+                    src += "\n" + text(os.path.join("loom-tests", "tests", suite, name))
+        return src
+
     def suite_exists(suite):
         return os.path.isfile(os.path.join(ROOT, "loom-tests", "tests", suite + ".rs")) \
             and binary_of(suite) is not None
@@ -579,13 +590,13 @@ def check():
         if text(rel) is None:
             bad(f"suites.toml tests {rel}", "no such file")
         for suite, tests in per.items():
-            src = text(os.path.join("loom-tests", "tests", suite + ".rs"))
+            src = suite_text(suite)
             if src is None:
                 bad(f"suites.toml tests {rel}", f"no suite loom-tests/tests/{suite}.rs")
                 continue
             for t in tests:
                 if not has_fn(src, t):
-                    bad(f"suites.toml tests {rel}", f"no test `{t}` in {suite}.rs")
+                    bad(f"suites.toml tests {rel}", f"no test `{t}` in {suite}.rs or {suite}/")
 
     # The scanned files: each still holds atomic operations, and has suites or is argued.
     OPS.clear()

@@ -2,7 +2,8 @@
 //! (`Local`, `Inject`), the task state machine, `runtime::sync` (channels, locks, `Notify`,
 //! `Barrier`, the shim's `SpinMutex`) and the I/O driver's readiness word, waiter lists and
 //! timer protocol, in one test binary (the schedulers' suites are `loom_sched`; why two
-//! binaries and how a model is named: there). A model is `<suite>::<model>`.
+//! binaries and how a model is named: there). A model is `<suite>::<model>`, or
+//! `<suite>::<module>::<model>` in `loom_task` (its modules' files in `loom_task/`).
 #![cfg(loom)]
 
 #[path = "loom_barrier.rs"]

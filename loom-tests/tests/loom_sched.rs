@@ -3,8 +3,10 @@
 //! `LocalSet` and `JoinSet`), in one test binary: every test binary is a fat-LTO link of
 //! the workspace, so the suites share two binaries (this one and `loom_prims`) rather than
 //! each paying its own. Each suite is a module named after its file in this directory,
-//! so a model is `<suite>::<model>` (`--exact loom_scheduler::multi_spawn_one_worker`, or
-//! `loom_scheduler::` as a filter for the whole suite); `loom-tests/run.py` runs them.
+//! so a model is `<suite>::<model>`, or `<suite>::<module>::<model>` in a suite whose models
+//! sit in modules (`loom_scheduler`, its files in `loom_scheduler/`): `--exact
+//! loom_scheduler::wake::multi_spawn_one_worker`, or `loom_scheduler::` as a filter for the
+//! whole suite; `loom-tests/run.py` runs them.
 #![cfg(loom)]
 
 #[path = "loom_block_in_place.rs"]

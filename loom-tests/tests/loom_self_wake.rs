@@ -83,7 +83,7 @@ fn wake_by_val_racing_a_recorded_yield() {
     });
 }
 
-/// `loom_task::abort_racing_completion` with the task's yield recorded instead of an
+/// `loom_task::abort::abort_racing_completion` with the task's yield recorded instead of an
 /// atomic wake: the abort's CANCELLED meets the deferred NOTIFIED in the end-of-poll CAS.
 #[test]
 fn abort_racing_a_recorded_yield() {
