@@ -37,7 +37,7 @@ SLOW_FIRST = [
     "loom_scheduler::parallelism::local_spawn_wakes_sibling_two_workers",
     "loom_scheduler::shutdown::shutdown_with_queued_and_idle_tasks_two_workers",
     "loom_block_in_place::hand_off_racing_a_steal_two_workers",
-    "loom_sync_chan::mpsc_two_senders_contend_for_capacity",
+    "loom_sync_chan::mpsc::mpsc_two_senders_contend_for_capacity",
     "loom_scheduler::wake::wake_from_worker_racing_park_two_workers",
     "loom_scheduler::wake::multi_spawn_two_workers",
     "loom_block_in_place::wake_from_the_blocked_thread_one_worker",

@@ -3,7 +3,8 @@
 //! `Barrier`, the shim's `SpinMutex`) and the I/O driver's readiness word, waiter lists and
 //! timer protocol, in one test binary (the schedulers' suites are `loom_sched`; why two
 //! binaries and how a model is named: there). A model is `<suite>::<model>`, or
-//! `<suite>::<module>::<model>` in `loom_task` (its modules' files in `loom_task/`).
+//! `<suite>::<module>::<model>` in `loom_task` and `loom_sync_chan` (their modules' files
+//! in `loom_task/` and `loom_sync_chan/`).
 #![cfg(loom)]
 
 #[path = "loom_barrier.rs"]

@@ -13,7 +13,7 @@
 //! the consumer touches before it recycles a block.
 //!
 //! The larger block-list models (recycled blocks reused by one producer, two producers
-//! crossing into the second block) are in `loom_sync_chan`.
+//! crossing into the second block) are in `loom_sync_chan::mpsc`.
 //!
 //! Bound: `LOOM_MAX_PREEMPTIONS` (read by `loom::model::Builder::new`), 2 when unset.
 
