@@ -67,6 +67,12 @@ pub struct WorkerShared<T: Link> {
     loom_held: std::sync::Mutex<Option<T>>,
 }
 
+impl<T: Link> Default for WorkerShared<T> {
+    fn default() -> Self {
+        WorkerShared::new()
+    }
+}
+
 impl<T: Link> WorkerShared<T> {
     /// A worker that is not polling (`IDLE`), with an empty slot, never found stuck.
     pub fn new() -> WorkerShared<T> {
