@@ -457,3 +457,44 @@ fn each_primitive_names_its_waiters_and_a_write_lock_its_holder() {
         },
     );
 }
+
+#[test]
+fn a_notify_waiter_keeps_its_record_when_a_served_waiter_leaves_after_it() {
+    watchdog("Notify waiters served, queued again and leaving", || {
+        let rt = support::current_thread();
+        let notify = Arc::new(runtime::sync::Notify::new());
+        let on_notify = |id| {
+            task::waits::snapshot()
+                .iter()
+                .any(|r| r.waiter == Some(id) && r.wait.kind == "Notify")
+        };
+        let spawn_waiter = || {
+            let n = notify.clone();
+            rt.spawn(async move { n.notified().await }).id()
+        };
+        // A current-thread runtime runs its tasks only inside `block_on`, in the order
+        // they were scheduled.
+        let first = spawn_waiter();
+        rt.block_on(runtime::task::yield_now());
+        assert!(on_notify(first), "a queued waiter is recorded");
+        let second = spawn_waiter();
+        // Serves the first waiter (its node is freed) while its future still lives: no
+        // longer shown as waiting.
+        notify.notify_one();
+        assert!(!on_notify(first), "a served waiter is still shown waiting");
+        // The second waiter queues (on the node the first was served from), then the
+        // first runs and leaves.
+        rt.block_on(runtime::task::yield_now());
+        assert!(rt.dump().task(first).is_none(), "the served waiter finished");
+        assert!(
+            on_notify(second),
+            "the first waiter's exit took the second one's record"
+        );
+        notify.notify_one();
+        rt.block_on(runtime::task::yield_now());
+        assert!(
+            rt.dump().task(second).is_none() && !on_notify(second),
+            "a finished waiter is still recorded"
+        );
+    });
+}

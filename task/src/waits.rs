@@ -23,7 +23,13 @@
 //!
 //! Lock order: a shard's mutex is innermost. Leaves take it under their own lock (which
 //! is what makes "recorded" and "queued" agree), and nothing is taken, woken or dropped
-//! under it but plain data; a dump takes one shard at a time. Under loom the registry is
+//! under it but plain data; a dump takes one shard at a time. A leaf whose notifier
+//! serves many waiters in one critical section (`Notify`) keeps the registry out of it
+//! instead: each waiter records itself after its queue's lock is released, under a key
+//! of its own (an address inside its pinned future, not its queue node, which the
+//! notifier frees and another waiter may take), with an [`Active`] test that reads
+//! whether it was served; and the waiter itself forgets the record when it is done or
+//! dropped. "Recorded" then only means "may be waiting"; the test decides. Under loom the registry is
 //! compiled to nothing (it synchronizes nothing the models check).
 
 use std::task::Waker;

@@ -253,6 +253,8 @@ impl<T> Sender<T> {
             inner.val.with_mut(|v| unsafe { (*v).replace(value) })
         };
         tail.pos = pos.wrapping_add(1);
+        // A receiver records its wait under its node's key (recv_wait.rs).
+        tail.waiters.forget_records();
         tail.waiters.serve_all(SERVED, &mut wakers);
         drop(tail);
         drop(old);
@@ -378,6 +380,7 @@ impl<T> Drop for Sender<T> {
             let mut wakers = WakeList::new();
             let mut tail = self.shared.tail.lock();
             tail.closed = true;
+            tail.waiters.forget_records();
             tail.waiters.serve_all(SERVED, &mut wakers);
             drop(tail);
             wakers.wake_all();

@@ -134,6 +134,8 @@ struct Waiter {
     done: bool,
     /// The handoff word: `GOT_*`, stored by the notifier that serves our node.
     got: HandoffWord,
+    /// Whether a wait record of ours stands in the registry (`record_wait`).
+    recorded: bool,
     /// The queue points at `got` from the first poll that queues until the node is freed.
     _pinned: PhantomPinned,
 }
@@ -220,6 +222,7 @@ impl Notify {
             slot: None,
             done: false,
             got: HandoffWord::new(),
+            recorded: false,
             _pinned: PhantomPinned,
         }
     }
@@ -412,20 +415,62 @@ impl OwnedNotified {
     }
 }
 
-/// Records a queued waiter for task dumps (`task::waits`), under the waiters' lock; the
-/// node's serving (`Handoff`'s `serve`) or removal forgets it, under the same lock.
-fn record_wait(n: &Notify, list: &WaitList<Handoff>, slot: usize, waker: &Waker) {
-    let wait = task::waits::Wait {
-        kind: "Notify",
-        object: n as *const Notify as usize,
-        target: None,
-        at: None,
-    };
-    // SAFETY: no holder word.
-    unsafe { task::waits::record(list.dump_key(slot), waker, wait, None) };
+/// The second word of a waiter's wait-registry key (the first is the address of its
+/// handoff word): no other leaf keys a record by an address with this tag.
+const WAIT_KEY_TAG: usize = usize::MAX - 1;
+
+/// `task::waits::Active::check` of a waiter's record: it waits while its handoff word reads
+/// "nothing" (a notifier that serves it stores what it gave there).
+///
+/// # Safety
+/// `word` points at a live `HandoffWord`: the waiter forgets its record (`unrecord`, from
+/// its drop at the latest) before the word's memory goes.
+unsafe fn still_waiting(word: *const ()) -> bool {
+    // SAFETY: the caller's contract. Relaxed: a label for a dump; it orders nothing.
+    unsafe { &*word.cast::<HandoffWord>() }.load(Relaxed) == GOT_NOTHING
 }
 
 impl Waiter {
+    /// The wait-registry key of this waiter: its handoff word's address, stable from the
+    /// first poll (the future is pinned) to the drop.
+    fn wait_key(&self) -> (usize, usize) {
+        (&self.got as *const HandoffWord as usize, WAIT_KEY_TAG)
+    }
+
+    /// Records this queued waiter for task dumps (`task::waits`), after the waiters' lock
+    /// is released: the notifier's critical section never touches the registry. The record
+    /// is keyed by the waiter (not its node, which a notifier frees and a new waiter may
+    /// take), shows only while the handoff word reads "nothing" (`still_waiting`), and is
+    /// forgotten by the waiter itself (`unrecord`) once it is done or dropped.
+    fn record(&mut self, n: &Notify, waker: &Waker) {
+        let wait = task::waits::Wait {
+            kind: "Notify",
+            object: n as *const Notify as usize,
+            target: None,
+            at: None,
+        };
+        let active = task::waits::Active {
+            data: (&self.got as *const HandoffWord).cast(),
+            check: still_waiting,
+        };
+        // SAFETY: no holder word; `got` lives until our drop, which calls `unrecord` first.
+        let recorded = unsafe {
+            task::waits::record_active(self.wait_key(), waker, wait, None, Some(active))
+        };
+        if !recorded && self.recorded {
+            // Another executor's waker replaced a task's: the old record no longer holds.
+            task::waits::forget(self.wait_key());
+        }
+        self.recorded = recorded;
+    }
+
+    /// Forgets our record, if one stands.
+    fn unrecord(&mut self) {
+        if std::mem::take(&mut self.recorded) {
+            task::waits::forget(self.wait_key());
+        }
+    }
+
     /// Returns true once notified; queues (with `waker`, if any) otherwise.
     fn poll(&mut self, n: &Notify, waker: Option<&Waker>) -> bool {
         if self.done {
@@ -482,8 +527,9 @@ impl Waiter {
             let handoff = unsafe { Handoff::new(&self.got) };
             let slot = list.push_back(handoff, waker);
             self.slot = Some(slot);
+            drop(list);
             if let Some(w) = given {
-                record_wait(n, &list, slot, w);
+                self.record(n, w);
             }
             return false;
         };
@@ -503,13 +549,16 @@ impl Waiter {
                 return true;
             }
             match waker {
-                Some(w) => {
-                    record_wait(n, &list, slot, w);
-                    list.set_waker(slot, w)
-                }
+                Some(w) => list.set_waker(slot, w),
                 None => None,
             }
         };
+        // A new record only for a waker of another task than the one recorded.
+        if let Some(w) = waker {
+            if !self.recorded || !old.as_ref().is_some_and(|o| o.will_wake(w)) {
+                self.record(n, w);
+            }
+        }
         drop(old);
         false
     }
@@ -521,6 +570,7 @@ impl Waiter {
         }
         std::task::ready!(super::poll_budget(cx));
         if self.poll(n, Some(cx.waker())) {
+            self.unrecord();
             super::spend_budget(cx);
             Poll::Ready(())
         } else {
@@ -548,7 +598,6 @@ impl Waiter {
                 GOT_NOTHING => {
                     // Still linked: leave the queue (no notifier will touch us after this).
                     let old = list.remove(slot);
-                    task::waits::forget(list.dump_key(slot));
                     if list.is_empty() {
                         n.set_empty_locked();
                     }
@@ -590,6 +639,7 @@ impl Future for OwnedNotified {
 impl Drop for Notified<'_> {
     fn drop(&mut self) {
         self.w.cancel(self.notify);
+        self.w.unrecord();
         self.w.got.release();
     }
 }
@@ -597,6 +647,7 @@ impl Drop for Notified<'_> {
 impl Drop for OwnedNotified {
     fn drop(&mut self) {
         self.w.cancel(&self.notify);
+        self.w.unrecord();
         self.w.got.release();
     }
 }

@@ -85,6 +85,16 @@ impl<D> WaitList<D> {
         (self as *const Self as usize, key)
     }
 
+    /// Forgets the wait-registry record (`task::waits`) under every linked node's
+    /// [`dump_key`](WaitList::dump_key), before a notifier serves them all.
+    pub(crate) fn forget_records(&self) {
+        let mut key = self.head;
+        while key != NIL {
+            task::waits::forget(self.dump_key(key));
+            key = self.get(key).next;
+        }
+    }
+
     /// True when no node is linked.
     pub(crate) fn is_empty(&self) -> bool {
         self.head == NIL
@@ -286,13 +296,13 @@ unsafe impl Send for Handoff {}
 
 impl WaitList<Handoff> {
     /// Serves the linked node `key`: frees it, then stores `got` (not 0) into its waiter's
-    /// handoff word. Returns the node's waker, to wake once the lock is released.
+    /// handoff word. Returns the node's waker, to wake once the lock is released. The
+    /// registry is not touched: a list whose waiters are recorded under their node's key
+    /// forgets them first ([`WaitList::forget_records`]).
     pub(crate) fn serve(&mut self, key: usize, got: usize) -> Option<Waker> {
         debug_assert!(got != 0, "a served handoff word reads non-zero");
         debug_assert!(self.is_linked(key), "only a linked node is served");
         let node = self.remove(key);
-        // A `Notify` waiter recorded itself for task dumps when it queued.
-        task::waits::forget(self.dump_key(key));
         let word = node.data.0;
         // SAFETY: the node was linked, so its waiter has not read a non-zero word and has
         // not removed it, so the word is alive (`Handoff::new`). This store is the last
