@@ -485,7 +485,10 @@ fn a_notify_waiter_keeps_its_record_when_a_served_waiter_leaves_after_it() {
         // The second waiter queues (on the node the first was served from), then the
         // first runs and leaves.
         rt.block_on(runtime::task::yield_now());
-        assert!(rt.dump().task(first).is_none(), "the served waiter finished");
+        assert!(
+            rt.dump().task(first).is_none(),
+            "the served waiter finished"
+        );
         assert!(
             on_notify(second),
             "the first waiter's exit took the second one's record"

@@ -454,9 +454,8 @@ impl Waiter {
             check: still_waiting,
         };
         // SAFETY: no holder word; `got` lives until our drop, which calls `unrecord` first.
-        let recorded = unsafe {
-            task::waits::record_active(self.wait_key(), waker, wait, None, Some(active))
-        };
+        let recorded =
+            unsafe { task::waits::record_active(self.wait_key(), waker, wait, None, Some(active)) };
         if !recorded && self.recorded {
             // Another executor's waker replaced a task's: the old record no longer holds.
             task::waits::forget(self.wait_key());
