@@ -134,7 +134,7 @@ struct Waiter {
     done: bool,
     /// The handoff word: `GOT_*`, stored by the notifier that serves our node.
     got: HandoffWord,
-    /// Whether a wait record of ours stands in the registry (`record_wait`).
+    /// Whether a wait record of ours stands in the registry (`Waiter::record`).
     recorded: bool,
     /// The queue points at `got` from the first poll that queues until the node is freed.
     _pinned: PhantomPinned,
