@@ -7,7 +7,7 @@
 
 use std::io::{self, Read, Write};
 
-use tokio::io::ReadBuf;
+use crate::io::ReadBuf;
 
 #[derive(Debug, Default)]
 pub(crate) struct Buf {

@@ -43,7 +43,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{ready, Context, Poll};
 
-use tokio::io::ReadBuf;
+use crate::io::ReadBuf;
 
 use super::buf::Buf;
 use super::{asyncify, OpenOptions};

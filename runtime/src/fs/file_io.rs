@@ -5,11 +5,11 @@ use std::io::{self, SeekFrom};
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
-use tokio::io::ReadBuf;
+use crate::io::ReadBuf;
 
 use super::File;
 
-impl tokio::io::AsyncRead for File {
+impl crate::io::AsyncRead for File {
     fn poll_read(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -19,7 +19,7 @@ impl tokio::io::AsyncRead for File {
     }
 }
 
-impl tokio::io::AsyncWrite for File {
+impl crate::io::AsyncWrite for File {
     fn poll_write(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -37,7 +37,7 @@ impl tokio::io::AsyncWrite for File {
     }
 }
 
-impl tokio::io::AsyncSeek for File {
+impl crate::io::AsyncSeek for File {
     fn start_seek(self: Pin<&mut Self>, pos: SeekFrom) -> io::Result<()> {
         self.get_mut().start_seek_inner(pos)
     }

@@ -23,7 +23,7 @@ use std::io::{self, Read, Write};
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
-use tokio::io::ReadBuf;
+use crate::io::ReadBuf;
 
 use crate::coop::poll_proceed;
 use crate::task::{spawn_blocking, JoinHandle};

@@ -104,10 +104,15 @@ pub mod unix;
 
 pub use std::io::{Error, ErrorKind, Result, SeekFrom};
 
+#[cfg(feature = "tokio-traits")]
 pub use tokio::io::{copy, copy_bidirectional, copy_bidirectional_with_sizes, copy_buf};
+#[cfg(feature = "tokio-traits")]
 pub use tokio::io::{join, split, Join, ReadHalf, WriteHalf};
+#[cfg(feature = "tokio-traits")]
 pub use tokio::io::{AsyncBufRead, AsyncRead, AsyncSeek, AsyncWrite, ReadBuf};
+#[cfg(feature = "tokio-traits")]
 pub use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
+#[cfg(feature = "tokio-traits")]
 pub use tokio::io::{BufReader, BufStream, BufWriter, Chain, Lines, Split, Take};
 
 pub use duplex::{duplex, DuplexStream};

@@ -152,11 +152,11 @@ pub(super) fn close_read(pipe: &Mutex<Pipe>) {
 /// shutdown spends it here.
 macro_rules! pipe_io_impls {
     ($ty:ty, read: $read:ident, write: $write:ident) => {
-        impl tokio::io::AsyncRead for $ty {
+        impl crate::io::AsyncRead for $ty {
             fn poll_read(
                 self: std::pin::Pin<&mut Self>,
                 cx: &mut std::task::Context<'_>,
-                buf: &mut tokio::io::ReadBuf<'_>,
+                buf: &mut crate::io::ReadBuf<'_>,
             ) -> std::task::Poll<std::io::Result<()>> {
                 let want = buf.remaining();
                 std::task::ready!($crate::io::pipe::poll_read_with(
@@ -172,7 +172,7 @@ macro_rules! pipe_io_impls {
             }
         }
 
-        impl tokio::io::AsyncWrite for $ty {
+        impl crate::io::AsyncWrite for $ty {
             fn poll_write(
                 self: std::pin::Pin<&mut Self>,
                 cx: &mut std::task::Context<'_>,
@@ -222,13 +222,13 @@ macro_rules! pipe_io_impls {
                 self: std::pin::Pin<&mut Self>,
                 cx: &mut std::task::Context<'_>,
             ) -> std::task::Poll<std::io::Result<()>> {
-                tokio::io::AsyncWrite::poll_flush(self, cx)
+                crate::io::AsyncWrite::poll_flush(self, cx)
             }
             fn poll_close(
                 self: std::pin::Pin<&mut Self>,
                 cx: &mut std::task::Context<'_>,
             ) -> std::task::Poll<std::io::Result<()>> {
-                tokio::io::AsyncWrite::poll_shutdown(self, cx)
+                crate::io::AsyncWrite::poll_shutdown(self, cx)
             }
         }
     };

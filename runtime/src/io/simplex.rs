@@ -8,7 +8,7 @@
 //! our coop budget. Both trait families are implemented.
 
 use shim::sync::Mutex;
-use tokio::io::{ReadHalf, WriteHalf};
+use crate::io::{ReadHalf, WriteHalf};
 
 use super::pipe::{self, Pipe};
 
@@ -62,7 +62,7 @@ impl SimplexStream {
 /// # Panics
 /// If `max_buf_size` is 0.
 pub fn simplex(max_buf_size: usize) -> (ReadHalf<SimplexStream>, WriteHalf<SimplexStream>) {
-    tokio::io::split(SimplexStream::new_unsplit(max_buf_size))
+    crate::io::split(SimplexStream::new_unsplit(max_buf_size))
 }
 
 pipe::pipe_io_impls!(SimplexStream, read: pipe, write: pipe);

@@ -17,7 +17,7 @@ use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use tokio::io::ReadBuf;
+use crate::io::ReadBuf;
 
 use super::blocking::Blocking;
 
@@ -83,7 +83,7 @@ pub fn stderr() -> Stderr {
     }
 }
 
-impl tokio::io::AsyncRead for Stdin {
+impl crate::io::AsyncRead for Stdin {
     fn poll_read(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -107,7 +107,7 @@ impl futures_io::AsyncRead for Stdin {
 
 macro_rules! writer {
     ($ty:ident) => {
-        impl tokio::io::AsyncWrite for $ty {
+        impl crate::io::AsyncWrite for $ty {
             fn poll_write(
                 self: Pin<&mut Self>,
                 cx: &mut Context<'_>,

@@ -11,7 +11,7 @@ use std::io::{self, SeekFrom};
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
-use tokio::io::ReadBuf;
+use crate::io::ReadBuf;
 
 use crate::coop::poll_proceed;
 
@@ -76,7 +76,7 @@ pub fn repeat(byte: u8) -> Repeat {
     Repeat { byte }
 }
 
-impl tokio::io::AsyncRead for Empty {
+impl crate::io::AsyncRead for Empty {
     fn poll_read(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -87,7 +87,7 @@ impl tokio::io::AsyncRead for Empty {
     }
 }
 
-impl tokio::io::AsyncBufRead for Empty {
+impl crate::io::AsyncBufRead for Empty {
     fn poll_fill_buf(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<&[u8]>> {
         ready!(poll_proceed(cx));
         Poll::Ready(Ok(&[]))
@@ -95,7 +95,7 @@ impl tokio::io::AsyncBufRead for Empty {
     fn consume(self: Pin<&mut Self>, _: usize) {}
 }
 
-impl tokio::io::AsyncSeek for Empty {
+impl crate::io::AsyncSeek for Empty {
     fn start_seek(self: Pin<&mut Self>, _: SeekFrom) -> io::Result<()> {
         Ok(())
     }
@@ -108,7 +108,7 @@ impl tokio::io::AsyncSeek for Empty {
 /// The writer side shared by `Empty` and `Sink`: every byte is accepted.
 macro_rules! drop_writes {
     ($ty:ty) => {
-        impl tokio::io::AsyncWrite for $ty {
+        impl crate::io::AsyncWrite for $ty {
             fn poll_write(
                 self: Pin<&mut Self>,
                 cx: &mut Context<'_>,
@@ -133,13 +133,13 @@ macro_rules! drop_writes {
                 cx: &mut Context<'_>,
                 buf: &[u8],
             ) -> Poll<io::Result<usize>> {
-                tokio::io::AsyncWrite::poll_write(self, cx, buf)
+                crate::io::AsyncWrite::poll_write(self, cx, buf)
             }
             fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-                tokio::io::AsyncWrite::poll_flush(self, cx)
+                crate::io::AsyncWrite::poll_flush(self, cx)
             }
             fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-                tokio::io::AsyncWrite::poll_shutdown(self, cx)
+                crate::io::AsyncWrite::poll_shutdown(self, cx)
             }
         }
     };
@@ -161,12 +161,12 @@ impl futures_io::AsyncRead for Empty {
 
 impl futures_io::AsyncBufRead for Empty {
     fn poll_fill_buf(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<&[u8]>> {
-        tokio::io::AsyncBufRead::poll_fill_buf(self, cx)
+        crate::io::AsyncBufRead::poll_fill_buf(self, cx)
     }
     fn consume(self: Pin<&mut Self>, _: usize) {}
 }
 
-impl tokio::io::AsyncRead for Repeat {
+impl crate::io::AsyncRead for Repeat {
     fn poll_read(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,

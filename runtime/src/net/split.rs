@@ -245,27 +245,27 @@ macro_rules! stream_halves {
             }
         }
 
-        impl tokio::io::AsyncRead for ReadHalf<'_> {
+        impl crate::io::AsyncRead for ReadHalf<'_> {
             fn poll_read(
                 self: Pin<&mut Self>,
                 cx: &mut Context<'_>,
-                buf: &mut tokio::io::ReadBuf<'_>,
+                buf: &mut crate::io::ReadBuf<'_>,
             ) -> Poll<io::Result<()>> {
                 self.0.poll_read_buf(cx, buf)
             }
         }
 
-        impl tokio::io::AsyncRead for OwnedReadHalf {
+        impl crate::io::AsyncRead for OwnedReadHalf {
             fn poll_read(
                 self: Pin<&mut Self>,
                 cx: &mut Context<'_>,
-                buf: &mut tokio::io::ReadBuf<'_>,
+                buf: &mut crate::io::ReadBuf<'_>,
             ) -> Poll<io::Result<()>> {
                 self.inner.poll_read_buf(cx, buf)
             }
         }
 
-        impl tokio::io::AsyncWrite for WriteHalf<'_> {
+        impl crate::io::AsyncWrite for WriteHalf<'_> {
             fn poll_write(
                 self: Pin<&mut Self>,
                 cx: &mut Context<'_>,
@@ -291,7 +291,7 @@ macro_rules! stream_halves {
             }
         }
 
-        impl tokio::io::AsyncWrite for OwnedWriteHalf {
+        impl crate::io::AsyncWrite for OwnedWriteHalf {
             fn poll_write(
                 self: Pin<&mut Self>,
                 cx: &mut Context<'_>,

@@ -22,7 +22,7 @@ use std::task::{ready, Context, Poll};
 
 use io_driver::Direction;
 use mio::event::Source;
-use tokio::io::ReadBuf;
+use crate::io::ReadBuf;
 
 use crate::net::io_source::IoSource;
 
@@ -259,7 +259,7 @@ macro_rules! stream_io {
             pub(crate) fn poll_read_buf(
                 &self,
                 cx: &mut ::std::task::Context<'_>,
-                buf: &mut ::tokio::io::ReadBuf<'_>,
+                buf: &mut crate::io::ReadBuf<'_>,
             ) -> ::std::task::Poll<::std::io::Result<()>> {
                 crate::net::stream_io::poll_read_buf(
                     &self.io,
@@ -270,17 +270,17 @@ macro_rules! stream_io {
             }
         }
 
-        impl ::tokio::io::AsyncRead for $stream {
+        impl crate::io::AsyncRead for $stream {
             fn poll_read(
                 self: ::std::pin::Pin<&mut Self>,
                 cx: &mut ::std::task::Context<'_>,
-                buf: &mut ::tokio::io::ReadBuf<'_>,
+                buf: &mut crate::io::ReadBuf<'_>,
             ) -> ::std::task::Poll<::std::io::Result<()>> {
                 self.poll_read_buf(cx, buf)
             }
         }
 
-        impl ::tokio::io::AsyncWrite for $stream {
+        impl crate::io::AsyncWrite for $stream {
             fn poll_write(
                 self: ::std::pin::Pin<&mut Self>,
                 cx: &mut ::std::task::Context<'_>,

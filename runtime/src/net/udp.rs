@@ -16,7 +16,7 @@ use std::io;
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::task::{ready, Context, Poll};
 
-use tokio::io::ReadBuf;
+use crate::io::ReadBuf;
 
 use io_driver::Direction;
 use mio::Interest;

@@ -12,7 +12,7 @@ use std::io;
 use std::process::{ExitStatus, Output};
 use std::task::{Context, Poll};
 
-use tokio::io::AsyncReadExt;
+use crate::io::AsyncReadExt;
 
 use super::pipes::{ChildStderr, ChildStdin, ChildStdout};
 use super::reap::Watched;

@@ -19,7 +19,7 @@ use std::task::{Context, Poll};
 use io_driver::Direction;
 use mio::unix::pipe::{Receiver, Sender};
 use mio::Interest;
-use tokio::io::ReadBuf;
+use crate::io::ReadBuf;
 
 use crate::net::io_source::IoSource;
 
@@ -128,7 +128,7 @@ macro_rules! reader {
             }
         }
 
-        impl tokio::io::AsyncRead for $ty {
+        impl crate::io::AsyncRead for $ty {
             fn poll_read(
                 self: Pin<&mut Self>,
                 cx: &mut Context<'_>,
@@ -178,7 +178,7 @@ impl ChildStdin {
     }
 }
 
-impl tokio::io::AsyncWrite for ChildStdin {
+impl crate::io::AsyncWrite for ChildStdin {
     fn poll_write(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,

@@ -166,7 +166,7 @@ impl TcpStream {
     pub fn poll_peek(
         &self,
         cx: &mut Context<'_>,
-        buf: &mut tokio::io::ReadBuf<'_>,
+        buf: &mut crate::io::ReadBuf<'_>,
     ) -> Poll<io::Result<usize>> {
         let dst = buf.initialize_unfilled();
         let n = std::task::ready!(self.io.poll_io(cx, Direction::Read, |s| s.peek(dst)))?;

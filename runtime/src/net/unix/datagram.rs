@@ -22,7 +22,7 @@ use std::task::{ready, Context, Poll};
 
 use io_driver::Direction;
 use mio::Interest;
-use tokio::io::ReadBuf;
+use crate::io::ReadBuf;
 
 use crate::net::io_source::IoSource;
 

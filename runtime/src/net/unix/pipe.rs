@@ -23,7 +23,7 @@ use std::task::{Context, Poll};
 use io_driver::Direction;
 use mio::unix::pipe as mio_pipe;
 use mio::Interest;
-use tokio::io::ReadBuf;
+use crate::io::ReadBuf;
 
 use crate::net::io_source::IoSource;
 
@@ -383,7 +383,7 @@ impl Receiver {
     }
 }
 
-impl tokio::io::AsyncRead for Receiver {
+impl crate::io::AsyncRead for Receiver {
     fn poll_read(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -411,7 +411,7 @@ impl Sender {
     }
 }
 
-impl tokio::io::AsyncWrite for Sender {
+impl crate::io::AsyncWrite for Sender {
     fn poll_write(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
