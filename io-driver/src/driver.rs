@@ -14,6 +14,11 @@
 //! The wake list is a Vec owned by the driver and reused, so steady-state dispatch does not
 //! allocate.
 //!
+//! A turn with a zero timeout (a worker's periodic, non-sleeping one) publishes no sleep
+//! limit in step (1), since no deadline can shorten it, and with no resource registered
+//! (the slab's `any_live`) skips `epoll_wait` altogether. `arm` reads the clock only for a
+//! non-zero timeout or a pending timer.
+//!
 //! Paused clock (`clock.rs`): in step (2) a paused driver that would wait polls with a zero
 //! timeout instead and, if no event at all arrived (no I/O, no unpark), moves the clock by
 //! the wait it computed in (1) (to the next wheel expiration, or the caller's timeout);

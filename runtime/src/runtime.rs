@@ -6,10 +6,26 @@
 //!
 //! `block_on` runs a future on the calling thread: on the multi-thread flavor that thread
 //! only polls the future (parking on its own parker between polls) while the workers run
-//! the tasks; on the current-thread flavor it drives the scheduler itself. Dropping the
-//! runtime shuts it down: the global queue closes, every worker wakes, cancels its share
-//! of the live tasks (each future dropped exactly once, on a runtime thread), and exits;
-//! then the blocking pool stops. `shutdown_timeout` bounds the wait.
+//! the tasks; on the current-thread flavor it drives the scheduler itself.
+//!
+//! Dropping the runtime (or `shutdown_timeout`, `shutdown_background`) shuts it down, in
+//! this order:
+//! 1. Multi-thread: `Handle::close` (multi_thread/mod.rs) closes the monitor and both
+//!    global queues, then unparks every worker. Each worker (`Context::shutdown`,
+//!    worker.rs) cancels its share of the owned list, its own shard first; the last one out
+//!    drains the global queues and every core's LIFO slot, deferred list and ring (the
+//!    unbound tasks), then shuts the driver down (I/O fails, timers fire `TimerShutdown`).
+//!    Current-thread: the thread that drops the runtime does the same for its one core.
+//!    Every live future is dropped exactly once, on a runtime thread, inside the runtime's
+//!    context.
+//! 2. The shutdown waits for the `Latch` (threads.rs: workers, the monitor and handed-off
+//!    threads, each counted in before it starts), then for the blocking pool (closures
+//!    spawned before shutdown all run, later ones are cancelled; a pool thread dropping the
+//!    runtime does not wait for itself), within `shutdown_timeout` when one is given;
+//!    threads still busy after it are detached.
+//! 3. Inside a runtime (a task, or `block_on`) a shutdown that would wait is refused: the
+//!    runtime is shut down in the background, then the call panics.
+//! 4. Past a non-zero timeout with work still held, `shutdown_report.rs` says who held it.
 
 use std::future::Future;
 use std::time::Duration;

@@ -11,6 +11,14 @@
 //! after everything that was runnable when it yielded. A second `block_on` caller waits
 //! for the core while polling its own future. Shutdown cancels every live task on the
 //! thread that drops the runtime.
+//!
+//! A batch (`Context::run_until`): every `global_queue_interval` ticks a batch of up to
+//! `REMOTE_BATCH` remote tasks comes first, otherwise the local FIFO and, when it is empty,
+//! a remote batch. Every arrival but `Arrival::Yield` joins the back of the local FIFO
+//! (`Core::schedule_local`). After a batch the thread takes a driver turn without sleeping
+//! (`park_yield`, then the deferred list's release), unless the batch ran out of tasks with
+//! nothing deferred and the future not woken: then it parks (in the driver, when the
+//! runtime has one).
 
 use std::cell::RefCell;
 use std::collections::VecDeque;

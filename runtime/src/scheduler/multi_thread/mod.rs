@@ -10,8 +10,10 @@
 //! Scheduling: on a worker of this runtime a woken/spawned task goes into that worker's
 //! LIFO slot (the displaced occupant to the back of its ring; a yield waits in the
 //! deferred list for the next driver turn, a task woken by another thread while it runs
-//! goes to the back of the ring); from any other thread it goes to the global queue, followed by a notify. No
-//! spawn takes an owned-list lock: a task joins the list at its first park, in the shard of
+//! goes to the back of the ring); from any other thread it goes to the global queue,
+//! followed by a notify (a remote spawn raises the remote-spawn counter,
+//! `scheduler/inject.rs`; a remote wake the `remote_wakes` hint that the park yields
+//! read, search.rs). No spawn takes an owned-list lock: a task joins the list at its first park, in the shard of
 //! the worker that polled it (`scheduler::Handle::bind`; see task's list.rs), so a task
 //! that never waits never touches the list. Shutdown drains cancel the unbound rest.
 //! Notify wakes a parked worker only when nobody is searching (idle.rs). A task dump takes

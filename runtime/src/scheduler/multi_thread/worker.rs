@@ -41,7 +41,9 @@
 //! (`schedule_local`); pushes made while the parker is out (the driver dispatching here)
 //! and the deferred list's release wake nobody one by one, and each driver turn ends with
 //! one backlog check (`notify_backlog`): more than one runnable task here and nobody
-//! searching wakes one parked worker, which steals half and hands off to the next.
+//! searching wakes one parked worker, which steals half and hands off to the next. A
+//! park ends with the same check (tasks the driver dispatched here while it slept). A
+//! driver turn may consume `close`'s unpark, so it re-reads the shutdown flag.
 //!
 //! While a task runs, the core sits in `Context::core` so that a wake on this thread can
 //! push to the local queue without synchronization (`try_schedule_local`).

@@ -7,6 +7,17 @@
 //! (the spin token); the last searcher to find work wakes another when work is left; a
 //! worker that parks with no searcher left behind re-checks every queue, so no push is
 //! missed between its last look and its park.
+//!
+//! The order, once the worker's own queues and the global ones are empty (worker.rs,
+//! `Context::run`): `steal_work` (become a searcher if allowed, then from a random sibling
+//! on: half of its ring, or the task in a stuck sibling's LIFO slot; then a global batch),
+//! `spin_for_work` (spin.rs's conditions), `yield_for_work` (the park yields), then
+//! `Context::park`. There `transition_to_parked` refuses while the core has tasks; the
+//! user's park hooks run with the core out of its slot (a task they wake takes the remote
+//! path); the worker parks in the driver or on its condvar with the core reachable
+//! (core_slot.rs). On waking, `transition_from_parked` decides: with tasks of its own it
+//! runs; still listed as parked (nobody notified it) it parks again; notified, it runs as
+//! a searcher. The park ends with the backlog check (worker.rs, `notify_backlog`).
 
 use super::*;
 
