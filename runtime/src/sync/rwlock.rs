@@ -83,6 +83,7 @@ impl<T> RwLock<T> {
     /// # Panics
     ///
     /// When `max_reads` is 0 or more than `u32::MAX >> 3`.
+    #[track_caller]
     pub fn with_max_readers(value: T, max_reads: u32) -> RwLock<T> {
         assert!(
             max_reads > 0 && max_reads <= MAX_READS,
@@ -376,6 +377,7 @@ impl<T: ?Sized> RwLock<T> {
     /// # Panics
     ///
     /// Inside a runtime: `.await` [`read`](RwLock::read) instead.
+    #[track_caller]
     pub fn blocking_read(&self) -> RwLockReadGuard<'_, T> {
         crate::context::assert_not_in_runtime(crate::misuse::RWLOCK_BLOCKING_READ);
         futures_executor::block_on(self.read())
@@ -392,6 +394,7 @@ impl<T: ?Sized> RwLock<T> {
     /// # Panics
     ///
     /// Inside a runtime: `.await` [`write`](RwLock::write) instead.
+    #[track_caller]
     pub fn blocking_write(&self) -> RwLockWriteGuard<'_, T> {
         crate::context::assert_not_in_runtime(crate::misuse::RWLOCK_BLOCKING_WRITE);
         futures_executor::block_on(self.write())

@@ -500,6 +500,7 @@ impl<'a> SemaphorePermit<'a> {
     /// # Panics
     ///
     /// When `other` is from another semaphore.
+    #[track_caller]
     pub fn merge(&mut self, mut other: Self) {
         assert!(
             std::ptr::eq(self.sem, other.sem),
@@ -575,6 +576,7 @@ impl OwnedSemaphorePermit {
     /// # Panics
     ///
     /// When `other` is from another semaphore.
+    #[track_caller]
     pub fn merge(&mut self, mut other: Self) {
         assert!(
             Arc::ptr_eq(&self.sem, &other.sem),

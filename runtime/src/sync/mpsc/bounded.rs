@@ -48,6 +48,7 @@ pub(super) type BChan<T> = Chan<T, Bounded>;
 /// assert_eq!(got, (0..10).collect::<Vec<_>>());
 /// # });
 /// ```
+#[track_caller]
 pub fn channel<T>(buffer: usize) -> (Sender<T>, Receiver<T>) {
     assert!(buffer > 0, "mpsc bounded channel requires buffer > 0");
     assert!(
