@@ -251,7 +251,7 @@ fn permit_forget_merge_split() {
 }
 
 #[test]
-#[should_panic(expected = "different semaphores")]
+#[should_panic(expected = "merging permits from different semaphore instances")]
 fn merging_permits_of_two_semaphores_panics() {
     let (s1, s2) = (Semaphore::new(1), Semaphore::new(1));
     let mut a = s1.try_acquire().unwrap();

@@ -107,7 +107,7 @@ enum Operation {
 }
 
 fn lost(e: crate::task::JoinError) -> io::Error {
-    io::Error::other(format!("a background file operation failed: {e}"))
+    super::background_task_failed(e)
 }
 
 impl Inner {
@@ -551,7 +551,9 @@ impl std::os::fd::FromRawFd for File {
 
 impl fmt::Debug for File {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("File").field("std", &self.std).finish()
+        f.debug_struct("tokio::fs::File")
+            .field("std", &self.std)
+            .finish()
     }
 }
 

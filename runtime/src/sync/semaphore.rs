@@ -504,7 +504,7 @@ impl<'a> SemaphorePermit<'a> {
     pub fn merge(&mut self, mut other: Self) {
         assert!(
             std::ptr::eq(self.sem, other.sem),
-            "merging permits from different semaphores"
+            "merging permits from different semaphore instances"
         );
         self.permits += std::mem::take(&mut other.permits);
     }
@@ -580,7 +580,7 @@ impl OwnedSemaphorePermit {
     pub fn merge(&mut self, mut other: Self) {
         assert!(
             Arc::ptr_eq(&self.sem, &other.sem),
-            "merging permits from different semaphores"
+            "merging permits from different semaphore instances"
         );
         self.permits += std::mem::take(&mut other.permits);
     }
