@@ -2,34 +2,13 @@
 //! argument or a wrong context is `#[track_caller]` down to the panic itself, so a panic
 //! hook sees this file as the panic's location (tokio's `sync_panic` suite).
 
-use std::panic::{self, UnwindSafe};
-use std::sync::{Arc, Mutex as StdMutex};
+#[macro_use]
+mod support;
+
+use std::sync::Arc;
 
 use runtime::sync::{broadcast, mpsc, oneshot, Mutex, RwLock, Semaphore};
-use runtime::{Builder, Runtime};
-
-/// Runs `f`, which must panic, with a hook that records the panic's location; returns the
-/// file of that location. One at a time: the hook is process-wide.
-fn panic_file(f: impl FnOnce() + UnwindSafe) -> String {
-    static ONE_AT_A_TIME: StdMutex<()> = StdMutex::new(());
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let seen: Arc<StdMutex<Option<String>>> = Arc::default();
-    let prev = panic::take_hook();
-    let record = seen.clone();
-    panic::set_hook(Box::new(move |info| {
-        let file = info.location().map(|l| l.file().to_string());
-        *record.lock().unwrap() = file;
-    }));
-    let result = panic::catch_unwind(f);
-    panic::set_hook(prev);
-    assert!(result.is_err(), "the call did not panic");
-    let file = seen.lock().unwrap().take();
-    file.expect("the panic has a location")
-}
-
-fn current_thread() -> Runtime {
-    Builder::new_current_thread().enable_all().build().unwrap()
-}
+use support::{current_thread, panic_location_file as panic_file};
 
 #[test]
 fn broadcast_channel_zero() {
