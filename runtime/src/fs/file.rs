@@ -376,6 +376,16 @@ impl File {
         cx: &mut Context<'_>,
         src: &[u8],
     ) -> Poll<io::Result<usize>> {
+        self.poll_write_bufs(cx, &[io::IoSlice::new(src)])
+    }
+
+    /// Accepts what fits (`max_buf_size`) of all of `bufs`, in order, as tokio's vectored
+    /// write does; the rest of the machinery is [`poll_write_buf`](Self::poll_write_buf)'s.
+    pub(super) fn poll_write_bufs(
+        &mut self,
+        cx: &mut Context<'_>,
+        src: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
         ready!(poll_proceed(cx));
         let max = self.max_buf_size;
         let inner = self.inner.get_mut();
@@ -385,7 +395,7 @@ impl File {
         loop {
             match &mut inner.state {
                 State::Idle(cell) => {
-                    if src.is_empty() {
+                    if src.iter().all(|b| b.is_empty()) {
                         return Poll::Ready(Ok(0));
                     }
                     let mut buf = cell.take().unwrap_or_default();
@@ -394,7 +404,7 @@ impl File {
                     } else {
                         Some(SeekFrom::Current(buf.discard_read()))
                     };
-                    let n = buf.copy_from(src, max);
+                    let n = buf.copy_from_bufs(src, max);
                     let std = self.std.clone();
                     inner.state = State::Busy(spawn_blocking(move || {
                         let res = match back {
