@@ -473,3 +473,30 @@ fn file_write_vectored_takes_every_buffer() {
         });
     })
 }
+
+/// As tokio's: a clone keeps the buffer size of the file it was cloned from, and writes
+/// through the clone reach the file.
+#[test]
+fn try_clone_keeps_max_buf_size() {
+    watchdog("the cloned file", || {
+        in_scratch(&current_thread(), "clone", |dir| async move {
+            let p = dir.join("c.txt");
+            let mut f = File::create(&p).await.unwrap();
+            f.set_max_buf_size(7);
+            let mut clone = f.try_clone().await.unwrap();
+            assert_eq!(clone.max_buf_size(), 7);
+            clone.write_all(b"hello").await.unwrap();
+            clone.flush().await.unwrap();
+            assert_eq!(std::fs::read(&p).unwrap(), b"hello");
+        });
+    })
+}
+
+#[test]
+#[should_panic(expected = "`max_buf_size` must be greater than 0")]
+fn set_max_buf_size_zero_panics_with_tokios_text() {
+    current_thread().block_on(async {
+        let mut f = File::open("Cargo.toml").await.unwrap();
+        f.set_max_buf_size(0);
+    });
+}

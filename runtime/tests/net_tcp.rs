@@ -609,3 +609,35 @@ fn writable_stays_ready_after_a_successful_try_write() {
         }
     })
 }
+
+/// As tokio's `shutdown_after_tcp_reset`: once the peer reset the connection (linger 0),
+/// `shutdown` is `Ok` (the kernel's `NotConnected` is what a reset connection says).
+#[test]
+fn shutdown_after_tcp_reset_is_ok() {
+    watchdog("the reset connection", || {
+        for rt in runtimes() {
+            rt.block_on(async {
+                let (mut client, server) = pair().await;
+                server.set_zero_linger().unwrap();
+                drop(server);
+                // The reset has arrived once a read reports it (or EOF).
+                let mut buf = [0u8; 8];
+                let read = timeout(
+                    GENEROUS,
+                    runtime::io::AsyncReadExt::read(&mut client, &mut buf),
+                )
+                .await
+                .expect("the reset never arrived");
+                assert!(
+                    matches!(&read, Ok(0))
+                        || matches!(&read, Err(e) if e.kind() == io::ErrorKind::ConnectionReset),
+                    "{read:?}"
+                );
+                runtime::io::AsyncWriteExt::shutdown(&mut client)
+                    .await
+                    .unwrap();
+                client.shutdown_std(Shutdown::Both).unwrap();
+            });
+        }
+    })
+}

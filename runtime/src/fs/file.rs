@@ -258,7 +258,10 @@ impl File {
     pub async fn try_clone(&self) -> io::Result<File> {
         let std = self.std.clone();
         let cloned = asyncify(move || std.try_clone()).await?;
-        Ok(File::from_std(cloned))
+        let mut file = File::from_std(cloned);
+        // As tokio's: the clone buffers as much as the original.
+        file.max_buf_size = self.max_buf_size;
+        Ok(file)
     }
 
     /// Changes the file's permissions.
@@ -303,10 +306,11 @@ impl File {
     ///
     /// # Panics
     /// If `max_buf_size` is 0 (no operation could make progress).
+    #[track_caller]
     pub fn set_max_buf_size(&mut self, max_buf_size: usize) {
         assert!(
             max_buf_size > 0,
-            "File::set_max_buf_size(0): use at least 1"
+            "`max_buf_size` must be greater than 0 (File::set_max_buf_size(0): use at least 1)"
         );
         self.max_buf_size = max_buf_size;
     }
