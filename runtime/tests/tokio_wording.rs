@@ -330,3 +330,9 @@ fn fs_read_to_string_of_invalid_utf8() {
     assert_eq!(err.kind(), std::io::ErrorKind::InvalidData);
     assert_eq!(err.to_string(), "stream did not contain valid UTF-8");
 }
+
+#[test]
+#[should_panic(expected = "`max_buf_size` must be greater than 0")]
+fn duplex_of_zero_bytes() {
+    let _ = runtime::io::duplex(0);
+}

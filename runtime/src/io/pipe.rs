@@ -32,10 +32,12 @@ pub(super) struct Pipe {
 
 impl Pipe {
     /// An empty pipe holding at most `max` (>= 1) bytes.
+    #[track_caller]
     pub(super) fn new(max: usize) -> Pipe {
         assert!(
             max > 0,
-            "a byte pipe of size 0 could never pass a byte: give a buffer size of at least 1"
+            "`max_buf_size` must be greater than 0: a byte pipe of size 0 could never pass \
+             a byte, give a buffer size of at least 1"
         );
         Pipe {
             buf: VecDeque::new(),
