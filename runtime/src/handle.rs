@@ -83,8 +83,8 @@ impl fmt::Display for TryCurrentError {
         } else {
             f.write_str(
                 "there is no reactor running, must be called from the context of a Tokio 1.x \
-                 runtime: no runtime is running on this thread; call this from a task or from inside \
-                 `Runtime::block_on`",
+                 runtime: no runtime is running on this thread; call this from a task or from \
+                 inside `Runtime::block_on`",
             )
         }
     }

@@ -114,8 +114,8 @@ pub(crate) const OUTSIDE_RUNTIME_SUFFIX: &str =
 pub(crate) const ENTER_GUARDS_OUT_OF_ORDER: &str =
     "`EnterGuard` values dropped out of order. Guards returned by \
      `tokio::runtime::Handle::enter()` must be dropped in the reverse order as they were \
-     acquired: the guards returned by `Handle::enter()` (and `Runtime::enter()`) must be \
-     dropped in the reverse order of their creation, the last one entered first";
+     acquired. (Here: `Handle::enter()` and `Runtime::enter()`; drop the last one entered \
+     first.)";
 
 // ---- blocking inside a runtime ----
 
@@ -129,8 +129,9 @@ pub(crate) const BLOCK_ON_INSIDE_RUNTIME: &str =
 /// A runtime dropped on a thread driving asynchronous tasks.
 pub(crate) const DROP_RUNTIME_IN_ASYNC_CONTEXT: &str =
     "Cannot drop a runtime in a context where blocking is not allowed. This happens when \
-     a runtime is dropped from within an asynchronous context. This thread is driving asynchronous tasks (it is inside a task or `block_on`), \
-     and waiting here for the runtime's threads could deadlock. The runtime was \
+     a runtime is dropped from within an asynchronous context. This thread is driving \
+     asynchronous tasks (it is inside a task or `block_on`), and waiting here for the \
+     runtime's threads could deadlock. The runtime was \
      shut down in the background instead; to do that without this panic, call \
      `Runtime::shutdown_background()`, or drop the runtime outside asynchronous \
      context (a plain thread, or `spawn_blocking`)";
@@ -232,14 +233,14 @@ pub(crate) const BUILD_LOCAL_NOT_CURRENT_THREAD: &str =
 /// I/O on a runtime built without `enable_io`.
 pub(crate) const NO_IO_DRIVER: &str =
     "A Tokio 1.x context was found, but IO is disabled. Call `enable_io` on the runtime \
-     builder to enable IO. This runtime has no I/O driver: build it with `Builder::enable_io()` or \
-     `Builder::enable_all()` (`#[runtime::main]` enables it)";
+     builder to enable IO. This runtime has no I/O driver: build it with \
+     `Builder::enable_io()` or `Builder::enable_all()` (`#[runtime::main]` enables it)";
 
 /// A timer on a runtime built without `enable_time`.
 pub(crate) const NO_TIMER_DRIVER: &str =
     "A Tokio 1.x context was found, but timers are disabled. Call `enable_time` on the \
-     runtime builder to enable timers. This runtime has no timer driver: build it with `Builder::enable_time()` or \
-     `Builder::enable_all()` (`#[runtime::main]` enables it)";
+     runtime builder to enable timers. This runtime has no timer driver: build it with \
+     `Builder::enable_time()` or `Builder::enable_all()` (`#[runtime::main]` enables it)";
 
 /// A timer polled after its runtime shut down.
 pub(crate) const TIMER_AFTER_SHUTDOWN: &str = concat!(
