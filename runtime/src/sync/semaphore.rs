@@ -450,7 +450,9 @@ impl Semaphore {
     }
 
     /// Closes the semaphore: queued and later acquires fail with [`AcquireError`]; permits
-    /// already held stay valid (and still come back when dropped).
+    /// already held stay valid (and still come back when dropped). As tokio's, a queued
+    /// acquire fails even if the permits were handed to it just before the close, unseen;
+    /// what a failed acquire held comes back when it fails (or is dropped).
     ///
     /// ```
     /// # runtime::Runtime::new().unwrap().block_on(async {
