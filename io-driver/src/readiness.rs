@@ -72,7 +72,10 @@ fn tick_of(word: usize) -> u32 {
 }
 
 /// The message of the error every poll on a resource returns once the driver shut down.
-pub const SHUTDOWN_ERROR: &str = "runtime is shutting down: the I/O driver is gone";
+/// It opens with tokio's text for the same condition.
+pub const SHUTDOWN_ERROR: &str =
+    "A Tokio 1.x context was found, but it is being shutdown. The runtime is shutting down: \
+     the I/O driver is gone";
 
 /// The error every poll on a resource returns once the driver shut down.
 pub(crate) fn shutdown_error() -> io::Error {

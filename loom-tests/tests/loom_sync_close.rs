@@ -40,8 +40,8 @@ impl Drop for Tracked {
 
 /// A semaphore of 1 closed while an `acquire_many(2)` on another thread may be queued
 /// holding the one permit as a partial grant: the acquire fails (never hangs), and the
-/// partial grant comes back exactly once (by the close; the failed waiter's leaving gives
-/// back nothing more).
+/// partial grant comes back exactly once (the close leaves it with the waiter, as tokio's;
+/// the failed waiter gives it back as it leaves).
 #[test]
 fn semaphore_close_returns_a_partial_grant_once() {
     model(|| {
@@ -144,9 +144,10 @@ fn mpsc_unused_permit_dropped_on_a_closed_channel_wakes_the_receiver() {
 
 /// Capacity 2, one message queued: a `reserve_many(2)` on another thread queues holding
 /// the one free permit as a partial grant while the receiver closes the channel and
-/// drains it (a sender stays alive). The reservation fails; the close gives its partial
-/// grant back, so the channel becomes idle and the receiver ends with `None` after the
-/// message (a lost partial grant leaves the receiver waiting for room that never comes).
+/// drains it (a sender stays alive). The reservation fails and gives its partial grant
+/// back, waking the receiver if that left the channel idle, so the receiver ends with
+/// `None` after the message (a lost partial grant, or a lost wake-up, leaves the receiver
+/// waiting for room that never comes).
 #[test]
 fn mpsc_close_returns_a_queued_reserve_many_partial_grant() {
     model(|| {

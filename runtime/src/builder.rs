@@ -178,7 +178,10 @@ impl Builder {
     /// When `n` is 0.
     #[track_caller]
     pub fn worker_threads(&mut self, n: usize) -> &mut Self {
-        assert!(n > 0, "worker_threads must be at least 1");
+        assert!(
+            n > 0,
+            "Worker threads cannot be set to 0 (worker_threads must be at least 1)"
+        );
         self.worker_threads = Some(n);
         self
     }
@@ -214,7 +217,7 @@ impl Builder {
     /// When `n` is 0.
     #[track_caller]
     pub fn global_queue_interval(&mut self, n: u32) -> &mut Self {
-        assert!(n > 0, "global_queue_interval must be at least 1");
+        assert!(n > 0, "global_queue_interval must be greater than 0");
         self.global_queue_interval = Some(n);
         self
     }
@@ -225,7 +228,7 @@ impl Builder {
     /// When `n` is 0.
     #[track_caller]
     pub fn event_interval(&mut self, n: u32) -> &mut Self {
-        assert!(n > 0, "event_interval must be at least 1");
+        assert!(n > 0, "event_interval must be greater than 0");
         self.event_interval = n;
         self
     }
@@ -323,7 +326,10 @@ impl Builder {
     /// When `n` is 0.
     #[track_caller]
     pub fn max_blocking_threads(&mut self, n: usize) -> &mut Self {
-        assert!(n > 0, "max_blocking_threads must be at least 1");
+        assert!(
+            n > 0,
+            "Max blocking threads cannot be set to 0 (max_blocking_threads must be at least 1)"
+        );
         self.max_blocking_threads = n;
         self
     }
@@ -380,8 +386,18 @@ impl Builder {
     /// let rt = runtime::Builder::new_current_thread().name("ingest").build().unwrap();
     /// assert_eq!(rt.handle().name(), Some("ingest"));
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// When `name` is empty or only whitespace.
+    #[track_caller]
     pub fn name(&mut self, name: impl Into<String>) -> &mut Self {
-        self.name = Some(name.into());
+        let name = name.into();
+        assert!(
+            !name.trim().is_empty(),
+            "runtime name shouldn't be empty: give `Builder::name` a visible name"
+        );
+        self.name = Some(name);
         self
     }
 

@@ -76,13 +76,15 @@ impl fmt::Display for TryCurrentError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.thread_local_destroyed {
             f.write_str(
-                "the runtime's thread-local context was already destroyed: this thread is \
-                 exiting, and no runtime can be reached from its thread-local destructors",
+                "The Tokio context thread-local variable has been destroyed. The runtime's \
+                 thread-local context was already destroyed: this thread is exiting, and no \
+                 runtime can be reached from its thread-local destructors",
             )
         } else {
             f.write_str(
-                "no runtime is running on this thread: call this from a task or from inside \
-                 `Runtime::block_on`",
+                "there is no reactor running, must be called from the context of a Tokio 1.x \
+                 runtime: no runtime is running on this thread; call this from a task or from \
+                 inside `Runtime::block_on`",
             )
         }
     }

@@ -433,3 +433,70 @@ async fn start_read_from_zero(f: &mut File) {
 fn fs_outside_a_runtime_panics_with_a_message() {
     let _ = futures::executor::block_on(fs::read("/dev/null"));
 }
+
+/// As tokio's: a vectored write on a `File` takes what fits of every buffer (up to the
+/// file's buffer size), not only the first, on both trait families.
+#[test]
+fn file_write_vectored_takes_every_buffer() {
+    use runtime::io::AsyncWrite;
+    use std::io::IoSlice;
+    watchdog("the vectored file writes", || {
+        in_scratch(&current_thread(), "vectored", |dir| async move {
+            let p = dir.join("v.txt");
+            let mut f = File::create(&p).await.unwrap();
+            assert!(f.is_write_vectored());
+            let n = f
+                .write_vectored(&[IoSlice::new(b"hello "), IoSlice::new(b"world")])
+                .await
+                .unwrap();
+            assert_eq!(n, 11);
+            f.flush().await.unwrap();
+            assert_eq!(std::fs::read(&p).unwrap(), b"hello world");
+
+            // Bounded by the buffer size, split over the buffers in order.
+            let mut f = File::create(&p).await.unwrap();
+            f.set_max_buf_size(3);
+            let n = f
+                .write_vectored(&[IoSlice::new(b"a"), IoSlice::new(b"bcde")])
+                .await
+                .unwrap();
+            assert_eq!(n, 3);
+            let n = futures::io::AsyncWriteExt::write_vectored(
+                &mut f,
+                &[IoSlice::new(b""), IoSlice::new(b"xy")],
+            )
+            .await
+            .unwrap();
+            assert_eq!(n, 2);
+            f.shutdown().await.unwrap();
+            assert_eq!(std::fs::read(&p).unwrap(), b"abcxy");
+        });
+    })
+}
+
+/// As tokio's: a clone keeps the buffer size of the file it was cloned from, and writes
+/// through the clone reach the file.
+#[test]
+fn try_clone_keeps_max_buf_size() {
+    watchdog("the cloned file", || {
+        in_scratch(&current_thread(), "clone", |dir| async move {
+            let p = dir.join("c.txt");
+            let mut f = File::create(&p).await.unwrap();
+            f.set_max_buf_size(7);
+            let mut clone = f.try_clone().await.unwrap();
+            assert_eq!(clone.max_buf_size(), 7);
+            clone.write_all(b"hello").await.unwrap();
+            clone.flush().await.unwrap();
+            assert_eq!(std::fs::read(&p).unwrap(), b"hello");
+        });
+    })
+}
+
+#[test]
+#[should_panic(expected = "`max_buf_size` must be greater than 0")]
+fn set_max_buf_size_zero_panics_with_tokios_text() {
+    current_thread().block_on(async {
+        let mut f = File::open("Cargo.toml").await.unwrap();
+        f.set_max_buf_size(0);
+    });
+}

@@ -315,6 +315,60 @@ fn duplex_backpressure_eof_and_broken_pipe() {
     })
 }
 
+/// As tokio's: a vectored write takes what fits of every buffer, not only the first.
+#[test]
+fn duplex_write_vectored_takes_every_buffer() {
+    use runtime::io::AsyncWrite;
+    use std::io::IoSlice;
+    watchdog("the duplex vectored writes", || {
+        let rt = current_thread();
+        run(&rt, "duplex write_vectored", async {
+            let (mut client, mut server) = runtime::io::duplex(64);
+            assert!(client.is_write_vectored());
+            let n = client
+                .write_vectored(&[IoSlice::new(b"hello "), IoSlice::new(b"world")])
+                .await
+                .unwrap();
+            assert_eq!(n, 11);
+            // Only what fits: 4 bytes of room, split over the buffers in order.
+            let (mut a, mut b) = runtime::io::duplex(4);
+            let n = a
+                .write_vectored(&[
+                    IoSlice::new(b"ab"),
+                    IoSlice::new(b""),
+                    IoSlice::new(b"cdef"),
+                ])
+                .await
+                .unwrap();
+            assert_eq!(n, 4);
+            drop(a);
+            let mut got = Vec::new();
+            b.read_to_end(&mut got).await.unwrap();
+            assert_eq!(got, b"abcd");
+
+            client.shutdown().await.unwrap();
+            drop(client);
+            let mut got = Vec::new();
+            server.read_to_end(&mut got).await.unwrap();
+            assert_eq!(got, b"hello world");
+
+            // The futures-io side takes them all too.
+            let (mut c, mut d) = runtime::io::duplex(64);
+            let n = futures::io::AsyncWriteExt::write_vectored(
+                &mut c,
+                &[IoSlice::new(b"12"), IoSlice::new(b"34")],
+            )
+            .await
+            .unwrap();
+            assert_eq!(n, 4);
+            drop(c);
+            let mut got = Vec::new();
+            d.read_to_end(&mut got).await.unwrap();
+            assert_eq!(got, b"1234");
+        });
+    })
+}
+
 #[test]
 fn duplex_speaks_futures_io_too() {
     watchdog("the duplex futures-io reads and writes", || {

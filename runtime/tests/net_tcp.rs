@@ -551,3 +551,93 @@ fn try_write_would_block_clears_stale_readiness() {
         }
     })
 }
+
+/// As tokio's `try_read_write`: write readiness stays until a `WouldBlock`, so after each
+/// successful `try_write` (short or not) `writable()` is ready at once; once the buffer is
+/// full it waits.
+#[test]
+fn writable_stays_ready_after_a_successful_try_write() {
+    watchdog("the TCP pair", || {
+        for rt in runtimes() {
+            rt.block_on(async {
+                const DATA: &[u8] = &[2u8; 4000];
+                let (client, _server) = pair().await;
+                timeout(GENEROUS, client.writable()).await.unwrap().unwrap();
+                assert_eq!(client.try_write(DATA).unwrap(), DATA.len());
+                let mut blocked = false;
+                for i in 0..1_000_000 {
+                    let mut writable = pin!(client.writable());
+                    assert!(
+                        matches!(futures::poll!(writable.as_mut()), Poll::Ready(Ok(()))),
+                        "writable() not ready after successful try_write number {i}"
+                    );
+                    match client.try_write(DATA) {
+                        Ok(_) => {}
+                        Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                            blocked = true;
+                            break;
+                        }
+                        Err(e) => panic!("try_write: {e}"),
+                    }
+                }
+                assert!(blocked, "the socket buffer never filled");
+                let mut writable = pin!(client.writable());
+                assert!(futures::poll!(writable.as_mut()).is_pending());
+
+                // The same with vectored writes.
+                let (client, _server) = pair().await;
+                let bufs: Vec<_> = DATA.chunks(10).map(io::IoSlice::new).collect();
+                timeout(GENEROUS, client.writable()).await.unwrap().unwrap();
+                let mut blocked = false;
+                for _ in 0..1_000_000 {
+                    let mut writable = pin!(client.writable());
+                    assert!(
+                        matches!(futures::poll!(writable.as_mut()), Poll::Ready(Ok(()))),
+                        "writable() not ready after a successful try_write_vectored"
+                    );
+                    match client.try_write_vectored(&bufs) {
+                        Ok(_) => {}
+                        Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                            blocked = true;
+                            break;
+                        }
+                        Err(e) => panic!("try_write_vectored: {e}"),
+                    }
+                }
+                assert!(blocked, "the socket buffer never filled");
+            });
+        }
+    })
+}
+
+/// As tokio's `shutdown_after_tcp_reset`: once the peer reset the connection (linger 0),
+/// `shutdown` is `Ok` (the kernel's `NotConnected` is what a reset connection says).
+#[test]
+fn shutdown_after_tcp_reset_is_ok() {
+    watchdog("the reset connection", || {
+        for rt in runtimes() {
+            rt.block_on(async {
+                let (mut client, server) = pair().await;
+                server.set_zero_linger().unwrap();
+                drop(server);
+                // The reset has arrived once a read reports it (or EOF).
+                let mut buf = [0u8; 8];
+                let read = timeout(
+                    GENEROUS,
+                    runtime::io::AsyncReadExt::read(&mut client, &mut buf),
+                )
+                .await
+                .expect("the reset never arrived");
+                assert!(
+                    matches!(&read, Ok(0))
+                        || matches!(&read, Err(e) if e.kind() == io::ErrorKind::ConnectionReset),
+                    "{read:?}"
+                );
+                runtime::io::AsyncWriteExt::shutdown(&mut client)
+                    .await
+                    .unwrap();
+                client.shutdown_std(Shutdown::Both).unwrap();
+            });
+        }
+    })
+}

@@ -140,3 +140,38 @@ fn connect_to_a_missing_path_fails() {
         });
     })
 }
+
+/// As tokio's `try_read_write` (uds_stream): write readiness stays until a `WouldBlock`,
+/// so after each successful `try_write` `writable()` is ready at once. Small writes, so
+/// that filling the socket buffer takes more of them than a task's budget holds.
+#[test]
+fn writable_stays_ready_after_a_successful_try_write() {
+    watchdog("the Unix pair", || {
+        for rt in runtimes() {
+            rt.block_on(async {
+                const DATA: &[u8] = &[2u8; 16];
+                let (client, _server) = UnixStream::pair().unwrap();
+                timeout(GENEROUS, client.writable()).await.unwrap().unwrap();
+                let mut blocked = false;
+                for i in 0..10_000_000 {
+                    let mut writable = pin!(client.writable());
+                    assert!(
+                        matches!(futures::poll!(writable.as_mut()), Poll::Ready(Ok(()))),
+                        "writable() not ready after successful try_write number {i}"
+                    );
+                    match client.try_write(DATA) {
+                        Ok(_) => {}
+                        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                            blocked = true;
+                            break;
+                        }
+                        Err(e) => panic!("try_write: {e}"),
+                    }
+                }
+                assert!(blocked, "the socket buffer never filled");
+                let mut writable = pin!(client.writable());
+                assert!(futures::poll!(writable.as_mut()).is_pending());
+            });
+        }
+    })
+}

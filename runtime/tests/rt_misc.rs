@@ -46,7 +46,10 @@ fn block_on_inside_a_runtime_panics_with_advice() {
                 }));
                 panic_message(err.unwrap_err())
             });
-            assert!(msg.contains("cannot block_on inside a runtime"), "{msg}");
+            assert!(
+                msg.contains("Cannot start a runtime from within a runtime"),
+                "{msg}"
+            );
             assert!(msg.contains(".await"), "{msg}");
             // Inside a task on a worker: the panic becomes the task's JoinError.
             let inner = Arc::new(inner);
@@ -55,7 +58,8 @@ fn block_on_inside_a_runtime_panics_with_advice() {
                 .block_on(rt.spawn(async move { i2.block_on(async {}) }))
                 .unwrap_err();
             assert!(err.is_panic());
-            assert!(panic_message(err.into_panic()).contains("cannot block_on inside a runtime"));
+            assert!(panic_message(err.into_panic())
+                .contains("Cannot start a runtime from within a runtime"));
             // The runtime is fine afterwards.
             assert_eq!(rt.block_on(rt.spawn(async { 3 })).unwrap(), 3);
         }

@@ -177,13 +177,17 @@ fn forbidden_and_out_of_range_signals_are_errors() {
             .build()
             .unwrap()
             .block_on(async {
-                for sig in [libc::SIGKILL, libc::SIGSTOP, libc::SIGSEGV, 0, -1, 1000] {
+                for sig in [libc::SIGKILL, libc::SIGSTOP, libc::SIGSEGV, 0, -1] {
                     let err = signal(SignalKind::from_raw(sig)).unwrap_err();
                     assert_eq!(
                         err.to_string(),
                         format!("Refusing to register signal {sig}")
                     );
                 }
+                // Past the platform's signal numbers: tokio's "signal too large".
+                let err = signal(SignalKind::from_raw(1000)).unwrap_err();
+                assert_eq!(err.kind(), std::io::ErrorKind::Other);
+                assert_eq!(err.to_string(), "signal too large");
             });
     })
 }
@@ -210,6 +214,45 @@ fn real_time_signal_and_stream_impl() {
 )]
 fn signal_outside_a_runtime_panics_with_a_message() {
     let _ = signal(SignalKind::quit());
+}
+
+/// As tokio's: the runtime is looked up before the signal number is checked, so a bad
+/// number outside a runtime is the missing runtime's panic, not an error.
+#[test]
+#[should_panic(
+    expected = "there is no reactor running, must be called from the context of a Tokio 1.x runtime"
+)]
+fn bad_signal_outside_a_runtime_panics() {
+    let _ = signal(SignalKind::from_raw(-1));
+}
+
+/// As tokio's `signal_panic` suite: on a runtime without I/O, `signal` of a bad number
+/// panics (I/O disabled) at the caller's line.
+#[test]
+fn bad_signal_without_io_panics_at_the_caller() {
+    let file = panic_location_file(|| {
+        Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(async {
+                let _ = signal(SignalKind::from_raw(-1));
+            });
+    });
+    assert_eq!(file, file!());
+    let msg = std::panic::catch_unwind(|| {
+        Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(async {
+                let _ = signal(SignalKind::from_raw(-1));
+            });
+    })
+    .map(|_| String::new())
+    .unwrap_or_else(panic_message);
+    assert!(
+        msg.contains("A Tokio 1.x context was found, but IO is disabled."),
+        "{msg}"
+    );
 }
 
 #[test]

@@ -797,3 +797,150 @@ fn recv_many_reserves_for_what_arrived_not_for_the_limit() {
         assert!(buf.capacity() < 64, "capacity {}", buf.capacity());
     })
 }
+
+// ---- a reservation that fails or is cancelled on a closed channel (tokio's suite) ----
+//
+// A closed receiver's `recv` ends once the channel is idle (no message queued, no permit
+// out). A reservation holding some of the permits keeps it busy; when it fails or is
+// dropped, the permits come back and the receiver must be woken then, and not before.
+
+/// A pinned future and the counter of its waker's wake-ups.
+struct Polled<F: Future> {
+    fut: std::pin::Pin<Box<F>>,
+    woken: Arc<Counter>,
+    waker: std::task::Waker,
+}
+
+impl<F: Future> Polled<F> {
+    fn new(fut: F) -> Self {
+        let (woken, waker) = counting_waker();
+        Polled {
+            fut: Box::pin(fut),
+            woken,
+            waker,
+        }
+    }
+    fn poll(&mut self) -> Poll<F::Output> {
+        poll(self.fut.as_mut(), &self.waker)
+    }
+    fn is_woken(&self) -> bool {
+        self.woken.count() > 0
+    }
+}
+
+#[test]
+fn failed_reserve_many_wakes_closed_receiver() {
+    let (tx, mut rx) = mpsc::channel::<()>(2);
+    // One slot held: the reservation takes the other one and queues for the second.
+    let permit = tx.try_reserve().unwrap();
+    let mut reserve = Polled::new(tx.reserve_many(2));
+    assert!(reserve.poll().is_pending());
+    rx.close();
+    let mut recv = Polled::new(rx.recv());
+    assert!(recv.poll().is_pending());
+    // The slot goes to the queued reservation: the channel is not idle yet.
+    drop(permit);
+    assert!(
+        !recv.is_woken(),
+        "woken while a reservation holds the slots"
+    );
+    // The reservation fails and hands both slots back: now the channel is idle.
+    assert!(matches!(reserve.poll(), Poll::Ready(Err(_))));
+    assert!(recv.is_woken(), "the closed receiver was not woken");
+    assert!(matches!(recv.poll(), Poll::Ready(None)));
+}
+
+#[test]
+fn cancelled_reserve_many_wakes_closed_receiver() {
+    let (tx, mut rx) = mpsc::channel::<()>(2);
+    let permit = tx.try_reserve().unwrap();
+    let mut reserve = Polled::new(tx.reserve_many(2));
+    assert!(reserve.poll().is_pending());
+    rx.close();
+    let mut recv = Polled::new(rx.recv());
+    assert!(recv.poll().is_pending());
+    drop(permit);
+    assert!(
+        !recv.is_woken(),
+        "woken while a reservation holds the slots"
+    );
+    drop(reserve);
+    assert!(recv.is_woken(), "the closed receiver was not woken");
+    assert!(matches!(recv.poll(), Poll::Ready(None)));
+}
+
+#[test]
+fn failed_reserve_wakes_closed_receiver() {
+    let (tx, mut rx) = mpsc::channel::<()>(1);
+    let permit = tx.try_reserve().unwrap();
+    let mut reserve = Polled::new(tx.reserve());
+    assert!(reserve.poll().is_pending());
+    // The slot is assigned to the queued reservation, woken but not polled yet.
+    drop(permit);
+    assert!(reserve.is_woken());
+    rx.close();
+    let mut recv = Polled::new(rx.recv());
+    assert!(recv.poll().is_pending());
+    // It fails on the closed channel despite holding the slot, and hands it back.
+    match reserve.poll() {
+        Poll::Ready(Err(mpsc::error::SendError(()))) => {}
+        Poll::Ready(Ok(_)) => panic!("a reserve on a closed channel returned a permit"),
+        Poll::Pending => panic!("a reserve on a closed channel is pending"),
+    }
+    assert!(recv.is_woken(), "the closed receiver was not woken");
+    assert!(matches!(recv.poll(), Poll::Ready(None)));
+}
+
+#[test]
+fn cancelled_reserve_wakes_closed_receiver() {
+    let (tx, mut rx) = mpsc::channel::<()>(1);
+    let permit = tx.try_reserve().unwrap();
+    let mut reserve = Polled::new(tx.reserve());
+    assert!(reserve.poll().is_pending());
+    drop(permit);
+    assert!(reserve.is_woken());
+    rx.close();
+    let mut recv = Polled::new(rx.recv());
+    assert!(recv.poll().is_pending());
+    drop(reserve);
+    assert!(recv.is_woken(), "the closed receiver was not woken");
+    assert!(matches!(recv.poll(), Poll::Ready(None)));
+}
+
+#[test]
+fn reserve_owned_assigned_then_closed_is_an_error() {
+    let (tx, mut rx) = mpsc::channel::<()>(1);
+    let permit = tx.try_reserve().unwrap();
+    let mut reserve = Polled::new(tx.clone().reserve_owned());
+    assert!(reserve.poll().is_pending());
+    drop(permit);
+    rx.close();
+    let mut recv = Polled::new(rx.recv());
+    assert!(recv.poll().is_pending());
+    assert!(
+        matches!(reserve.poll(), Poll::Ready(Err(_))),
+        "a reserve_owned on a closed channel must fail"
+    );
+    assert!(recv.is_woken(), "the closed receiver was not woken");
+    assert!(matches!(recv.poll(), Poll::Ready(None)));
+}
+
+#[test]
+fn reserve_on_a_closed_channel_is_send_error() {
+    let (tx, rx) = mpsc::channel::<()>(100);
+    drop(rx);
+    let mut reserve = Polled::new(tx.reserve());
+    assert!(matches!(
+        reserve.poll(),
+        Poll::Ready(Err(mpsc::error::SendError(())))
+    ));
+    let mut many = Polled::new(tx.reserve_many(10));
+    assert!(matches!(
+        many.poll(),
+        Poll::Ready(Err(mpsc::error::SendError(())))
+    ));
+    assert!(matches!(
+        tx.try_reserve_many(10),
+        Err(TrySendError::Closed(()))
+    ));
+}

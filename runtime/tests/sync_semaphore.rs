@@ -251,7 +251,7 @@ fn permit_forget_merge_split() {
 }
 
 #[test]
-#[should_panic(expected = "different semaphores")]
+#[should_panic(expected = "merging permits from different semaphore instances")]
 fn merging_permits_of_two_semaphores_panics() {
     let (s1, s2) = (Semaphore::new(1), Semaphore::new(1));
     let mut a = s1.try_acquire().unwrap();
@@ -370,4 +370,46 @@ fn a_storm_of_cancelled_acquires_loses_no_permit() {
             "no acquire was cancelled: the test did not exercise cancellation"
         );
     })
+}
+
+/// As tokio's: a waiter the close fails keeps what it was granted in part until its future
+/// is done with, and one granted in full before the close, but polled only after it,
+/// fails too (a closed semaphore hands nothing out); what they held then comes back.
+#[test]
+fn close_keeps_partial_grants_with_their_waiters_and_fails_unseen_grants() {
+    let sem = Semaphore::new(2);
+    let held = sem.try_acquire().unwrap();
+    let mut many = Box::pin(sem.acquire_many(2));
+    assert!(
+        poll_noop(many.as_mut()).is_pending(),
+        "one of two permits is out"
+    );
+    sem.close();
+    assert_eq!(
+        sem.available_permits(),
+        0,
+        "the waiter still holds its partial grant"
+    );
+    assert!(matches!(poll_noop(many.as_mut()), Poll::Ready(Err(_))));
+    drop(many);
+    assert_eq!(
+        sem.available_permits(),
+        1,
+        "the failed waiter gave its grant back"
+    );
+    drop(held);
+    assert_eq!(sem.available_permits(), 2);
+
+    let sem = Semaphore::new(1);
+    let held = sem.try_acquire().unwrap();
+    let mut one = Box::pin(sem.acquire());
+    assert!(poll_noop(one.as_mut()).is_pending());
+    drop(held); // granted to the waiter, which has not looked yet
+    sem.close();
+    assert!(
+        matches!(poll_noop(one.as_mut()), Poll::Ready(Err(_))),
+        "a grant the waiter had not seen is void once closed"
+    );
+    drop(one);
+    assert_eq!(sem.available_permits(), 1, "the void grant came back");
 }

@@ -59,7 +59,7 @@ fn with_outside_a_scope_panics() {
 }
 
 #[test]
-#[should_panic(expected = "while the task-local value is borrowed")]
+#[should_panic(expected = "while the task-local storage is borrowed")]
 fn scope_inside_with_panics() {
     NUMBER.sync_scope(1, || NUMBER.with(|_| NUMBER.sync_scope(2, || ())));
 }

@@ -285,7 +285,8 @@ fn spawn_local_outside_a_local_set_panics_with_what_to_use() {
                 .unwrap();
             assert!(
                 msg.contains(
-                    "`spawn_local` called from outside of a `task::LocalSet` or LocalRuntime"
+                    "`spawn_local` called from outside of a `task::LocalSet` or \
+                     `runtime::LocalRuntime`"
                 ),
                 "{msg}"
             );

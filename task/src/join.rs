@@ -348,8 +348,10 @@ impl JoinError {
     /// Resume it with `std::panic::resume_unwind`.
     #[track_caller]
     pub fn into_panic(self) -> Box<dyn Any + Send + 'static> {
-        self.try_into_panic()
-            .expect("`JoinError::into_panic` on a cancelled task; check `is_panic()` first")
+        self.try_into_panic().expect(
+            "`JoinError` reason is not a panic. (`JoinError::into_panic` on a cancelled task; \
+                 check `is_panic()` first)",
+        )
     }
 
     /// The panic payload, or the error back when the task was cancelled.

@@ -35,11 +35,19 @@ impl Buf {
         }
     }
 
-    /// Accepts up to `max` bytes of `src` for a later write; returns how many.
-    pub(crate) fn copy_from(&mut self, src: &[u8], max: usize) -> usize {
+    /// Accepts up to `max` bytes of `bufs`, in order (all of the first, then of the next,
+    /// ...), for a later write; returns how many.
+    pub(crate) fn copy_from_bufs(&mut self, bufs: &[io::IoSlice<'_>], max: usize) -> usize {
         debug_assert!(self.is_empty());
-        let n = src.len().min(max);
-        self.data.extend_from_slice(&src[..n]);
+        let mut n = 0;
+        for b in bufs {
+            let take = (max - n).min(b.len());
+            self.data.extend_from_slice(&b[..take]);
+            n += take;
+            if n == max {
+                break;
+            }
+        }
         n
     }
 

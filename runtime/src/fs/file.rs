@@ -107,7 +107,7 @@ enum Operation {
 }
 
 fn lost(e: crate::task::JoinError) -> io::Error {
-    io::Error::other(format!("a background file operation failed: {e}"))
+    super::background_task_failed(e)
 }
 
 impl Inner {
@@ -258,7 +258,10 @@ impl File {
     pub async fn try_clone(&self) -> io::Result<File> {
         let std = self.std.clone();
         let cloned = asyncify(move || std.try_clone()).await?;
-        Ok(File::from_std(cloned))
+        let mut file = File::from_std(cloned);
+        // As tokio's: the clone buffers as much as the original.
+        file.max_buf_size = self.max_buf_size;
+        Ok(file)
     }
 
     /// Changes the file's permissions.
@@ -303,10 +306,11 @@ impl File {
     ///
     /// # Panics
     /// If `max_buf_size` is 0 (no operation could make progress).
+    #[track_caller]
     pub fn set_max_buf_size(&mut self, max_buf_size: usize) {
         assert!(
             max_buf_size > 0,
-            "File::set_max_buf_size(0): use at least 1"
+            "`max_buf_size` must be greater than 0 (File::set_max_buf_size(0): use at least 1)"
         );
         self.max_buf_size = max_buf_size;
     }
@@ -376,6 +380,16 @@ impl File {
         cx: &mut Context<'_>,
         src: &[u8],
     ) -> Poll<io::Result<usize>> {
+        self.poll_write_bufs(cx, &[io::IoSlice::new(src)])
+    }
+
+    /// Accepts what fits (`max_buf_size`) of all of `bufs`, in order, as tokio's vectored
+    /// write does; the rest of the machinery is [`poll_write_buf`](Self::poll_write_buf)'s.
+    pub(super) fn poll_write_bufs(
+        &mut self,
+        cx: &mut Context<'_>,
+        src: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
         ready!(poll_proceed(cx));
         let max = self.max_buf_size;
         let inner = self.inner.get_mut();
@@ -385,7 +399,7 @@ impl File {
         loop {
             match &mut inner.state {
                 State::Idle(cell) => {
-                    if src.is_empty() {
+                    if src.iter().all(|b| b.is_empty()) {
                         return Poll::Ready(Ok(0));
                     }
                     let mut buf = cell.take().unwrap_or_default();
@@ -394,7 +408,7 @@ impl File {
                     } else {
                         Some(SeekFrom::Current(buf.discard_read()))
                     };
-                    let n = buf.copy_from(src, max);
+                    let n = buf.copy_from_bufs(src, max);
                     let std = self.std.clone();
                     inner.state = State::Busy(spawn_blocking(move || {
                         let res = match back {
@@ -551,7 +565,9 @@ impl std::os::fd::FromRawFd for File {
 
 impl fmt::Debug for File {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("File").field("std", &self.std).finish()
+        f.debug_struct("tokio::fs::File")
+            .field("std", &self.std)
+            .finish()
     }
 }
 

@@ -47,9 +47,29 @@ where
 {
     match crate::task::spawn_blocking(f).await {
         Ok(res) => res,
-        Err(e) => Err(io::Error::other(format!(
-            "a background file system operation failed: {e}"
-        ))),
+        Err(e) => Err(background_task_failed(e)),
+    }
+}
+
+/// The error of a file operation whose blocking-pool closure never ran to its end (the
+/// runtime shut down first, or it panicked): an `Other` error whose message is tokio's,
+/// "background task failed", with the [`JoinError`](crate::task::JoinError) as its source.
+pub(crate) fn background_task_failed(e: crate::task::JoinError) -> io::Error {
+    io::Error::other(BackgroundTaskFailed(e))
+}
+
+#[derive(Debug)]
+struct BackgroundTaskFailed(crate::task::JoinError);
+
+impl std::fmt::Display for BackgroundTaskFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("background task failed")
+    }
+}
+
+impl std::error::Error for BackgroundTaskFailed {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.0)
     }
 }
 

@@ -41,6 +41,7 @@ pub struct DuplexStream {
 ///
 /// # Panics
 /// If `max_buf_size` is 0 (no byte could ever pass).
+#[track_caller]
 pub fn duplex(max_buf_size: usize) -> (DuplexStream, DuplexStream) {
     let one = Arc::new(Mutex::new(Pipe::new(max_buf_size)));
     let two = Arc::new(Mutex::new(Pipe::new(max_buf_size)));

@@ -9,7 +9,8 @@
 //! States: `write_closed` (the writer shut down or went away) makes the reader see EOF once
 //! the buffer is drained and makes further writes fail with `BrokenPipe`; `read_closed`
 //! (the reader went away) makes writes fail with `BrokenPipe`. Every read and write spends
-//! one unit of the task's coop budget before anything else.
+//! one unit of the task's coop budget before anything else. A vectored write takes what
+//! fits of all its buffers, in order, as tokio's.
 
 use std::collections::VecDeque;
 use std::io;
@@ -31,10 +32,12 @@ pub(super) struct Pipe {
 
 impl Pipe {
     /// An empty pipe holding at most `max` (>= 1) bytes.
+    #[track_caller]
     pub(super) fn new(max: usize) -> Pipe {
         assert!(
             max > 0,
-            "a byte pipe of size 0 could never pass a byte: give a buffer size of at least 1"
+            "`max_buf_size` must be greater than 0: a byte pipe of size 0 could never pass \
+             a byte, give a buffer size of at least 1"
         );
         Pipe {
             buf: VecDeque::new(),
@@ -105,23 +108,41 @@ pub(super) fn poll_write(
     cx: &mut Context<'_>,
     buf: &[u8],
 ) -> Poll<io::Result<usize>> {
+    poll_write_vectored(pipe, cx, &[io::IoSlice::new(buf)])
+}
+
+/// Copies as much of `bufs` as fits, in order (all of the first, then of the next, ...),
+/// waiting while the pipe is full; `Ok(0)` only when every buffer is empty.
+pub(super) fn poll_write_vectored(
+    pipe: &Mutex<Pipe>,
+    cx: &mut Context<'_>,
+    bufs: &[io::IoSlice<'_>],
+) -> Poll<io::Result<usize>> {
     ready!(poll_proceed(cx));
     let mut p = pipe.lock();
     if p.read_closed || p.write_closed {
         return Poll::Ready(Err(io::ErrorKind::BrokenPipe.into()));
     }
-    if buf.is_empty() {
+    if bufs.iter().all(|b| b.is_empty()) {
         return Poll::Ready(Ok(0));
     }
-    let room = p.max - p.buf.len();
+    let mut room = p.max - p.buf.len();
     if room == 0 {
         let old = store(&mut p.write_waker, cx);
         drop(p);
         drop(old); // never dropped under the lock
         return Poll::Pending;
     }
-    let n = room.min(buf.len());
-    p.buf.extend(&buf[..n]);
+    let mut n = 0;
+    for b in bufs {
+        if room == 0 {
+            break;
+        }
+        let take = room.min(b.len());
+        p.buf.extend(&b[..take]);
+        room -= take;
+        n += take;
+    }
     let reader = p.read_waker.take();
     drop(p);
     wake(reader);
@@ -180,6 +201,16 @@ macro_rules! pipe_io_impls {
             ) -> std::task::Poll<std::io::Result<usize>> {
                 $crate::io::pipe::poll_write(&self.$write, cx, buf)
             }
+            fn poll_write_vectored(
+                self: std::pin::Pin<&mut Self>,
+                cx: &mut std::task::Context<'_>,
+                bufs: &[std::io::IoSlice<'_>],
+            ) -> std::task::Poll<std::io::Result<usize>> {
+                $crate::io::pipe::poll_write_vectored(&self.$write, cx, bufs)
+            }
+            fn is_write_vectored(&self) -> bool {
+                true
+            }
             fn poll_flush(
                 self: std::pin::Pin<&mut Self>,
                 cx: &mut std::task::Context<'_>,
@@ -217,6 +248,13 @@ macro_rules! pipe_io_impls {
                 buf: &[u8],
             ) -> std::task::Poll<std::io::Result<usize>> {
                 $crate::io::pipe::poll_write(&self.$write, cx, buf)
+            }
+            fn poll_write_vectored(
+                self: std::pin::Pin<&mut Self>,
+                cx: &mut std::task::Context<'_>,
+                bufs: &[std::io::IoSlice<'_>],
+            ) -> std::task::Poll<std::io::Result<usize>> {
+                $crate::io::pipe::poll_write_vectored(&self.$write, cx, bufs)
             }
             fn poll_flush(
                 self: std::pin::Pin<&mut Self>,

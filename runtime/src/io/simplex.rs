@@ -35,6 +35,7 @@ impl SimplexStream {
     ///
     /// # Panics
     /// If `max_buf_size` is 0.
+    #[track_caller]
     pub fn new_unsplit(max_buf_size: usize) -> SimplexStream {
         SimplexStream {
             pipe: Mutex::new(Pipe::new(max_buf_size)),
@@ -61,6 +62,7 @@ impl SimplexStream {
 ///
 /// # Panics
 /// If `max_buf_size` is 0.
+#[track_caller]
 pub fn simplex(max_buf_size: usize) -> (ReadHalf<SimplexStream>, WriteHalf<SimplexStream>) {
     crate::io::split(SimplexStream::new_unsplit(max_buf_size))
 }

@@ -104,27 +104,40 @@ impl<S: Source> IoSource<S> {
     }
 
     /// Waits for readiness in `dir` (spending budget), without any syscall, and remembers
-    /// the event for a following `try_io`.
+    /// the event for a following `try_io`: the public `poll_*_ready` methods, which spend
+    /// budget as tokio's do.
     pub(crate) fn poll_ready_recorded(
         &self,
         cx: &mut Context<'_>,
         dir: Direction,
     ) -> Poll<io::Result<()>> {
         ready!(coop::poll_proceed(cx));
+        self.poll_ready_unbudgeted(cx, dir)
+    }
+
+    /// [`poll_ready_recorded`](Self::poll_ready_recorded) without the budget: the
+    /// `readable()`/`writable()` futures, which, as tokio's, spend none (they do no I/O;
+    /// the `try_*` call that follows is the work). So a loop of `writable()` and a
+    /// successful `try_write` finds `writable()` ready at once every time, until a
+    /// `WouldBlock` clears the readiness.
+    pub(crate) fn poll_ready_unbudgeted(
+        &self,
+        cx: &mut Context<'_>,
+        dir: Direction,
+    ) -> Poll<io::Result<()>> {
         let ev = ready!(self.registration.poll_ready(cx, dir))?;
         self.recorded.lock()[slot(dir)] = Some(ev);
         Poll::Ready(Ok(()))
     }
 
-    /// Waits (spending budget) until the driver holds any readiness `interest` covers and
-    /// says which (tokio's `ready(Interest)`: closed and error states show as such), and
-    /// remembers it per direction for a following `try_io`.
+    /// Waits until the driver holds any readiness `interest` covers and says which
+    /// (tokio's `ready(Interest)`: closed and error states show as such), and remembers it
+    /// per direction for a following `try_io`. Spends no budget, as tokio's `ready()`.
     pub(crate) fn poll_ready_interest(
         &self,
         cx: &mut Context<'_>,
         interest: crate::io::Interest,
     ) -> Poll<io::Result<crate::io::Ready>> {
-        ready!(coop::poll_proceed(cx));
         let ev = ready!(self.registration.poll_ready_mask(cx, interest.mask()))?;
         let mut recorded = self.recorded.lock();
         for dir in [Direction::Read, Direction::Write] {

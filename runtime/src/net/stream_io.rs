@@ -141,7 +141,11 @@ macro_rules! stream_io {
             /// Waits until the stream may be readable (readiness can be spurious: follow with
             /// [`Self::try_read`] and loop on `WouldBlock`). Several tasks may wait at once.
             pub async fn readable(&self) -> ::std::io::Result<()> {
-                ::std::future::poll_fn(|cx| self.poll_read_ready(cx)).await
+                ::std::future::poll_fn(|cx| {
+                    self.io
+                        .poll_ready_unbudgeted(cx, ::io_driver::Direction::Read)
+                })
+                .await
             }
 
             /// Polls for read readiness (see [`Self::readable`]).
@@ -155,7 +159,11 @@ macro_rules! stream_io {
 
             /// Waits until the stream may be writable (see [`Self::readable`]).
             pub async fn writable(&self) -> ::std::io::Result<()> {
-                ::std::future::poll_fn(|cx| self.poll_write_ready(cx)).await
+                ::std::future::poll_fn(|cx| {
+                    self.io
+                        .poll_ready_unbudgeted(cx, ::io_driver::Direction::Write)
+                })
+                .await
             }
 
             /// Waits until the stream is ready for any of `interest` and says which, as

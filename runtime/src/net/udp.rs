@@ -232,12 +232,12 @@ impl UdpSocket {
     /// Waits until the socket may be readable (follow with a `try_recv*`, looping on
     /// `WouldBlock`).
     pub async fn readable(&self) -> io::Result<()> {
-        poll_fn(|cx| self.poll_recv_ready(cx)).await
+        poll_fn(|cx| self.io.poll_ready_unbudgeted(cx, Direction::Read)).await
     }
 
     /// Waits until the socket may be writable (follow with a `try_send*`).
     pub async fn writable(&self) -> io::Result<()> {
-        poll_fn(|cx| self.poll_send_ready(cx)).await
+        poll_fn(|cx| self.io.poll_ready_unbudgeted(cx, Direction::Write)).await
     }
 
     /// Sends to the connected peer without waiting.

@@ -157,7 +157,11 @@ impl Handle {
     pub(crate) fn current_driver(what: &str) -> Arc<Driver> {
         match crate::context::with_handle(|h| h.map(|h| h.driver().clone())) {
             Some(driver) => driver,
-            None => panic!("{what} {}", crate::misuse::OUTSIDE_RUNTIME_SUFFIX),
+            None => panic!(
+                "{}: {what} {}",
+                crate::misuse::NO_REACTOR,
+                crate::misuse::OUTSIDE_RUNTIME_SUFFIX
+            ),
         }
     }
 

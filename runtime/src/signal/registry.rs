@@ -117,11 +117,13 @@ fn globals() -> io::Result<&'static Globals> {
 
 /// Installs the handler of `signum` (once) and returns its slot.
 pub(crate) fn slot(signum: i32) -> io::Result<&'static Slot> {
-    if signum <= 0 || signum as usize >= SLOTS || signal_hook_registry::FORBIDDEN.contains(&signum)
-    {
+    if signum <= 0 || signal_hook_registry::FORBIDDEN.contains(&signum) {
         return Err(io::Error::other(format!(
             "Refusing to register signal {signum}"
         )));
+    }
+    if signum as usize >= SLOTS {
+        return Err(io::Error::other("signal too large"));
     }
     let g = globals()?;
     let slot: &'static Slot = &g.slots[signum as usize];

@@ -130,14 +130,17 @@ pub struct Signal {
 ///
 /// # Errors
 /// For a signal that cannot be handled (`SIGKILL`, `SIGSTOP`, `SIGILL`, `SIGFPE`,
-/// `SIGSEGV`) or a number out of range: "Refusing to register signal N".
+/// `SIGSEGV`) or a number below 1: "Refusing to register signal N"; past the platform's
+/// signal numbers: "signal too large".
 ///
 /// # Panics
 /// Outside a runtime, or on one built without `Builder::enable_io()`.
 #[track_caller]
 pub fn signal(kind: SignalKind) -> io::Result<Signal> {
-    let slot = registry::slot(kind.0)?;
+    // The runtime first, as tokio: a bad number outside a runtime (or on one without I/O)
+    // is that panic, not an error.
     let receiver = registry::receiver()?;
+    let slot = registry::slot(kind.0)?;
     let (id, seen) = slot.subscribe();
     Ok(Signal {
         slot,

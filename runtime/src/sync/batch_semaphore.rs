@@ -17,6 +17,13 @@
 //! the permits it was partially granted (to the next waiters); one dropped after it was
 //! granted but before it looked releases all of them. Either way nothing is lost.
 //!
+//! Closing, as tokio's: every queued waiter is failed and woken, but keeps what it was
+//! granted in part until its future looks (or is dropped), and a waiter granted in full
+//! that looks only after the close fails too; either way its future then releases what it
+//! held. So the permits a failing waiter holds stay out of the count until that waiter is
+//! done, and whoever waits for every permit to come back (a closed channel's receiver)
+//! is told by the waiter's owner then.
+//!
 //! Memory ordering: permits that travel through the word are taken with Acquire and given
 //! with Release (so a `Mutex` guard's writes are seen by the next holder); permits handed
 //! over through the queue are ordered by the waiters' mutex. A CAS that takes permits is
@@ -338,30 +345,26 @@ impl Sem {
         }
     }
 
-    /// Closes the semaphore: every waiter (and every later acquire) fails; permits granted
-    /// in part to the waiters go back to the count.
+    /// Closes the semaphore: every waiter (and every later acquire) fails. A waiter keeps
+    /// the permits it was granted in part until its future looks or is dropped (then they
+    /// come back), as tokio's.
     pub(crate) fn close(&self) {
         let mut wakes = WakeList::new();
         {
             let mut list = self.waiters.lock();
-            let mut back = 0;
             while let Some(head) = list.front() {
-                let need = &mut list.node(head).data;
-                back += need.needed - need.remaining;
-                need.remaining = need.needed;
-                need.status = Status::Closed;
+                list.node(head).data.status = Status::Closed;
                 list.unlink_and_wake(head, &mut wakes);
                 task::waits::forget(self.key(head));
             }
             // Relaxed: the value only seeds the CAS.
             let mut cur = self.permits.load(Relaxed);
             loop {
-                let next = ((cur | CLOSED) & !WAITERS) + (back << SHIFT);
+                let next = (cur | CLOSED) & !WAITERS;
                 // Release: a thread that reads CLOSED with Acquire (`is_closed`, a `Closed`
-                // answer) sees what we wrote before closing. No Acquire: once CLOSED is set
-                // no permit is handed out again, so the permits we put back carry nothing,
-                // and the waiters learn of the close under the lock. Failure Relaxed: as the
-                // first load.
+                // answer) sees what we wrote before closing. No Acquire: closing takes no
+                // permit, and the waiters learn of the close under the lock. Failure
+                // Relaxed: as the first load.
                 match self
                     .permits
                     .compare_exchange_weak(cur, next, Release, Relaxed)
@@ -457,6 +460,9 @@ impl Sem {
     }
 
     /// A later poll of a queued acquire; frees its node (clearing `key`) once it is done.
+    /// Once the semaphore is closed it fails, granted in full or not, and releases what
+    /// it held (tokio's: a closed semaphore hands out nothing, not even a grant made
+    /// before the close that its waiter had not seen yet).
     fn poll_queued(
         &self,
         k: usize,
@@ -464,19 +470,28 @@ impl Sem {
         key: &mut Option<usize>,
     ) -> Poll<Result<(), Closed>> {
         let mut list = self.waiters.lock();
-        let out = match list.get(k).data.status {
+        // Relaxed: CLOSED is set under the lock we hold, which orders the close before us.
+        let closed = self.permits.load(Relaxed) & CLOSED != 0;
+        let data = &list.get(k).data;
+        let (out, held) = match data.status {
             Status::Queued => {
                 let old = list.set_waker(k, waker);
                 drop(list);
                 drop(old);
                 return Poll::Pending;
             }
-            Status::Granted => Poll::Ready(Ok(())),
-            Status::Closed => Poll::Ready(Err(Closed)),
+            Status::Granted if !closed => (Poll::Ready(Ok(())), 0),
+            Status::Granted => (Poll::Ready(Err(Closed)), data.needed),
+            Status::Closed => (Poll::Ready(Err(Closed)), data.needed - data.remaining),
         };
         let node = list.remove(k);
+        let mut wakes = WakeList::new();
+        if held > 0 {
+            self.release_locked(held, &mut list, &mut wakes);
+        }
         drop(list);
         drop(node);
+        wakes.wake_all();
         *key = None;
         out
     }
@@ -491,9 +506,8 @@ impl Sem {
             task::waits::forget(self.key(k));
         }
         let give = match node.data.status {
-            Status::Queued => node.data.needed - node.data.remaining,
+            Status::Queued | Status::Closed => node.data.needed - node.data.remaining,
             Status::Granted => node.data.needed,
-            Status::Closed => 0,
         };
         self.release_locked(give, &mut list, &mut wakes);
         drop(list);

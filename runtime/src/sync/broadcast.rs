@@ -160,6 +160,7 @@ struct Shared<T> {
 /// assert_eq!(rx2.recv().await, Ok(10));
 /// # });
 /// ```
+#[track_caller]
 pub fn channel<T: Clone>(capacity: usize) -> (Sender<T>, Receiver<T>) {
     let tx = Sender::new(capacity);
     let rx = tx.subscribe();
@@ -190,6 +191,7 @@ impl<T> Sender<T> {
     /// # Panics
     ///
     /// As [`channel`].
+    #[track_caller]
     pub fn new(capacity: usize) -> Sender<T> {
         assert!(capacity > 0, "broadcast channel capacity cannot be zero");
         assert!(

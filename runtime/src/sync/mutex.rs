@@ -197,6 +197,7 @@ impl<T: ?Sized> Mutex<T> {
     /// # Panics
     ///
     /// Inside a runtime (it would block a worker): `.await` [`lock`](Mutex::lock) instead.
+    #[track_caller]
     pub fn blocking_lock(&self) -> MutexGuard<'_, T> {
         crate::context::assert_not_in_runtime(crate::misuse::MUTEX_BLOCKING_LOCK);
         futures_executor::block_on(self.lock())
@@ -212,6 +213,7 @@ impl<T: ?Sized> Mutex<T> {
     /// # Panics
     ///
     /// Inside a runtime: `.await` [`lock_owned`](Mutex::lock_owned) instead.
+    #[track_caller]
     pub fn blocking_lock_owned(self: Arc<Self>) -> OwnedMutexGuard<T> {
         crate::context::assert_not_in_runtime(crate::misuse::MUTEX_BLOCKING_LOCK_OWNED);
         futures_executor::block_on(self.lock_owned())

@@ -493,6 +493,7 @@ impl<T> Receiver<T> {
     /// # Panics
     ///
     /// Inside a runtime (it would block a worker): `.await` the receiver instead.
+    #[track_caller]
     pub fn blocking_recv(self) -> Result<T, RecvError> {
         crate::context::assert_not_in_runtime(crate::misuse::ONESHOT_BLOCKING_RECV);
         futures_executor::block_on(self)

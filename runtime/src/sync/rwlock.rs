@@ -83,10 +83,16 @@ impl<T> RwLock<T> {
     /// # Panics
     ///
     /// When `max_reads` is 0 or more than `u32::MAX >> 3`.
+    #[track_caller]
     pub fn with_max_readers(value: T, max_reads: u32) -> RwLock<T> {
+        assert_ne!(
+            max_reads, 0,
+            "a RwLock may not be created with 0 readers (max_reads must be in 1..={MAX_READS})"
+        );
         assert!(
-            max_reads > 0 && max_reads <= MAX_READS,
-            "max_reads must be in 1..={MAX_READS}, got {max_reads}"
+            max_reads <= MAX_READS,
+            "a RwLock may not be created with more than {MAX_READS} readers \
+             (max_reads must be in 1..={MAX_READS}, got {max_reads})"
         );
         RwLock {
             mr: max_reads,
@@ -126,8 +132,13 @@ impl<T> RwLock<T> {
     #[cfg(not(loom))]
     pub const fn const_with_max_readers(value: T, max_reads: u32) -> RwLock<T> {
         assert!(
-            max_reads > 0 && max_reads <= MAX_READS,
-            "max_reads must be in 1..=u32::MAX >> 3"
+            max_reads != 0,
+            "a RwLock may not be created with 0 readers (max_reads must be in 1..=u32::MAX >> 3)"
+        );
+        assert!(
+            max_reads <= MAX_READS,
+            "a RwLock may not be created with more than u32::MAX >> 3 readers \
+             (max_reads must be in 1..=u32::MAX >> 3)"
         );
         RwLock {
             mr: max_reads,
@@ -376,6 +387,7 @@ impl<T: ?Sized> RwLock<T> {
     /// # Panics
     ///
     /// Inside a runtime: `.await` [`read`](RwLock::read) instead.
+    #[track_caller]
     pub fn blocking_read(&self) -> RwLockReadGuard<'_, T> {
         crate::context::assert_not_in_runtime(crate::misuse::RWLOCK_BLOCKING_READ);
         futures_executor::block_on(self.read())
@@ -392,6 +404,7 @@ impl<T: ?Sized> RwLock<T> {
     /// # Panics
     ///
     /// Inside a runtime: `.await` [`write`](RwLock::write) instead.
+    #[track_caller]
     pub fn blocking_write(&self) -> RwLockWriteGuard<'_, T> {
         crate::context::assert_not_in_runtime(crate::misuse::RWLOCK_BLOCKING_WRITE);
         futures_executor::block_on(self.write())

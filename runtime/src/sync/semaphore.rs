@@ -450,7 +450,9 @@ impl Semaphore {
     }
 
     /// Closes the semaphore: queued and later acquires fail with [`AcquireError`]; permits
-    /// already held stay valid (and still come back when dropped).
+    /// already held stay valid (and still come back when dropped). As tokio's, a queued
+    /// acquire fails even if the permits were handed to it just before the close, unseen;
+    /// what a failed acquire held comes back when it fails (or is dropped).
     ///
     /// ```
     /// # runtime::Runtime::new().unwrap().block_on(async {
@@ -500,10 +502,11 @@ impl<'a> SemaphorePermit<'a> {
     /// # Panics
     ///
     /// When `other` is from another semaphore.
+    #[track_caller]
     pub fn merge(&mut self, mut other: Self) {
         assert!(
             std::ptr::eq(self.sem, other.sem),
-            "merging permits from different semaphores"
+            "merging permits from different semaphore instances"
         );
         self.permits += std::mem::take(&mut other.permits);
     }
@@ -575,10 +578,11 @@ impl OwnedSemaphorePermit {
     /// # Panics
     ///
     /// When `other` is from another semaphore.
+    #[track_caller]
     pub fn merge(&mut self, mut other: Self) {
         assert!(
             Arc::ptr_eq(&self.sem, &other.sem),
-            "merging permits from different semaphores"
+            "merging permits from different semaphore instances"
         );
         self.permits += std::mem::take(&mut other.permits);
     }

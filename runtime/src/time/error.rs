@@ -85,9 +85,12 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self.0 {
-            Kind::Shutdown => "the timer is shut down: timers need a runtime with time enabled",
-            Kind::AtCapacity => "the timer is at capacity and cannot create a new entry",
-            Kind::Invalid => "the timer duration exceeds the maximum duration",
+            Kind::Shutdown => {
+                "the timer is shutdown, must be called from the context of Tokio runtime: \
+                 timers need a running runtime with time enabled"
+            }
+            Kind::AtCapacity => "timer is at capacity and cannot create a new entry",
+            Kind::Invalid => "timer duration exceeds maximum duration",
         })
     }
 }

@@ -254,6 +254,26 @@ pub fn panic_message(payload: Box<dyn Any + Send>) -> String {
     }
 }
 
+/// Runs `f`, which must panic, with a hook that records where the panic happened, and
+/// returns that location's file: a `#[track_caller]` API names its caller's file (the
+/// test's `file!()`). One at a time, the hook being process-wide.
+pub fn panic_location_file(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let seen: Arc<std::sync::Mutex<Option<String>>> = Arc::default();
+    let prev = std::panic::take_hook();
+    let record = seen.clone();
+    std::panic::set_hook(Box::new(move |info| {
+        let file = info.location().map(|l| l.file().to_string());
+        *record.lock().unwrap_or_else(|e| e.into_inner()) = file;
+    }));
+    let result = catch_unwind(f);
+    std::panic::set_hook(prev);
+    assert!(result.is_err(), "the call did not panic");
+    let file = seen.lock().unwrap_or_else(|e| e.into_inner()).take();
+    file.expect("the panic has a location")
+}
+
 /// Counts its own drops in the shared counter: carried into a future, a task or a
 /// channel, it shows that a value was dropped, and how many times.
 #[derive(Clone, Debug)]

@@ -143,8 +143,15 @@ impl TcpStream {
     /// Named apart from tokio's `AsyncWriteExt::shutdown().await` (which shuts down the
     /// write direction) so that a ported `stream.shutdown().await` resolves to tokio's,
     /// as it does on tokio, whose streams have no inherent `shutdown`.
+    ///
+    /// The kernel's `NotConnected` (the peer reset the connection) is `Ok(())`, as tokio's.
     pub fn shutdown_std(&self, how: Shutdown) -> io::Result<()> {
-        self.io.get_ref().shutdown(how)
+        // As tokio's: a connection the peer reset (or the OS closed) has nothing left to
+        // shut down, and which of the two the kernel reports first is a race.
+        match self.io.get_ref().shutdown(how) {
+            Err(e) if e.kind() == io::ErrorKind::NotConnected => Ok(()),
+            res => res,
+        }
     }
 
     /// Borrowed read and write halves, usable from two tasks (or one `join`) at once.

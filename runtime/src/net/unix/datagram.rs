@@ -286,12 +286,12 @@ impl UnixDatagram {
     /// Waits until the socket may be readable (follow with `try_recv*`, looping on
     /// `WouldBlock`).
     pub async fn readable(&self) -> io::Result<()> {
-        poll_fn(|cx| self.poll_recv_ready(cx)).await
+        poll_fn(|cx| self.io.poll_ready_unbudgeted(cx, Direction::Read)).await
     }
 
     /// Waits until the socket may be writable (follow with `try_send*`).
     pub async fn writable(&self) -> io::Result<()> {
-        poll_fn(|cx| self.poll_send_ready(cx)).await
+        poll_fn(|cx| self.io.poll_ready_unbudgeted(cx, Direction::Write)).await
     }
 
     /// Polls for read readiness.

@@ -315,7 +315,7 @@ impl Sender {
     /// # Errors
     /// Once the runtime's driver has shut down.
     pub async fn writable(&self) -> io::Result<()> {
-        std::future::poll_fn(|cx| self.poll_write_ready(cx)).await
+        std::future::poll_fn(|cx| self.io.poll_ready_unbudgeted(cx, Direction::Write)).await
     }
 
     /// Polls for write readiness.
@@ -347,7 +347,7 @@ impl Receiver {
     /// # Errors
     /// Once the runtime's driver has shut down.
     pub async fn readable(&self) -> io::Result<()> {
-        std::future::poll_fn(|cx| self.poll_read_ready(cx)).await
+        std::future::poll_fn(|cx| self.io.poll_ready_unbudgeted(cx, Direction::Read)).await
     }
 
     /// Polls for read readiness.

@@ -48,6 +48,7 @@ pub(super) type BChan<T> = Chan<T, Bounded>;
 /// assert_eq!(got, (0..10).collect::<Vec<_>>());
 /// # });
 /// ```
+#[track_caller]
 pub fn channel<T>(buffer: usize) -> (Sender<T>, Receiver<T>) {
     assert!(buffer > 0, "mpsc bounded channel requires buffer > 0");
     assert!(
@@ -86,6 +87,9 @@ pub struct Receiver<T> {
 /// The wait for `n` permits: owns a node in the semaphore's FIFO once queued; dropping it
 /// hands whatever it was given on to the next waiter, or back to a closed channel, and then
 /// wakes the receiver if that left the closed channel idle (as a dropped [`Permit`] does).
+/// Failing on a closed channel gives back what it held the same way (the semaphore
+/// releases it in that poll) and wakes the receiver likewise: a closed receiver waits for
+/// exactly these permits, and only the wait that held them knows when they are back.
 struct Acquire<'a, T> {
     chan: &'a BChan<T>,
     n: usize,
@@ -102,6 +106,9 @@ impl<T> Future for Acquire<'_, T> {
         // nobody waits ahead; otherwise it queues.
         let out = std::task::ready!(this.chan.sem.poll_acquire(cx, this.n, &mut this.key));
         spend_budget(cx);
+        if out.is_err() {
+            this.chan.permit_returned();
+        }
         Poll::Ready(out)
     }
 }

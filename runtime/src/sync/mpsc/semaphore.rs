@@ -10,8 +10,11 @@
 //!   waiter at the front (partially, if it wants several), so a big `reserve_many` is not
 //!   starved by small ones arriving later.
 //! - A cancelled `reserve` hands what it was given on to the next waiters (or the word).
-//! - `close` fails every waiter and later acquisitions; permits given to the waiters in part
-//!   go back to the word, so idleness stays exact.
+//! - `close` fails every waiter and later acquisitions (a waiter granted in full that had
+//!   not looked yet fails too, as tokio's); a failed waiter keeps what it was given in part
+//!   until its future fails or is dropped, which gives it back and then wakes a closed
+//!   receiver if the channel is idle, so idleness stays exact and the receiver is woken
+//!   once, when the last permit is back.
 //!
 //! [`Unbounded`]: nothing to account. The unbounded channel keeps its one piece of
 //! sender-side state, the CLOSED bit, in its list's claim word (`list`'s module doc), so a
