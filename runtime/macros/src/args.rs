@@ -21,27 +21,53 @@ use syn::parse::{Parse, ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::{Expr, ExprLit, Ident, Lit, LitInt, Token};
 
-/// Which of the two attributes is being expanded.
+/// Which of the two attributes is being expanded, and under which crate's name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
-    Main,
-    Test,
+    Main(Facade),
+    Test(Facade),
+}
+
+/// The crate a user names the attribute through: `runtime` itself, or the `tokio` patch
+/// crate (`compat/tokio`), whose users depend on `tokio` alone. It sets the default
+/// `crate` path of the expansion and the name in error messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Facade {
+    Runtime,
+    Tokio,
 }
 
 impl Kind {
     /// The attribute as a user writes it, for error messages.
     pub(crate) fn attr_name(self) -> &'static str {
         match self {
-            Kind::Main => "#[runtime::main]",
-            Kind::Test => "#[runtime::test]",
+            Kind::Main(Facade::Runtime) => "#[runtime::main]",
+            Kind::Test(Facade::Runtime) => "#[runtime::test]",
+            Kind::Main(Facade::Tokio) => "#[tokio::main]",
+            Kind::Test(Facade::Tokio) => "#[tokio::test]",
+        }
+    }
+
+    /// `main` or `test`, whatever the facade.
+    pub(crate) fn is_test(self) -> bool {
+        matches!(self, Kind::Test(_))
+    }
+
+    /// Where `Builder` lives unless `crate = ".."` says otherwise.
+    fn default_crate(self) -> syn::Path {
+        match self {
+            Kind::Main(Facade::Runtime) | Kind::Test(Facade::Runtime) => {
+                syn::parse_quote!(::runtime)
+            }
+            Kind::Main(Facade::Tokio) | Kind::Test(Facade::Tokio) => syn::parse_quote!(::tokio),
         }
     }
 
     /// `main` defaults to the work-stealing scheduler, `test` to the single-threaded one.
     fn default_flavor(self) -> Flavor {
         match self {
-            Kind::Main => Flavor::MultiThread,
-            Kind::Test => Flavor::CurrentThread,
+            Kind::Main(_) => Flavor::MultiThread,
+            Kind::Test(_) => Flavor::CurrentThread,
         }
     }
 }
@@ -135,7 +161,7 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
     let mut config = Config {
         flavor: kind.default_flavor(),
         worker_threads: None,
-        crate_path: syn::parse_quote!(::runtime),
+        crate_path: kind.default_crate(),
         unhandled_panic: None,
         start_paused: None,
         name: None,
@@ -211,7 +237,7 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
 
     // Checked last so that the order of the arguments does not matter.
     if let Some(key) = &stall_key {
-        if kind == Kind::Main {
+        if !kind.is_test() {
             let msg = "`fail_on_stall` is for `#[runtime::test]`: in a program, use \
                        `Builder::on_stall` to report stuck polls";
             errors.push(syn::Error::new(key.span(), msg));

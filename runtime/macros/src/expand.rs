@@ -102,8 +102,8 @@ pub(crate) fn expand(kind: Kind, args: TokenStream, item: TokenStream) -> TokenS
     };
 
     check_signature(kind, &func.sig, &mut errors);
-    if kind == Kind::Test {
-        func.attrs = without_test_attributes(func.attrs, &mut errors);
+    if kind.is_test() {
+        func.attrs = without_test_attributes(kind, func.attrs, &mut errors);
     }
 
     match errors.into_inner() {
@@ -163,12 +163,12 @@ fn check_signature(kind: Kind, sig: &Signature, errors: &mut Errors) {
     // and a test cannot (the program's entry point and the test harness call them with
     // nothing), so that is reported here rather than by rustc after the expansion.
     let (params_msg, generic_msg) = match kind {
-        Kind::Main if sig.ident != "main" => return,
-        Kind::Main => (
+        Kind::Main(_) if sig.ident != "main" => return,
+        Kind::Main(_) => (
             "the main function cannot accept arguments".to_string(),
             "the main function cannot be generic".to_string(),
         ),
-        Kind::Test => (
+        Kind::Test(_) => (
             format!("`{attr}` functions cannot take parameters"),
             format!("`{attr}` functions cannot be generic"),
         ),
@@ -224,7 +224,11 @@ fn forwarded_params(sig: &Signature) -> (Vec<TokenStream>, Vec<Ident>, TokenStre
 
 /// Drops (and reports) every attribute that would register the function as a test
 /// a second time: `#[test]`, `#[core::prelude::v1::test]`, `#[tokio::test]`, ...
-fn without_test_attributes(attrs: Vec<Attribute>, errors: &mut Errors) -> Vec<Attribute> {
+fn without_test_attributes(
+    kind: Kind,
+    attrs: Vec<Attribute>,
+    errors: &mut Errors,
+) -> Vec<Attribute> {
     attrs
         .into_iter()
         .filter(|attr| {
@@ -234,11 +238,12 @@ fn without_test_attributes(attrs: Vec<Attribute>, errors: &mut Errors) -> Vec<At
                 .last()
                 .is_some_and(|seg| seg.ident == "test");
             if is_test {
-                errors.push(syn::Error::new_spanned(
-                    attr,
-                    "second test attribute is supplied: `#[runtime::test]` already marks the \
-                     function as a test; remove this attribute",
-                ));
+                let msg = format!(
+                    "second test attribute is supplied: `{}` already marks the function as \
+                     a test; remove this attribute",
+                    kind.attr_name()
+                );
+                errors.push(syn::Error::new_spanned(attr, msg));
             }
             !is_test
         })
@@ -253,8 +258,8 @@ fn inner_ident() -> Ident {
 /// `#[::core::prelude::v1::test]` for tests, nothing for `main`.
 fn test_marker(kind: Kind) -> TokenStream {
     match kind {
-        Kind::Main => TokenStream::new(),
-        Kind::Test => quote! { #[::core::prelude::v1::test] },
+        Kind::Main(_) => TokenStream::new(),
+        Kind::Test(_) => quote! { #[::core::prelude::v1::test] },
     }
 }
 
@@ -332,7 +337,7 @@ fn generate(kind: Kind, config: &Config, func: Function) -> TokenStream {
             None => quote!(::core::option::Option::None),
         };
         quote! { #stalls.run(#rt, #t, #timeout, #call) }
-    } else if kind == Kind::Test && !mentions_impl(output_ty.clone()) {
+    } else if kind.is_test() && !mentions_impl(output_ty.clone()) {
         quote! {
             let #fut = ::core::pin::pin!(#call);
             let #fut: ::core::pin::Pin<

@@ -15,7 +15,7 @@ mod args;
 mod clean_pattern;
 mod expand;
 
-use args::Kind;
+use args::{Facade, Kind};
 use proc_macro::TokenStream;
 
 /// Runs the `async` function on a runtime built for it; meant for `main`.
@@ -65,7 +65,7 @@ use proc_macro::TokenStream;
 /// and return type are kept.
 #[proc_macro_attribute]
 pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
-    expand::expand(Kind::Main, args.into(), item.into()).into()
+    expand::expand(Kind::Main(Facade::Runtime), args.into(), item.into()).into()
 }
 
 /// Like [`macro@main`] but marks the function `#[test]`, and the flavor defaults to
@@ -98,7 +98,22 @@ pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
 /// registered twice.
 #[proc_macro_attribute]
 pub fn test(args: TokenStream, item: TokenStream) -> TokenStream {
-    expand::expand(Kind::Test, args.into(), item.into()).into()
+    expand::expand(Kind::Test(Facade::Runtime), args.into(), item.into()).into()
+}
+
+/// `#[tokio::main]` of the `tokio` patch crate (`compat/tokio`): [`macro@main`] whose
+/// expansion names `::tokio` (the crate its users depend on) unless `crate = ".."` is given.
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn tokio_main(args: TokenStream, item: TokenStream) -> TokenStream {
+    expand::expand(Kind::Main(Facade::Tokio), args.into(), item.into()).into()
+}
+
+/// `#[tokio::test]` of the `tokio` patch crate: [`macro@test`] naming `::tokio`.
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn tokio_test(args: TokenStream, item: TokenStream) -> TokenStream {
+    expand::expand(Kind::Test(Facade::Tokio), args.into(), item.into()).into()
 }
 
 /// `runtime::select!`'s helper: the branch pattern with `mut` and `ref` removed (from
