@@ -98,9 +98,15 @@ mod interest;
 mod pipe;
 mod simplex;
 mod stdio;
+#[cfg(test)]
+mod tests;
+#[cfg(not(feature = "tokio-traits"))]
+mod traits;
 mod trivial;
 #[cfg(unix)]
 pub mod unix;
+#[cfg(not(feature = "tokio-traits"))]
+mod util;
 
 pub use std::io::{Error, ErrorKind, Result, SeekFrom};
 
@@ -114,6 +120,17 @@ pub use tokio::io::{AsyncBufRead, AsyncRead, AsyncSeek, AsyncWrite, ReadBuf};
 pub use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
 #[cfg(feature = "tokio-traits")]
 pub use tokio::io::{BufReader, BufStream, BufWriter, Chain, Lines, Split, Take};
+
+#[cfg(not(feature = "tokio-traits"))]
+pub use traits::{AsyncBufRead, AsyncRead, AsyncSeek, AsyncWrite, ReadBuf};
+#[cfg(not(feature = "tokio-traits"))]
+pub use util::{copy, copy_bidirectional, copy_bidirectional_with_sizes, copy_buf};
+#[cfg(not(feature = "tokio-traits"))]
+pub use util::{join, split, Join, ReadHalf, WriteHalf};
+#[cfg(not(feature = "tokio-traits"))]
+pub use util::{AsyncBufReadExt, AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
+#[cfg(not(feature = "tokio-traits"))]
+pub use util::{BufReader, BufStream, BufWriter, Chain, Lines, Split, Take};
 
 pub use duplex::{duplex, DuplexStream};
 pub use interest::{Interest, Ready};

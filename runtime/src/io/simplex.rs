@@ -7,8 +7,8 @@
 //! tasks. Like [`duplex`](super::duplex) it is ours so that every read and write spends
 //! our coop budget. Both trait families are implemented.
 
-use shim::sync::Mutex;
 use crate::io::{ReadHalf, WriteHalf};
+use shim::sync::Mutex;
 
 use super::pipe::{self, Pipe};
 

@@ -20,9 +20,9 @@ use std::io;
 use std::mem::MaybeUninit;
 use std::task::{ready, Context, Poll};
 
+use crate::io::ReadBuf;
 use io_driver::Direction;
 use mio::event::Source;
-use crate::io::ReadBuf;
 
 use crate::net::io_source::IoSource;
 

@@ -16,10 +16,10 @@ use std::pin::Pin;
 use std::process::Stdio;
 use std::task::{Context, Poll};
 
+use crate::io::ReadBuf;
 use io_driver::Direction;
 use mio::unix::pipe::{Receiver, Sender};
 use mio::Interest;
-use crate::io::ReadBuf;
 
 use crate::net::io_source::IoSource;
 

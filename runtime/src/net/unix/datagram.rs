@@ -20,9 +20,9 @@ use std::os::unix::net::SocketAddr;
 use std::path::Path;
 use std::task::{ready, Context, Poll};
 
+use crate::io::ReadBuf;
 use io_driver::Direction;
 use mio::Interest;
-use crate::io::ReadBuf;
 
 use crate::net::io_source::IoSource;
 

@@ -20,10 +20,10 @@ use std::path::Path;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use crate::io::ReadBuf;
 use io_driver::Direction;
 use mio::unix::pipe as mio_pipe;
 use mio::Interest;
-use crate::io::ReadBuf;
 
 use crate::net::io_source::IoSource;
 
