@@ -69,7 +69,7 @@ fn buf_reader_seek_discards_the_buffer_and_corrects_current() {
         assert_eq!(r.seek(SeekFrom::Start(10)).await.unwrap(), 10);
         assert_eq!(r.read_u8().await.unwrap(), 10);
         assert_eq!(r.seek(SeekFrom::End(-1)).await.unwrap(), 19);
-        assert_eq!(r.read_u8().await.unwrap(), 19 % 251);
+        assert_eq!(r.read_u8().await.unwrap(), 19);
         // A correction that overflows is done as two seeks; this one then fails.
         r.rewind().await.unwrap();
         r.read_u8().await.unwrap();

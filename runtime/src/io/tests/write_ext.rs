@@ -202,7 +202,10 @@ fn pointer_types_forward_writes() {
             [Event::Write(b"pin".to_vec()), Event::Shutdown]
         );
         let mut v = Vec::new();
-        (&mut v).write_all(b"ref").await.unwrap();
+        let mut by_ref = &mut v;
+        <&mut Vec<u8> as AsyncWriteExt>::write_all(&mut by_ref, b"ref")
+            .await
+            .unwrap();
         assert_eq!(v, b"ref");
     })
 }
