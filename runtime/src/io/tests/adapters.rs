@@ -81,3 +81,43 @@ fn join_reads_from_one_and_writes_to_the_other() {
         assert_eq!(w, b"out!");
     })
 }
+
+#[test]
+fn futures_and_adapters_are_send_and_unpin_like_their_io() {
+    use crate::io::{
+        AsyncBufReadExt, AsyncSeekExt, BufReader, BufStream, BufWriter, Chain, Join, Lines, Split,
+        Take,
+    };
+    fn send<T: Send>(_: &T) {}
+    fn unpin<T: Unpin>() {}
+    let (mut s, _peer) = io::duplex(8);
+    let mut buf = [0u8; 4];
+    let mut v = Vec::new();
+    let mut text = String::new();
+    send(&s.read(&mut buf));
+    send(&s.read_exact(&mut buf));
+    send(&s.read_to_end(&mut v));
+    send(&s.read_to_string(&mut text));
+    send(&s.read_u64_le());
+    send(&s.write_all(b"x"));
+    send(&s.write_i128(1));
+    send(&s.flush());
+    send(&s.shutdown());
+    let mut r = BufReader::new(&b""[..]);
+    send(&r.read_line(&mut text));
+    send(&r.read_until(b'\n', &mut v));
+    send(&r.fill_buf());
+    let mut c = std::io::Cursor::new(Vec::<u8>::new());
+    send(&c.seek(std::io::SeekFrom::Start(0)));
+    let (mut a, mut b) = (io::duplex(8).0, io::duplex(8).0);
+    send(&io::copy(&mut a, &mut b));
+    send(&io::copy_bidirectional(&mut a, &mut b));
+    unpin::<BufReader<DuplexStream>>();
+    unpin::<BufWriter<DuplexStream>>();
+    unpin::<BufStream<DuplexStream>>();
+    unpin::<Lines<BufReader<DuplexStream>>>();
+    unpin::<Split<BufReader<DuplexStream>>>();
+    unpin::<Take<DuplexStream>>();
+    unpin::<Chain<DuplexStream, DuplexStream>>();
+    unpin::<Join<DuplexStream, DuplexStream>>();
+}
