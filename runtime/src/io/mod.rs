@@ -23,17 +23,35 @@
 //! # Ok::<_, std::io::Error>(()) }).unwrap();
 //! ```
 //!
-//! # The traits: tokio's, taken from the `tokio` crate with no runtime in it
+//! # The traits: one family, tokio's, by one of two routes
 //!
-//! [`AsyncRead`], [`AsyncWrite`], [`AsyncBufRead`], [`AsyncSeek`] and [`ReadBuf`] *are*
-//! tokio's (re-exported from the `tokio` crate built with only its `io-util` feature: no
-//! `rt`, `net` or `time`, so no tokio runtime exists, is started or is needed). Every I/O
-//! type of this crate implements them directly, so crates written against them work on our
-//! sockets unchanged: `tokio_util::codec::Framed`, `tokio-rustls`, hyper-util's `TokioIo`,
-//! async-compression's tokio types. The implementations are ours: a read on a
-//! [`TcpStream`](crate::net::TcpStream) spends one unit of the task's cooperative budget,
-//! waits on our I/O driver and `read(2)`s straight into the `ReadBuf`'s unfilled part
-//! (no zero-filling, no intermediate copy; bytes already initialized stay so).
+//! [`AsyncRead`], [`AsyncWrite`], [`AsyncBufRead`], [`AsyncSeek`] and [`ReadBuf`], and the
+//! io-util built on them (the `*Ext` traits, the buffered adapters, the combinators, the
+//! copies), have tokio's names, signatures and behaviour, by one of two routes chosen
+//! by the `tokio-traits` feature:
+//!
+//! - **With `tokio-traits` (the default)** they *are* tokio's: re-exported from the
+//!   `tokio` crate built with only its `io-util` feature (no `rt`, `net` or `time`, so no
+//!   tokio runtime exists, is started or is needed). Crates written against tokio's
+//!   traits work on our sockets unchanged because the traits are the same ones:
+//!   `tokio_util::codec::Framed`, `tokio-rustls`, hyper-util's `TokioIo`,
+//!   async-compression's tokio types.
+//! - **Without it** this crate owns them (`io/traits/`, `io/util/`), written to tokio
+//!   1.x's public API as the specification: the same trait methods and provided methods,
+//!   the same impls for `Box`, `&mut`, `Pin`, `&[u8]`, `Vec<u8>` and `std::io::Cursor`,
+//!   every extension method, the same adapters with the same accessors, and the same
+//!   error kinds and texts (`read_exact`'s "early eof", ...). This is the route of the
+//!   `tokio` patch crate (`compat/tokio`): under `[patch.crates-io]` that crate *is*
+//!   `tokio` and re-exports these items as `tokio::io`, so a dependency of ours on tokio
+//!   would point back at it. Crates written against `tokio::io` then compile against
+//!   ours, since there `tokio::io::AsyncRead` is `runtime::io::AsyncRead`.
+//!
+//! Either way a build has exactly one trait family, which every I/O type of this crate
+//! implements directly; nothing is bridged or wrapped. The implementations are ours: a
+//! read on a [`TcpStream`](crate::net::TcpStream) spends one unit of the task's
+//! cooperative budget, waits on our I/O driver and `read(2)`s straight into the
+//! `ReadBuf`'s unfilled part (no zero-filling, no intermediate copy; bytes already
+//! initialized stay so).
 //!
 //! # futures-io too, directly (and the one ambiguity that costs)
 //!
@@ -64,29 +82,31 @@
 //!
 //! | item | from | trait family |
 //! |---|---|---|
-//! | `AsyncRead`, `AsyncWrite`, `AsyncBufRead`, `AsyncSeek`, `ReadBuf` | tokio | tokio |
-//! | `AsyncReadExt`, `AsyncWriteExt`, `AsyncBufReadExt`, `AsyncSeekExt` (`read_u32`, `write_all_buf`, `shutdown`, `lines`, ...) | tokio | tokio |
-//! | `BufReader`, `BufWriter`, `BufStream`, `Lines`, `Split`, `Take`, `Chain`, `split` (+ `ReadHalf`, `WriteHalf`), `join` (+ `Join`) | tokio | tokio |
-//! | `copy`, `copy_buf`, `copy_bidirectional`, `copy_bidirectional_with_sizes` | tokio | tokio |
+//! | `AsyncRead`, `AsyncWrite`, `AsyncBufRead`, `AsyncSeek`, `ReadBuf` | tokio (`tokio-traits`) or ours | tokio |
+//! | `AsyncReadExt`, `AsyncWriteExt`, `AsyncBufReadExt`, `AsyncSeekExt` (`read_u32`, `write_all_buf`, `shutdown`, `lines`, ...) | tokio (`tokio-traits`) or ours | tokio |
+//! | `BufReader`, `BufWriter`, `BufStream`, `Lines`, `Split`, `Take`, `Chain`, `split` (+ `ReadHalf`, `WriteHalf`), `join` (+ `Join`) | tokio (`tokio-traits`) or ours | tokio |
+//! | `copy`, `copy_buf`, `copy_bidirectional`, `copy_bidirectional_with_sizes` | tokio (`tokio-traits`) or ours | tokio |
 //! | [`duplex`] / [`DuplexStream`], [`simplex`] / [`SimplexStream`] | ours | both |
 //! | [`empty`], [`sink`], [`repeat`] | ours | both |
 //! | [`stdin`], [`stdout`], [`stderr`] | ours (blocking pool) | both |
 //! | [`Interest`], [`Ready`], [`unix::AsyncFd`] and its guards | ours | — |
 //! | `Error`, `ErrorKind`, `Result`, `SeekFrom` | `std::io` | — |
 //!
-//! What is re-exported is runtime-independent: generic code over the traits, with no
-//! timer, no I/O driver and no task of its own. What touches the runtime is ours:
+//! The trait family and io-util are runtime-independent: generic code over the traits,
+//! with no timer, no I/O driver and no task of its own. What touches the runtime is ours:
 //!
-//! - **The cooperative budget.** tokio's utilities spend *tokio's* budget, which is inert
-//!   without a tokio runtime. That costs nothing where the utility drives our I/O objects,
-//!   because each of them spends our budget on every operation: `copy` from a socket to
-//!   a socket, `BufReader` over a stream, `copy_bidirectional` over two streams all yield
-//!   when the task's budget is spent. It does matter for in-memory objects that are always
-//!   ready, so [`empty`], [`sink`], [`repeat`], [`duplex`] and [`simplex`] are ours and
-//!   spend our budget (`copy(&mut repeat(0), &mut sink())` inside a `timeout` gives its
-//!   worker back). The one difference left: a copy between two plain in-memory values
-//!   (`&[u8]` into a `Vec<u8>`) spends none of our budget, where tokio's `copy` on tokio
-//!   would spend tokio's; such a copy is finite and simply finishes.
+//! - **The cooperative budget.** Every I/O object of this crate spends our budget on each
+//!   operation, so `copy` from a socket to a socket, `BufReader` over a stream and
+//!   `copy_bidirectional` over two streams all yield when the task's budget is spent.
+//!   The in-memory objects that are always ready ([`empty`], [`sink`], [`repeat`],
+//!   [`duplex`], [`simplex`]) are ours for that reason and spend our budget too
+//!   (`copy(&mut repeat(0), &mut sink())` inside a `timeout` gives its worker back).
+//!   Without `tokio-traits` the copies themselves (`copy`, `copy_buf`,
+//!   `copy_bidirectional`) spend one unit of our budget per poll, as tokio's spend
+//!   tokio's, so even a loop of copies between plain in-memory values (`&[u8]` into a
+//!   `Vec<u8>`) yields. With `tokio-traits` they are tokio's and spend tokio's budget,
+//!   inert without a tokio runtime: such a copy spends none of ours, and being finite
+//!   simply finishes.
 //! - **Standard streams** run blocking calls on our blocking pool, as tokio's do on its.
 //!
 //! [`unix::AsyncFd`] drives any other descriptor epoll can watch. Not here: tokio's
@@ -98,9 +118,15 @@ mod interest;
 mod pipe;
 mod simplex;
 mod stdio;
+#[cfg(test)]
+mod tests;
+#[cfg(not(feature = "tokio-traits"))]
+mod traits;
 mod trivial;
 #[cfg(unix)]
 pub mod unix;
+#[cfg(not(feature = "tokio-traits"))]
+mod util;
 
 pub use std::io::{Error, ErrorKind, Result, SeekFrom};
 
@@ -114,6 +140,17 @@ pub use tokio::io::{AsyncBufRead, AsyncRead, AsyncSeek, AsyncWrite, ReadBuf};
 pub use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
 #[cfg(feature = "tokio-traits")]
 pub use tokio::io::{BufReader, BufStream, BufWriter, Chain, Lines, Split, Take};
+
+#[cfg(not(feature = "tokio-traits"))]
+pub use traits::{AsyncBufRead, AsyncRead, AsyncSeek, AsyncWrite, ReadBuf};
+#[cfg(not(feature = "tokio-traits"))]
+pub use util::{copy, copy_bidirectional, copy_bidirectional_with_sizes, copy_buf};
+#[cfg(not(feature = "tokio-traits"))]
+pub use util::{join, split, Join, ReadHalf, WriteHalf};
+#[cfg(not(feature = "tokio-traits"))]
+pub use util::{AsyncBufReadExt, AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
+#[cfg(not(feature = "tokio-traits"))]
+pub use util::{BufReader, BufStream, BufWriter, Chain, Lines, Split, Take};
 
 pub use duplex::{duplex, DuplexStream};
 pub use interest::{Interest, Ready};
