@@ -194,3 +194,7 @@ pub use crate::runtime::{InBlockInPlace, RunningClosure, Runtime, ShutdownReport
 pub use crate::task::spawn;
 pub use crate::unhandled::UnhandledPanic;
 pub use runtime_macros::{main, test};
+/// `#[tokio::main]` / `#[tokio::test]` of the `tokio` patch crate (`compat/tokio`): the same
+/// attributes, expanding to `::tokio` paths. Not for direct use.
+#[doc(hidden)]
+pub use runtime_macros::{tokio_main as __tokio_main, tokio_test as __tokio_test};
