@@ -188,7 +188,7 @@ impl rt::Timer for HyperTimer {
     fn reset(&self, sleep: &mut Pin<Box<dyn rt::Sleep>>, new_deadline: Instant) {
         match sleep.as_mut().downcast_mut_pin::<HyperSleep>() {
             // `HyperSleep` is `Unpin`, so unpinning it is free.
-            Some(ours) => ours.get_mut().0.reset(new_deadline.into()),
+            Some(ours) => Pin::new(&mut ours.get_mut().0).reset(new_deadline.into()),
             None => *sleep = self.sleep_until(new_deadline),
         }
     }

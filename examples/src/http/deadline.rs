@@ -36,14 +36,14 @@ impl Timer {
     pub(crate) fn poll_reached(&mut self, cx: &mut Context<'_>, deadline: Instant) -> Poll<()> {
         let sleep = self.sleep.get_or_insert_with(|| sleep_until(deadline));
         if sleep.deadline() > deadline {
-            sleep.reset(deadline);
+            Pin::new(&mut *sleep).reset(deadline);
         }
         // Armed for an earlier deadline than this one: move it on and wait again.
         while Pin::new(&mut *sleep).poll(cx).is_ready() {
             if Instant::now() >= deadline {
                 return Poll::Ready(());
             }
-            sleep.reset(deadline);
+            Pin::new(&mut *sleep).reset(deadline);
         }
         Poll::Pending
     }

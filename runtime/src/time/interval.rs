@@ -124,28 +124,28 @@ impl Interval {
         } else {
             add(timeout, self.period)
         };
-        self.delay.reset(next);
+        Pin::new(&mut self.delay).reset(next);
         Poll::Ready(timeout)
     }
 
     /// Restarts the schedule: the next tick is one `period` from now.
     pub fn reset(&mut self) {
-        self.delay.reset(add(Instant::now(), self.period));
+        Pin::new(&mut self.delay).reset(add(Instant::now(), self.period));
     }
 
     /// Makes the next tick due now.
     pub fn reset_immediately(&mut self) {
-        self.delay.reset(Instant::now());
+        Pin::new(&mut self.delay).reset(Instant::now());
     }
 
     /// Makes the next tick due `after` from now.
     pub fn reset_after(&mut self, after: Duration) {
-        self.delay.reset(add(Instant::now(), after));
+        Pin::new(&mut self.delay).reset(add(Instant::now(), after));
     }
 
     /// Makes the next tick due at `deadline`.
     pub fn reset_at(&mut self, deadline: Instant) {
-        self.delay.reset(deadline);
+        Pin::new(&mut self.delay).reset(deadline);
     }
 
     /// The period.

@@ -83,9 +83,10 @@ impl Sleep {
     }
 
     /// Moves the deadline (earlier or later), also re-arming a sleep that already
-    /// completed. Works on a pinned sleep too: `sleep.as_mut().reset(..)`.
-    pub fn reset(&mut self, deadline: Instant) {
-        self.timer.reset(deadline.into_std());
+    /// completed. Takes the sleep pinned, as tokio's (`sleep.as_mut().reset(..)`; a
+    /// `Sleep` is `Unpin`, so `Pin::new(&mut sleep).reset(..)` works too).
+    pub fn reset(self: Pin<&mut Self>, deadline: Instant) {
+        self.get_mut().timer.reset(deadline.into_std());
     }
 
     /// Polls the timer without spending cooperative budget.

@@ -91,14 +91,14 @@ fn reset_moves_the_single_entry() {
         let mut s = sleep(Duration::from_secs(3600));
         assert!(poll_once(std::pin::Pin::new(&mut s)).is_pending());
         let target = Instant::now() + Duration::from_millis(10);
-        s.reset(target);
+        std::pin::Pin::new(&mut s).reset(target);
         assert_eq!(s.deadline(), target);
         assert_eq!(entries(), 1);
         (&mut s).await;
         assert!(Instant::now() >= target);
         // Re-arm a completed sleep.
         let again = Instant::now() + Duration::from_millis(5);
-        s.reset(again);
+        std::pin::Pin::new(&mut s).reset(again);
         assert!(!s.is_elapsed());
         (&mut s).await;
         assert!(Instant::now() >= again);
