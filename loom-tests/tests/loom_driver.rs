@@ -11,6 +11,13 @@
 //!   the driver dispatches an event: every task is woken, by a compaction's hand-back or by
 //!   the event. A compaction that forgets a waiter without handing it back to be woken, or
 //!   a poll that drops what was handed back, strands that task.
+//! - `returning_suspects_stay_through_the_next_compaction`: five readers wait, and after
+//!   each new one every task a compaction woke polls again, as a woken task does, while the
+//!   driver dispatches an event: the first compaction's suspects return (they go back to
+//!   the live list) before the second compaction, whose suspects return too. Every task
+//!   still pending after its last poll is woken after it. A return that takes the task off
+//!   the suspects without listing it again loses it: no compaction wakes it (it is no
+//!   suspect) and the event does not find it.
 //! - `poll_io_racing_an_event`: a resource's I/O attempt (`poll_io`, the loop
 //!   `Registration::poll_io` runs) meets `WouldBlock` while the data arrives and the driver
 //!   dispatches the event: the attempt returns the data, or waits with its waker
@@ -108,6 +115,74 @@ fn compaction_hands_back_the_waiters_it_forgets() {
             assert!(
                 ready[i] || count.0.load(SeqCst) >= 1,
                 "waiter {i} is pending and was never woken (lost by the waiter list)"
+            );
+        }
+    });
+}
+
+/// One task's polls: its waker, its wake-up count, and that count as it stood when its last
+/// poll returned `Pending` (`None`: its last poll was ready, or it never polled).
+struct Task {
+    count: StdArc<Count>,
+    waker: Waker,
+    pending_at: Option<usize>,
+}
+
+impl Task {
+    fn poll(&mut self, io: &LoomScheduledIo) {
+        let before = self.count.0.load(SeqCst);
+        let res = io.poll_ready(&mut Context::from_waker(&self.waker), Direction::Read);
+        self.pending_at = res.is_pending().then_some(before);
+    }
+
+    /// Woken since its last pending poll: it runs (polls) again.
+    fn woken(&self) -> bool {
+        self.pending_at
+            .is_some_and(|at| self.count.0.load(SeqCst) > at)
+    }
+}
+
+#[test]
+fn returning_suspects_stay_through_the_next_compaction() {
+    model(|| {
+        let io = Arc::new(LoomScheduledIo::new());
+        let gen = io.generation();
+        let driver = {
+            let io = io.clone();
+            thread::spawn(move || {
+                let mut out = Vec::new();
+                io.dispatch(gen, 1, Ready::READABLE, &mut out);
+                out.into_iter().for_each(Waker::wake);
+            })
+        };
+        let mut tasks: Vec<Task> = (0..5)
+            .map(|_| {
+                let (count, waker) = counting_waker();
+                Task {
+                    count,
+                    waker,
+                    pending_at: None,
+                }
+            })
+            .collect();
+        // Task `i` waits, then every earlier task woken since its last poll runs again (a
+        // few rounds at most: a woken task that is ready does not wait again).
+        for i in 0..tasks.len() {
+            tasks[i].poll(&io);
+            for _ in 0..3 {
+                let woken: Vec<usize> = (0..i).filter(|&j| tasks[j].woken()).collect();
+                if woken.is_empty() {
+                    break;
+                }
+                woken.into_iter().for_each(|j| tasks[j].poll(&io));
+            }
+        }
+        driver.join().unwrap();
+        for (i, task) in tasks.iter().enumerate() {
+            assert!(
+                task.pending_at.is_none() || task.woken(),
+                "task {i} is pending since its last poll and was never woken after it \
+                 (lost by the waiter list)"
             );
         }
     });

@@ -12,6 +12,15 @@
 //! ("Model exceeded maximum number of branches"); loom also checks every slot's cell, which
 //! the consumer touches before it recycles a block.
 //!
+//! `producer_walking_a_block_released_from_a_stale_tail`: the same race a block further
+//! on, with blocks recycled ahead of `block_tail` beforehand, so that the consumer's head
+//! can pass the released block while a producer still walks it and has not grown the
+//! chain: the receiver's thread sends the first message (and moves `block_tail`), two
+//! producers the next two. It is the shape that reaches a mover reading `tail_pos` before
+//! its move (`observed_tail` too low) at bound 2: without the recycled blocks the
+//! consumer can only pass the block once the walking producer grew the chain past it,
+//! which takes a third producer and a third preemption.
+//!
 //! The larger block-list models (recycled blocks reused by one producer, two producers
 //! crossing into the second block) are in `loom_sync_chan::mpsc`.
 //!
@@ -61,6 +70,43 @@ fn producer_walking_a_block_the_consumer_recycles() {
         }
         got[2..].sort();
         assert_eq!(got, [0, 1, 2, 3], "every message once");
+        a.join().unwrap();
+        b.join().unwrap();
+    });
+}
+
+/// The chain is longer than the claims: eight messages sent and taken one by one leave
+/// `block_tail` on the full block of 6 and 7, and blocks recycled ahead of it for 8-9 and
+/// 10-11 (so the consumer can move its head without a producer growing the chain). Then
+/// the receiver's thread and two others send one message each, and the receiver takes the
+/// three. The first claim (8) moves `block_tail` past the block of 6 and records
+/// `observed_tail`; a producer claiming 10 may have loaded `block_tail` before the move and
+/// still walk through that block, so the consumer must not recycle it before 10 is written,
+/// though it can reach 10's block (linked already) with 8 and 9 taken. A mover that reads
+/// `tail_pos` before its move records a tail without 10 and lets the consumer recycle the
+/// block under that producer: its walk then starts from a block whose `start` is past its
+/// claim, or runs on without end.
+#[test]
+fn producer_walking_a_block_released_from_a_stale_tail() {
+    model(|| {
+        let (tx, mut rx) = mpsc::unbounded_channel::<u8>();
+        for i in 0..8 {
+            tx.send(i).unwrap();
+        }
+        for i in 0..8 {
+            assert_eq!(rx.try_recv(), Ok(i), "the warm-up messages in order");
+        }
+        let (ta, tb) = (tx.clone(), tx.clone());
+        let a = thread::spawn(move || ta.send(8).unwrap());
+        let b = thread::spawn(move || tb.send(9).unwrap());
+        tx.send(10).unwrap();
+        drop(tx);
+        let mut got = Vec::new();
+        while let Some(v) = spin_recv(&mut rx) {
+            got.push(v);
+        }
+        got.sort();
+        assert_eq!(got, [8, 9, 10], "every message once");
         a.join().unwrap();
         b.join().unwrap();
     });
