@@ -145,9 +145,9 @@ impl Task {
     }
 }
 
-/// Six tasks wait on `dir` (an event of `ready` ends the wait), each woken one polling
-/// again after every new waiter, racing the event; each pending task is woken after its
-/// last poll.
+/// Six tasks wait on `dir` (an event of `ready` ends the wait); after each new waiter,
+/// every task woken since its last poll polls again; all of it races the event. Each task
+/// still pending after its last poll is woken after it.
 fn returning_suspects(dir: Direction, ready: Ready) {
     model(move || {
         let io = Arc::new(LoomScheduledIo::new());
