@@ -15,9 +15,18 @@ pub use item::Item;
 /// model, read beside its wall time.
 #[cfg(loom)]
 pub fn model(f: impl Fn() + Sync + Send + 'static, default_bound: usize) {
+    let builder = loom::model::Builder::new();
+    let bound = builder.preemption_bound.unwrap_or(default_bound);
+    model_at(f, bound);
+}
+
+/// Runs `f` under loom at preemption bound `bound`, whatever `LOOM_MAX_PREEMPTIONS` says,
+/// and prints how many executions it explored (as [`model`]).
+#[cfg(loom)]
+pub fn model_at(f: impl Fn() + Sync + Send + 'static, bound: usize) {
     use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
     let mut builder = loom::model::Builder::new();
-    let bound = *builder.preemption_bound.get_or_insert(default_bound);
+    builder.preemption_bound = Some(bound);
     // A std atomic on purpose: it counts executions from outside the model.
     let runs = std::sync::Arc::new(AtomicUsize::new(0));
     let counted = runs.clone();

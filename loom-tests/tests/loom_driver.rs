@@ -11,6 +11,16 @@
 //!   the driver dispatches an event: every task is woken, by a compaction's hand-back or by
 //!   the event. A compaction that forgets a waiter without handing it back to be woken, or
 //!   a poll that drops what was handed back, strands that task.
+//! - `returning_suspects_stay_through_the_next_compaction`: six readers wait, and after
+//!   each new one every task a compaction woke polls again, as a woken task does, while the
+//!   driver dispatches an event: the first compaction's suspects return (they go back to
+//!   the live list) before the second compaction, whose suspects return too. Every task
+//!   still pending after its last poll is woken after it. A return that takes the task off
+//!   the suspects without listing it again loses it: no compaction wakes it (it is no
+//!   suspect) and the event does not find it.
+//! - `returning_writers_stay_through_the_next_compaction`: the same with six writers and
+//!   a writable event (the write side has an overflow list of its own, and the entry's
+//!   `Waiters::register` hands back its compactions through a match arm of its own).
 //! - `poll_io_racing_an_event`: a resource's I/O attempt (`poll_io`, the loop
 //!   `Registration::poll_io` runs) meets `WouldBlock` while the data arrives and the driver
 //!   dispatches the event: the attempt returns the data, or waits with its waker
@@ -111,6 +121,86 @@ fn compaction_hands_back_the_waiters_it_forgets() {
             );
         }
     });
+}
+
+/// One task's polls: its waker, its wake-up count, and that count as it stood when its last
+/// poll returned `Pending` (`None`: its last poll was ready, or it never polled).
+struct Task {
+    count: StdArc<Count>,
+    waker: Waker,
+    pending_at: Option<usize>,
+}
+
+impl Task {
+    fn poll(&mut self, io: &LoomScheduledIo, dir: Direction) {
+        let before = self.count.0.load(SeqCst);
+        let res = io.poll_ready(&mut Context::from_waker(&self.waker), dir);
+        self.pending_at = res.is_pending().then_some(before);
+    }
+
+    /// Woken since its last pending poll: it runs (polls) again.
+    fn woken(&self) -> bool {
+        self.pending_at
+            .is_some_and(|at| self.count.0.load(SeqCst) > at)
+    }
+}
+
+/// Six tasks wait on `dir` (an event of `ready` ends the wait); after each new waiter,
+/// every task woken since its last poll polls again; all of it races the event. Each task
+/// still pending after its last poll is woken after it.
+fn returning_suspects(dir: Direction, ready: Ready) {
+    model(move || {
+        let io = Arc::new(LoomScheduledIo::new());
+        let gen = io.generation();
+        let driver = {
+            let io = io.clone();
+            thread::spawn(move || {
+                let mut out = Vec::new();
+                io.dispatch(gen, 1, ready, &mut out);
+                out.into_iter().for_each(Waker::wake);
+            })
+        };
+        let mut tasks: Vec<Task> = (0..6)
+            .map(|_| {
+                let (count, waker) = counting_waker();
+                Task {
+                    count,
+                    waker,
+                    pending_at: None,
+                }
+            })
+            .collect();
+        // Task `i` waits, then every earlier task woken since its last poll runs again (a
+        // few rounds at most: a woken task that is ready does not wait again).
+        for i in 0..tasks.len() {
+            tasks[i].poll(&io, dir);
+            for _ in 0..3 {
+                let woken: Vec<usize> = (0..i).filter(|&j| tasks[j].woken()).collect();
+                if woken.is_empty() {
+                    break;
+                }
+                woken.into_iter().for_each(|j| tasks[j].poll(&io, dir));
+            }
+        }
+        driver.join().unwrap();
+        for (i, task) in tasks.iter().enumerate() {
+            assert!(
+                task.pending_at.is_none() || task.woken(),
+                "task {i} ({dir:?}) is pending since its last poll and was never woken \
+                 after it (lost by the waiter list)"
+            );
+        }
+    });
+}
+
+#[test]
+fn returning_suspects_stay_through_the_next_compaction() {
+    returning_suspects(Direction::Read, Ready::READABLE);
+}
+
+#[test]
+fn returning_writers_stay_through_the_next_compaction() {
+    returning_suspects(Direction::Write, Ready::WRITABLE);
 }
 
 #[test]

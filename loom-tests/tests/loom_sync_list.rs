@@ -12,10 +12,22 @@
 //! ("Model exceeded maximum number of branches"); loom also checks every slot's cell, which
 //! the consumer touches before it recycles a block.
 //!
+//! `producer_walking_a_block_released_from_a_stale_tail`: the same race a block further
+//! on, with blocks recycled ahead of `block_tail` beforehand, so that the consumer's head
+//! can pass the released block while a producer still walks it and has not grown the
+//! chain: one producer sends the first message (and moves `block_tail`), the receiver's
+//! thread the second, a producer it starts after that the third. It reaches a mover that
+//! reads `tail_pos` before its move (`observed_tail` too low). Without the recycled blocks
+//! the consumer passes the block only once the walking producer grew the chain past it,
+//! which takes a fourth sender and more preemptions (not measured).
+//!
 //! The larger block-list models (recycled blocks reused by one producer, two producers
 //! crossing into the second block) are in `loom_sync_chan::mpsc`.
 //!
-//! Bound: `LOOM_MAX_PREEMPTIONS` (read by `loom::model::Builder::new`), 2 when unset.
+//! Bound: `LOOM_MAX_PREEMPTIONS` (read by `loom::model::Builder::new`), 2 when unset;
+//! `producer_walking_a_block_released_from_a_stale_tail` runs at 3 at least: the schedule
+//! it needs has two preemptions (the mover after its claim, the walker after its load of
+//! `block_tail`), but loom's bounded partial-order search reaches it only at bound 3.
 
 #![cfg(loom)]
 
@@ -61,6 +73,54 @@ fn producer_walking_a_block_the_consumer_recycles() {
         }
         got[2..].sort();
         assert_eq!(got, [0, 1, 2, 3], "every message once");
+        a.join().unwrap();
+        b.join().unwrap();
+    });
+}
+
+/// Runs `f` at bound 3 (or `LOOM_MAX_PREEMPTIONS` when that is higher), for the one model
+/// whose race loom's bounded search reaches only there, and prints the executions.
+fn model_3(f: impl Fn() + Sync + Send + 'static) {
+    let env = loom::model::Builder::new().preemption_bound.unwrap_or(0);
+    loom_tests::model_at(f, env.max(3));
+}
+
+/// The chain is longer than the claims: eight messages sent and taken one by one leave
+/// `block_tail` on the full block of 6 and 7, and the consumer's recycled blocks linked
+/// after it for 8-9 and 10-11, so the consumer can move its head into 10's block without a
+/// producer growing the chain. A producer sends the next message (index 8: it moves
+/// `block_tail` past the block of 6 and records `observed_tail`), the receiver's thread
+/// sends 9, then starts a second producer, which sends 10, and takes the three. The second
+/// producer may load `block_tail` before the first one's move and still walk through the
+/// block of 6; the consumer must not recycle that block before 10 is written, though it
+/// can take 8 and 9 and reach 10's block first. A mover that reads `tail_pos` before its
+/// move records a tail without 10 and lets the consumer recycle the block under that
+/// producer, which then walks a reset block (its `start` past the claim, its `next` at the
+/// end of the chain) without end.
+#[test]
+fn producer_walking_a_block_released_from_a_stale_tail() {
+    model_3(|| {
+        let (tx, mut rx) = mpsc::unbounded_channel::<u8>();
+        for i in 0..8 {
+            tx.send(i).unwrap();
+        }
+        for i in 0..8 {
+            assert_eq!(rx.try_recv(), Ok(i), "the warm-up messages in order");
+        }
+        let ta = tx.clone();
+        let a = thread::spawn(move || ta.send(8).unwrap());
+        // The first producer claims first (or not: loom tries both).
+        thread::yield_now();
+        tx.send(9).unwrap();
+        let tb = tx.clone();
+        let b = thread::spawn(move || tb.send(10).unwrap());
+        drop(tx);
+        let mut got = Vec::new();
+        while let Some(v) = spin_recv(&mut rx) {
+            got.push(v);
+        }
+        got.sort();
+        assert_eq!(got, [8, 9, 10], "every message once");
         a.join().unwrap();
         b.join().unwrap();
     });

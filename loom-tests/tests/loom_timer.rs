@@ -31,6 +31,13 @@
 //!   to 10 runs: that turn fires it, or (when it passed the shard before the reset) the
 //!   next turn to 10 does. The shard's next-expiration hint must follow the reset, or
 //!   every turn before 20 skips the shard.
+//! - `reset_of_a_fired_timer_racing_the_driver_parking`: a timer due at 5 is reset to 8,
+//!   with no poll in between, while the driver's turn to 5 fires it and the driver parks
+//!   (`arm`): the reset moves the pending entry or re-arms the fired one, and either way
+//!   the driver sleeps no later than 8 or the reset asks for an unpark; the turn to 8 then
+//!   fires it once. Fails when a reset that re-arms a fired entry does not ask for the
+//!   unpark (the parked driver read the shard's bound after the turn, `u64::MAX`, and
+//!   sleeps on past the new deadline).
 //! - `first_poll_racing_shutdown`: a timer's first poll races the driver's shutdown: it
 //!   fails with the shutdown error, or it waits and the shutdown wakes it.
 //!
@@ -265,5 +272,59 @@ fn first_poll_racing_shutdown() {
             other => panic!("a timer due at 5 polled at 0 before shutdown: {other:?}"),
         }
         assert_eq!(timers.entries(), 0);
+    });
+}
+
+/// A timer due at 5 is reset to 8 by its task, without a poll in between, while the driver's
+/// turn to 5 fires it and the driver then parks (`arm`, no limit of its own): the reset
+/// moves a pending entry, or re-arms one the turn already fired. Either the driver sleeps
+/// no later than 8, or the reset asks for an unpark (`Timer::reset` then unparks it); and
+/// the turn to 8 fires the timer once. A reset that re-arms a fired entry must tell a driver
+/// that already read the shard's bound (`u64::MAX` once the turn fired everything).
+#[test]
+fn reset_of_a_fired_timer_racing_the_driver_parking() {
+    model(|| {
+        let timers = Arc::new(Shards::new(1, 1));
+        let clock = Arc::new(AtomicU64::new(0));
+        let mut entry = Entry::new(5);
+        let (old, old_waker) = counting_waker();
+        assert!(poll(&mut entry, &timers, &clock, 5, &old_waker)
+            .0
+            .is_pending());
+        let driver = {
+            let (timers, clock) = (timers.clone(), clock.clone());
+            thread::spawn(move || {
+                turn(&timers, &clock, 5);
+                timers.arm(u64::MAX)
+            })
+        };
+        let unpark = entry.reset(&timers, 8);
+        let until = driver.join().unwrap();
+        assert!(
+            until <= 8 || unpark,
+            "the driver sleeps until {until}, past the timer reset to 8, and nobody unparks it"
+        );
+        timers.disarm();
+        assert!(
+            old.get() <= 1,
+            "the old waker was woken {} times",
+            old.get()
+        );
+        let (new, new_waker) = counting_waker();
+        assert!(
+            poll(&mut entry, &timers, &clock, 8, &new_waker)
+                .0
+                .is_pending(),
+            "a timer reset to 8 completed at 5"
+        );
+        turn(&timers, &clock, 8);
+        assert_eq!(
+            new.get(),
+            1,
+            "the turn to 8 did not fire the re-armed timer once"
+        );
+        let (res, _) = poll(&mut entry, &timers, &clock, 8, &new_waker);
+        assert_eq!(res, Poll::Ready(Ok(())), "a fired timer did not complete");
+        assert_eq!(timers.entries(), 0, "a completed timer left its entry");
     });
 }
