@@ -21,8 +21,10 @@
 //!
 //! # Porting from tokio
 //!
-//! A tokio program ports by renaming `tokio::` to `runtime::` (and `#[tokio::main]` to
-//! `#[runtime::main]`); crates written against tokio's I/O traits keep working on our
+//! Two routes: patch the whole dependency graph's `tokio` with `compat/tokio` (this runtime
+//! under tokio's name; no code changes), or rename `tokio::` to `runtime::` in a program
+//! whose dependencies use only tokio's I/O traits. By the rename (`#[tokio::main]` becomes
+//! `#[runtime::main]`), crates written against tokio's I/O traits keep working on our
 //! sockets:
 //!
 //! ```no_run
@@ -108,10 +110,13 @@
 //!   as in tokio's tests).
 //!
 //! **Not compatible, or missing:**
-//! - anything that calls tokio's own runtime: `tokio::spawn`, tokio's timer or tokio's
-//!   `net` types inside a crate. Notably hyper-util's `TokioExecutor`/`TokioTimer` (use
-//!   `hyper_compat::{HyperExecutor, HyperTimer}`, feature `hyper`), `tokio-stream`'s
-//!   wrappers of tokio's `net` types (`TcpListenerStream`), `tokio_util::time`;
+//! - by the rename alone, crates that call tokio's own runtime (`tokio::spawn`, tokio's
+//!   timer or tokio's `net` types inside a crate: axum, reqwest, tonic, sqlx, hyper-util's
+//!   `TokioExecutor`/`TokioTimer`, tokio-stream's `TcpListenerStream`, `tokio_util::time`).
+//!   For those, patch the graph instead: `[patch.crates-io] tokio = { path =
+//!   "<checkout>/compat/tokio" }` builds every such crate on this runtime (README,
+//!   "Porting a tokio program"); with the rename, `hyper_compat::{HyperExecutor,
+//!   HyperTimer}` (feature `hyper`) serve hyper directly;
 //! - `io::unix::AsyncFd::new`/`with_interest`/`try_new`/`try_with_interest` are not
 //!   deprecated here (tokio 1.54 deprecates them for `register`, whose caller promises
 //!   the descriptor stays open); `AsyncFd<T>` implements `AsFd` only where `T` does (it
