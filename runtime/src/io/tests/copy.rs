@@ -3,6 +3,8 @@
 //! the reader waits), `WriteZero`, shutdown propagation, and (ours) the coop budget.
 
 use std::io::Cursor;
+#[cfg(not(feature = "tokio-traits"))]
+use std::{future::Future, pin::Pin, task::Poll};
 
 use super::{panic_message, pattern, run, Event, Mock, Step};
 use crate::io::{self, AsyncReadExt, AsyncWriteExt, BufReader};
@@ -156,32 +158,57 @@ fn copy_bidirectional_with_sizes_copies_and_rejects_zero() {
     );
 }
 
-/// Our `copy` spends our coop budget: between two in-memory values that are always
-/// ready, a loop of copies yields once the task's budget is spent. (tokio's spends
-/// tokio's budget, which is inert on our runtime, so this holds without `tokio-traits`.)
+/// Polls, inside a task, a loop of up to 10 000 `one()`s once: resolves to whether that
+/// poll was `Pending` and how many completed in it.
 #[cfg(not(feature = "tokio-traits"))]
-#[test]
-fn copy_is_cooperative() {
-    use std::future::Future;
-    use std::task::Poll;
-
+fn first_poll_of_a_loop(one: fn() -> Pin<Box<dyn Future<Output = ()> + Send>>) -> (bool, u32) {
     const LIMIT: u32 = 10_000;
     let rt = crate::Builder::new_current_thread().build().unwrap();
-    let outcome = rt.block_on(rt.spawn(async {
-        let mut copies = 0u32;
+    rt.block_on(rt.spawn(async move {
+        let mut done = 0u32;
         let mut looping = Box::pin(async {
-            while copies < LIMIT {
-                let mut src: &[u8] = b"hello";
-                let mut out = Vec::new();
-                io::copy(&mut src, &mut out).await.unwrap();
-                copies += 1;
+            while done < LIMIT {
+                one().await;
+                done += 1;
             }
         });
         let first = std::future::poll_fn(|cx| Poll::Ready(looping.as_mut().poll(cx))).await;
         drop(looping);
-        (first.is_pending(), copies)
-    }));
-    let (yielded, copies) = outcome.unwrap();
-    assert!(yielded, "{copies} copies in one poll without yielding");
-    assert!(copies > 0 && copies < LIMIT, "{copies}");
+        assert!(
+            done < LIMIT,
+            "{done} operations in one poll without yielding"
+        );
+        (first.is_pending(), done)
+    }))
+    .unwrap()
+}
+
+/// Our copies spend our coop budget: between in-memory values that are always ready, a
+/// loop of copies yields once the task's budget is spent. (tokio's spend tokio's budget,
+/// inert on our runtime, so this holds without `tokio-traits`.)
+#[cfg(not(feature = "tokio-traits"))]
+#[test]
+fn copies_are_cooperative() {
+    let (yielded, n) = first_poll_of_a_loop(|| {
+        Box::pin(async {
+            let mut src: &[u8] = b"hello";
+            io::copy(&mut src, &mut Vec::new()).await.unwrap();
+        })
+    });
+    assert!(yielded && n > 0, "copy: {n}");
+    let (yielded, n) = first_poll_of_a_loop(|| {
+        Box::pin(async {
+            let mut src: &[u8] = b"hello";
+            io::copy_buf(&mut src, &mut Vec::new()).await.unwrap();
+        })
+    });
+    assert!(yielded && n > 0, "copy_buf: {n}");
+    let (yielded, n) = first_poll_of_a_loop(|| {
+        Box::pin(async {
+            let mut a = io::join(&b"ab"[..], Vec::new());
+            let mut b = io::join(&b"cd"[..], Vec::new());
+            io::copy_bidirectional(&mut a, &mut b).await.unwrap();
+        })
+    });
+    assert!(yielded && n > 0, "copy_bidirectional: {n}");
 }

@@ -165,6 +165,52 @@ fn read_to_end_into_a_full_vec_does_not_grow_it_at_eof() {
     })
 }
 
+/// A reader of one byte per read that also zeroes the byte after it, and checks that
+/// the `ReadBuf` it is handed reports as initialized (beyond the filled part) exactly
+/// the bytes it initialized itself and that are still there.
+struct CountsInit {
+    produced: usize,
+    /// The initialized, unfilled byte it left in the vector's spare capacity last time.
+    left_one: bool,
+}
+
+impl AsyncRead for CountsInit {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+        buf: &mut crate::io::ReadBuf<'_>,
+    ) -> std::task::Poll<io::Result<()>> {
+        // A vector of capacity 64 with under 32 bytes spare is read through a fresh probe
+        // buffer (nothing initialized, and what it initializes is not kept); at 64 the
+        // probe's byte makes the vector grow, which keeps nothing initialized either.
+        let probe = (33..=64).contains(&self.produced);
+        let told = buf.initialized().len() - buf.filled().len();
+        let want = usize::from(self.left_one && !probe);
+        assert_eq!(told, want, "after {} bytes", self.produced);
+        if self.produced == 80 {
+            return std::task::Poll::Ready(Ok(()));
+        }
+        buf.initialize_unfilled_to(2);
+        buf.advance(1);
+        self.produced += 1;
+        self.left_one = !probe;
+        std::task::Poll::Ready(Ok(()))
+    }
+}
+
+#[test]
+fn read_to_end_tracks_the_initialized_spare_capacity() {
+    run(async {
+        let mut out = Vec::with_capacity(64);
+        let mut r = CountsInit {
+            produced: 0,
+            left_one: false,
+        };
+        assert_eq!(r.read_to_end(&mut out).await.unwrap(), 80);
+        assert_eq!(out.len(), 80);
+    })
+}
+
 #[test]
 fn read_to_end_keeps_what_was_read_on_error() {
     run(async {

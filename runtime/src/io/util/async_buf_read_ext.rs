@@ -27,8 +27,8 @@ use crate::io::AsyncBufRead;
 /// ```
 pub trait AsyncBufReadExt: AsyncBufRead {
     /// Reads up to and including `byte` (or to end of file), appending to `buf`, and
-    /// resolves to the number of bytes appended (0: end of file). Not cancel safe for
-    /// the bytes of a partly read segment only in that they stay appended to `buf`.
+    /// resolves to the number of bytes appended (0: end of file). Cancel safe: bytes of a
+    /// segment read before a drop stay appended to `buf`, and a new call continues it.
     fn read_until<'a>(&'a mut self, byte: u8, buf: &'a mut Vec<u8>) -> ReadUntil<'a, Self>
     where
         Self: Unpin,

@@ -6,7 +6,8 @@
 //! zeroed twice and the reader may skip zeroing; the count resets whenever the vector
 //! grows, since a reallocation keeps only the bytes up to its length. Growth is the
 //! vector's own (amortized doubling), asked for 32 bytes at a time. When a vector that
-//! came with room is exactly full, a 32-byte probe read on the stack comes first: at
+//! came with room is nearly full (under 32 bytes spare), a probe read into 32 uninitialized
+//! bytes on the stack comes first: at
 //! end of file it returns 0 and the vector never reallocates.
 //!
 //! `read_to_string` reads into the string's own bytes (taken out of it while it runs)
@@ -50,8 +51,8 @@ impl Filling {
     ) -> Poll<io::Result<usize>> {
         let spare = vec.capacity() - vec.len();
         if spare < PROBE && vec.capacity() == self.start_capacity && self.start_capacity >= PROBE {
-            let mut probe = [0u8; PROBE];
-            let mut rb = ReadBuf::new(&mut probe);
+            let mut probe = [MaybeUninit::<u8>::uninit(); PROBE];
+            let mut rb = ReadBuf::uninit(&mut probe);
             ready!(reader.poll_read(cx, &mut rb))?;
             let got = rb.filled();
             if got.len() > spare {
