@@ -60,7 +60,7 @@ where
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        self.as_deref_mut().poll_read(cx, buf)
+        super::pin_as_deref_mut(self).poll_read(cx, buf)
     }
 }
 

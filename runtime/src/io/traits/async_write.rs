@@ -105,7 +105,7 @@ where
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        self.as_deref_mut().poll_write(cx, buf)
+        super::pin_as_deref_mut(self).poll_write(cx, buf)
     }
 
     fn poll_write_vectored(
@@ -113,7 +113,7 @@ where
         cx: &mut Context<'_>,
         bufs: &[IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        self.as_deref_mut().poll_write_vectored(cx, bufs)
+        super::pin_as_deref_mut(self).poll_write_vectored(cx, bufs)
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -121,11 +121,11 @@ where
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.as_deref_mut().poll_flush(cx)
+        super::pin_as_deref_mut(self).poll_flush(cx)
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.as_deref_mut().poll_shutdown(cx)
+        super::pin_as_deref_mut(self).poll_shutdown(cx)
     }
 }
 

@@ -22,3 +22,13 @@ pub use async_read::AsyncRead;
 pub use async_seek::AsyncSeek;
 pub use async_write::AsyncWrite;
 pub use read_buf::ReadBuf;
+
+/// The pinned target of a pinned `Pin<P>`: what the `Pin<P>` impls forward to
+/// (`Pin::as_deref_mut`, written out for toolchains before it was stable).
+pub(crate) fn pin_as_deref_mut<P: core::ops::DerefMut>(
+    pin: core::pin::Pin<&mut core::pin::Pin<P>>,
+) -> core::pin::Pin<&mut P::Target> {
+    // SAFETY: the outer `Pin<P>` is only borrowed, never moved out of, and `Pin::as_mut`
+    // hands out its target pinned again: the target stays where it was pinned.
+    unsafe { pin.get_unchecked_mut() }.as_mut()
+}
