@@ -5,7 +5,7 @@
 //! a gRPC method, a websocket echo loop, a spawned task). [`assert_on_runtime`] then checks
 //! that the current handle reports worker threads through `Handle::metrics()` and that every
 //! noted thread, and a freshly spawned task's thread, carries this runtime's default worker
-//! name, [`WORKER_NAME`]. The registry's tokio names its workers `tokio-runtime-worker`, so
+//! name, [`WORKER_NAME`]. The registry's tokio names its workers `tokio-rt-worker`, so
 //! against it this check fails with a message saying which name it found; that is the one
 //! assertion in each program that tells the two runtimes apart, and it is the last one.
 
@@ -56,15 +56,17 @@ pub async fn assert_on_runtime() {
     .await
     .expect("probe task failed");
 
-    let noted = NOTED.lock().unwrap().clone();
+    let mut noted = NOTED.lock().unwrap().clone();
     assert!(
         !noted.is_empty(),
         "no handler called note_thread(): the program's work did not run"
     );
+    noted.sort();
+    noted.dedup();
     let foreign: Vec<&String> = noted.iter().filter(|n| *n != WORKER_NAME).collect();
     assert!(
         spawned == WORKER_NAME && foreign.is_empty(),
         "work ran on threads named {spawned:?} / {foreign:?}, not on this runtime's \
-         {WORKER_NAME:?} workers (the registry's tokio names them \"tokio-runtime-worker\")"
+         {WORKER_NAME:?} workers (the registry's tokio names them \"tokio-rt-worker\")"
     );
 }

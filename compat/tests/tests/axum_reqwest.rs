@@ -2,7 +2,7 @@
 //! keeps one connection alive across requests, and stopped by graceful shutdown on a
 //! `CancellationToken` while a request is in flight.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -33,8 +33,8 @@ struct NewTodo {
 #[derive(Default)]
 struct AppState {
     todos: Mutex<Vec<Todo>>,
-    /// Peer addresses seen by the JSON handlers: one per client connection.
-    peers: Mutex<HashSet<SocketAddr>>,
+    /// Requests seen by the JSON handlers per peer address, that is per client connection.
+    peers: Mutex<HashMap<SocketAddr, usize>>,
     /// Woken when `/held` has begun.
     held_entered: Notify,
 }
@@ -45,7 +45,7 @@ async fn create(
     Json(new): Json<NewTodo>,
 ) -> (StatusCode, Json<Todo>) {
     note_thread();
-    state.peers.lock().await.insert(peer);
+    *state.peers.lock().await.entry(peer).or_default() += 1;
     let mut todos = state.todos.lock().await;
     let todo = Todo {
         id: todos.len() as u64 + 1,
@@ -61,7 +61,7 @@ async fn list(
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
 ) -> Json<Vec<Todo>> {
     note_thread();
-    state.peers.lock().await.insert(peer);
+    *state.peers.lock().await.entry(peer).or_default() += 1;
     Json(state.todos.lock().await.clone())
 }
 
@@ -198,12 +198,14 @@ async fn json_keep_alive_timeout_and_graceful_shutdown() {
         assert_eq!(todos.iter().filter(|t| t.done).count(), 1);
         assert_eq!(server.state.todos.lock().await.len(), 3);
 
-        // Four JSON requests in sequence on one client: keep-alive carried them on one
-        // connection, so the handlers saw one peer address.
-        assert_eq!(
-            server.state.peers.lock().await.len(),
-            1,
-            "keep-alive did not reuse the connection"
+        // Four JSON requests in sequence on one client. reqwest's pool hands each request an
+        // idle connection or a new one, whichever is ready first, so the number of
+        // connections is not fixed; keep-alive shows as one connection carrying several.
+        let peers = server.state.peers.lock().await.clone();
+        assert_eq!(peers.values().sum::<usize>(), 4);
+        assert!(
+            peers.values().any(|&n| n >= 2),
+            "keep-alive never reused a connection: {peers:?}"
         );
 
         let slow = client

@@ -23,6 +23,8 @@ use tower::{BoxError, Service, ServiceBuilder, ServiceExt};
 #[derive(Default)]
 struct Counters {
     connections: AtomicUsize,
+    /// The most requests that one connection has carried.
+    most_on_one_connection: AtomicUsize,
     in_flight: AtomicUsize,
     max_in_flight: AtomicUsize,
 }
@@ -63,7 +65,14 @@ async fn serve(listener: TcpListener, counters: Arc<Counters>) {
         let counters = counters.clone();
         let pair = pair.clone();
         tokio::spawn(async move {
-            let service = service_fn(move |req| handle(req, counters.clone(), pair.clone()));
+            let on_this = Arc::new(AtomicUsize::new(0));
+            let service = service_fn(move |req| {
+                let n = on_this.fetch_add(1, Ordering::SeqCst) + 1;
+                counters
+                    .most_on_one_connection
+                    .fetch_max(n, Ordering::SeqCst);
+                handle(req, counters.clone(), pair.clone())
+            });
             let _ = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
                 .header_read_timeout(Duration::from_secs(10))
@@ -87,7 +96,7 @@ async fn legacy_client_pool_and_tower_layers() {
             .pool_timer(TokioTimer::new())
             .build_http();
 
-        for i in 0..5 {
+        for i in 0..10 {
             let req = Request::post(format!("{base}/echo"))
                 .body(Full::new(Bytes::from(format!("request {i}"))))
                 .unwrap();
@@ -96,10 +105,13 @@ async fn legacy_client_pool_and_tower_layers() {
             let body = resp.into_body().collect().await.unwrap().to_bytes();
             assert_eq!(body, format!("REQUEST {i}"));
         }
-        assert_eq!(
-            counters.connections.load(Ordering::SeqCst),
-            1,
-            "the pool did not reuse its keep-alive connection"
+        // The pool hands a request an idle connection or a new one, whichever is ready first
+        // (a connection becomes idle once its task has seen the previous body end), so the
+        // count of connections is not fixed; reuse shows as one connection carrying several.
+        assert!(
+            counters.most_on_one_connection.load(Ordering::SeqCst) >= 2,
+            "the pool never reused a keep-alive connection ({} connections for 10 requests)",
+            counters.connections.load(Ordering::SeqCst)
         );
 
         // The client as a tower service, behind a buffer and a limit of two in flight. The
