@@ -164,6 +164,11 @@ for line in open(build_json):
     elif msg.get("reason") == "compiler-message" and msg["message"].get("level") == "error":
         errors.setdefault(name, msg["message"].get("message", ""))
 
+if not exes and not errors:
+    # cargo stopped before any test target: the manifest, resolution or the patch crate.
+    tail = open(os.path.join(crate_dir, "build.stderr")).read().strip().splitlines()[-15:]
+    print("cargo built no test target; the end of build.stderr:", *tail, sep="\n  ")
+
 rows, totals = [], {"pass": 0, "fail": 0, "timeout": 0, "no-compile": 0, "empty": 0}
 counts = {"passed": 0, "failed": 0, "ignored": 0}
 summary = re.compile(r"test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored")
