@@ -28,10 +28,13 @@ export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 mkdir -p "$DIR/src"
 : > "$DIR/src/lib.rs"
 
-# tokio's dev-dependencies (tokio-1.54.1/Cargo.toml), those for Linux.
+# tokio's dev-dependencies (tokio-1.54.1/Cargo.toml), those for Linux, and the two of its
+# dependencies that the test files name (`bytes`, `pin_project_lite`).
 dev_dependencies() {
     cat <<'EOF'
 [dev-dependencies]
+bytes = "1.2.1"
+pin-project-lite = "0.2.11"
 async-stream = "0.3"
 futures = { version = "0.3.0", features = ["async-await"] }
 futures-concurrency = "7.6.3"
