@@ -46,7 +46,7 @@ impl UnixListener {
     }
 
     #[track_caller]
-    fn new(mio: mio::net::UnixListener) -> io::Result<UnixListener> {
+    pub(crate) fn new(mio: mio::net::UnixListener) -> io::Result<UnixListener> {
         let io = IoSource::new(mio, Interest::READABLE)?;
         Ok(UnixListener { io })
     }
