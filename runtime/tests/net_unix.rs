@@ -290,3 +290,38 @@ async fn unix_socket_binds_an_abstract_name() {
     assert!(server.local_addr().unwrap().as_pathname().is_none());
     drop(client);
 }
+
+/// `UnixListener::bind_addr` and `UnixStream::connect_addr` take a std `SocketAddr`: a
+/// path and (on Linux) an abstract name.
+#[runtime::test]
+async fn bind_addr_and_connect_addr() {
+    let _watchdog = abort_after("bind_addr / connect_addr");
+    let path = SockPath::new();
+    let addr = std::os::unix::net::SocketAddr::from_pathname(&path.0).unwrap();
+    let listener = UnixListener::bind_addr(&addr).unwrap();
+    assert_eq!(
+        listener.local_addr().unwrap().as_pathname(),
+        Some(path.0.as_path())
+    );
+    let mut client = UnixStream::connect_addr(&addr).await.unwrap();
+    let (mut server, _) = listener.accept().await.unwrap();
+    client.write_all(b"by addr").await.unwrap();
+    drop(client);
+    let mut got = Vec::new();
+    server.read_to_end(&mut got).await.unwrap();
+    assert_eq!(got, b"by addr");
+
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::linux::net::SocketAddrExt;
+        let name = format!("runtime-net-unix-addr-{}", std::process::id());
+        let addr = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes()).unwrap();
+        let listener = UnixListener::bind_addr(&addr).unwrap();
+        let _client = UnixStream::connect_addr(&addr).await.unwrap();
+        let (server, _) = listener.accept().await.unwrap();
+        assert_eq!(
+            server.local_addr().unwrap().as_abstract_name(),
+            Some(name.as_bytes())
+        );
+    }
+}
