@@ -83,6 +83,7 @@ const _: fn() = || {
 sync_value!(runtime::fs::DirBuilder);
 sync_value!(runtime::fs::DirEntry);
 sync_value!(runtime::fs::File);
+sync_value!(runtime::fs::FileTimes);
 sync_value!(runtime::fs::OpenOptions);
 sync_value!(runtime::fs::ReadDir);
 sync_fn!(runtime::fs::canonicalize(&str));
@@ -115,6 +116,8 @@ sync_fn!(runtime::fs::File::set_len(_, u64));
 sync_fn!(runtime::fs::File::metadata(_));
 sync_fn!(runtime::fs::File::try_clone(_));
 sync_fn!(runtime::fs::File::into_std(_));
+sync_fn!(runtime::fs::File::set_times(_, runtime::fs::FileTimes));
+sync_fn!(runtime::fs::File::set_modified(_, std::time::SystemTime));
 sync_fn!(runtime::fs::File::set_permissions(_, std::fs::Permissions));
 sync_value!(runtime::net::TcpSocket);
 sync_fn!(runtime::net::TcpListener::bind(SocketAddr));
