@@ -500,3 +500,41 @@ fn set_max_buf_size_zero_panics_with_tokios_text() {
         f.set_max_buf_size(0);
     });
 }
+
+/// tokio's `File::set_times` / `set_modified` and `fs::FileTimes`: the timestamps set are
+/// applied (after a write still in flight), the unset ones kept.
+#[test]
+fn set_times_and_set_modified() {
+    use std::time::{Duration, SystemTime};
+    watchdog("the file times", || {
+        in_scratch(&current_thread(), "times", |dir| async move {
+            let p = dir.join("t.txt");
+            let mut f = File::create(&p).await.unwrap();
+            // A buffered write still in flight: set_times runs after it.
+            f.write_all(b"data").await.unwrap();
+            let modified = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
+            let accessed = SystemTime::UNIX_EPOCH + Duration::from_secs(2_000_000);
+            f.set_times(
+                fs::FileTimes::new()
+                    .set_modified(modified)
+                    .set_accessed(accessed),
+            )
+            .await
+            .unwrap();
+            let meta = std::fs::metadata(&p).unwrap();
+            assert_eq!(meta.modified().unwrap(), modified);
+            assert_eq!(meta.accessed().unwrap(), accessed);
+            assert_eq!(meta.len(), 4);
+
+            let later = modified + Duration::from_secs(60);
+            f.set_modified(later).await.unwrap();
+            let meta = std::fs::metadata(&p).unwrap();
+            assert_eq!(meta.modified().unwrap(), later);
+            assert_eq!(
+                meta.accessed().unwrap(),
+                accessed,
+                "set_modified kept atime"
+            );
+        });
+    })
+}

@@ -553,3 +553,91 @@ fn select_future_is_no_larger_than_tokios() {
         assert!(o <= t, "{} branch(es): ours {o} bytes, tokio's {t}", i + 1);
     }
 }
+
+/// As tokio's `no_branch_else_only` and `no_branch_else_only_biased`: a `select!` with only
+/// an `else` branch evaluates it.
+#[test]
+fn else_only_evaluates_the_else() {
+    watchdog("select! with only else", || {
+        block_on(async {
+            let v = runtime::select! {
+                else => 1,
+            };
+            assert_eq!(v, 1);
+            let v = runtime::select! {
+                biased;
+                else => 2
+            };
+            assert_eq!(v, 2);
+            let v: String = runtime::select! { else => { String::from("e") } };
+            assert_eq!(v, "e");
+        });
+    })
+}
+
+/// As tokio's `mut_on_left_hand_side` and `mut_ref_patterns`: `mut`, `ref` and `ref mut`
+/// bindings, at the top of a pattern and inside it.
+#[test]
+fn mut_and_ref_bindings_as_tokios() {
+    watchdog("select! with mut/ref bindings", || {
+        block_on(async {
+            let ok = std::pin::pin!(async { 1 });
+            let mut ok = ok;
+            let v = runtime::select! {
+                mut a = &mut ok => {
+                    a += 1;
+                    a
+                }
+            };
+            assert_eq!(v, 2);
+            runtime::select! {
+                Some(mut foo) = async { Some("1".to_string()) } => {
+                    assert_eq!(foo, "1");
+                    foo = "2".to_string();
+                    assert_eq!(foo, "2");
+                },
+            };
+            runtime::select! {
+                Some(ref foo) = async { Some("1".to_string()) } => {
+                    assert_eq!(*foo, "1");
+                },
+            };
+            let got = runtime::select! {
+                Some(ref mut foo) = async { Some("1".to_string()) } => {
+                    assert_eq!(*foo, "1");
+                    *foo = "2".to_string();
+                    foo.clone()
+                },
+            };
+            assert_eq!(got, "2");
+            let got = runtime::select! {
+                ref mut whole = async { 5u32 } => {
+                    *whole += 1;
+                    *whole
+                }
+            };
+            assert_eq!(got, 6);
+        });
+    })
+}
+
+/// As tokio's `temporary_lifetime_extension` (tokio#6721): a branch's future expression
+/// may borrow a temporary (`&mut std::future::ready(())`), which lives as long as the
+/// `select!`.
+#[test]
+fn branch_future_may_borrow_a_temporary() {
+    watchdog("select! on a borrowed temporary", || {
+        block_on(async {
+            let v = runtime::select! {
+                () = &mut std::future::ready(()) => 1,
+            };
+            assert_eq!(v, 1);
+            let v = runtime::select! {
+                biased;
+                x = &mut std::future::ready(3) => x,
+                y = &mut std::future::ready(4), if false => y,
+            };
+            assert_eq!(v, 3);
+        });
+    })
+}

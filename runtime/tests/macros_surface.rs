@@ -43,3 +43,58 @@ async fn test_runtime_takes_its_name() {
         Some("named-test")
     );
 }
+
+/// As tokio's `macros_test::trait_method`: `#[runtime::main]` on a trait method taking
+/// `self` runs the body (which uses `self`) on a runtime of its own.
+#[test]
+fn main_on_a_trait_method_taking_self() {
+    trait A {
+        fn f(self) -> u32;
+        fn g(self) -> u32;
+    }
+    impl A for u32 {
+        #[runtime::main(flavor = "current_thread")]
+        async fn f(self) -> u32 {
+            runtime::task::yield_now().await;
+            self.g()
+        }
+        fn g(self) -> u32 {
+            self + 1
+        }
+    }
+    assert_eq!(41.f(), 42);
+}
+
+#[derive(Debug)]
+struct Counter {
+    n: u32,
+}
+
+impl Counter {
+    /// `&mut self`, a parameter, `Self` in the return type and `?`/`return` whose types
+    /// come from that return type.
+    #[runtime::main(worker_threads = 1)]
+    async fn bump(&mut self, by: u32) -> Result<Self, Box<dyn std::error::Error>> {
+        let handle = runtime::spawn(async move { by * 2 });
+        self.n += handle.await?;
+        if self.n > 100 {
+            return Err("too big".into());
+        }
+        Ok(Counter { n: self.n })
+    }
+
+    #[runtime::main(flavor = "current_thread")]
+    async fn consume(self) -> impl std::fmt::Debug {
+        runtime::task::yield_now().await;
+        self.n
+    }
+}
+
+#[test]
+fn main_on_methods_taking_self_by_reference_and_by_value() {
+    let mut c = Counter { n: 1 };
+    let copy = c.bump(3).unwrap();
+    assert_eq!((c.n, copy.n), (7, 7));
+    assert_eq!(c.bump(100).unwrap_err().to_string(), "too big");
+    assert_eq!(format!("{:?}", Counter { n: 5 }.consume()), "5");
+}

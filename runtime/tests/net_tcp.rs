@@ -641,3 +641,38 @@ fn shutdown_after_tcp_reset_is_ok() {
         }
     })
 }
+
+/// As tokio's `tcp_split` peeks: `peek` on a borrowed and on an owned read half returns
+/// the bytes without consuming them, so the next read sees them again; `poll_peek` adds
+/// them to the `ReadBuf`'s filled part.
+#[runtime::test]
+async fn read_halves_peek_without_consuming() {
+    let _watchdog = abort_after("the read halves' peek");
+    let (mut client, server) = pair().await;
+    client.write_all(b"hello").await.unwrap();
+
+    let mut server = server;
+    let (mut read, _write) = TcpStream::split(&mut server);
+    let mut buf = [0u8; 5];
+    let n = timeout(GENEROUS, read.peek(&mut buf))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(&buf[..n], &b"hello"[..n]);
+    let mut storage = [0u8; 5];
+    let mut rb = runtime::io::ReadBuf::new(&mut storage);
+    let peeked = poll_fn(|cx| read.poll_peek(cx, &mut rb)).await.unwrap();
+    assert_eq!(rb.filled(), &b"hello"[..peeked]);
+
+    let (mut read, write) = server.into_split();
+    let mut buf = [0u8; 5];
+    let n = timeout(GENEROUS, read.peek(&mut buf))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(&buf[..n], &b"hello"[..n]);
+    let mut got = [0u8; 5];
+    read.read_exact(&mut got).await.unwrap();
+    assert_eq!(&got, b"hello");
+    drop((read, write));
+}

@@ -17,7 +17,7 @@ use std::task::Poll;
 use std::time::Duration;
 
 use futures::io::{AsyncReadExt, AsyncWriteExt};
-use runtime::net::{UnixListener, UnixStream};
+use runtime::net::{UnixListener, UnixSocket, UnixStream};
 use runtime::time::timeout;
 use runtime::Builder;
 
@@ -174,4 +174,154 @@ fn writable_stays_ready_after_a_successful_try_write() {
             });
         }
     })
+}
+
+/// As tokio's `uds_socket::datagram_echo_server`: two `UnixSocket::new_datagram` sockets
+/// bound to files, converted with `datagram()`, echo through each other's paths.
+#[runtime::test]
+async fn unix_socket_datagram_echo() {
+    let _watchdog = abort_after("the UnixSocket datagram echo");
+    let (server_path, client_path) = (SockPath::new(), SockPath::new());
+    let server = UnixSocket::new_datagram().unwrap();
+    server.bind(&server_path.0).unwrap();
+    let server = server.datagram().unwrap();
+    assert_eq!(
+        server.local_addr().unwrap().as_pathname(),
+        Some(server_path.0.as_path())
+    );
+    let echo = runtime::spawn(async move {
+        let mut buf = [0u8; 64];
+        let (n, peer) = server.recv_from(&mut buf).await.unwrap();
+        let peer = peer.as_pathname().unwrap().to_path_buf();
+        server.send_to(&buf[..n], &peer).await.unwrap();
+        peer
+    });
+    let client = UnixSocket::new_datagram().unwrap();
+    client.bind(&client_path.0).unwrap();
+    let client = client.datagram().unwrap();
+    client.connect(&server_path.0).unwrap();
+    client.send(b"ECHO").await.unwrap();
+    let mut buf = [0u8; 16];
+    let n = timeout(GENEROUS, client.recv(&mut buf))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(&buf[..n], b"ECHO");
+    assert_eq!(echo.await.unwrap(), client_path.0);
+}
+
+/// As tokio's `uds_socket::listen_and_stream`: a listener from `UnixSocket::listen` and a
+/// client bound to its own path before `connect`; the server sees that path as the peer.
+#[runtime::test]
+async fn unix_socket_listen_and_connect() {
+    let _watchdog = abort_after("the UnixSocket stream");
+    let (sock_path, peer_path) = (SockPath::new(), SockPath::new());
+    let listener = {
+        let sock = UnixSocket::new_stream().unwrap();
+        sock.bind(&sock_path.0).unwrap();
+        sock.listen(1024).unwrap()
+    };
+    let connect = {
+        let sock = UnixSocket::new_stream().unwrap();
+        sock.bind(&peer_path.0).unwrap();
+        sock.connect(&sock_path.0)
+    };
+    let ((mut server, _), mut client) = timeout(
+        GENEROUS,
+        futures::future::try_join(listener.accept(), connect),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    assert_eq!(
+        server.peer_addr().unwrap().as_pathname(),
+        Some(peer_path.0.as_path())
+    );
+    client.write_all(b"hello").await.unwrap();
+    drop(client);
+    let mut got = Vec::new();
+    server.read_to_end(&mut got).await.unwrap();
+    assert_eq!(got, b"hello");
+}
+
+/// As tokio's `uds_socket::assert_usage`: the conversions refuse the wrong socket type
+/// with tokio's error text.
+#[runtime::test]
+async fn unix_socket_refuses_the_wrong_conversion() {
+    let err = UnixSocket::new_datagram()
+        .unwrap()
+        .connect("invalid.sock")
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "connect cannot be called on a datagram socket"
+    );
+    let err = UnixSocket::new_datagram()
+        .unwrap()
+        .listen(1024)
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "listen cannot be called on a datagram socket"
+    );
+    let err = UnixSocket::new_stream().unwrap().datagram().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "datagram cannot be called on a stream socket"
+    );
+}
+
+/// A `UnixSocket` bound to an abstract name (`"\0name"`), as `UnixListener::bind` takes.
+#[cfg(target_os = "linux")]
+#[runtime::test]
+async fn unix_socket_binds_an_abstract_name() {
+    let _watchdog = abort_after("the abstract UnixSocket");
+    let name = format!("\0runtime-net-unix-socket-{}", std::process::id());
+    let sock = UnixSocket::new_stream().unwrap();
+    sock.bind(&name).unwrap();
+    let listener = sock.listen(8).unwrap();
+    let client = UnixSocket::new_stream()
+        .unwrap()
+        .connect(&name)
+        .await
+        .unwrap();
+    let (server, _) = listener.accept().await.unwrap();
+    assert!(server.local_addr().unwrap().as_pathname().is_none());
+    drop(client);
+}
+
+/// `UnixListener::bind_addr` and `UnixStream::connect_addr` take a std `SocketAddr`: a
+/// path and (on Linux) an abstract name.
+#[runtime::test]
+async fn bind_addr_and_connect_addr() {
+    let _watchdog = abort_after("bind_addr / connect_addr");
+    let path = SockPath::new();
+    let addr = std::os::unix::net::SocketAddr::from_pathname(&path.0).unwrap();
+    let listener = UnixListener::bind_addr(&addr).unwrap();
+    assert_eq!(
+        listener.local_addr().unwrap().as_pathname(),
+        Some(path.0.as_path())
+    );
+    let mut client = UnixStream::connect_addr(&addr).await.unwrap();
+    let (mut server, _) = listener.accept().await.unwrap();
+    client.write_all(b"by addr").await.unwrap();
+    drop(client);
+    let mut got = Vec::new();
+    server.read_to_end(&mut got).await.unwrap();
+    assert_eq!(got, b"by addr");
+
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::linux::net::SocketAddrExt;
+        let name = format!("runtime-net-unix-addr-{}", std::process::id());
+        let addr = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes()).unwrap();
+        let listener = UnixListener::bind_addr(&addr).unwrap();
+        let _client = UnixStream::connect_addr(&addr).await.unwrap();
+        let (server, _) = listener.accept().await.unwrap();
+        assert_eq!(
+            server.local_addr().unwrap().as_abstract_name(),
+            Some(name.as_bytes())
+        );
+    }
 }

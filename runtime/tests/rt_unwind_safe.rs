@@ -20,3 +20,23 @@ fn runtime_and_task_handles_are_unwind_safe() {
     unwind_safe::<runtime::sync::mpsc::UnboundedSender<u8>>();
     unwind_safe::<runtime::sync::mpsc::UnboundedReceiver<u8>>();
 }
+
+/// As tokio's `unwindsafe::net_types_are_unwind_safe` and
+/// `unix_net_types_are_unwind_safe`: the sockets are unwind safe (a panic while one is
+/// borrowed cannot leave it in a state that breaks a later use).
+#[test]
+fn net_types_are_unwind_safe() {
+    unwind_safe::<runtime::net::TcpListener>();
+    unwind_safe::<runtime::net::TcpSocket>();
+    unwind_safe::<runtime::net::TcpStream>();
+    unwind_safe::<runtime::net::UdpSocket>();
+    #[cfg(unix)]
+    {
+        unwind_safe::<runtime::net::UnixDatagram>();
+        unwind_safe::<runtime::net::UnixListener>();
+        unwind_safe::<runtime::net::UnixStream>();
+        unwind_safe::<runtime::net::UnixSocket>();
+        unwind_safe::<runtime::net::unix::pipe::Sender>();
+        unwind_safe::<runtime::net::unix::pipe::Receiver>();
+    }
+}

@@ -27,6 +27,11 @@
 //! `fn run<T: Tr>(__runtime_arg0: T) -> U { async fn __runtime_body<T: Tr>(x: T) -> U {
 //! body } ... rt.block_on(__runtime_body::<T>(__runtime_arg0)) }`.
 //!
+//! A method taking `self` (any function but `main`) cannot move its body into a nested
+//! function, which could not take the receiver or name `Self`: its body becomes an
+//! `async` block in the method, `block_on`ed there, with its output type fixed up front
+//! by an identity function bounded by `Future<Output = T>` (`typed_body`).
+//!
 //! Invariant: when anything is wrong (bad arguments, a missing `async`, parameters on
 //! `main` or a test, ...) the output is the errors plus a *fallback* that never names the runtime: an
 //! argument-less function holding the body in an uncalled nested `async fn`. The
@@ -147,15 +152,6 @@ fn check_signature(kind: Kind, sig: &Signature, errors: &mut Errors) {
         errors.push(syn::Error::new_spanned(
             v,
             format!("`{attr}` functions cannot be variadic"),
-        ));
-    }
-    if let Some(FnArg::Receiver(r)) = sig.inputs.first() {
-        errors.push(syn::Error::new_spanned(
-            r,
-            format!(
-                "`{attr}` cannot be used on a method taking `self`: make it a free function \
-                 taking the value as a parameter"
-            ),
         ));
     }
     // A function other than `main` may take parameters and be generic under
@@ -314,18 +310,36 @@ fn generate(kind: Kind, config: &Config, func: Function) -> TokenStream {
     let make_stalls = threshold
         .as_ref()
         .map(|_| quote!(let #stalls = #krate::__FailOnStall::default();));
-    let (outer_params, arg_names, turbofish) = forwarded_params(&sig);
-    let inner_params = &sig.inputs;
     let (generics, where_clause) = (&sig.generics, &sig.generics.where_clause);
-    let call = quote!(#inner #turbofish (#(#arg_names),*));
-
-    // Tests: block on a `Pin<&mut dyn Future>` so every test with the same output
-    // type shares one instantiation of `block_on` (compile time of big suites).
-    // Not possible when the output type is an `impl Trait`.
     let output_ty = match output {
         ReturnType::Default => quote!(()),
         ReturnType::Type(_, ty) => ty.to_token_stream(),
     };
+    // A method taking `self`: a nested `async fn` could neither take the receiver nor
+    // name `Self`, so the body becomes an `async` block in the method itself (as with
+    // tokio's), which uses `self` and the parameters where they are. The block's output
+    // is given up front (see `typed_body`) so that `return` and `?` infer as in the
+    // nested function.
+    let has_receiver = matches!(sig.inputs.first(), Some(FnArg::Receiver(_)));
+    let (outer_params, body_item, call) = if has_receiver {
+        let params: Vec<TokenStream> = sig.inputs.iter().map(|a| a.to_token_stream()).collect();
+        (params, TokenStream::new(), typed_body(&output_ty, &body))
+    } else {
+        let (outer_params, arg_names, turbofish) = forwarded_params(&sig);
+        let inner_params = &sig.inputs;
+        let item = quote! {
+            async fn #inner #generics (#inner_params) #output #where_clause #body
+        };
+        (
+            outer_params,
+            item,
+            quote!(#inner #turbofish (#(#arg_names),*)),
+        )
+    };
+
+    // Tests: block on a `Pin<&mut dyn Future>` so every test with the same output
+    // type shares one instantiation of `block_on` (compile time of big suites).
+    // Not possible when the output type is an `impl Trait`.
     let shutdown = config
         .shutdown_timeout
         .map(|ns| quote!(::core::time::Duration::from_nanos(#ns)));
@@ -364,7 +378,7 @@ fn generate(kind: Kind, config: &Config, func: Function) -> TokenStream {
         #marker
         #(#attrs)*
         #vis #fn_token #ident #generics (#(#outer_params),*) #output #where_clause {
-            async fn #inner #generics (#inner_params) #output #where_clause #body
+            #body_item
 
             #make_stalls
             #[allow(clippy::expect_used)]
@@ -380,6 +394,23 @@ fn generate(kind: Kind, config: &Config, func: Function) -> TokenStream {
             #finish
         }
     }
+}
+
+/// A method's body as an `async` block whose output type is the method's return type,
+/// through an identity function bounding it by `Future<Output = T>` (rustc takes a block's
+/// output from such a bound, so `return Err(e.into())` and `Ok(Vec::new())` infer). An
+/// `impl Trait` return type cannot be named there; the block's output is then inferred.
+fn typed_body(output_ty: &TokenStream, body: &Group) -> TokenStream {
+    if mentions_impl(output_ty.clone()) {
+        return quote!(async #body);
+    }
+    let typed = Ident::new("__runtime_typed", Span::mixed_site());
+    quote! {{
+        fn #typed<T, F: ::core::future::Future<Output = T>>(f: F) -> F {
+            f
+        }
+        #typed::<#output_ty, _>(async #body)
+    }}
 }
 
 /// What is emitted next to the errors: the function without its parameters or

@@ -61,8 +61,8 @@ use proc_macro::TokenStream;
 ///
 /// The function must be `async`. `main` itself takes no parameters and has no generics;
 /// any other function may have both (each call builds a runtime and runs the body on
-/// it with the arguments given), but not a `self` receiver. Its attributes, visibility
-/// and return type are kept.
+/// it with the arguments given), a method taking `self` included (its body then runs as
+/// an `async` block in the method). Its attributes, visibility and return type are kept.
 #[proc_macro_attribute]
 pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::expand(Kind::Main(Facade::Runtime), args.into(), item.into()).into()

@@ -270,6 +270,25 @@ impl File {
         asyncify(move || std.set_permissions(perm)).await
     }
 
+    /// Changes the file's timestamps (those set in `times`), after the write in flight, so
+    /// that it cannot land afterwards and change the modification time again.
+    ///
+    /// # Errors
+    /// When the user may not change the file's timestamps, and in other OS-specific cases.
+    pub async fn set_times(&self, times: super::FileTimes) -> io::Result<()> {
+        let mut inner = self.inner.lock().await;
+        inner.complete_inflight().await;
+        let std = self.std.clone();
+        let times = times.into_std();
+        asyncify(move || std.set_times(times)).await
+    }
+
+    /// Changes the file's modification time: [`File::set_times`] with only that one set.
+    pub async fn set_modified(&self, time: std::time::SystemTime) -> io::Result<()> {
+        self.set_times(super::FileTimes::new().set_modified(time))
+            .await
+    }
+
     /// Waits for the operation in flight and returns the std file.
     pub async fn into_std(mut self) -> std::fs::File {
         self.inner.get_mut().complete_inflight().await;

@@ -27,6 +27,7 @@ mod buf;
 mod dir_builder;
 mod file;
 mod file_io;
+mod file_times;
 mod open_options;
 mod read_dir;
 
@@ -36,6 +37,7 @@ use std::path::{Path, PathBuf};
 
 pub use dir_builder::DirBuilder;
 pub use file::File;
+pub use file_times::FileTimes;
 pub use open_options::OpenOptions;
 pub use read_dir::{read_dir, DirEntry, ReadDir};
 

@@ -100,15 +100,17 @@ pub mod support {
     }
 
     impl<T, E, F: Future<Output = Result<T, E>>> MaybeDone<F> {
-        /// Takes the error, when the output is one (`try_join!`).
-        pub fn take_err(self: Pin<&mut Self>) -> Option<E> {
+        /// Takes the error, when the output is one (`try_join!`), as the `Err` of the
+        /// `try_join!`'s result type: the caller never holds a bare `E`, so an uninhabited
+        /// error type (`Infallible`) makes no code of its unreachable.
+        pub fn take_err<U>(self: Pin<&mut Self>) -> Option<Result<U, E>> {
             // SAFETY: as in `take_output`.
             let this = unsafe { self.get_unchecked_mut() };
             if !matches!(this, MaybeDone::Done(Err(_))) {
                 return None;
             }
             match std::mem::replace(this, MaybeDone::Gone) {
-                MaybeDone::Done(Err(e)) => Some(e),
+                MaybeDone::Done(Err(e)) => Some(Err(e)),
                 _ => unreachable!(),
             }
         }

@@ -1,9 +1,11 @@
 //! `select!`: waits on several branches at once and runs the handler of the first that
 //! completes with a value matching its pattern.
 //!
-//! Expansion (see macros/mod.rs for the naming scheme): preconditions are evaluated first
-//! (a false one disables its branch), then every future expression (disabled ones too);
-//! the futures go into one tuple in the async block's frame, which the `poll_fn` borrows
+//! Expansion (see macros/mod.rs for the naming scheme): a `select!` with only an `else`
+//! branch is that expression. Otherwise preconditions are evaluated first (a false one
+//! disables its branch), then every future expression (disabled ones too), as written,
+//! into a tuple bound by a `let` (so temporaries they borrow live as long as the
+//! `select!`); each is `.into_future()`d into one tuple in the async block's frame, which the `poll_fn` borrows
 //! once (one word, whatever the branch count: a `select!` future is no larger than
 //! tokio's), and each branch's future is pinned in place where it is polled (the one
 //! `unsafe` of the expansion: the frame is pinned and the tuple never moves). Each poll of the `poll_fn` first checks the task's
@@ -35,7 +37,11 @@
 ///    matches the pattern, the others are dropped and its handler runs with the pattern's
 ///    bindings. If it does not match, the others go on.
 /// 4. When every branch is disabled, the `else` expression is the result; without `else`
-///    that panics.
+///    that panics. A `select!` with only an `else` branch evaluates it.
+///
+/// A branch's pattern may bind with `mut`, `ref` and `ref mut`, and its async expression
+/// may borrow a temporary (`() = &mut std::future::ready(()) => ...`): temporaries live as
+/// long as the `select!`.
 ///
 /// Cooperative scheduling: as in tokio, each poll of a `select!` first checks the task's
 /// budget; once it is spent the task yields (it is woken and returns `Pending`) before any
@@ -72,6 +78,9 @@
 /// ```
 #[macro_export]
 macro_rules! select {
+    ($(biased;)?) => {
+        ::core::compile_error!("select! requires at least one branch.")
+    };
     (biased; $($body:tt)*) => {
         $crate::__select!(@{ true; ((_0 0) (_1 1) (_2 2) (_3 3) (_4 4) (_5 5) (_6 6) (_7 7) (_8 8) (_9 9) (_10 10) (_11 11) (_12 12) (_13 13) (_14 14) (_15 15) (_16 16) (_17 17) (_18 18) (_19 19) (_20 20) (_21 21) (_22 22) (_23 23) (_24 24) (_25 25) (_26 26) (_27 27) (_28 28) (_29 29) (_30 30) (_31 31) (_32 32) (_33 33) (_34 34) (_35 35) (_36 36) (_37 37) (_38 38) (_39 39) (_40 40) (_41 41) (_42 42) (_43 43) (_44 44) (_45 45) (_46 46) (_47 47) (_48 48) (_49 49) (_50 50) (_51 51) (_52 52) (_53 53) (_54 54) (_55 55) (_56 56) (_57 57) (_58 58) (_59 59) (_60 60) (_61 61) (_62 62) (_63 63)); } $($body)*)
     };
@@ -135,8 +144,10 @@ macro_rules! __select {
             "expected `<pattern> = <future> (, if <condition>)? => <handler>` or `else => <expression>`"
         )
     };
+    // Only `else` (tokio's `select! { else => 1 }`): there is nothing to wait for, so the
+    // `else` expression is the result.
     (@emit $biased:tt; { } ($else:expr)) => {
-        ::core::compile_error!("`select!` needs at least one branch besides `else`")
+        $else
     };
     (@emit $biased:tt; { $([$n:ident $i:tt ($p:pat) ($f:expr) ($c:expr) ($h:expr)])* } ($else:expr)) => {{
         #[allow(non_camel_case_types, dead_code)]
@@ -151,9 +162,15 @@ macro_rules! __select {
                     __disabled |= 1u64 << $i;
                 }
             )*
+            // The future expressions as written, in a tuple of a `let`: a temporary one of
+            // them borrows (`&mut std::future::ready(())`) has its lifetime extended to
+            // this block's (tokio#6721), which a call around it would cut short.
+            let __futures_init = ($($f,)*);
             // One tuple, borrowed once by the `poll_fn` below: one word per `select!`
             // rather than one or two per branch, as tokio's.
-            let mut __futures = ($($crate::macros::support::IntoFuture::into_future($f),)*);
+            let mut __futures = ($(
+                $crate::macros::support::IntoFuture::into_future(__futures_init.$i),
+            )*);
             let __futures = &mut __futures;
             // `move`: the closure owns that one reference (a non-`move` closure would
             // capture each field it polls separately, a word per branch) and the mask.
@@ -218,6 +235,9 @@ macro_rules! __select {
             })
             .await
         };
+        // `mut`: a `ref mut` binding of a pattern borrows the output mutably.
+        #[allow(unused_mut)]
+        let mut __out = __out;
         #[allow(unreachable_patterns, unreachable_code)]
         match __out {
             $(__Out::$n($p) => $h,)*

@@ -2,6 +2,9 @@
 //!
 //! As `join!` (macros/join.rs), except that each output is checked as it arrives: the
 //! first `Err` ends the `poll_fn` with that error, and the remaining futures are dropped.
+//! The futures sit in one tuple the `poll_fn` borrows once (and a biased one carries no
+//! rotation counter), so the future is no larger than tokio's; each is pinned in place
+//! where it is polled. With no futures it is `Ok(())`, the error type inferred.
 
 /// Waits on several futures returning `Result<_, E>` concurrently: `Ok` with a tuple of
 /// the values once all succeeded, or the first `Err` as soon as one fails (the others are
@@ -28,8 +31,9 @@ macro_rules! try_join {
     ($($e:expr),+ $(,)?) => {
         $crate::__try_join!(@{ false; ((_0 0) (_1 1) (_2 2) (_3 3) (_4 4) (_5 5) (_6 6) (_7 7) (_8 8) (_9 9) (_10 10) (_11 11) (_12 12) (_13 13) (_14 14) (_15 15) (_16 16) (_17 17) (_18 18) (_19 19) (_20 20) (_21 21) (_22 22) (_23 23) (_24 24) (_25 25) (_26 26) (_27 27) (_28 28) (_29 29) (_30 30) (_31 31) (_32 32) (_33 33) (_34 34) (_35 35) (_36 36) (_37 37) (_38 38) (_39 39) (_40 40) (_41 41) (_42 42) (_43 43) (_44 44) (_45 45) (_46 46) (_47 47) (_48 48) (_49 49) (_50 50) (_51 51) (_52 52) (_53 53) (_54 54) (_55 55) (_56 56) (_57 57) (_58 58) (_59 59) (_60 60) (_61 61) (_62 62) (_63 63)); } $($e,)+)
     };
-    (biased; $(,)?) => { ::core::result::Result::<(), ::core::convert::Infallible>::Ok(()) };
-    ($(,)?) => { ::core::result::Result::<(), ::core::convert::Infallible>::Ok(()) };
+    // No futures: `Ok(())`, its error type left to inference (as tokio's).
+    (biased; $(,)?) => { ::core::result::Result::Ok(()) };
+    ($(,)?) => { ::core::result::Result::Ok(()) };
 }
 
 #[doc(hidden)]
@@ -42,14 +46,15 @@ macro_rules! __try_join {
         $crate::__try_join!(@{ $biased; ($($names)*); $($done)* [$n $i ($e)] } $($rest)*)
     };
     (@{ $biased:tt; $names:tt; $([$n:ident $i:tt ($e:expr)])* }) => {{
-        $(
-            let mut $n = $crate::macros::support::pin!($crate::macros::support::maybe_done($e));
-        )*
-        let mut __next_start: u32 = 0;
+        // One tuple, borrowed once by the `poll_fn` below: one word for all the futures
+        // rather than one per future, as tokio's.
+        let mut __futures = ($($crate::macros::support::maybe_done($e),)*);
+        let __futures = &mut __futures;
+        $crate::__join!(@rotation $biased __next_start);
+        // `move`: the closure owns that one reference (and the rotation counter).
         $crate::macros::support::poll_fn(move |__cx| {
             const __COUNT: u32 = [$($i),*].len() as u32;
-            let __start = if $biased { 0 } else { __next_start };
-            __next_start = if __start + 1 == __COUNT { 0 } else { __start + 1 };
+            let __start = $crate::__join!(@start $biased __next_start __COUNT);
             let mut __all_done = true;
             for __k in 0..__COUNT {
                 let mut __index = __start + __k;
@@ -59,11 +64,16 @@ macro_rules! __try_join {
                 match __index {
                     $(
                         $i => {
+                            // SAFETY: the futures live in `__futures`, a local of this
+                            // block inside the caller's async body, whose frame is pinned
+                            // while it runs; they are never moved after this borrow and
+                            // are dropped in place when the block's scope ends.
+                            let mut $n = unsafe {
+                                $crate::macros::support::Pin::new_unchecked(&mut __futures.$i)
+                            };
                             if $n.as_mut().poll_done(__cx) {
-                                if let ::core::option::Option::Some(__e) = $n.as_mut().take_err() {
-                                    return $crate::macros::support::Poll::Ready(
-                                        ::core::result::Result::Err(__e),
-                                    );
+                                if let ::core::option::Option::Some(__e) = $n.take_err() {
+                                    return $crate::macros::support::Poll::Ready(__e);
                                 }
                             } else {
                                 __all_done = false;
@@ -74,8 +84,16 @@ macro_rules! __try_join {
                 }
             }
             if __all_done {
+                // Unreachable when a value type is uninhabited (`Infallible`).
+                #[allow(unreachable_code)]
                 $crate::macros::support::Poll::Ready(::core::result::Result::Ok((
-                    $($n.as_mut().take_ok(),)*
+                    $(
+                        // SAFETY: as above.
+                        unsafe {
+                            $crate::macros::support::Pin::new_unchecked(&mut __futures.$i)
+                        }
+                        .take_ok(),
+                    )*
                 )))
             } else {
                 $crate::macros::support::Poll::Pending

@@ -46,7 +46,9 @@ pub(crate) async fn resolve<A: ToSocketAddrs + ?Sized>(addr: &A) -> io::Result<V
     }
 }
 
-fn lookup(host: String) -> Pin<Box<dyn Future<Output = io::Result<Vec<SocketAddr>>> + Send>> {
+fn lookup(
+    host: String,
+) -> Pin<Box<dyn Future<Output = io::Result<Vec<SocketAddr>>> + Send + Sync>> {
     let join = crate::task::spawn_blocking(move || {
         std::net::ToSocketAddrs::to_socket_addrs(&host).map(|it| it.collect::<Vec<_>>())
     });

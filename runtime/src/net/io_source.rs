@@ -29,6 +29,8 @@
 //! shared by the waiters of a direction: any of them may clear it, which only ever makes
 //! another waiter's next `readable()` wait for an event that the kernel has not yet
 //! reported, never miss one.
+//!
+//! An `IoSource` is `UnwindSafe` and `RefUnwindSafe`, as tokio's `PollEvented`.
 
 use std::fmt;
 use std::io::{self, IoSlice, IoSliceMut, Read, Write};
@@ -47,6 +49,13 @@ pub(crate) struct IoSource<S: Source> {
     /// Readiness last returned by `poll_ready_recorded`, per direction (read, write).
     recorded: Mutex<[Option<ReadyEvent>; 2]>,
 }
+
+// As tokio's `PollEvented`: the shared state (the readiness words, the recorded events,
+// the driver's slab) is only ever changed under its own locks or atomics and stays
+// consistent when a panic unwinds through an operation, so every socket built on this is
+// unwind safe.
+impl<S: Source> std::panic::UnwindSafe for IoSource<S> {}
+impl<S: Source> std::panic::RefUnwindSafe for IoSource<S> {}
 
 fn slot(dir: Direction) -> usize {
     match dir {

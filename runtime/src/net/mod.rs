@@ -69,4 +69,4 @@ pub async fn lookup_host<T: ToSocketAddrs>(
 pub use tcp::{TcpListener, TcpSocket, TcpStream};
 pub use udp::UdpSocket;
 #[cfg(unix)]
-pub use unix::{UnixDatagram, UnixListener, UnixStream};
+pub use unix::{UnixDatagram, UnixListener, UnixSocket, UnixStream};

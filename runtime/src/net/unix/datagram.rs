@@ -85,7 +85,7 @@ impl UnixDatagram {
     }
 
     #[track_caller]
-    fn new(mio: mio::net::UnixDatagram) -> io::Result<UnixDatagram> {
+    pub(crate) fn new(mio: mio::net::UnixDatagram) -> io::Result<UnixDatagram> {
         let io = IoSource::new(mio, Interest::READABLE | Interest::WRITABLE)?;
         Ok(UnixDatagram { io })
     }

@@ -45,8 +45,18 @@ impl UnixListener {
         UnixListener::new(mio::net::UnixListener::bind_addr(&addr)?)
     }
 
+    /// Binds to the socket address `socket_addr` (a path, or on Linux an abstract name made
+    /// with `SocketAddrExt::from_abstract_name`) and listens.
+    ///
+    /// # Panics
+    /// Outside a runtime, or on one built without `Builder::enable_io()`.
     #[track_caller]
-    fn new(mio: mio::net::UnixListener) -> io::Result<UnixListener> {
+    pub fn bind_addr(socket_addr: &SocketAddr) -> io::Result<UnixListener> {
+        UnixListener::new(mio::net::UnixListener::bind_addr(socket_addr)?)
+    }
+
+    #[track_caller]
+    pub(crate) fn new(mio: mio::net::UnixListener) -> io::Result<UnixListener> {
         let io = IoSource::new(mio, Interest::READABLE)?;
         Ok(UnixListener { io })
     }

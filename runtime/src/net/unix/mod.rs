@@ -1,5 +1,6 @@
-//! Unix domain sockets: [`UnixListener`], [`UnixStream`] and the stream's halves, and
-//! [`UnixDatagram`]; pipes and FIFOs ([`pipe`]); a peer's credentials (`UCred`).
+//! Unix domain sockets: [`UnixListener`], [`UnixStream`] and the stream's halves,
+//! [`UnixDatagram`], and [`UnixSocket`] to bind before converting to one of those;
+//! pipes and FIFOs ([`pipe`]); a peer's credentials (`UCred`).
 //!
 //! The same shape as TCP (an `IoSource` per socket); addresses are
 //! `std::os::unix::net::SocketAddr` (a path, an abstract name, or unnamed).
@@ -14,6 +15,7 @@ use std::path::Path;
 mod datagram;
 mod listener;
 pub mod pipe;
+mod socket;
 mod split;
 mod stream;
 #[cfg(any(target_os = "linux", target_os = "android"))]
@@ -21,6 +23,7 @@ mod ucred;
 
 pub use datagram::UnixDatagram;
 pub use listener::UnixListener;
+pub use socket::UnixSocket;
 pub use split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, ReuniteError, WriteHalf};
 pub use std::os::unix::net::SocketAddr;
 pub use stream::UnixStream;

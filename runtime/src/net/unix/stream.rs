@@ -34,7 +34,22 @@ impl UnixStream {
     /// Outside a runtime, or on one built without `Builder::enable_io()`.
     pub async fn connect(path: impl AsRef<Path>) -> io::Result<UnixStream> {
         let addr = super::socket_addr(path.as_ref())?;
-        let stream = UnixStream::new(mio::net::UnixStream::connect_addr(&addr)?)?;
+        UnixStream::connect_mio(mio::net::UnixStream::connect_addr(&addr)?).await
+    }
+
+    /// Connects to the socket address `socket_addr` (a path, or on Linux an abstract name
+    /// made with `SocketAddrExt::from_abstract_name`).
+    ///
+    /// # Panics
+    /// Outside a runtime, or on one built without `Builder::enable_io()`.
+    pub async fn connect_addr(socket_addr: &SocketAddr) -> io::Result<UnixStream> {
+        UnixStream::connect_mio(mio::net::UnixStream::connect_addr(socket_addr)?).await
+    }
+
+    /// Registers a socket whose non-blocking connect has started and waits for the
+    /// connection to complete.
+    pub(crate) async fn connect_mio(mio: mio::net::UnixStream) -> io::Result<UnixStream> {
+        let stream = UnixStream::new(mio)?;
         poll_fn(|cx| stream.poll_connected(cx)).await?;
         Ok(stream)
     }

@@ -8,9 +8,9 @@
 //! looks again before removing the node itself. The node's waker is recorded in the
 //! wait registry (`task::waits`) for task dumps while it is queued.
 
-use std::cell::Cell;
 use std::task::{Context, Poll, Waker};
 
+use shim::sync::atomic::AtomicUsize;
 use shim::sync::atomic::Ordering::{Acquire, Relaxed};
 use shim::sync::Mutex;
 
@@ -22,22 +22,44 @@ use crate::sync::{poll_budget, spend_budget};
 /// A handoff word's value once a send (or the close) served the node.
 pub(super) const SERVED: usize = 1;
 
+/// `Wait::key` when the receive has no node (no list key is `usize::MAX`).
+const NO_KEY: usize = usize::MAX;
+
 /// A receive's place on the tail's waiter list: its node's key while queued, and the
 /// handoff word the node points at (see [`Handoff`]).
 ///
 /// A `Wait` must not move while it has a node: the one owner, [`Recv`], is a local of
 /// `Receiver::recv` borrowed by its `poll_fn` until the receive ends, and dropped there.
+///
+/// The key is only read and written by that owner (sends reach the node through the list,
+/// never the key), so `Relaxed` suffices; it is an atomic rather than a `Cell` so that a
+/// `Wait`, and the `recv` future holding it, is `Sync` as tokio's.
 pub(super) struct Wait {
-    key: Cell<Option<usize>>,
+    /// The node's key, `NO_KEY` when there is none.
+    key: AtomicUsize,
     served: HandoffWord,
 }
 
 impl Wait {
     pub(super) fn new() -> Wait {
         Wait {
-            key: Cell::new(None),
+            key: AtomicUsize::new(NO_KEY),
             served: HandoffWord::new(),
         }
+    }
+
+    fn key(&self) -> Option<usize> {
+        let k = self.key.load(Relaxed);
+        (k != NO_KEY).then_some(k)
+    }
+
+    fn set_key(&self, key: Option<usize>) {
+        let k = key.unwrap_or(NO_KEY);
+        debug_assert!(
+            key.is_none() || k != NO_KEY,
+            "a list key collides with NO_KEY"
+        );
+        self.key.store(k, Relaxed);
     }
 
     /// Queues (or refreshes the waker of) this receive, and records it in the wait registry
@@ -56,12 +78,12 @@ impl Wait {
         object: usize,
     ) -> Option<Waker> {
         // Relaxed: a send stores under the lock we hold.
-        if self.key.get().is_some() && self.served.load(Relaxed) != 0 {
+        if self.key().is_some() && self.served.load(Relaxed) != 0 {
             // Served earlier: that node is gone, and nothing points at our word.
-            self.key.set(None);
+            self.set_key(None);
             self.served.reset();
         }
-        let (key, old, fresh) = match self.key.get() {
+        let (key, old, fresh) = match self.key() {
             Some(k) => (k, list.set_waker(k, waker), false),
             None => {
                 // SAFETY: `self` stays put until `leave`, which reads the word and, seeing
@@ -69,7 +91,7 @@ impl Wait {
                 // contract).
                 let handoff = unsafe { Handoff::new(&self.served) };
                 let k = list.push_back(handoff, Some(waker.clone()));
-                self.key.set(Some(k));
+                self.set_key(Some(k));
                 (k, None, true)
             }
         };
@@ -95,7 +117,8 @@ impl Wait {
     /// Leaves the list: nothing to do when a send served (freed) our node; otherwise
     /// remove it under the lock.
     pub(super) fn leave(&self, tail: &Mutex<Tail>) {
-        let Some(k) = self.key.take() else {
+        let k = self.key.swap(NO_KEY, Relaxed);
+        let Some(k) = (k != NO_KEY).then_some(k) else {
             return;
         };
         // Acquire: the send that served us freed our node before its Release store.
