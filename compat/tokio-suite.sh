@@ -16,6 +16,7 @@
 # Usage: compat/tokio-suite.sh [FILE_STEM...]     (no arguments: every file)
 # Environment:
 #   TOKIO_SUITE_REAL=1      build against the registry's tokio 1.54.1 instead of the patch
+#   TOKIO_SUITE_PATCH=DIR   the patch crate (default compat/tokio)
 #   TOKIO_SUITE_DIR=DIR     where the scratch crate goes
 #   TOKIO_SUITE_TIMEOUT=S   seconds one test binary may run (default 180)
 #   CARGO_BUILD_JOBS        as cargo reads it
@@ -25,6 +26,7 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 DIR="${TOKIO_SUITE_DIR:-$HERE/target/tokio-suite}"
 TIMEOUT="${TOKIO_SUITE_TIMEOUT:-180}"
+PATCH="${TOKIO_SUITE_PATCH:-$HERE/tokio}"
 VERSION="1.54.1"
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 
@@ -135,12 +137,12 @@ fi
         printf '\n[[test]]\nname = "%s"\npath = "tests/%s.rs"\n' "$stem" "$stem"
     done
     if [ "${TOKIO_SUITE_REAL:-0}" != 1 ]; then
-        printf '\n[patch.crates-io]\ntokio = { path = "%s" }\n' "$HERE/tokio"
+        printf '\n[patch.crates-io]\ntokio = { path = "%s" }\n' "$PATCH"
     fi
 } > "$DIR/Cargo.toml.new"
 mv "$DIR/Cargo.toml.new" "$DIR/Cargo.toml"
 
-MODE="patch crate $HERE/tokio"
+MODE="patch crate $PATCH"
 [ "${TOKIO_SUITE_REAL:-0}" = 1 ] && MODE="registry tokio $VERSION"
 echo "tokio $VERSION test suite against $MODE: ${#FILES[@]} files, scratch crate $DIR"
 
@@ -148,6 +150,20 @@ echo "tokio $VERSION test suite against $MODE: ${#FILES[@]} files, scratch crate
 BUILD_JSON="$DIR/build.json"
 (cd "$DIR" && cargo build --tests --keep-going --message-format=json-render-diagnostics \
     > "$BUILD_JSON" 2> "$DIR/build.stderr") || true
+
+# An unused patch (say, a patch crate whose version does not match `1`) only warns; then every
+# test would run on the registry's tokio. Refuse that: the lock must hold the path crate only.
+if [ "${TOKIO_SUITE_REAL:-0}" != 1 ] && [ -f "$DIR/Cargo.lock" ]; then
+    python3 - "$DIR/Cargo.lock" <<'PY' || { tail -15 "$DIR/build.stderr" >&2; exit 2; }
+import re, sys
+lock = open(sys.argv[1]).read()
+tokios = re.findall(r'\[\[package\]\]\nname = "tokio"\nversion = "([^"]+)"\n(source = [^\n]*)?', lock)
+registry = [v for v, src in tokios if src]
+if registry or not tokios:
+    sys.exit(f"the patch did not take: Cargo.lock resolves tokio to the registry ({registry}); "
+             "check the patch crate's version against `1` and build.stderr's warnings")
+PY
+fi
 
 RESULTS="$DIR/results"
 rm -rf "$RESULTS"
