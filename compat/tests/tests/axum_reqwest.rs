@@ -1,6 +1,6 @@
-//! An axum JSON service behind tower-http's `TimeoutLayer`, driven by a reqwest client that
-//! keeps one connection alive across requests, and stopped by graceful shutdown on a
-//! `CancellationToken` while a request is in flight.
+//! An axum JSON service, one route behind tower-http's `TimeoutLayer`, driven by a reqwest
+//! client that keeps its connection alive across requests, and stopped by graceful shutdown
+//! on a `CancellationToken` while a request is in flight.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -37,6 +37,8 @@ struct AppState {
     peers: Mutex<HashMap<SocketAddr, usize>>,
     /// Woken when `/held` has begun.
     held_entered: Notify,
+    /// Lets `/held` answer.
+    held_release: Notify,
 }
 
 async fn create(
@@ -90,20 +92,23 @@ fn app(state: Arc<AppState>) -> Router {
     Router::new()
         .route("/todos", post(create).get(list))
         .route("/todos/{id}/done", post(finish))
-        .route("/slow", get(slow))
+        // The timeout guards the route that needs it, so the other requests carry no deadline.
+        .route(
+            "/slow",
+            get(slow).layer(TimeoutLayer::with_status_code(
+                StatusCode::REQUEST_TIMEOUT,
+                Duration::from_millis(300),
+            )),
+        )
         .route(
             "/held",
             get(|State(state): State<Arc<AppState>>| async move {
                 note_thread();
                 state.held_entered.notify_one();
-                tokio::time::sleep(Duration::from_millis(200)).await;
+                state.held_release.notified().await;
                 "held to the end"
             }),
         )
-        .layer(TimeoutLayer::with_status_code(
-            StatusCode::REQUEST_TIMEOUT,
-            Duration::from_millis(300),
-        ))
         .with_state(state)
 }
 
@@ -216,7 +221,8 @@ async fn json_keep_alive_timeout_and_graceful_shutdown() {
         assert_eq!(slow.status(), reqwest::StatusCode::REQUEST_TIMEOUT);
 
         // Graceful shutdown: a request in flight when the token fires still gets its answer,
-        // then the server's future completes.
+        // then the server's future completes. `/held` answers only once released, after the
+        // token has fired.
         let held = tokio::spawn({
             let client = client.clone();
             let url = format!("{}/held", server.base);
@@ -224,6 +230,7 @@ async fn json_keep_alive_timeout_and_graceful_shutdown() {
         });
         server.state.held_entered.notified().await;
         server.shutdown.cancel();
+        server.state.held_release.notify_one();
         assert_eq!(held.await.unwrap().unwrap(), "held to the end");
         drop(client);
         server
