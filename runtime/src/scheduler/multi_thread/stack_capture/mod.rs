@@ -272,20 +272,36 @@ mod tests {
     use std::sync::mpsc;
 
     /// A thread that parks until told to exit, with the capture signal blocked while `blocked`.
-    fn park_thread(blocked: bool) -> (Tid, mpsc::Sender<bool>, std::thread::JoinHandle<()>) {
+    /// A thread that waits for commands: `true` unblocks the capture signal (a pending one
+    /// is delivered then) and is acknowledged on the returned receiver once done; `false`
+    /// makes it exit.
+    fn park_thread_acked(
+        blocked: bool,
+    ) -> (
+        Tid,
+        mpsc::Sender<bool>,
+        mpsc::Receiver<()>,
+        std::thread::JoinHandle<()>,
+    ) {
         let (tid_tx, tid_rx) = mpsc::channel();
         let (cmd_tx, cmd_rx) = mpsc::channel::<bool>();
+        let (ack_tx, ack_rx) = mpsc::channel::<()>();
         let thread = std::thread::spawn(move || {
             if blocked {
                 imp::set_blocked(true);
             }
             tid_tx.send(current_tid()).unwrap();
-            // `true`: unblock the signal (a pending one is delivered now); `false`: exit.
             while let Ok(true) = cmd_rx.recv() {
                 imp::set_blocked(false);
+                let _ = ack_tx.send(());
             }
         });
-        (tid_rx.recv().unwrap(), cmd_tx, thread)
+        (tid_rx.recv().unwrap(), cmd_tx, ack_rx, thread)
+    }
+
+    fn park_thread(blocked: bool) -> (Tid, mpsc::Sender<bool>, std::thread::JoinHandle<()>) {
+        let (tid, cmd, _ack, thread) = park_thread_acked(blocked);
+        (tid, cmd, thread)
     }
 
     #[test]
@@ -304,7 +320,7 @@ mod tests {
     #[test]
     fn a_late_answer_does_not_reach_the_next_request() {
         // The blocked thread cannot answer: the request is given up after the bound.
-        let (mute, mute_cmd, mute_thread) = park_thread(true);
+        let (mute, mute_cmd, mute_ack, mute_thread) = park_thread_acked(true);
         assert_eq!(capture(mute).err(), Some(NoAnswer::NoReply));
         // Another thread's capture meanwhile is its own.
         let (other, other_cmd, other_thread) = park_thread(false);
@@ -313,7 +329,11 @@ mod tests {
         mute_cmd.send(true).unwrap();
         let answer = pending.wait().expect("the second thread answers");
         assert!(!answer.ips.is_empty());
-        // And the first thread answers a fresh request.
+        // And the first thread, its signal unblocked (acknowledged, so that a loaded machine
+        // cannot run the fresh request before the unblock), answers a fresh request.
+        mute_ack
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("the mute thread unblocks its signal");
         assert!(capture(mute).is_ok());
         for (cmd, thread) in [(mute_cmd, mute_thread), (other_cmd, other_thread)] {
             cmd.send(false).unwrap();
