@@ -8,9 +8,9 @@
 #[macro_use]
 mod support;
 
-use support::*;
 use runtime::{Handle, RuntimeFlavor};
 use std::fmt::Display;
+use support::*;
 
 #[runtime::main(flavor = "current_thread", name = "adder")]
 async fn add((a, b): (u32, u32), mut scale: u32) -> (u32, Option<String>) {

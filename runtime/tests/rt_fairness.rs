@@ -18,11 +18,11 @@
 #[macro_use]
 mod support;
 
-use support::*;
 use runtime::Builder;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
+use support::*;
 
 const PATIENCE: Duration = Duration::from_secs(20);
 

@@ -9,7 +9,6 @@
 #[macro_use]
 mod support;
 
-use std::sync::mpsc;
 use std::time::Instant;
 use support::*;
 

@@ -13,7 +13,6 @@
 #[macro_use]
 mod support;
 
-use runtime::RuntimeFlavor;
 use support::*;
 
 use std::future::Future;

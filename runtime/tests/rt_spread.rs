@@ -28,6 +28,7 @@ use std::thread::ThreadId;
 use std::time::Duration;
 
 use runtime::task::yield_now;
+use runtime::Builder;
 
 const PATIENCE: Duration = Duration::from_secs(20);
 

@@ -9,8 +9,8 @@ mod support;
 
 use support::*;
 
-use std::panic::Location;
 use std::collections::HashSet;
+use std::panic::Location;
 
 use runtime::task::{self, JoinSet, LocalSet};
 use runtime::{Builder, UnhandledPanic};
