@@ -45,6 +45,7 @@ use std::sync::Arc;
 
 pub mod adapters;
 pub mod harness;
+pub mod metrics;
 pub mod workloads;
 
 /// Worker threads of the multi-thread flavors: `BENCH_WORKERS`, 4 when unset.

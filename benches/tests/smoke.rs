@@ -111,7 +111,7 @@ fn floor_with_multi_thread_file_workloads() {
 /// read 3.0 / 1.0 spawned and 2.0 / 2.0 completed, the "all" row 4.0 and 4.0.
 #[test]
 fn metrics_table_shows_spawned_and_completed_per_iteration() {
-    use benches::harness::{format_metrics_table, MetricsTable, METRICS_COLUMNS};
+    use benches::metrics::{format_metrics_table, MetricsTable, METRICS_COLUMNS};
     let at = |name: &str| METRICS_COLUMNS.iter().position(|c| *c == name).expect(name);
     let worker = |spawned, completed| {
         let mut counts = [0; 12];

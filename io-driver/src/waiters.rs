@@ -31,7 +31,7 @@
 
 use std::task::Waker;
 
-use crate::readiness::Direction;
+use crate::ready::Direction;
 
 /// An overflow list of a direction stays unchecked up to this many wakers.
 #[cfg(not(loom))]

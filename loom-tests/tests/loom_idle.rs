@@ -1,6 +1,6 @@
 #![cfg(loom)]
 //! loom suite for the multi-thread scheduler's idle protocol (`runtime`'s
-//! `scheduler/multi_thread/idle.rs`, the shipping `Idle` through the shim), driven
+//! `scheduler/multi_thread/idle/word.rs`, the shipping `Idle` through the shim), driven
 //! directly: the races between a worker leaving the searching state and a thread that
 //! pushes work and asks whom to wake. The scheduler suite (`loom_scheduler`) drives the
 //! same protocol through whole runtimes, but at its preemption cap it cannot reach every

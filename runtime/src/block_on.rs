@@ -15,11 +15,10 @@
 //! (`BLOCK_ON_SPINS_BUSY`: the workers, who run what it awaits, get the CPU first) and then
 //! parks: a longer spin takes CPU time from workers with tasks, and it keeps this thread
 //! re-registering its waker for every single event where a parked thread, woken once,
-//! finds a batch. Measured on 2 CPUs with 2 workers (five producers feeding a channel that
-//! `block_on` drains): 1.13 ms per 5,000 messages spinning 64 rounds, 0.74 ms yielding
-//! once, 0.60 ms parking at once; but parking at once doubled `spawn_many_remote_busy2`
-//! (1,000 join handles awaited while both workers run stall chains: 205 -> 400 us), which
-//! the one yield keeps at 265 us.
+//! finds a batch. The rule: with every CPU busy, give the workers the CPU once before
+//! parking (parking at once makes a thread awaiting a burst of join handles pay a futex
+//! wake per handle; spinning longer slows the workers it waits on). The measurements
+//! behind it: benches/RESULTS.md, "Moved from the idle policy's comments".
 //!
 //! Invariant: no wake-up is lost. The waker's unpark is remembered by the parker's state
 //! word (park.rs) until the next `park` or `try_take_notification` consumes it, and the

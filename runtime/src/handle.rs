@@ -8,7 +8,7 @@ use std::future::Future;
 use std::marker::PhantomData;
 
 use crate::context;
-use crate::metrics::RuntimeMetrics;
+use crate::runtime_metrics::RuntimeMetrics;
 use crate::scheduler;
 use crate::task::JoinHandle;
 use ::task::SpawnMeta;

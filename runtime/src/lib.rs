@@ -163,6 +163,7 @@ mod park;
 pub mod process;
 mod rand;
 pub mod runtime;
+mod runtime_metrics;
 mod scheduler;
 mod shutdown_report;
 #[cfg(all(unix, not(loom)))]
@@ -192,10 +193,11 @@ pub use crate::hooks::{NativeBacktrace, Stall};
 pub use crate::local_runtime::{LocalOptions, LocalRuntime};
 pub use crate::metrics::{
     HistogramConfiguration, InvalidHistogramConfiguration, LogHistogram, LogHistogramBuilder,
-    RuntimeMetrics, WorkerMetrics,
+    WorkerMetrics,
 };
 pub use crate::rand::RngSeed;
 pub use crate::runtime::{InBlockInPlace, RunningClosure, Runtime, ShutdownReport, StuckPoll};
+pub use crate::runtime_metrics::RuntimeMetrics;
 pub use crate::task::spawn;
 pub use crate::unhandled::UnhandledPanic;
 pub use runtime_macros::{main, test};

@@ -102,7 +102,7 @@ impl Inner {
         // half read by the CAS's or swap's Acquire half. No store-load (Dekker) pattern
         // runs through this word: a worker's idle-state RMW and its park are ordered
         // against a notifier's choice of it by the sleepers mutex, and a notifier's push
-        // against a parking worker's re-check by the idle word's own RMW pair (idle.rs).
+        // against a parking worker's re-check by the idle word's own RMW pair (idle/word.rs).
         // Kept SeqCst: on x86 it is the same instruction (`xchg`, `lock cmpxchg`), and loom
         // models SeqCst accesses as AcqRel, so the loom suites verify exactly the AcqRel
         // reading of this code (the weakening sweep's SeqCst rows cannot be told apart).

@@ -41,9 +41,9 @@ pub use crate::handle::{EnterGuard, Handle, Id, RuntimeFlavor, TryCurrentError};
 pub use crate::local_runtime::{LocalOptions, LocalRuntime};
 pub use crate::metrics::{
     HistogramConfiguration, InvalidHistogramConfiguration, LogHistogram, LogHistogramBuilder,
-    RuntimeMetrics,
 };
 pub use crate::rand::RngSeed;
+pub use crate::runtime_metrics::RuntimeMetrics;
 use crate::scheduler::{self, current_thread, multi_thread};
 pub use crate::shutdown_report::{InBlockInPlace, RunningClosure, ShutdownReport, StuckPoll};
 use crate::threads::Latch;

@@ -10,14 +10,11 @@ use support::*;
 
 use std::io::SeekFrom;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use runtime::fs::{self, File, OpenOptions};
 use runtime::io::{AsyncRead, AsyncReadExt, AsyncSeekExt, AsyncWriteExt, ReadBuf};
 use runtime::time::timeout;
 use runtime::Runtime;
-
-const GENEROUS: Duration = Duration::from_secs(20);
 
 /// A fresh directory for one test run; removed by the test (left behind on failure).
 fn scratch(tag: &str) -> PathBuf {

@@ -21,8 +21,6 @@ use runtime::net::{TcpListener, TcpStream};
 use runtime::time::timeout;
 use runtime::Runtime;
 
-const GENEROUS: Duration = Duration::from_secs(10);
-
 async fn tcp_pair() -> (TcpStream, TcpStream) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();

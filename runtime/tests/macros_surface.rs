@@ -1,8 +1,16 @@
 //! `#[runtime::main]` on functions other than `main` (parameters, patterns, generics)
 //! and the `name = ".."` argument, expanded against the real runtime.
+//!
+//! `#[runtime::test]` on the real runtime: the default flavor, `worker_threads`, a body
+//! returning `Result`.
 #![cfg(not(loom))]
 
+#[macro_use]
+mod support;
+
+use runtime::{Handle, RuntimeFlavor};
 use std::fmt::Display;
+use support::*;
 
 #[runtime::main(flavor = "current_thread", name = "adder")]
 async fn add((a, b): (u32, u32), mut scale: u32) -> (u32, Option<String>) {
@@ -97,4 +105,33 @@ fn main_on_methods_taking_self_by_reference_and_by_value() {
     assert_eq!((c.n, copy.n), (7, 7));
     assert_eq!(c.bump(100).unwrap_err().to_string(), "too big");
     assert_eq!(format!("{:?}", Counter { n: 5 }.consume()), "5");
+}
+
+#[runtime::test]
+async fn macro_test_default_is_current_thread() {
+    let _watchdog = abort_after("the spawned task");
+    assert_eq!(
+        Handle::current().runtime_flavor(),
+        RuntimeFlavor::CurrentThread
+    );
+    assert_eq!(runtime::spawn(async { 1 }).await.unwrap(), 1);
+}
+
+#[runtime::test(flavor = "multi_thread", worker_threads = 3)]
+async fn macro_test_multi_thread_with_workers() {
+    let _watchdog = abort_after("the spawned task");
+    let m = Handle::current().metrics();
+    assert_eq!(m.num_workers(), 3);
+    assert_eq!(
+        Handle::current().runtime_flavor(),
+        RuntimeFlavor::MultiThread
+    );
+}
+
+#[runtime::test]
+async fn macro_test_returning_result() -> Result<(), std::num::ParseIntError> {
+    let _watchdog = abort_after("the test body");
+    let n: u32 = "42".parse()?;
+    assert_eq!(n, 42);
+    Ok(())
 }

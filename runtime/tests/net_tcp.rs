@@ -22,8 +22,6 @@ use futures::io::{AsyncReadExt, AsyncWriteExt};
 use runtime::net::{TcpListener, TcpStream};
 use runtime::time::timeout;
 
-const GENEROUS: Duration = Duration::from_secs(60);
-
 /// Distinct, connection-specific bytes of a connection-specific length.
 fn payload(i: usize) -> Vec<u8> {
     let len = 1 + (i * 7919) % 20_000;

@@ -9,13 +9,10 @@ use support::*;
 
 use std::io;
 use std::sync::Arc;
-use std::time::Duration;
 
 use runtime::net::UdpSocket;
 use runtime::time::timeout;
 use runtime::Builder;
-
-const GENEROUS: Duration = Duration::from_secs(60);
 
 rt_test! {
     #[test]

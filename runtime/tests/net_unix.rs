@@ -14,14 +14,11 @@ use std::path::PathBuf;
 use std::pin::pin;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::task::Poll;
-use std::time::Duration;
 
 use futures::io::{AsyncReadExt, AsyncWriteExt};
 use runtime::net::{UnixListener, UnixSocket, UnixStream};
 use runtime::time::timeout;
 use runtime::Builder;
-
-const GENEROUS: Duration = Duration::from_secs(60);
 
 /// A fresh socket path, removed when dropped.
 struct SockPath(PathBuf);

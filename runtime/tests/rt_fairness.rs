@@ -9,11 +9,20 @@
 //! the back of the remote queue while it holds work, so a yielder runs about once per
 //! pass over that queue, not once per batch taken from it. The tests count links and
 //! polls; they measure no speed, and every wait is bounded.
+//!
+//! Remote spawns are served while self-respawning chains keep every worker busy; a spawn
+//! chain alone keeps its LIFO streak, while two tasks ping-ponging through the LIFO slot
+//! let a task waiting in the ring run.
 #![cfg(not(loom))]
 
+#[macro_use]
+mod support;
+
+use runtime::Builder;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
+use support::*;
 
 const PATIENCE: Duration = Duration::from_secs(20);
 
@@ -197,4 +206,143 @@ fn a_yielder_waits_behind_remote_work_multi_thread() {
         .recv_timeout(PATIENCE)
         .expect("the remote tasks never all ran");
     check_yielder("multi-thread, 1 worker", &y);
+}
+
+#[test]
+fn remote_spawns_are_served_while_workers_are_busy() {
+    watchdog("the remote spawns behind busy workers", || {
+        // Workers stay busy with self-respawning chains; spawns from outside must still run
+        // (the global queue is visited every `global_queue_interval` ticks).
+        let rt = Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap();
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        fn busy(stop: Arc<std::sync::atomic::AtomicBool>) {
+            if !stop.load(SeqCst) {
+                drop(runtime::spawn(async move { busy(stop) }));
+            }
+        }
+        for _ in 0..4 {
+            let s = stop.clone();
+            drop(rt.spawn(async move { busy(s) }));
+        }
+        let (tx, rx) = mpsc::channel();
+        for i in 0..100 {
+            let tx = tx.clone();
+            drop(rt.spawn(async move { tx.send(i).unwrap() }));
+        }
+        let mut got: Vec<i32> = (0..100)
+            .map(|_| {
+                rx.recv_timeout(Duration::from_secs(30))
+                    .expect("remote task starved")
+            })
+            .collect();
+        got.sort();
+        assert_eq!(got, (0..100).collect::<Vec<_>>());
+        stop.store(true, SeqCst);
+    })
+}
+
+/// A chain of spawns (each task spawns the next, nothing else queued) stays in the LIFO slot
+/// 16 polls at a time, not 3: with no other task waiting on the worker, ending the streak
+/// would only hand the chain to the ring. One worker, so no sibling can steal.
+#[test]
+fn spawn_chain_stays_in_the_lifo_slot_when_nothing_else_waits() {
+    watchdog("the spawn chain through the LIFO slot", || {
+        fn link(n: usize, done: mpsc::Sender<()>) {
+            if n == 0 {
+                done.send(()).unwrap();
+            } else {
+                drop(runtime::spawn(async move { link(n - 1, done) }));
+            }
+        }
+        let rt = Builder::new_multi_thread()
+            .worker_threads(1)
+            .build()
+            .unwrap();
+        let (tx, rx) = mpsc::channel();
+        let n = 1_000;
+        drop(rt.spawn(async move { link(n, tx) }));
+        rx.recv_timeout(Duration::from_secs(10))
+            .expect("chain finished");
+        let m = metrics_when(rt.handle(), |m| m.workers()[0].polls() > n as u64);
+        let w = &m.workers()[0];
+        assert_eq!(w.polls(), n as u64 + 1, "{m:?}");
+        // The root runs from the global queue; each of the 1,000 links is a LIFO candidate, and
+        // at most one in 17 goes through the ring (one in 4 with a cap of 3).
+        assert!(w.lifo_hits() >= 900, "{m:?}");
+    })
+}
+
+/// Two tasks ping-ponging through the LIFO slot do not starve a task waiting in the ring:
+/// the streak is capped at 3 while the ring holds a task. The ping-pong would otherwise
+/// run all its 10,000 exchanges before the waiting task.
+#[test]
+fn lifo_ping_pong_lets_a_ring_task_run() {
+    watchdog("the ring task behind a LIFO ping-pong", || {
+        use futures::channel::mpsc as fmpsc;
+        use futures::StreamExt;
+        let rt = Builder::new_multi_thread()
+            .worker_threads(1)
+            .build()
+            .unwrap();
+        let exchanges = Arc::new(AtomicUsize::new(0));
+        let seen_by_ring_task = Arc::new(AtomicUsize::new(usize::MAX));
+        let (to_a, mut rx_a) = fmpsc::unbounded::<()>();
+        let (to_b, mut rx_b) = fmpsc::unbounded::<()>();
+        let (done_tx, done_rx) = mpsc::channel();
+        // Both tasks report in before the first message, so A's first send finds B waiting.
+        let (ready_tx, ready_rx) = mpsc::channel();
+        let total = 10_000;
+        {
+            let (ex, seen, to_b) = (exchanges.clone(), seen_by_ring_task.clone(), to_b.clone());
+            let (done_tx, ready_tx) = (done_tx.clone(), ready_tx.clone());
+            drop(rt.spawn(async move {
+                ready_tx.send(()).unwrap();
+                let mut first = true;
+                while rx_a.next().await.is_some() {
+                    if first {
+                        first = false;
+                        // Lands in the LIFO slot, then is displaced into the ring by the wake
+                        // of B just below: it waits there while A and B ping-pong.
+                        let (ex, seen) = (ex.clone(), seen.clone());
+                        drop(runtime::spawn(async move {
+                            seen.store(ex.load(SeqCst), SeqCst)
+                        }));
+                    }
+                    if ex.fetch_add(1, SeqCst) + 1 >= total {
+                        done_tx.send(()).unwrap();
+                        return;
+                    }
+                    to_b.unbounded_send(()).unwrap();
+                }
+            }));
+        }
+        {
+            let (ex, to_a) = (exchanges.clone(), to_a.clone());
+            drop(rt.spawn(async move {
+                ready_tx.send(()).unwrap();
+                while rx_b.next().await.is_some() {
+                    if ex.fetch_add(1, SeqCst) + 1 >= total {
+                        done_tx.send(()).unwrap();
+                        return;
+                    }
+                    to_a.unbounded_send(()).unwrap();
+                }
+            }));
+        }
+        for _ in 0..2 {
+            ready_rx
+                .recv_timeout(Duration::from_secs(10))
+                .expect("task started");
+        }
+        to_a.unbounded_send(()).unwrap();
+        done_rx
+            .recv_timeout(Duration::from_secs(10))
+            .expect("ping-pong finished");
+        let seen = seen_by_ring_task.load(SeqCst);
+        assert!(seen <= 8, "the ring task ran only after {seen} exchanges");
+        drop(to_b);
+    })
 }

@@ -1,11 +1,15 @@
 //! `Builder::{on_thread_start, on_thread_stop, on_thread_park, on_thread_unpark, name}`,
 //! `Handle::{id, name}` and `RuntimeMetrics`' tokio-style methods. Waits for what workers
 //! publish asynchronously are bounded (10 s) and panic with what they waited for.
+//!
+//! Worker threads take `thread_name`; the metrics count polls, steals and overflow, and
+//! `live_tasks` counts every spawned, unfinished task of either flavor.
 #![cfg(not(loom))]
 
 #[macro_use]
 mod support;
 
+use std::time::Instant;
 use support::*;
 
 use std::collections::HashSet;
@@ -262,6 +266,163 @@ fn metrics_are_a_live_view() {
             drop(rt);
             assert_eq!(m.num_alive_tasks(), 0);
             assert!(m.spawned_tasks_count() >= before + 10);
+        }
+    })
+}
+
+#[test]
+fn worker_threads_are_named() {
+    watchdog("the named worker threads", || {
+        let rt = Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("my-pool")
+            .build()
+            .unwrap();
+        let name = rt
+            .block_on(rt.spawn(async { std::thread::current().name().map(str::to_owned) }))
+            .unwrap();
+        assert_eq!(name.as_deref(), Some("my-pool"));
+    })
+}
+
+#[test]
+fn metrics_count_polls_and_steals() {
+    watchdog("the spawned tasks counted by the metrics", || {
+        let rt = Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap();
+        let n = 20_000;
+        let done = Arc::new(AtomicUsize::new(0));
+        let d = done.clone();
+        rt.block_on(rt.spawn(async move {
+            let hs: Vec<_> = (0..n)
+                .map(|_| {
+                    let d = d.clone();
+                    runtime::spawn(async move {
+                        d.fetch_add(1, SeqCst);
+                    })
+                })
+                .collect();
+            for h in hs {
+                h.await.unwrap();
+            }
+        }))
+        .unwrap();
+        assert_eq!(done.load(SeqCst), n);
+        let m = rt.metrics();
+        assert_eq!(m.num_workers(), 2);
+        // Workers publish on park and every maintenance tick; wait until both parked again.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let m = loop {
+            let m = rt.metrics();
+            let polls: u64 = m.workers().iter().map(|w| w.polls()).sum();
+            // A completed task leaves the owned list just after waking its JoinHandle.
+            if (polls > n as u64 && m.num_alive_tasks() == 0) || Instant::now() > deadline {
+                break m;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        let polls: u64 = m.workers().iter().map(|w| w.polls()).sum();
+        assert!(polls > n as u64, "{m:?}");
+        assert_eq!(m.num_alive_tasks(), 0, "{m:?}");
+        // 20,000 tasks spawned in one poll cannot stay in the spawner's 256-slot ring: all but
+        // a ring's worth left it, by overflow into the global queue or stolen by the sibling.
+        let overflowed: u64 = m.workers().iter().map(|w| w.overflowed_tasks()).sum();
+        let stolen: u64 = m.workers().iter().map(|w| w.stolen_tasks()).sum();
+        assert!(overflowed + stolen >= (n - 256) as u64, "{m:?}");
+    })
+}
+
+/// `live_tasks` counts every spawned, unfinished task, whether spawned from outside (counted
+/// by the spawner, in `remote_spawned_tasks_count`) or from a task (counted by its worker), and whether
+/// or not it ever parked (tasks join the owned list only at their first park); it reads 0
+/// again once they complete, and after the runtime drops the ones still pending. Spawns
+/// and completions add up.
+#[test]
+fn live_tasks_counts_pending_tasks_of_both_flavors() {
+    watchdog("the pending tasks", || {
+        use futures::channel::oneshot;
+        for multi in [true, false] {
+            let rt = if multi {
+                Builder::new_multi_thread().worker_threads(2).build()
+            } else {
+                Builder::new_current_thread().build()
+            }
+            .unwrap();
+            let handle = rt.handle().clone();
+            let mut txs = Vec::new();
+            let mut joins = Vec::new();
+            // Five from outside, five from a task.
+            for _ in 0..5 {
+                let (tx, rx) = oneshot::channel::<u32>();
+                txs.push(tx);
+                joins.push(rt.spawn(async move { rx.await.unwrap() }));
+            }
+            let mut rxs = Vec::new();
+            for _ in 0..5 {
+                let (tx, rx) = oneshot::channel::<u32>();
+                txs.push(tx);
+                rxs.push(rx);
+            }
+            let local: Vec<_> = rt.block_on(async move {
+                runtime::spawn(async move {
+                    rxs.into_iter()
+                        .map(|rx| runtime::spawn(async move { rx.await.unwrap() }))
+                        .collect()
+                })
+                .await
+                .unwrap()
+            });
+            joins.extend(local);
+            let sum = |m: &runtime::RuntimeMetrics, f: fn(&runtime::WorkerMetrics) -> u64| -> u64 {
+                m.workers().iter().map(f).sum()
+            };
+            // 10 pending tasks; the spawner task finished. Five spawns from outside, five
+            // by a task, and the spawner: from outside on the multi-thread flavor (the
+            // `block_on` thread is no worker), on the core's thread on the current-thread one.
+            let m = metrics_when(&handle, |m| {
+                m.num_alive_tasks() == 10 && m.spawned_tasks_count() == 11
+            });
+            assert_eq!(m.num_alive_tasks(), 10, "multi {multi}: {m:?}");
+            let remote = if multi { 6 } else { 5 };
+            assert_eq!(
+                m.remote_spawned_tasks_count(),
+                remote,
+                "multi {multi}: {m:?}"
+            );
+            assert_eq!(
+                sum(&m, |w| w.spawned()),
+                11 - remote,
+                "multi {multi}: {m:?}"
+            );
+            assert_eq!(m.spawned_tasks_count(), 11, "multi {multi}: {m:?}");
+            // Complete the first eight; two stay pending until the runtime drops.
+            for (i, tx) in txs.drain(..8).enumerate() {
+                tx.send(i as u32).unwrap();
+            }
+            let finished: Vec<u32> = rt.block_on(async {
+                let mut out = Vec::new();
+                for j in joins.drain(..8) {
+                    out.push(j.await.unwrap());
+                }
+                out
+            });
+            assert_eq!(finished, (0..8).collect::<Vec<u32>>());
+            let m = metrics_when(&handle, |m| m.num_alive_tasks() == 2);
+            assert_eq!(m.num_alive_tasks(), 2, "multi {multi}: {m:?}");
+            drop(rt);
+            let m = handle.metrics();
+            assert_eq!(
+                m.num_alive_tasks(),
+                0,
+                "multi {multi}: dropped with the runtime: {m:?}"
+            );
+            assert_eq!(sum(&m, |w| w.completed()), 11, "multi {multi}: {m:?}");
+            for j in joins {
+                assert!(futures::executor::block_on(j).unwrap_err().is_cancelled());
+            }
+            drop(txs);
         }
     })
 }

@@ -5,6 +5,9 @@
 //!
 //! Every wait runs under a watchdog (`support::watchdog`): a hang fails the test with a message
 //! instead of hanging the suite. No timing thresholds.
+//!
+//! Misuse that panics with tokio's message and advice: `spawn` and `Handle::current` outside
+//! a runtime, `block_on` inside one, a builder asked for zero workers.
 #![cfg(not(loom))]
 
 #[macro_use]
@@ -506,4 +509,68 @@ fn spawn_blocking_after_shutdown_is_cancelled() {
     });
     assert!(res.unwrap_err().is_cancelled());
     assert!(!ran.load(SeqCst));
+}
+
+#[test]
+fn spawn_outside_a_runtime_panics_with_advice() {
+    let err = std::panic::catch_unwind(|| drop(runtime::spawn(async {}))).unwrap_err();
+    let msg = panic_message(err);
+    assert!(msg.contains("outside of a runtime"), "{msg}");
+    assert!(msg.contains("Handle::spawn"), "{msg}");
+}
+
+#[test]
+fn handle_current_outside_panics_and_try_current_errs() {
+    assert!(Handle::try_current().is_err());
+    let msg = panic_message(std::panic::catch_unwind(Handle::current).unwrap_err());
+    assert!(msg.contains("outside of a runtime"), "{msg}");
+}
+
+#[test]
+fn block_on_inside_a_runtime_panics_with_advice() {
+    watchdog("the refused nested block_on", || {
+        for rt in [
+            Builder::new_current_thread().build().unwrap(),
+            Builder::new_multi_thread()
+                .worker_threads(2)
+                .build()
+                .unwrap(),
+        ] {
+            let inner = Builder::new_current_thread().build().unwrap();
+            let msg = rt.block_on(async {
+                // Inside block_on.
+                let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    inner.block_on(async {})
+                }));
+                panic_message(err.unwrap_err())
+            });
+            assert!(
+                msg.contains("Cannot start a runtime from within a runtime"),
+                "{msg}"
+            );
+            assert!(msg.contains(".await"), "{msg}");
+            // Inside a task on a worker: the panic becomes the task's JoinError.
+            let inner = Arc::new(inner);
+            let i2 = inner.clone();
+            let err = rt
+                .block_on(rt.spawn(async move { i2.block_on(async {}) }))
+                .unwrap_err();
+            assert!(err.is_panic());
+            assert!(panic_message(err.into_panic())
+                .contains("Cannot start a runtime from within a runtime"));
+            // The runtime is fine afterwards.
+            assert_eq!(rt.block_on(rt.spawn(async { 3 })).unwrap(), 3);
+        }
+    })
+}
+
+#[test]
+fn builder_rejects_zero_workers() {
+    let msg = panic_message(
+        std::panic::catch_unwind(|| {
+            Builder::new_multi_thread().worker_threads(0);
+        })
+        .unwrap_err(),
+    );
+    assert!(msg.contains("worker_threads must be at least 1"), "{msg}");
 }

@@ -10,11 +10,14 @@
 //!
 //! Every wait is bounded (the watchdog, or a receive with a generous timeout): a lost
 //! wake-up fails with a message, it never hangs. Nothing here measures speed.
+//!
+//! An idle runtime's parked workers stay parked: no polls, no wake-ups.
 #![cfg(not(loom))]
 
 #[macro_use]
 mod support;
 
+use std::time::Instant;
 use support::*;
 
 use std::collections::HashSet;
@@ -25,6 +28,7 @@ use std::thread::ThreadId;
 use std::time::Duration;
 
 use runtime::task::yield_now;
+use runtime::Builder;
 
 const PATIENCE: Duration = Duration::from_secs(20);
 
@@ -286,5 +290,38 @@ fn a_task_woken_by_another_thread_while_running_is_requeued() {
             "the task woken while running waited behind {at} chain links: {:?}",
             &order[..at + 1]
         );
+    })
+}
+
+#[test]
+fn idle_runtime_does_not_spin() {
+    watchdog("the idle runtime", || {
+        let rt = Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(rt.spawn(async { yield_now().await })).unwrap();
+        // Let both workers reach the parked state (they publish metrics as they park).
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let before = loop {
+            let m = rt.metrics();
+            std::thread::sleep(Duration::from_millis(50));
+            let m2 = rt.metrics();
+            if m.workers() == m2.workers() || Instant::now() > deadline {
+                break m2;
+            }
+        };
+        std::thread::sleep(Duration::from_millis(200));
+        let after = rt.metrics();
+        // Parked workers burn nothing: no polls, no wake-ups while idle.
+        for (b, a) in before.workers().iter().zip(after.workers()) {
+            assert_eq!(
+                b.unparks(),
+                a.unparks(),
+                "an idle worker woke up: {before:?} -> {after:?}"
+            );
+            assert_eq!(b.polls(), a.polls());
+        }
     })
 }

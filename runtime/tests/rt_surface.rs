@@ -3,11 +3,14 @@
 //! `Builder::max_io_events_per_tick`, `LocalKey::try_get`, `LocalSet::id`,
 //! `task::coop::{poll_proceed, RestoreOnPending, cooperative}`, `time::error::{Error,
 //! Elapsed}` and `fs::File`'s descriptor conversions.
+//!
+//! `Runtime::enter`: spawning outside `block_on` under the guard.
 #![cfg(not(loom))]
 
 #[macro_use]
 mod support;
 
+use runtime::RuntimeFlavor;
 use std::cell::RefCell;
 use std::future::poll_fn;
 use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
@@ -274,4 +277,24 @@ fn fs_file_from_and_as_descriptors() {
         assert_eq!(s, "fd");
     });
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn enter_makes_spawn_work_outside_block_on() {
+    watchdog("the task spawned under enter", || {
+        let rt = Builder::new_multi_thread()
+            .worker_threads(1)
+            .build()
+            .unwrap();
+        let h = {
+            let _g = rt.enter();
+            assert_eq!(
+                Handle::current().runtime_flavor(),
+                RuntimeFlavor::MultiThread
+            );
+            runtime::spawn(async { 9 })
+        };
+        assert!(Handle::try_current().is_err());
+        assert_eq!(rt.block_on(h).unwrap(), 9);
+    })
 }

@@ -19,8 +19,6 @@ use runtime::signal::unix::{signal, SignalKind};
 use runtime::time::timeout;
 use runtime::Builder;
 
-const GENEROUS: Duration = Duration::from_secs(10);
-
 fn raise(sig: i32) {
     // SAFETY: raising a signal whose handler this test installed.
     assert_eq!(unsafe { libc::raise(sig) }, 0);

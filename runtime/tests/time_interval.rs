@@ -13,8 +13,6 @@ use std::time::Duration;
 use runtime::time::{interval, interval_at, sleep, timeout, Instant, MissedTickBehavior};
 use runtime::{Builder, Runtime};
 
-const GENEROUS: Duration = Duration::from_secs(60);
-
 #[test]
 fn ticks_follow_the_schedule_and_never_come_early() {
     watchdog("the interval's ticks", || {

@@ -16,8 +16,6 @@ use std::time::Duration;
 use runtime::time::{sleep, sleep_until, timeout, Instant};
 use runtime::Builder;
 
-const GENEROUS: Duration = Duration::from_secs(60);
-
 /// Durations in a scrambled order, distinct by at least 2 ms.
 fn scrambled(n: u64) -> Vec<Duration> {
     (0..n)

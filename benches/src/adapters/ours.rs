@@ -9,7 +9,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use crate::{harness, Bench, Flavor, Spawner};
+use crate::{metrics, Bench, Flavor, Spawner};
 
 /// Our runtime, in either flavor.
 pub struct Ours {
@@ -102,10 +102,10 @@ impl Bench for Ours {
     }
 
     fn report(&self, group: &str, iterations: u64) {
-        if harness::metrics_enabled() {
+        if metrics::metrics_enabled() {
             println!(
                 "{}",
-                harness::format_metrics(group, iterations, &self.rt.metrics())
+                metrics::format_metrics(group, iterations, &self.rt.metrics())
             );
         }
     }

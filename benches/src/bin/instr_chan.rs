@@ -38,13 +38,13 @@ fn run_on<B: Bench>(rt: &B, f: for<'a> fn(&'a B) -> Iteration<'a>, iterations: u
 fn run_ours(flavor: Flavor, f: for<'a> fn(&'a Ours) -> Iteration<'a>, iterations: usize) {
     let rt = Ours::new(flavor);
     run_on(&rt, f, iterations);
-    if benches::harness::metrics_enabled() {
+    if benches::metrics::metrics_enabled() {
         // Idle workers publish their counters when they park.
         std::thread::sleep(std::time::Duration::from_millis(50));
         let n = iterations as u64 + 1;
         eprint!(
             "{}",
-            benches::harness::format_metrics("instr_chan", n, &rt.metrics())
+            benches::metrics::format_metrics("instr_chan", n, &rt.metrics())
         );
     }
 }

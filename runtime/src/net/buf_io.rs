@@ -14,6 +14,11 @@ use std::os::fd::AsFd;
 
 use bytes::BufMut;
 
+/// How a read is made on a raw descriptor, into `len` bytes at a pointer that may be
+/// uninitialized: `stream_io::recv_uninit` (sockets) or `stream_io::read_uninit` (pipes).
+/// Both [`read_buf`] and `stream_io::poll_read_buf` take one.
+pub(crate) type Reader = fn(std::os::fd::RawFd, *mut MaybeUninit<u8>, usize) -> io::Result<usize>;
+
 /// Runs `f` on `buf`'s next spare chunk and advances `buf` by the count it returns.
 pub(crate) fn fill<B: BufMut + ?Sized, R>(
     buf: &mut B,
@@ -36,7 +41,7 @@ pub(crate) fn fill<B: BufMut + ?Sized, R>(
 pub(crate) fn read_buf<B: BufMut + ?Sized>(
     fd: std::os::fd::RawFd,
     buf: &mut B,
-    reader: super::stream_io::Reader,
+    reader: Reader,
 ) -> io::Result<usize> {
     if !buf.has_remaining_mut() {
         return Ok(0);

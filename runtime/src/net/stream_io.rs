@@ -24,10 +24,8 @@ use crate::io::ReadBuf;
 use io_driver::Direction;
 use mio::event::Source;
 
+use crate::net::buf_io::Reader;
 use crate::net::io_source::IoSource;
-
-/// How [`poll_read_buf`] reads: [`recv_uninit`] or [`read_uninit`].
-pub(crate) type Reader = fn(std::os::fd::RawFd, *mut MaybeUninit<u8>, usize) -> io::Result<usize>;
 
 /// Reads from `io` with `reader` into the unfilled part of `buf` (waiting for readiness,
 /// spending one unit of coop budget), advancing `buf.filled()` by the bytes read; none

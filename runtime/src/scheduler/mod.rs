@@ -28,7 +28,8 @@ use shim::sync::Arc;
 use task::{JoinHandle, Notified, SpawnMeta, Task};
 
 use crate::driver::Driver;
-use crate::metrics::{RuntimeMetrics, Snapshot};
+use crate::metrics::Snapshot;
+use crate::runtime_metrics::RuntimeMetrics;
 
 mod task_sched;
 

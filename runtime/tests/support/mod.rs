@@ -21,11 +21,45 @@
 //!   (an `async fn` under `#[runtime::test]`, which runs on the test's thread): past the
 //!   bound it writes the test's name and what it waited for to stderr and aborts the
 //!   process, so the binary fails (taking its other tests with it) instead of hanging.
-//! - [`within`] bounds one await inside a healthy runtime with the runtime's own timer (10 s,
-//!   as the tests had it), for a message that names the exact step.
+//! - [`within`] bounds one await inside a healthy runtime with the runtime's own timer
+//!   ([`GENEROUS`]), for a message that names the exact step.
 //!
 //! A body that panics re-raises its own payload on the test's thread, so
 //! `#[should_panic(expected = ...)]` still sees the message.
+//!
+//! # Where a behaviour is tested
+//!
+//! One file per behaviour; a new test goes to the file of what it checks.
+//!
+//! - Both flavors alike (spawn, join, abort, yield, foreign wakes, shutdown drops):
+//!   `rt_common.rs`.
+//! - The multi-thread scheduler: work reaching idle workers, yielders under load, an idle
+//!   runtime staying parked: `rt_spread.rs`; remote spawns and yielders against LIFO
+//!   chains, the LIFO streak's cap: `rt_fairness.rs`; the overflow queue: `rt_overflow.rs`;
+//!   blocked workers, stuck LIFO tasks, the unhandled-panic policy: `rt_liveness.rs`.
+//! - Shutdown: queued remote spawns reached at drop, `shutdown_timeout` with a blocking task:
+//!   `rt_shutdown.rs`; its report on stderr: `rt_shutdown_report.rs`. The blocking pool:
+//!   `rt_blocking.rs`; `block_in_place`: `task_block_in_place.rs`.
+//! - Misuse: panics with tokio's message and advice, wrong-place drops, enter guards:
+//!   `rt_misuse.rs`, `rt_panic.rs`, `sync_panic.rs`, `tokio_wording.rs`.
+//! - Hooks, names, metrics: `rt_hooks_metrics.rs`; histograms: `rt_metrics_histogram.rs`;
+//!   stalls: `rt_stall_report.rs`, `rt_stall_signal_taken.rs`, `macros_fail_on_stall.rs`;
+//!   task dumps: `rt_dump*.rs`.
+//! - tokio's surface and paths: `rt_surface.rs` (with `Runtime::enter`), `rt_paths.rs`,
+//!   `rt_unwind_safe.rs`, `sync_surface.rs`, `task_join_set_surface.rs`.
+//! - Macros: `#[runtime::main]`/`#[runtime::test]` on the real runtime:
+//!   `macros_surface.rs`; `join!`, `try_join!`, `select!`, `pin!`: `macros_*.rs`;
+//!   compile failures: `macros_ui.rs`.
+//! - Tasks: ids, names, spawn locations: `task_identity.rs`; `JoinSet`: `task_join_set.rs`;
+//!   task-locals: `task_local.rs`; `LocalSet`: `task_local_set.rs`; coop budget:
+//!   `task_budget.rs`; `yield_now`: `task_yield.rs`.
+//! - Time: `time_sleep.rs`, `time_interval.rs`, `time_timeout.rs`, `time_paused.rs`,
+//!   `time_no_driver.rs`. Sync primitives: `sync_<name>.rs`.
+//! - I/O: sockets `net_tcp.rs`, `net_udp.rs`, `net_unix.rs`, `net_unix_pipe.rs`, readiness
+//!   `net_ready.rs`, waiters `net_waiters.rs`, the rest `net_more.rs`, `net_long_tail.rs`,
+//!   `net_emfile.rs`, `net_no_driver.rs`; `AsyncFd`: `io_async_fd.rs`; the I/O traits:
+//!   `io_traits.rs`; files: `fs.rs`; processes: `process_child.rs`, `process_reap.rs`;
+//!   signals: `signal.rs`.
 #![allow(dead_code, unused_macros)]
 
 use std::any::Any;
@@ -44,8 +78,27 @@ use runtime::{Builder, Runtime};
 /// slower machine, or a quicker demonstration of a planted lost wake-up).
 pub const WATCHDOG: Duration = Duration::from_secs(60);
 
-/// How long [`within`] and the `on_both*` helpers wait, on the runtime's own clock.
-pub const GENEROUS: Duration = Duration::from_secs(10);
+/// How long one await of a test may take before the test fails (`timeout(GENEROUS, ..)`,
+/// [`within`], the `on_both*` helpers), on the runtime's own clock: a hang detector, never a
+/// speed claim. The one bound every test file uses (a loaded CI machine serving sockets,
+/// signals and file I/O stays far inside it).
+pub const GENEROUS: Duration = Duration::from_secs(60);
+
+/// Polls `rt.metrics()` until `done` holds for it (workers publish on park and every
+/// maintenance tick), or 10 s pass; returns the last snapshot either way.
+pub fn metrics_when(
+    rt: &runtime::Handle,
+    done: impl Fn(&runtime::RuntimeMetrics) -> bool,
+) -> runtime::RuntimeMetrics {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let m = rt.metrics();
+        if done(&m) || std::time::Instant::now() > deadline {
+            return m;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
 
 /// A current-thread runtime with every driver enabled.
 pub fn current_thread() -> Runtime {

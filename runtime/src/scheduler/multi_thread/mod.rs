@@ -13,10 +13,10 @@
 //! goes to the back of the ring); from any other thread it goes to the global queue,
 //! followed by a notify (a remote spawn raises the remote-spawn counter,
 //! `scheduler/inject.rs`; a remote wake the `remote_wakes` hint that the park yields
-//! read, search.rs). No spawn takes an owned-list lock: a task joins the list at its first park, in the shard of
+//! read, idle/search.rs). No spawn takes an owned-list lock: a task joins the list at its first park, in the shard of
 //! the worker that polled it (`scheduler::Handle::bind`; see task's list.rs), so a task
 //! that never waits never touches the list. Shutdown drains cancel the unbound rest.
-//! Notify wakes a parked worker only when nobody is searching (idle.rs). A task dump takes
+//! Notify wakes a parked worker only when nobody is searching (idle/word.rs). A task dump takes
 //! the never-polled tasks of every worker's ring and LIFO slot to the global queue
 //! (claim.rs).
 //!
@@ -36,7 +36,6 @@ pub(crate) mod idle;
 mod in_place;
 #[cfg_attr(loom, allow(dead_code))]
 pub(crate) mod monitor;
-mod spin;
 pub(crate) mod stack_capture;
 mod worker;
 pub(crate) mod worker_shared;
@@ -46,7 +45,7 @@ use queue::{Inject, Steal};
 use shim::sync::{Arc, Mutex};
 use task::OwnedTasks;
 
-use self::idle::Idle;
+use self::idle::{spin, Hints, Idle};
 use self::monitor::Monitor;
 use self::worker::Core;
 pub(crate) use self::worker::{current_index, hand_off_core, Context};
@@ -119,19 +118,11 @@ pub(crate) struct Shared {
     pub(crate) overflow: CachePadded<Inject<RunTask>>,
     /// Padded: written by searching/parking transitions.
     idle: CachePadded<Idle>,
-    /// The one pre-park spinner's token (spin.rs); padded, taken once per idle episode.
+    /// The one pre-park spinner's token (idle/spin.rs); padded, taken once per idle episode.
     spinner: CachePadded<spin::SpinToken>,
-    /// Whether a `block_on` caller is polling its future now (`Handle::set_block_on_polling`):
-    /// plain stores, no RMW, as each poll writes it twice. With two callers at once one
-    /// may clear it while the other polls: the hint under-reports (the workers park as
-    /// before), never sticks. Padded. A std atomic, as the spin token: a hint that orders
-    /// nothing (under loom the park yields are off, so nothing reads it there).
-    block_on_polling: CachePadded<std::sync::atomic::AtomicBool>,
-    /// Changes when a task is woken from outside the workers (`Handle::count_remote_wake`):
-    /// a load and a store, no RMW, so concurrent wakers may lose an increment; a worker
-    /// only asks whether it changed (`yield_for_work`). A hint as `block_on_polling` is;
-    /// padded.
-    remote_wakes: CachePadded<std::sync::atomic::AtomicUsize>,
+    /// Whether a `block_on` caller is polling, and the remote-wake count: the idle
+    /// policy's hints (idle/mod.rs), each padded.
+    hints: Hints,
     pub(crate) owned: OwnedTasks<scheduler::TaskSched>,
     // Boxed: the cores travel as `Box<Core>` through the worker loop; no reallocation here.
     #[allow(clippy::vec_box)]
@@ -205,8 +196,7 @@ pub(crate) fn create(
             overflow: CachePadded::new(Inject::new()),
             idle: CachePadded::new(Idle::new(num_workers)),
             spinner: CachePadded::new(spin::SpinToken::default()),
-            block_on_polling: CachePadded::new(std::sync::atomic::AtomicBool::new(false)),
-            remote_wakes: CachePadded::new(std::sync::atomic::AtomicUsize::new(0)),
+            hints: Hints::new(),
             owned: OwnedTasks::new(num_workers),
             shutdown_cores: Mutex::new(Vec::with_capacity(num_workers)),
             metrics: metrics::slots(num_workers, &config.telemetry),
@@ -253,50 +243,6 @@ impl Shared {
 }
 
 impl Handle {
-    /// Fewer workers unparked than CPUs: a `block_on` thread may spin without taking a
-    /// CPU from a worker (block_on.rs).
-    pub(crate) fn block_on_cpu_free(&self) -> bool {
-        self.shared.idle.num_unparked() < self.cpus
-    }
-
-    /// A `block_on` caller starts or ends a poll of its future: workers it feeds yield
-    /// before they park (spin.rs, `PARK_YIELDS`).
-    pub(crate) fn set_block_on_polling(&self, polling: bool) {
-        // Two stores per `block_on` poll that no worker would read.
-        if !self.workers_yield {
-            return;
-        }
-        // Relaxed: a hint for the workers' park; nothing is published through it.
-        self.shared
-            .block_on_polling
-            .store(polling, std::sync::atomic::Ordering::Relaxed);
-    }
-
-    /// Notes a task woken from outside the workers (a hint for `yield_for_work`).
-    pub(crate) fn count_remote_wake(&self) {
-        // Relaxed, and not an RMW: a hint; a lost increment between racing wakers still
-        // changes the value, which is all a worker asks.
-        let wakes = &self.shared.remote_wakes;
-        let n = wakes.load(std::sync::atomic::Ordering::Relaxed);
-        wakes.store(n.wrapping_add(1), std::sync::atomic::Ordering::Relaxed);
-    }
-
-    /// Tasks woken from outside the workers so far (wrapping; a hint).
-    pub(crate) fn remote_wakes(&self) -> usize {
-        // Relaxed: as above.
-        self.shared
-            .remote_wakes
-            .load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    /// Whether some `block_on` caller is polling its future now (a hint).
-    pub(crate) fn block_on_polling(&self) -> bool {
-        // Relaxed: as above.
-        self.shared
-            .block_on_polling
-            .load(std::sync::atomic::Ordering::Relaxed)
-    }
-
     /// Begins shutdown: closes the global queues and wakes every worker. Idempotent.
     pub(crate) fn close(&self) {
         self.monitor.close();

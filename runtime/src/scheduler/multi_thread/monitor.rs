@@ -54,7 +54,7 @@
 //! Orderings (each argued in the weakening sweep, loom-tests/README.md). Two accesses need
 //! SeqCst, the monitor's `sleeping = true` store before it reads the unparked count and
 //! `worker_unparked`'s load, the two halves of the store-load pair above (with the idle
-//! word's SeqCst increment and load, `idle.rs`): with anything weaker both loads may read
+//! word's SeqCst increment and load, `idle/word.rs`): with anything weaker both loads may read
 //! the old values, and the monitor sleeps without a timeout while a worker runs. (loom
 //! orders a SeqCst load only after SeqCst stores, so `loom_monitor` starts from words
 //! that SeqCst accesses wrote; from there its model deadlocks when the `sleeping = true`

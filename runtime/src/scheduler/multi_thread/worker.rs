@@ -8,7 +8,7 @@
 //! - `GlobalPolicy` (global_policy.rs): when the worker looks at the global queues (a
 //!   tuned fairness interval, and a latency cut for remote work waiting behind a streak),
 //!   which one first, and how much it takes;
-//! - `IdlePolicy` (search.rs): how a worker that ran dry looks for work (steal, spin,
+//! - `IdlePolicy` (idle/search.rs): how a worker that ran dry looks for work (steal, spin,
 //!   yield) before it parks.
 //!
 //! The core's `Sampler` (metrics/sampler.rs) picks the polls that feed the histograms: a
@@ -20,7 +20,7 @@
 //! running what that task put in the LIFO slot while `LifoPolicy` lets the streak go on
 //! and `GlobalPolicy` does not cut it; when cut for the global queues, the global batch
 //! goes ahead of the displaced task. Empty-handed it tries to become a searcher and steal
-//! half a random sibling's ring, then a global batch; finding nothing it parks (idle.rs
+//! half a random sibling's ring, then a global batch; finding nothing it parks (idle/word.rs
 //! decides who wakes whom). Every `event_interval` ticks it lets the driver dispatch
 //! without sleeping, publishes its metrics, tunes the global interval and checks for
 //! shutdown.
@@ -36,7 +36,7 @@
 //! resumes. A task woken by someone else while it runs is not deferred: it goes
 //! to the back of the ring (`Arrival::Requeue`), where a sibling may take it.
 //!
-//! Who is told about work (the worker's half of idle.rs's protocol): a push that lands in
+//! Who is told about work (the worker's half of idle/word.rs's protocol): a push that lands in
 //! the ring while the worker runs tasks wakes a parked sibling at once if nobody searches
 //! (`schedule_local`); pushes made while the parker is out (the driver dispatching here)
 //! and the deferred list's release wake nobody one by one, and each driver turn ends with
@@ -48,7 +48,7 @@
 //! While a task runs, the core sits in `Context::core` so that a wake on this thread can
 //! push to the local queue without synchronization (`try_schedule_local`).
 //!
-//! Searching, the pre-park spin and yields, and the idle transitions are in `search.rs`;
+//! Searching, the pre-park spin and yields, and the idle transitions are in `idle/search.rs`;
 //! where a task goes and where the next comes from (the core's queue operations) in
 //! `queues.rs`; the sampled poll of the histograms in `sampling.rs`.
 
@@ -59,7 +59,7 @@ use queue::Local;
 use shim::sync::Arc;
 use task::{JoinHandle, SpawnMeta};
 
-use super::spin::{SpinPolicy, SPIN_PAUSES};
+use super::idle::spin::IdlePolicy;
 use super::worker_shared::WorkerShared;
 use super::{Config, Handle};
 use crate::context;
@@ -78,33 +78,31 @@ mod global_policy;
 mod lifo_policy;
 mod queues;
 mod sampling;
-mod search;
 
 use global_policy::GlobalPolicy;
 use lifo_policy::LifoPolicy;
-use search::IdlePolicy;
 
 pub(crate) struct Core {
-    index: usize,
+    pub(super) index: usize,
     tick: u32,
     /// This worker's ring (its stealable half is `Shared::remotes[index].steal`).
-    run_queue: Local<RunTask>,
+    pub(super) run_queue: Local<RunTask>,
     /// Tasks that yielded; run at the next driver turn.
     defer: Defer,
     /// This worker's LIFO slot and poll stamp (`Shared::workers[index]`).
-    me: std::sync::Arc<CachePadded<WorkerShared<RunTask>>>,
+    pub(super) me: std::sync::Arc<CachePadded<WorkerShared<RunTask>>>,
     park: Option<Parker>,
-    is_searching: bool,
+    pub(super) is_searching: bool,
     is_shutdown: bool,
-    rand: FastRand,
+    pub(super) rand: FastRand,
     event_interval: u32,
     /// Where this worker's schedules go, and how long a LIFO streak runs (lifo_policy.rs).
     lifo: LifoPolicy,
     /// When it looks at the global queues, and how much it takes (global_policy.rs).
     global: GlobalPolicy,
-    /// How it looks for work before parking (search.rs).
-    idle: IdlePolicy,
-    stats: Stats,
+    /// How it looks for work before parking (idle/search.rs).
+    pub(super) idle: IdlePolicy,
+    pub(super) stats: Stats,
     /// Which polls are sampled (metrics/sampler.rs).
     sampler: Sampler,
 }
@@ -336,7 +334,7 @@ impl Handle {
         }
     }
 
-    /// Wakes one parked worker if nobody is searching (idle.rs).
+    /// Wakes one parked worker if nobody is searching (idle/word.rs).
     pub(crate) fn notify_parked(&self) {
         if let Some(index) = self.shared.idle.worker_to_notify() {
             self.shared.remotes[index].unpark.unpark();
@@ -345,23 +343,23 @@ impl Handle {
 
     /// Called by a worker parking with no searcher left behind it: if work arrived
     /// meanwhile, wake someone.
-    fn notify_if_work_pending(&self) {
+    pub(super) fn notify_if_work_pending(&self) {
         if self.has_visible_work() {
             self.notify_parked();
         }
     }
 
     /// Whether a thread sleeps in (or polls) the I/O driver, or there is none: only then
-    /// may an idle searcher spin (spin.rs). With the driver free, the worker about to park
+    /// may an idle searcher spin (idle/spin.rs). With the driver free, the worker about to park
     /// is the one that would sleep in it; spinning instead leaves readiness events
     /// undispatched while every worker is busy or spinning.
-    fn driver_attended(&self) -> bool {
+    pub(super) fn driver_attended(&self) -> bool {
         !self.driver.exists() || self.driver.is_held()
     }
 
     /// Whether any queue holds work a searcher could take: a sibling's ring, a global
     /// queue, or a stuck worker's LIFO slot (worker_shared.rs).
-    fn has_visible_work(&self) -> bool {
+    pub(super) fn has_visible_work(&self) -> bool {
         self.shared.has_global_work()
             || self.shared.remotes.iter().any(|r| !r.steal.is_empty())
             || self.shared.workers.iter().any(|w| w.has_stealable_lifo())
@@ -550,9 +548,9 @@ impl Context {
     /// The invariant of the idle protocol on the worker's side: while this worker has
     /// more runnable tasks than it can start now (a LIFO task plus ring tasks, more than
     /// one) and some worker is parked, someone is searching or about to be. A searcher
-    /// here will hand off when it finds work (search.rs); otherwise wake one parked
+    /// here will hand off when it finds work (idle/search.rs); otherwise wake one parked
     /// worker, as a searcher: it steals half the ring and, finding work left, wakes the
-    /// next (idle.rs), so a burst ramps up across the pool.
+    /// next (idle/word.rs), so a burst ramps up across the pool.
     fn notify_backlog(&self, core: &Core) {
         if core.should_notify_others() {
             self.handle.notify_parked();

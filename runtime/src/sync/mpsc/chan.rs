@@ -34,31 +34,11 @@ use shim::sync::atomic::{
 use shim::sync::Mutex;
 
 use super::list::List;
+use super::queue::Queue;
 use super::ring::Ring;
 use super::semaphore::{Bounded, Unbounded};
 use crate::sync::atomic_waker::AtomicWaker;
 use crate::sync::wait_list::{WaitList, Waiter, WaiterList};
-
-/// What one look at the queue found.
-pub enum Pop<T> {
-    Value(T),
-    Empty,
-    /// A producer claimed the next position but has not written it yet.
-    Busy,
-}
-
-/// A many-producer, one-consumer queue.
-// Public only as a doc-hidden export for the loom suites (`mpsc/mod.rs`); no caller asks a
-// queue whether it is empty, so there is no `is_empty` to go with `len`.
-#[allow(clippy::len_without_is_empty)]
-pub trait Queue<T> {
-    /// # Safety
-    /// The caller is the one consumer.
-    unsafe fn pop(&self) -> Pop<T>;
-    /// # Safety
-    /// The caller is the one consumer.
-    unsafe fn len(&self) -> usize;
-}
 
 /// The capacity accounting of one flavor, and the queue that goes with it. The unbounded
 /// flavor keeps its closed state in its queue (`list`'s `tail_pos`), so each method gets

@@ -21,7 +21,8 @@ use std::task::{Context, Poll};
 use shim::sync::atomic::Ordering::Acquire;
 use shim::sync::Arc;
 
-use super::chan::{Chan, Pop, Queue, Semaphore};
+use super::chan::{Chan, Semaphore};
+use super::queue::{Pop, Queue};
 use crate::sync::atomic_waker::AtomicWaker;
 use crate::sync::wait_list::notify_all;
 use crate::sync::{poll_budget, spend_budget};

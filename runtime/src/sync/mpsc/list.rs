@@ -55,7 +55,7 @@ use shim::sync::atomic::{
     Ordering::{Acquire, Relaxed, Release, SeqCst},
 };
 
-use super::chan::{Pop, Queue};
+use super::queue::{Pop, Queue};
 
 /// Slots per block. Small under loom so that a model crosses blocks and recycles them.
 #[cfg(not(loom))]
@@ -438,7 +438,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::{List, BLOCK};
-    use crate::sync::mpsc::chan::{Pop, Queue};
+    use crate::sync::mpsc::queue::{Pop, Queue};
 
     fn try_push_ok<T>(list: &List<T>, v: T) {
         assert!(list.try_push(v).is_ok(), "the list is open");

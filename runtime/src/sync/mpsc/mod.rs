@@ -55,6 +55,7 @@ pub mod error;
 mod handle;
 mod list;
 mod permit;
+mod queue;
 mod ring;
 mod semaphore;
 mod unbounded;
@@ -66,6 +67,6 @@ pub use unbounded::{unbounded_channel, UnboundedReceiver, UnboundedSender, WeakU
 // Not API: public only so that the loom suites (loom-tests/, another crate) can drive the
 // bounded channel's ring on its own, without the semaphore that also orders its laps.
 #[doc(hidden)]
-pub use chan::{Pop, Queue};
+pub use queue::{Pop, Queue};
 #[doc(hidden)]
 pub use ring::Ring;

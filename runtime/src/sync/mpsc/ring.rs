@@ -34,7 +34,7 @@ use shim::sync::atomic::{
     Ordering::{Acquire, Relaxed, Release},
 };
 
-use super::chan::{Pop, Queue};
+use super::queue::{Pop, Queue};
 
 struct Slot<T> {
     seq: AtomicUsize,

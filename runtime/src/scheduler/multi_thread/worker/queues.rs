@@ -11,7 +11,12 @@
 //! list is released behind everything runnable when its tasks yielded (`flush_defer`).
 //! Only the thread holding the core runs any of this.
 
-use super::*;
+use super::global_policy::GlobalPolicy;
+use super::Core;
+use crate::scheduler::defer::Defer;
+use crate::scheduler::inject;
+use crate::scheduler::multi_thread::Handle;
+use crate::scheduler::{Arrival, RunTask};
 
 impl Core {
     /// Pushes a task from this worker. True when a parked sibling should be notified
@@ -83,7 +88,11 @@ impl Core {
 
     /// Takes a fair share of a global queue into the ring and returns the first task
     /// (global_policy.rs picks the queue and the share; `fair`: a fairness visit).
-    pub(super) fn next_global_batch(&mut self, handle: &Handle, fair: bool) -> Option<RunTask> {
+    pub(in crate::scheduler::multi_thread) fn next_global_batch(
+        &mut self,
+        handle: &Handle,
+        fair: bool,
+    ) -> Option<RunTask> {
         let queue = self
             .global
             .choose(&handle.shared, fair, self.stats.counts.polls)?;
@@ -119,7 +128,7 @@ impl Core {
         self.defer = defer;
     }
 
-    pub(super) fn has_tasks(&self) -> bool {
+    pub(in crate::scheduler::multi_thread) fn has_tasks(&self) -> bool {
         !self.me.lifo.is_empty() || !self.run_queue.is_empty() || !self.defer.is_empty()
     }
 }

@@ -1,5 +1,7 @@
 //! The pre-park spin: how long an idle searcher keeps looking before it parks, adapted
-//! to what idleness has looked like lately on this worker.
+//! to what idleness has looked like lately on this worker; and `IdlePolicy`, the
+//! per-worker state the search (search.rs) reads: spin rounds, park yields, the spin's
+//! record and the last remote-wake count seen.
 //!
 //! A spin pays when work shows up before a park/unpark pair would have completed (two
 //! futex syscalls and a wake-up latency); it wastes a CPU when the next work is further
@@ -55,7 +57,7 @@ const SPIN_ROUNDS: u32 = if cfg!(loom) { 1 } else { 128 };
 const SPIN_ROUNDS_OVERSUBSCRIBED: u32 = if cfg!(loom) { 1 } else { 4 };
 
 /// Pre-park spin rounds for a runtime of `workers` workers on a machine of `cpus` CPUs.
-pub(super) fn spin_rounds(workers: usize, cpus: usize) -> u32 {
+pub(in crate::scheduler::multi_thread) fn spin_rounds(workers: usize, cpus: usize) -> u32 {
     if workers > cpus {
         SPIN_ROUNDS_OVERSUBSCRIBED
     } else if cfg!(loom) {
@@ -70,21 +72,20 @@ pub(super) fn spin_rounds(workers: usize, cpus: usize) -> u32 {
 /// 8 from 12 on. Every round looks at every sibling's queue and LIFO slot
 /// (`has_visible_work`), lines their owners keep writing, and a spinner that sees work
 /// steals it from under the sibling a notifier woke for it; both grow with the workers,
-/// and with them the idle workers taking turns at the spin. Fitted to measurements on a
-/// 16-CPU machine (broadcast and watch fan-outs, 16 receivers, a `block_on` sender): at
-/// 8 workers 16 rounds ran the broadcast fan-out in 0.77 ms against 1.95 ms with 128
-/// (tokio 0.87 ms), and at 16 workers 16 rounds and none both beat 128 by 1.35-2x; on
-/// 2 CPUs, 2 workers need their 128 (16 slowed the full-channel ping and the watch
-/// fan-out by 1.3-1.5x).
+/// and with them the idle workers taking turns at the spin. The rule: the spin's total
+/// scan (rounds times siblings looked at, per spinner in turn) stays about constant, so
+/// the rounds fall with the square of the workers; two workers keep the full spin.
+/// (The measurements behind it: benches/RESULTS.md, "Moved from the idle policy's
+/// comments".)
 const SPIN_SCANS: u32 = 1024;
 /// The fewest rounds a spin gets, however many workers.
 const MIN_SPIN_ROUNDS: u32 = 8;
 
 /// The park yields (`PARK_YIELDS`) for `workers` workers on `cpus` CPUs: only when the
 /// workers fill the machine, so a `block_on` caller feeding them may share a worker's
-/// CPU. With CPUs to spare it runs beside them, and the yields only keep one more worker
-/// hunting for wake-ups (on 16 CPUs, fan-outs at 8 workers ran 1.4x slower with them).
-pub(super) fn park_yields(workers: usize, cpus: usize) -> u32 {
+/// CPU. With CPUs to spare it runs beside them, and the yields would only keep one more
+/// worker hunting for wake-ups that a woken worker came for.
+pub(in crate::scheduler::multi_thread) fn park_yields(workers: usize, cpus: usize) -> u32 {
     if workers >= cpus {
         PARK_YIELDS
     } else {
@@ -106,16 +107,12 @@ pub(super) const SPIN_PAUSES: u32 = if cfg!(loom) { 1 } else { 8 };
 /// take it, and the worker is not counted parked meanwhile, so `block_on` does not spin on
 /// the CPU it thinks free. Tokio's parker yields three times too, unconditionally; here
 /// every other pattern (a pool feeding itself, a server woken by its driver) parks as
-/// before: unconditional yields doubled `mutex_contended` (16 tasks, `block_on` joining
-/// them), and so did yields while `block_on` merely spun.
-/// Broadcast with 16 receivers and a `block_on` sender on 2 workers: futex calls fell
-/// from 224 to 16 per 1,000 values (tokio: 5), and the 1-2.5 ms iterations are gone.
-/// Two more conditions keep the yields from hurting a machine with CPUs to spare: the
-/// workers must fill the machine (`park_yields`), and only a searcher holding the spin
-/// token yields (one worker at a time, counted as searching so notifiers wake nobody for
-/// the work it is about to take). On 16 CPUs, with every worker yielding on its way to
-/// park, fan-outs at 8 and 16 workers ran 1.5-2.5x slower: the yielders took the work a
-/// freshly woken worker came for (a futex pair for nothing).
+/// before. The rule: yield only where the CPU given away goes to the thread sending the
+/// work, never where another worker would take the work a woken one came for. So two
+/// more conditions: the workers must fill the machine (`park_yields`), and only a
+/// searcher holding the spin token yields (one worker at a time, counted as searching so
+/// notifiers wake nobody for the work it is about to take). (The measurements behind
+/// it: benches/RESULTS.md, "Moved from the idle policy's comments".)
 /// Under loom none (each yield is a scheduling point).
 const PARK_YIELDS: u32 = if cfg!(loom) { 0 } else { 3 };
 
@@ -129,9 +126,38 @@ const MAX_MISSES: u32 = 2;
 /// While stopped, one idle episode in this many spins anyway (a probe).
 const PROBE_EVERY: u32 = 64;
 
+/// How a worker that ran out of work looks for more before it parks: the spin rounds and
+/// park yields chosen for this machine's workers and CPUs, whether spinning has paid
+/// lately (`SpinPolicy`), and the remote-wake count it saw last (a change means work
+/// arrives from outside: worth a yield before parking).
+pub(in crate::scheduler::multi_thread) struct IdlePolicy {
+    /// Pre-park spin rounds (`spin_rounds`).
+    pub(super) spin_rounds: u32,
+    /// Pre-park yields (`park_yields`).
+    pub(super) park_yields: u32,
+    /// Recent idle episodes: whether a spin pays.
+    pub(in crate::scheduler::multi_thread) spin: SpinPolicy,
+    /// `Hints::remote_wakes` when this worker last ran out of work (`yield_for_work`).
+    pub(super) remote_wakes_seen: usize,
+}
+
+impl IdlePolicy {
+    pub(in crate::scheduler::multi_thread) fn new(
+        spin_rounds: u32,
+        park_yields: u32,
+    ) -> IdlePolicy {
+        IdlePolicy {
+            spin_rounds,
+            park_yields,
+            spin: SpinPolicy::default(),
+            remote_wakes_seen: 0,
+        }
+    }
+}
+
 /// Per-worker record of recent idle episodes.
 #[derive(Debug, Default)]
-pub(super) struct SpinPolicy {
+pub(in crate::scheduler::multi_thread) struct SpinPolicy {
     /// When the current idle episode began (None while the worker has work).
     idle_since: Option<Instant>,
     /// EWMA of recent idle episodes, in ns.
@@ -168,7 +194,7 @@ impl SpinPolicy {
     }
 
     /// `end_idle`, with the clock read by the caller (who needs it too).
-    pub(super) fn end_idle_at(&mut self, now: Instant) {
+    pub(in crate::scheduler::multi_thread) fn end_idle_at(&mut self, now: Instant) {
         if let Some(t) = self.idle_since.take() {
             let ns = now
                 .saturating_duration_since(t)
@@ -200,7 +226,7 @@ impl SpinPolicy {
 /// checkable under loom: the token is a std atomic and its loom build is a no-op (one
 /// spin round, no token), so this is argued, not modelled.
 #[derive(Default)]
-pub(super) struct SpinToken(AtomicBool);
+pub(in crate::scheduler::multi_thread) struct SpinToken(AtomicBool);
 
 impl SpinToken {
     /// True when the caller may spin (and must `release` after).

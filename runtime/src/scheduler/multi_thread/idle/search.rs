@@ -1,8 +1,8 @@
 //! One worker's side of the idle protocol: searching for work (stealing from siblings,
 //! then the global queues), the brief spin and the park yields before it gives up, and
-//! the transitions into and out of the searching and parked states that `idle.rs` counts.
+//! the transitions into and out of the searching and parked states that `word.rs` counts.
 //!
-//! Invariants (idle.rs and spin.rs argue them; `loom_idle` and `loom_scheduler` check
+//! Invariants (word.rs and spin.rs argue them; `loom_idle` and `loom_scheduler` check
 //! them): at most half the workers search; only a searcher spins or yields, one at a time
 //! (the spin token); the last searcher to find work wakes another when work is left; a
 //! worker that parks with no searcher left behind re-checks every queue, so no push is
@@ -19,36 +19,16 @@
 //! runs; still listed as parked (nobody notified it) it parks again; notified, it runs as
 //! a searcher. The park ends with the backlog check (worker.rs, `notify_backlog`).
 
-use super::*;
-
-/// How a worker that ran out of work looks for more before it parks: the spin rounds and
-/// park yields chosen for this machine's workers and CPUs (spin.rs), whether spinning
-/// has paid lately (`SpinPolicy`), and the remote-wake count it saw last (a change means
-/// work arrives from outside: worth a yield before parking).
-pub(super) struct IdlePolicy {
-    /// Pre-park spin rounds (`spin::spin_rounds`).
-    spin_rounds: u32,
-    /// Pre-park yields (`spin::park_yields`).
-    park_yields: u32,
-    /// Recent idle episodes: whether a spin pays.
-    pub(super) spin: SpinPolicy,
-    /// `Shared::remote_wakes` when this worker last ran out of work (`yield_for_work`).
-    remote_wakes_seen: usize,
-}
-
-impl IdlePolicy {
-    pub(super) fn new(spin_rounds: u32, park_yields: u32) -> IdlePolicy {
-        IdlePolicy {
-            spin_rounds,
-            park_yields,
-            spin: SpinPolicy::default(),
-            remote_wakes_seen: 0,
-        }
-    }
-}
+use super::spin::SPIN_PAUSES;
+use crate::scheduler::multi_thread::worker::Core;
+use crate::scheduler::multi_thread::Handle;
+use crate::scheduler::RunTask;
 
 impl Core {
-    pub(super) fn steal_work(&mut self, handle: &Handle) -> Option<RunTask> {
+    pub(in crate::scheduler::multi_thread) fn steal_work(
+        &mut self,
+        handle: &Handle,
+    ) -> Option<RunTask> {
         if !self.transition_to_searching(handle) {
             return None;
         }
@@ -80,7 +60,10 @@ impl Core {
     /// Briefly waits for work to show up, as a searcher only (at most half the workers),
     /// so a worker does not park just before the next task arrives.
     /// Only while recent idle episodes were short, and one spinner at a time (spin.rs).
-    pub(super) fn spin_for_work(&mut self, handle: &Handle) -> Option<RunTask> {
+    pub(in crate::scheduler::multi_thread) fn spin_for_work(
+        &mut self,
+        handle: &Handle,
+    ) -> Option<RunTask> {
         self.idle.spin.begin_idle();
         if !self.is_searching || !self.idle.spin.worth_spinning() || !handle.driver_attended() {
             return None;
@@ -112,7 +95,10 @@ impl Core {
     /// ran out of work and a `block_on` caller is polling, likely waking more (spin.rs,
     /// `PARK_YIELDS`): it may share this CPU. Not parked meanwhile, so its pushes make no
     /// unpark and `block_on` does not count this CPU as free.
-    pub(super) fn yield_for_work(&mut self, handle: &Handle) -> Option<RunTask> {
+    pub(in crate::scheduler::multi_thread) fn yield_for_work(
+        &mut self,
+        handle: &Handle,
+    ) -> Option<RunTask> {
         if self.idle.park_yields == 0 {
             return None;
         }
@@ -173,7 +159,10 @@ impl Core {
     /// that word, which our `fetch_sub` reads after, acquiring the push), and work pushed
     /// after it meets a notifier that sees no searcher and wakes someone itself
     /// (idle.rs; loom: `loom_idle`, and `searcher_hand_off_two_workers` for the hand-off).
-    pub(super) fn transition_from_searching(&mut self, handle: &Handle) {
+    pub(in crate::scheduler::multi_thread) fn transition_from_searching(
+        &mut self,
+        handle: &Handle,
+    ) {
         if !self.is_searching {
             return;
         }
@@ -184,14 +173,17 @@ impl Core {
         }
     }
 
-    pub(super) fn should_notify_others(&self) -> bool {
+    pub(in crate::scheduler::multi_thread) fn should_notify_others(&self) -> bool {
         // A searcher will notify when it finds work; otherwise, more than one runnable
         // task here means a sibling could take some.
         !self.is_searching && usize::from(!self.me.lifo.is_empty()) + self.run_queue.len() > 1
     }
 
     /// False when there is still work here; otherwise registers as parked.
-    pub(super) fn transition_to_parked(&mut self, handle: &Handle) -> bool {
+    pub(in crate::scheduler::multi_thread) fn transition_to_parked(
+        &mut self,
+        handle: &Handle,
+    ) -> bool {
         if self.has_tasks() {
             return false;
         }
@@ -216,7 +208,10 @@ impl Core {
     }
 
     /// After a wake-up: true when the worker should run again.
-    pub(super) fn transition_from_parked(&mut self, handle: &Handle) -> bool {
+    pub(in crate::scheduler::multi_thread) fn transition_from_parked(
+        &mut self,
+        handle: &Handle,
+    ) -> bool {
         if self.has_tasks() {
             // Woken with work of its own (e.g. the driver dispatched here): unpark as a
             // non-searcher unless someone already counted us as a notified searcher.
