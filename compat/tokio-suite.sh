@@ -10,6 +10,7 @@
 # (RUSTFLAGS is cleared); `#[ignore]`d tests are skipped, as libtest does by default.
 #
 # Usage: compat/tokio-suite.sh [TEST_NAME...]   (default: every tests/*.rs)
+#        compat/tokio-suite.sh --report-only     (the report again from the last run's logs)
 # Environment: TOKIO_SRC (tokio-1.54.1 source dir), PER_FILE_TIMEOUT (seconds, default 120),
 #              BUILD_TIMEOUT (seconds, default 5400), CARGO_BUILD_JOBS.
 # Output: a table on stdout and compat/target/tokio-suite/report.md.
@@ -30,7 +31,17 @@ if [[ ! -d "$TOKIO_SRC/tests" ]]; then
     exit 2
 fi
 
+report_only=0
+if [[ "${1:-}" == "--report-only" ]]; then
+    report_only=1
+    shift
+fi
+
 mkdir -p "$crate" "$state/run"
+if [[ $report_only == 1 ]]; then
+    python3 "$here/tokio_suite.py" build-json "$state/build.json.log" "$state/build.json" || exit 2
+    exec python3 "$here/tokio_suite.py" report "$state" "$TOKIO_SRC" "$(cat "$state/commit.txt")" "$state/report.md"
+fi
 python3 "$here/tokio_suite.py" gen "$TOKIO_SRC" "$patch_dir" "$crate" || exit 2
 
 if [[ $# -gt 0 ]]; then
@@ -43,37 +54,44 @@ export RUSTFLAGS=""
 export CARGO_TARGET_DIR="$state/target"
 unset RUSTDOCFLAGS CARGO_ENCODED_RUSTFLAGS
 
-commit="$(git -C "$here" rev-parse HEAD 2>/dev/null || echo unknown)"
-if ! git -C "$here" diff --quiet HEAD -- . 2>/dev/null; then
-    commit="$commit (+ uncommitted changes in compat/)"
+# The code under test is runtime/ and compat/tokio/: name the last commit that changed
+# them, and the checked-out commit the suite ran on.
+root="$(cd "$here/.." && pwd)"
+head="$(git -C "$root" rev-parse --short=10 HEAD 2>/dev/null || echo unknown)"
+code="$(git -C "$root" log -1 --format=%h --abbrev=10 -- runtime compat/tokio 2>/dev/null || echo unknown)"
+commit="$code (last change to runtime/ and compat/tokio/; ran on checkout $head"
+if ! git -C "$root" diff --quiet HEAD -- runtime compat/tokio 2>/dev/null; then
+    commit="$commit, with uncommitted changes to runtime/ or compat/tokio/"
 fi
-if ! git -C "$here/.." diff --quiet HEAD -- runtime 2>/dev/null; then
-    commit="$commit (+ uncommitted changes in runtime/)"
-fi
+commit="$commit)"
+echo "$commit" >"$state/commit.txt"
 
 # One build of every target, continuing past the ones that fail, with JSON messages so
 # that each error and each executable is attributed to its own test target.
 test_args=()
 for n in "${names[@]}"; do test_args+=(--test "$n"); done
 echo "building ${#names[@]} test targets (log: $state/build.log)" >&2
-(cd "$crate" && timeout "$build_timeout" cargo test --no-run --keep-going \
+(cd "$crate" && timeout "$build_timeout" cargo build --keep-going \
     --message-format=json "${test_args[@]}") \
     >"$state/build.json.log" 2>"$state/build.log"
 echo "build exit status $?" >&2
 python3 "$here/tokio_suite.py" build-json "$state/build.json.log" "$state/build.json" || exit 2
 
-# Run each test binary that was built, alone, under a per-file timeout. Each runs in its
-# own scratch directory (some tests create files relative to the working directory).
-rm -f "$state"/run/*.log "$state"/run/*.rc
+# Run each test binary that was built, alone, under a per-file timeout, in a fresh copy of
+# tokio's package root: `cargo test` runs a test binary in its package root, and tokio's
+# tests read files there (rt_handle_block_on's `basic_fs` reads `Cargo.toml`). The copy
+# keeps the registry source untouched by tests that write relative to the working directory.
+rm -f "$state"/run/*.log "$state"/run/*.rc "$state"/run/*.list
 for n in "${names[@]}"; do
     exe="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2],{}).get("exe",""))' "$state/build.json" "$n")"
     [[ -n "$exe" ]] || continue
-    wd="$state/run/$n.wd"
-    rm -rf "$wd" && mkdir -p "$wd"
+    wd="$state/run/pkg"
+    rm -rf "$wd" && cp -r "$TOKIO_SRC" "$wd" && chmod -R u+w "$wd"
     echo "running $n" >&2
+    (cd "$wd" && timeout 30 "$exe" --list --format terse) >"$state/run/$n.list" 2>/dev/null
     (cd "$wd" && timeout -k 10 "$per_file_timeout" "$exe") >"$state/run/$n.log" 2>&1
     echo $? >"$state/run/$n.rc"
-    rm -rf "$wd"
 done
+rm -rf "$state/run/pkg"
 
 python3 "$here/tokio_suite.py" report "$state" "$TOKIO_SRC" "$commit" "$state/report.md"
