@@ -390,7 +390,7 @@ def report(state_dir, tokio_src, commit, out_md):
     names = open(os.path.join(state_dir, "crate", "tests.txt")).read().split()
     build = json.load(open(os.path.join(state_dir, "build.json")))
     rows = []
-    tot = {"passed": 0, "failed": 0, "ignored": 0, "unfinished": 0}
+    tot = {"passed": 0, "failed": 0, "ignored": 0, "unfinished": 0, "empty": 0}
     nocompile = []
     sites_of = {}
     failures = []
@@ -418,18 +418,42 @@ def report(state_dir, tokio_src, commit, out_md):
                       if l.endswith(": test")]
         if r["note"]:
             finished = {t for t, _ in LINE_RE.findall(log)}
-            unfinished = [t for t in listed if t not in finished]
-            for t in unfinished:
-                r["failures"].setdefault(t, "unfinished: " + r["note"].split(";")[0])
-            if unfinished:
-                r["unfinished"] = len(unfinished)
+            left = []
+            retried = []
+            for t in listed:
+                if t in finished:
+                    continue
+                rdir = os.path.join(state_dir, "run", n + ".retry")
+                rrc = os.path.join(rdir, t + ".rc")
+                if not os.path.exists(rrc):
+                    left.append(t)
+                    r["failures"].setdefault(t, "unfinished: " + r["note"].split(";")[0])
+                    continue
+                one = parse_run(open(os.path.join(rdir, t + ".log"), errors="replace").read(),
+                                int(open(rrc).read().strip() or "0"))
+                if one["passed"]:
+                    r["passed"] += 1
+                    retried.append(f"{t} passed")
+                elif one["failed"]:
+                    r["failed"] += 1
+                    r["failures"][t] = "(run alone) " + (one["failures"].get(t) or "")
+                    retried.append(f"{t} failed")
+                else:
+                    left.append(t)
+                    r["failures"][t] = "(run alone) " + one["note"]
+                    retried.append(f"{t} {one['note'].split(';')[0]}")
+            if retried:
+                r["note"] += "; run alone: " + ", ".join(retried)
+            if left:
+                r["unfinished"] = len(left)
         for k in ("passed", "failed", "ignored"):
             tot[k] += r[k]
         tot["unfinished"] += r.get("unfinished", 0)
         if r["failed"] or r["note"]:
             status = "FAIL"
         elif r["passed"] == 0 and not listed:
-            status = "0 tests (all cfg'd out here)"
+            status = "0 tests: every test cfg'd out (tokio_unstable, other platform, or feature)"
+            tot["empty"] += 1
         else:
             status = "ok"
         extra = r["note"]
@@ -452,7 +476,8 @@ def report(state_dir, tokio_src, commit, out_md):
         f"{tot['unfinished']} unfinished (in files killed by the per-file timeout or a crash) "
         f"of {total} tests run; {tot['ignored']} ignored; "
         f"{len(nocompile)} of {len(names)} files do not compile; "
-        f"{len(names) - len(nocompile)} files compile.",
+        f"{len(names) - len(nocompile)} files compile, of which {tot['empty']} hold no test "
+        "under this cfg set.",
         "",
         "| file | passed | failed | ignored | status |",
         "|---|---|---|---|---|",
@@ -497,8 +522,26 @@ def report(state_dir, tokio_src, commit, out_md):
     print("\n".join(out))
 
 
+def listed_tests(list_path):
+    if not os.path.exists(list_path):
+        return []
+    return [l[: -len(": test")] for l in open(list_path).read().splitlines() if l.endswith(": test")]
+
+
+def unfinished(list_path, log_path):
+    """Prints the listed tests that have no result line in the log."""
+    log = open(log_path, errors="replace").read()
+    finished = {t for t, _ in LINE_RE.findall(log)}
+    for t in listed_tests(list_path):
+        if t not in finished:
+            print(t)
+
+
 def main():
     cmd = sys.argv[1]
+    if cmd == "unfinished":
+        unfinished(*sys.argv[2:4])
+        return
     if cmd == "gen":
         gen(*sys.argv[2:5])
     elif cmd == "build-json":
