@@ -49,6 +49,29 @@ pub use crate::shutdown_report::{InBlockInPlace, RunningClosure, ShutdownReport,
 use crate::threads::Latch;
 pub use crate::unhandled::UnhandledPanic;
 
+/// The index of the worker thread this is called on, if it is one: 0-based, as
+/// [`RuntimeMetrics`]' per-worker methods (`worker_poll_count(i)`, ...) number the workers.
+///
+/// `None` outside a runtime's worker: on a plain thread, on a blocking-pool thread, and on
+/// the thread that calls [`Runtime::block_on`] of a multi-thread runtime (it is not a
+/// worker). A current-thread runtime (or a [`LocalRuntime`]) has one worker, index 0: the
+/// thread that holds its scheduler core inside `block_on`; a thread in `block_on` that does
+/// not hold the core (another thread does) gets `None`. A task can move between workers
+/// at an `.await`, so the answer holds until the next one.
+///
+/// ```
+/// let rt = runtime::Builder::new_multi_thread().worker_threads(2).build().unwrap();
+/// let index = rt.block_on(async { runtime::spawn(async { runtime::runtime::worker_index() }).await });
+/// assert!(matches!(index.unwrap(), Some(0 | 1)));
+/// assert_eq!(runtime::runtime::worker_index(), None);
+/// ```
+pub fn worker_index() -> Option<usize> {
+    context::with_scheduler(|cx| match cx? {
+        scheduler::Context::MultiThread(cx) => Some(cx.worker_index()),
+        scheduler::Context::CurrentThread(_) => Some(0),
+    })
+}
+
 /// The runtime: a scheduler, its threads, and its drivers.
 pub struct Runtime {
     handle: Handle,

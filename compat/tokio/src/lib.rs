@@ -53,6 +53,10 @@ pub use rt::__tokio_main as main;
 /// expansion names `::tokio`.
 pub use rt::__tokio_test as test;
 
+// `tokio::macros::support`, which tokio's own tests name (`poll_fn`).
+#[doc(hidden)]
+pub use rt::macros;
+
 // What the expansion of `#[tokio::main]` / `#[tokio::test]` names under `::tokio`.
 #[doc(hidden)]
 pub use rt::{__FailOnStall, Builder, LocalOptions, UnhandledPanic};

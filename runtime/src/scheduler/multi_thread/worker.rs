@@ -367,6 +367,11 @@ impl Handle {
 }
 
 impl Context {
+    /// This worker's index, as `RuntimeMetrics`' per-worker methods number it.
+    pub(crate) fn worker_index(&self) -> usize {
+        self.index
+    }
+
     fn run(&self, mut core: Box<Core>) {
         while !core.is_shutdown {
             core.tick = core.tick.wrapping_add(1);
