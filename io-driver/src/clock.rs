@@ -101,6 +101,20 @@ impl Clock {
         Ok(())
     }
 
+    /// Freezes a clock that was never paused at exactly `at` (no later than now).
+    pub(crate) fn pause_at(&self, at: Instant) -> Result<(), &'static str> {
+        let mut state = self.state.lock();
+        // Relaxed: written only under the mutex we hold (see `pause`).
+        if self.virtualized.load(Ordering::Relaxed) {
+            return Err("the clock was paused before: it can be frozen at its origin only once");
+        }
+        state.base = at;
+        state.unfrozen = None;
+        // Relaxed, inside the critical section: the argument at `pause`'s store.
+        self.virtualized.store(true, Ordering::Relaxed);
+        Ok(())
+    }
+
     pub(crate) fn resume(&self) -> Result<(), &'static str> {
         let mut state = self.state.lock();
         if state.unfrozen.is_some() {

@@ -81,6 +81,14 @@ impl Driver {
     /// [`new`](Driver::new), dispatching at most `capacity` readiness events per poll
     /// (more stay pending in epoll for the next). `capacity` is at least 1.
     pub fn with_events_capacity(capacity: usize) -> io::Result<Driver> {
+        Driver::with_config(capacity, shard_count())
+    }
+
+    /// [`with_events_capacity`](Driver::with_events_capacity) with `shards` timer wheels
+    /// (1 to 32) instead of one per CPU. One shard makes the order in which due timers
+    /// fire a function of their deadlines and insertion order alone, whatever the machine
+    /// (the deterministic mode's driver).
+    pub fn with_config(capacity: usize, shards: usize) -> io::Result<Driver> {
         assert!(capacity > 0, "the events capacity must be at least 1");
         let poll = Poll::new()?;
         let waker = mio::Waker::new(poll.registry(), WAKER_TOKEN)?;
@@ -89,7 +97,7 @@ impl Driver {
             registry,
             waker,
             slab: Slab::new(),
-            timers: TimerShards::new(shard_count(), FIRE_BATCH),
+            timers: TimerShards::new(shards, FIRE_BATCH),
             start: Instant::now(),
             clock: Clock::new(),
         });
@@ -313,6 +321,25 @@ impl Handle {
     /// When the clock is already paused.
     pub fn pause(&self) -> Result<(), &'static str> {
         self.clock.pause(self.start)
+    }
+
+    /// Freezes a clock that was never paused at the driver's origin (wheel millisecond 0),
+    /// whatever real time has passed since the driver was made: a clock whose readings
+    /// are a function of the advances alone (the deterministic mode).
+    ///
+    /// # Errors
+    /// When the clock is already paused.
+    pub fn pause_at_origin(&self) -> Result<(), &'static str> {
+        self.clock.pause_at(self.start)
+    }
+
+    /// The deadline of the earliest timer pending in the wheels (or of the wheels' next
+    /// cascade, which is no later), None when no timer is pending. Exact: reads each
+    /// wheel under its mutex.
+    pub fn next_timer(&self) -> Option<Instant> {
+        self.timers
+            .next_expiration()
+            .and_then(|ms| self.instant_at(ms))
     }
 
     /// Lets a paused clock run again at real speed, from the time it shows.

@@ -232,6 +232,14 @@ impl TimerShards {
         }
     }
 
+    /// The earliest next expiration of any wheel (wheel ms), each read under its mutex.
+    pub fn next_expiration(&self) -> Option<u64> {
+        self.shards
+            .iter()
+            .filter_map(|s| s.wheel.lock().next_expiration())
+            .min()
+    }
+
     /// Allocated timer entries in the wheels (test/diagnostic hook).
     pub fn entries(&self) -> usize {
         self.shards.iter().map(|s| s.wheel.lock().len()).sum()

@@ -35,6 +35,11 @@ use std::time::Duration;
 use shim::sync::{Arc, Condvar, Mutex};
 use task::{JoinHandle, Notified, OwnedTasks, Schedule, SpawnMeta, Task};
 
+/// A queued closure as the deterministic mode runs it: its task's header address, its
+/// description (name, spawn location) and the job.
+#[cfg(all(feature = "deterministic", not(loom)))]
+pub(crate) type SimJob = (usize, String, Box<dyn FnOnce() + Send + 'static>);
+
 /// Pool settings from the `Builder`.
 #[derive(Clone)]
 pub(crate) struct Config {
@@ -50,6 +55,10 @@ pub(crate) struct Config {
     /// while it runs (see `time::clock`).
     #[cfg(not(loom))]
     pub(crate) clock: Option<std::sync::Arc<io_driver::Handle>>,
+    /// The deterministic mode: no pool thread is started; closures wait in the queue for
+    /// the stepper's blocking participant (`Spawner::sim_next`, sim/blocking.rs).
+    #[cfg(all(feature = "deterministic", not(loom)))]
+    pub(crate) sim: bool,
 }
 
 /// Cheap handle to the pool.
@@ -247,6 +256,38 @@ impl Spawner {
         done
     }
 
+    /// The deterministic mode's blocking participant: whether a closure is queued.
+    #[cfg(all(feature = "deterministic", not(loom)))]
+    pub(crate) fn sim_has_queued(&self) -> bool {
+        !self.inner.state.lock().queue.is_empty()
+    }
+
+    /// The deterministic mode: takes the first queued closure as a job that runs it as a
+    /// pool thread would (in the runtime's context, marked as this pool's thread), with
+    /// its task's header address and spawn location.
+    #[cfg(all(feature = "deterministic", not(loom)))]
+    pub(crate) fn sim_next(&self) -> Option<SimJob> {
+        let task = self.inner.state.lock().queue.pop_front()?;
+        let addr = task.addr();
+        let meta = task.meta();
+        let what = match (meta.name(), meta.spawned_at()) {
+            (Some(name), Some(at)) => format!("`{name}` spawned at {at}"),
+            (None, Some(at)) => format!("spawned at {at}"),
+            (Some(name), None) => format!("`{name}`"),
+            (None, None) => "(no spawn location)".to_string(),
+        };
+        let me = self.inner.clone();
+        let job = move || {
+            let sched = BlockingSchedule(me.clone());
+            crate::context::set_blocking_pool(Arc::as_ptr(&me).cast());
+            let runtime = me.runtime.lock().clone();
+            let _enter = runtime.map(crate::context::enter);
+            task.run(&sched);
+            crate::time::AutoAdvanceGuard::after_run();
+        };
+        Some((addr, what, Box::new(job)))
+    }
+
     /// A snapshot of the pool threads' run slots (taken under the list's lock, read
     /// without it).
     #[cfg(not(loom))]
@@ -399,6 +440,10 @@ impl Inner {
         // before it exits.
         let mut state = me.state.lock();
         state.queue.push_back(task);
+        #[cfg(all(feature = "deterministic", not(loom)))]
+        if me.config.sim {
+            return;
+        }
         if state.num_idle > 0 {
             state.num_idle -= 1;
             state.num_notify += 1;

@@ -23,6 +23,8 @@ use crate::scheduler::{self, current_thread, multi_thread};
 use crate::threads::{Latch, Role, ThreadSpawner};
 use crate::unhandled::{self, UnhandledPanic};
 
+#[cfg(all(feature = "deterministic", not(loom)))]
+mod deterministic;
 mod observe;
 
 /// Ticks between two non-blocking polls of the I/O driver by a busy scheduler thread.
@@ -89,6 +91,9 @@ pub struct Builder {
     hooks: crate::hooks::Hooks,
     name: Option<String>,
     start_paused: bool,
+    /// `deterministic`'s seed and options (builder/deterministic.rs).
+    #[cfg(all(feature = "deterministic", not(loom)))]
+    sim: Option<(u64, crate::sim::Options)>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -159,6 +164,8 @@ impl Builder {
             rng_seed: None,
             hooks: crate::hooks::Hooks::default(),
             name: None,
+            #[cfg(all(feature = "deterministic", not(loom)))]
+            sim: None,
         }
     }
 
@@ -443,6 +450,10 @@ impl Builder {
     }
 
     fn build_runtime(&mut self) -> io::Result<Runtime> {
+        #[cfg(all(feature = "deterministic", not(loom)))]
+        if let Some((seed, options)) = self.sim {
+            return self.build_sim(seed, options);
+        }
         let seeds = self
             .rng_seed
             .as_ref()
@@ -459,6 +470,8 @@ impl Builder {
             hooks: self.hooks.clone(),
             #[cfg(not(loom))]
             clock: driver.time_handle_opt().cloned(),
+            #[cfg(all(feature = "deterministic", not(loom)))]
+            sim: false,
         });
         match self.kind {
             Kind::CurrentThread => {

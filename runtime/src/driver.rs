@@ -44,10 +44,24 @@ pub(crate) struct Locked<'a> {
 impl Driver {
     /// `events`: readiness events dispatched per driver poll (`Builder::max_io_events_per_tick`).
     pub(crate) fn new(enable_io: bool, enable_time: bool, events: usize) -> io::Result<Driver> {
+        Driver::with_timer_shards(enable_io, enable_time, events, 0)
+    }
+
+    /// `new` with `shards` timer wheels (0: one per CPU, io-driver's default).
+    pub(crate) fn with_timer_shards(
+        enable_io: bool,
+        enable_time: bool,
+        events: usize,
+        shards: usize,
+    ) -> io::Result<Driver> {
         #[cfg(not(loom))]
         {
             let inner = if enable_io || enable_time {
-                let driver = io_driver::Driver::with_events_capacity(events)?;
+                let driver = if shards == 0 {
+                    io_driver::Driver::with_events_capacity(events)?
+                } else {
+                    io_driver::Driver::with_config(events, shards)?
+                };
                 let handle = driver.handle().clone();
                 Some(Inner {
                     driver: parking_lot::Mutex::new(driver),
@@ -65,7 +79,7 @@ impl Driver {
         }
         #[cfg(loom)]
         {
-            let _ = events;
+            let _ = (events, shards);
             Ok(Driver {
                 enable_io,
                 enable_time,

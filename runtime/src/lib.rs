@@ -168,6 +168,8 @@ mod scheduler;
 mod shutdown_report;
 #[cfg(all(unix, not(loom)))]
 pub mod signal;
+#[cfg(all(feature = "deterministic", not(loom)))]
+pub mod sim;
 pub mod sync;
 pub mod task;
 mod threads;

@@ -81,6 +81,9 @@ pub struct Runtime {
     is_shut_down: bool,
     /// `Builder::rng_seed`'s generator: seeds each `block_on` thread (rand.rs).
     seeds: Option<Arc<crate::rand::SeedGenerator>>,
+    /// The deterministic mode's stepper, which runs the workers (sim/stepper.rs).
+    #[cfg(all(feature = "deterministic", not(loom)))]
+    stepper: Option<parking_lot::Mutex<crate::sim::stepper::Stepper>>,
 }
 
 pub(crate) enum Flavor {
@@ -102,7 +105,48 @@ impl Runtime {
             exited,
             is_shut_down: false,
             seeds: None,
+            #[cfg(all(feature = "deterministic", not(loom)))]
+            stepper: None,
         }
+    }
+
+    #[cfg(all(feature = "deterministic", not(loom)))]
+    pub(crate) fn with_stepper(mut self, stepper: crate::sim::stepper::Stepper) -> Runtime {
+        self.stepper = Some(parking_lot::Mutex::new(stepper));
+        self
+    }
+
+    /// The hash of every scheduling event of this deterministic runtime so far (steps,
+    /// polls, wakes, parks, timer advances, blocking closures; see [`crate::sim`]): equal
+    /// for two runs of the same program with the same seed, and different, with high
+    /// probability, for two runs that scheduled differently.
+    ///
+    /// # Panics
+    /// When the runtime is not deterministic (`Builder::deterministic`).
+    #[cfg(all(feature = "deterministic", not(loom)))]
+    #[track_caller]
+    pub fn trace_hash(&self) -> u64 {
+        self.sim_stepper("trace_hash").lock().trace_hash()
+    }
+
+    /// How many events [`trace_hash`](Self::trace_hash) has folded in.
+    ///
+    /// # Panics
+    /// When the runtime is not deterministic.
+    #[cfg(all(feature = "deterministic", not(loom)))]
+    #[track_caller]
+    pub fn trace_events(&self) -> u64 {
+        self.sim_stepper("trace_events").lock().trace_events()
+    }
+
+    #[cfg(all(feature = "deterministic", not(loom)))]
+    #[track_caller]
+    fn sim_stepper(&self, what: &str) -> &parking_lot::Mutex<crate::sim::stepper::Stepper> {
+        self.stepper.as_ref().unwrap_or_else(|| {
+            panic!(
+                "`Runtime::{what}` is for deterministic runtimes: build it with                  `Builder::deterministic(seed)`"
+            )
+        })
     }
 
     pub(crate) fn with_seeds(mut self, seeds: Option<Arc<crate::rand::SeedGenerator>>) -> Runtime {
@@ -152,6 +196,15 @@ impl Runtime {
         let future =
             crate::unhandled::BlockOnGuard::new(self.handle.inner.unhandled_panic(), future);
         let _seed = crate::rand::enter(self.seeds.as_deref());
+        #[cfg(all(feature = "deterministic", not(loom)))]
+        if let Some(stepper) = &self.stepper {
+            let Some(mut stepper) = stepper.try_lock() else {
+                panic!(
+                    "a deterministic runtime runs one `block_on` at a time (another thread                      is in one): join the futures into one `block_on`"
+                );
+            };
+            return stepper.block_on(future);
+        }
         match (&self.flavor, &self.handle.inner) {
             (Flavor::CurrentThread(ct), scheduler::Handle::CurrentThread(h)) => {
                 ct.block_on(h, future)
@@ -308,6 +361,10 @@ impl Runtime {
             (Flavor::CurrentThread(ct), scheduler::Handle::CurrentThread(h)) => ct.shutdown(h),
             (Flavor::MultiThread(h), _) => {
                 h.close();
+                #[cfg(all(feature = "deterministic", not(loom)))]
+                if let Some(stepper) = &self.stepper {
+                    stepper.lock().shutdown();
+                }
                 if self.exited.wait(timeout) {
                     for t in self.threads.drain(..) {
                         let _ = t.join();

@@ -174,6 +174,13 @@ impl<S: 'static> Notified<S> {
     pub fn is_bound(&self) -> bool {
         self.0.header().is_bound()
     }
+
+    /// The task's identity: id (assigned now if nobody asked for it before), name, spawn
+    /// location.
+    pub fn meta(&self) -> meta::TaskMeta {
+        // SAFETY: this notified reference keeps the task live for the call.
+        unsafe { meta::meta_of(self.0.raw) }
+    }
 }
 
 impl<S: 'static> Drop for Notified<S> {

@@ -226,6 +226,22 @@ impl Handle {
         }
     }
 
+    /// The deterministic mode's state, when this runtime runs in it.
+    #[cfg(all(feature = "deterministic", not(loom)))]
+    pub(crate) fn sim(&self) -> Option<&std::sync::Arc<crate::sim::Sim>> {
+        match self {
+            Handle::MultiThread(h) => h.sim.get(),
+            Handle::CurrentThread(_) => None,
+        }
+    }
+
+    /// Without the `deterministic` feature no runtime runs in the mode.
+    #[cfg(not(all(feature = "deterministic", not(loom))))]
+    #[allow(dead_code)]
+    pub(crate) fn sim(&self) -> Option<&std::sync::Arc<std::convert::Infallible>> {
+        None
+    }
+
     pub(crate) fn blocking(&self) -> &crate::blocking::Spawner {
         match self {
             Handle::MultiThread(h) => &h.blocking,

@@ -36,6 +36,8 @@ pub(crate) mod idle;
 mod in_place;
 #[cfg_attr(loom, allow(dead_code))]
 pub(crate) mod monitor;
+#[cfg(all(feature = "deterministic", not(loom)))]
+pub(crate) mod sim_workers;
 pub(crate) mod stack_capture;
 mod worker;
 pub(crate) mod worker_shared;
@@ -48,6 +50,8 @@ use task::OwnedTasks;
 use self::idle::{spin, Hints, Idle};
 use self::monitor::Monitor;
 use self::worker::Core;
+#[cfg(all(feature = "deterministic", not(loom)))]
+pub(crate) use self::worker::ObservePolls;
 pub(crate) use self::worker::{current_index, hand_off_core, Context};
 use self::worker_shared::WorkerShared;
 use crate::blocking;
@@ -100,6 +104,9 @@ pub(crate) struct Handle {
     /// The threads inside `block_in_place`, for the shutdown report (in_place.rs).
     #[cfg(not(loom))]
     pub(crate) in_place: in_place::InPlace,
+    /// The deterministic mode's shared state, when this runtime runs in it (sim/).
+    #[cfg(all(feature = "deterministic", not(loom)))]
+    pub(crate) sim: std::sync::OnceLock<std::sync::Arc<crate::sim::Sim>>,
 }
 
 pub(crate) struct Shared {
@@ -211,6 +218,8 @@ pub(crate) fn create(
         spawner,
         #[cfg(not(loom))]
         in_place: Default::default(),
+        #[cfg(all(feature = "deterministic", not(loom)))]
+        sim: std::sync::OnceLock::new(),
     });
     let launch = cores
         .into_iter()

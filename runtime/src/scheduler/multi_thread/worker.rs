@@ -93,7 +93,7 @@ pub(crate) struct Core {
     pub(super) me: std::sync::Arc<CachePadded<WorkerShared<RunTask>>>,
     park: Option<Parker>,
     pub(super) is_searching: bool,
-    is_shutdown: bool,
+    pub(super) is_shutdown: bool,
     pub(super) rand: FastRand,
     event_interval: u32,
     /// Where this worker's schedules go, and how long a LIFO streak runs (lifo_policy.rs).
@@ -115,6 +115,32 @@ pub(crate) struct Context {
     sched: scheduler::TaskSched,
     index: usize,
     core: RefCell<Option<Box<Core>>>,
+}
+
+/// What one scheduling decision (`Context::step`) left the worker with.
+pub(super) enum Step {
+    /// Go on with the next decision.
+    Go(Box<Core>),
+    /// Nothing to run anywhere it may look: park.
+    Idle(Box<Core>),
+    /// `block_in_place` handed the core to another thread during a poll.
+    HandedOff,
+}
+
+/// Sees each poll of a worker's run (the deterministic mode's trace); `()` sees nothing
+/// and compiles away.
+pub(crate) trait ObservePolls {
+    /// Worker `worker` is about to poll `task` (`lifo`: taken from the LIFO slot).
+    fn poll(&mut self, worker: usize, task: &RunTask, lifo: bool);
+    /// The poll returned (`completed`: the task finished).
+    fn polled(&mut self, completed: bool);
+}
+
+impl ObservePolls for () {
+    #[inline(always)]
+    fn poll(&mut self, _: usize, _: &RunTask, _: bool) {}
+    #[inline(always)]
+    fn polled(&mut self, _: bool) {}
 }
 
 impl Core {
@@ -151,6 +177,62 @@ impl Core {
     }
 }
 
+impl Context {
+    /// A worker's scheduler context, before its loop starts.
+    fn new(handle: Arc<Handle>, index: usize) -> Context {
+        Context {
+            sched: scheduler::TaskSched::new(&scheduler::Handle::MultiThread(handle.clone())),
+            handle,
+            index,
+            core: RefCell::new(None),
+        }
+    }
+}
+
+#[cfg(all(feature = "deterministic", not(loom)))]
+impl Context {
+    /// A logical worker's context (sim_workers.rs).
+    pub(super) fn for_sim(handle: Arc<Handle>, index: usize) -> Context {
+        Context::new(handle, index)
+    }
+}
+
+#[cfg(all(feature = "deterministic", not(loom)))]
+impl Core {
+    /// Whether this core's parker holds a notification (taken by this call).
+    pub(super) fn parker_notified(&self) -> bool {
+        self.park
+            .as_ref()
+            .is_some_and(|p| p.try_take_notification())
+    }
+
+    /// Moves the LIFO slot's task to the back of the ring, where siblings can steal it
+    /// (the deterministic mode's perturbation). False when the slot was empty.
+    pub(super) fn demote_lifo(&mut self, handle: &Handle) -> bool {
+        match self.me.lifo.take() {
+            Some(task) => {
+                self.push_back(task, handle);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+#[cfg(all(feature = "deterministic", not(loom)))]
+impl Context {
+    /// A driver turn now (the deterministic mode's perturbation: timers, I/O and the
+    /// deferred list before the next task).
+    pub(super) fn sim_driver_turn(&self, core: Box<Core>) -> Box<Core> {
+        self.driver_turn(core)
+    }
+
+    /// Whether this worker's runtime runs in the deterministic mode.
+    fn is_sim(&self) -> bool {
+        self.handle.sim.get().is_some()
+    }
+}
+
 /// The worker thread's body.
 pub(super) fn run(handle: Arc<Handle>, core: Box<Core>) {
     // A worker may `block_in_place`: it hands its core off first.
@@ -159,12 +241,7 @@ pub(super) fn run(handle: Arc<Handle>, core: Box<Core>) {
     let index = core.index;
     // Stall and shutdown reports signal the thread running this worker now.
     handle.monitor.published[index].set_thread(super::stack_capture::current_tid());
-    let cx = scheduler::Context::MultiThread(Context {
-        sched: scheduler::TaskSched::new(&scheduler::Handle::MultiThread(handle.clone())),
-        handle,
-        index,
-        core: RefCell::new(None),
-    });
+    let cx = scheduler::Context::MultiThread(Context::new(handle, index));
     context::set_scheduler(&cx, || {
         let scheduler::Context::MultiThread(cx) = &cx else {
             unreachable!()
@@ -196,6 +273,11 @@ pub(crate) fn hand_off_core() -> bool {
         let Some(scheduler::Context::MultiThread(cx)) = cx else {
             return false;
         };
+        // One thread steps a deterministic runtime: the closure runs inline.
+        #[cfg(all(feature = "deterministic", not(loom)))]
+        if cx.is_sim() {
+            return false;
+        }
         let Some(core) = cx
             .core
             .try_borrow_mut()
@@ -374,55 +456,71 @@ impl Context {
 
     fn run(&self, mut core: Box<Core>) {
         while !core.is_shutdown {
-            core.tick = core.tick.wrapping_add(1);
-            if core.tick.is_multiple_of(core.event_interval) {
-                core = self.maintenance(core);
-                if core.is_shutdown {
-                    break;
+            core = match self.step(core, &mut ()) {
+                Step::Go(core) => core,
+                Step::Idle(core) => self.park(core),
+                // `block_in_place` handed the core to a new thread during the poll: this
+                // thread is no longer a worker.
+                Step::HandedOff => {
+                    #[cfg(not(loom))]
+                    self.handle.in_place.leave();
+                    return;
                 }
-            }
-            let task = match core.next_task(&self.handle) {
-                Some(task) => Some(task),
-                None if !core.defer.is_empty() => {
-                    // Ring and global queue are empty: the yielders' turn, after the
-                    // driver's (a task yielding while it waits for I/O finds its event
-                    // dispatched when it resumes). No steal: this worker has work of its
-                    // own.
-                    core = self.driver_turn(core);
-                    continue;
-                }
-                None => {
-                    // Out of work: the tuning window measures polls back to back, so time
-                    // spent searching, spinning or parked is never charged to polls (it
-                    // would read as long polls and shrink the interval to its floor).
-                    core.global.restart_window();
-                    // Nothing is queued here: a pending mark is of a task gone elsewhere.
-                    core.sampler.clear();
-                    core.steal_work(&self.handle)
-                        .or_else(|| core.spin_for_work(&self.handle))
-                        .or_else(|| core.yield_for_work(&self.handle))
-                }
-            };
-            core = match task {
-                Some(task) => match self.run_task(task, core) {
-                    Some(core) => core,
-                    // `block_in_place` handed the core to a new thread during the poll:
-                    // this thread is no longer a worker.
-                    None => {
-                        #[cfg(not(loom))]
-                        self.handle.in_place.leave();
-                        return;
-                    }
-                },
-                None => self.park(core),
             };
         }
         self.shutdown(core);
     }
 
+    /// One scheduling decision and its poll: the maintenance when due, then the next
+    /// task (or the deferred list's turn, or a search) and its run. `Idle`: nothing was
+    /// found, the worker should park. `obs` sees each poll (`()` sees nothing).
+    #[inline(always)]
+    pub(super) fn step<O: ObservePolls>(&self, mut core: Box<Core>, obs: &mut O) -> Step {
+        core.tick = core.tick.wrapping_add(1);
+        if core.tick.is_multiple_of(core.event_interval) {
+            core = self.maintenance(core);
+            if core.is_shutdown {
+                return Step::Go(core);
+            }
+        }
+        let task = match core.next_task(&self.handle) {
+            Some(task) => Some(task),
+            None if !core.defer.is_empty() => {
+                // Ring and global queue are empty: the yielders' turn, after the
+                // driver's (a task yielding while it waits for I/O finds its event
+                // dispatched when it resumes). No steal: this worker has work of its
+                // own.
+                return Step::Go(self.driver_turn(core));
+            }
+            None => {
+                // Out of work: the tuning window measures polls back to back, so time
+                // spent searching, spinning or parked is never charged to polls (it
+                // would read as long polls and shrink the interval to its floor).
+                core.global.restart_window();
+                // Nothing is queued here: a pending mark is of a task gone elsewhere.
+                core.sampler.clear();
+                core.steal_work(&self.handle)
+                    .or_else(|| core.spin_for_work(&self.handle))
+                    .or_else(|| core.yield_for_work(&self.handle))
+            }
+        };
+        match task {
+            Some(task) => match self.run_task(task, core, obs) {
+                Some(core) => Step::Go(core),
+                None => Step::HandedOff,
+            },
+            None => Step::Idle(core),
+        }
+    }
+
     /// Runs `task`, then what it left in the LIFO slot (a bounded streak). None when the
     /// core was handed off during a poll (`block_in_place`).
-    fn run_task(&self, task: RunTask, mut core: Box<Core>) -> Option<Box<Core>> {
+    fn run_task<O: ObservePolls>(
+        &self,
+        task: RunTask,
+        mut core: Box<Core>,
+        obs: &mut O,
+    ) -> Option<Box<Core>> {
         core.transition_from_searching(&self.handle);
         core.lifo.open_streak();
         core.stats.counts.polls += 1;
@@ -430,32 +528,40 @@ impl Context {
         // One check per run, not per poll (metrics/sampler.rs): a run that cannot reach
         // the sampler's due poll runs with no check at all.
         if core.sampler.run_may_reach_due(polls) {
-            return self.run_polls_sampling(task, core, polls);
+            return self.run_polls_sampling(task, core, polls, obs);
         }
-        self.run_polls::<false>(task, core, polls)
+        self.run_polls::<false, O>(task, core, polls, obs)
     }
 
     /// `run_polls` with the sampler's check before each poll: for the runs that may
     /// reach its due poll. Not `#[cold]`: one run in about `n / 17` takes it, and it
     /// should run as fast as the inlined copy.
     #[inline(never)]
-    fn run_polls_sampling(&self, task: RunTask, core: Box<Core>, polls: u64) -> Option<Box<Core>> {
-        self.run_polls::<true>(task, core, polls)
+    fn run_polls_sampling<O: ObservePolls>(
+        &self,
+        task: RunTask,
+        core: Box<Core>,
+        polls: u64,
+        obs: &mut O,
+    ) -> Option<Box<Core>> {
+        self.run_polls::<true, O>(task, core, polls, obs)
     }
 
     /// `run_task` from the first poll (number `polls`) on. `SAMPLING`: each poll that
     /// reaches the sampler's due count takes `poll_sampled`.
     #[inline(always)]
-    fn run_polls<const SAMPLING: bool>(
+    fn run_polls<const SAMPLING: bool, O: ObservePolls>(
         &self,
         task: RunTask,
         core: Box<Core>,
         mut polls: u64,
+        obs: &mut O,
     ) -> Option<Box<Core>> {
         let me = &self.handle.shared.workers[self.index];
         let sampled = SAMPLING && core.sampler.is_due(polls);
         *self.core.borrow_mut() = Some(core);
         coop::budget(|| {
+            obs.poll(self.index, &task, false);
             let mut completed = if sampled {
                 self.poll_sampled(task, me, polls, false)
             } else {
@@ -469,6 +575,7 @@ impl Context {
             loop {
                 // Taken before any stamp: a core handed off mid-poll stamps its own polls
                 // on its new thread.
+                obs.polled(completed);
                 let mut core = self.core.borrow_mut().take()?;
                 core.stats.counts.completed += u64::from(completed);
                 // The poll's end is stamped only when the run ends: a LIFO poll's
@@ -505,6 +612,7 @@ impl Context {
                 polls = core.stats.counts.polls;
                 let sampled = SAMPLING && core.sampler.is_due(polls);
                 *self.core.borrow_mut() = Some(core);
+                obs.poll(self.index, &task, true);
                 completed = if sampled {
                     self.poll_sampled(task, me, polls, true)
                 } else {
@@ -562,9 +670,14 @@ impl Context {
         }
     }
 
+    /// `notify_backlog`, for the deterministic mode's park and wake-up steps.
+    #[cfg(all(feature = "deterministic", not(loom)))]
+    pub(super) fn notify_backlog_of(&self, core: &Core) {
+        self.notify_backlog(core);
+    }
+
     fn park(&self, mut core: Box<Core>) -> Box<Core> {
-        if core.transition_to_parked(&self.handle) {
-            self.handle.shared.workers[self.index].idle();
+        if self.park_begin(&mut core) {
             while !core.is_shutdown {
                 core.stats.check_noop();
                 core.stats.about_to_park();
@@ -577,15 +690,7 @@ impl Context {
                 // thread land in our own queue (the check after the loop tells others).
                 core = park_reachable(&self.core, core, Parker::park);
                 self.handle.hooks.after_unpark();
-                // One clock reading for the busy time and the idle episode.
-                let now = std::time::Instant::now();
-                core.stats.unparked_at(now);
-                core.stats.mark_unpark_polls();
-                core.is_shutdown = self.handle.is_closed();
-                if core.transition_from_parked(&self.handle) {
-                    core.idle.spin.end_idle_at(now);
-                    // After the idle-count change above (monitor.rs: no lost wake-up).
-                    self.handle.monitor.worker_unparked();
+                if self.park_end(&mut core) {
                     break;
                 }
             }
@@ -594,7 +699,36 @@ impl Context {
         core
     }
 
-    fn shutdown(&self, mut core: Box<Core>) {
+    /// The worker ran dry: registers as parked (idle/search.rs), false when work showed
+    /// up first.
+    #[inline(always)]
+    pub(super) fn park_begin(&self, core: &mut Core) -> bool {
+        if core.transition_to_parked(&self.handle) {
+            self.handle.shared.workers[self.index].idle();
+            return true;
+        }
+        false
+    }
+
+    /// After a wake-up of a parked worker: true when it runs again (it was notified, has
+    /// work of its own, or the runtime is closing), false when it parks again.
+    #[inline(always)]
+    pub(super) fn park_end(&self, core: &mut Core) -> bool {
+        // One clock reading for the busy time and the idle episode.
+        let now = std::time::Instant::now();
+        core.stats.unparked_at(now);
+        core.stats.mark_unpark_polls();
+        core.is_shutdown = self.handle.is_closed();
+        if core.transition_from_parked(&self.handle) {
+            core.idle.spin.end_idle_at(now);
+            // After the idle-count change above (monitor.rs: no lost wake-up).
+            self.handle.monitor.worker_unparked();
+            return true;
+        }
+        false
+    }
+
+    pub(super) fn shutdown(&self, mut core: Box<Core>) {
         // Cancel live tasks on this worker's thread, starting with its own shard.
         core.stats.counts.completed +=
             self.handle.shared.owned.close_and_shutdown_all(core.index) as u64;

@@ -141,6 +141,17 @@ impl Idle {
         }
     }
 
+    /// Shuffles the sleepers list with `pick(n)` (a draw below `n`): the deterministic
+    /// mode's seeded choice of whom a notify wakes.
+    #[cfg(all(feature = "deterministic", not(loom)))]
+    pub(crate) fn shuffle_sleepers(&self, mut pick: impl FnMut(usize) -> usize) {
+        let mut sleepers = self.sleepers.lock();
+        for i in (1..sleepers.len()).rev() {
+            let j = pick(i + 1);
+            sleepers.swap(i, j);
+        }
+    }
+
     /// True while `worker` is in the sleepers list (not yet notified).
     pub(crate) fn is_parked(&self, worker: usize) -> bool {
         self.sleepers.lock().contains(&worker)

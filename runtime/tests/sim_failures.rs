@@ -1,0 +1,191 @@
+//! A deterministic run that cannot finish says so: a deadlock (nothing runnable, nothing
+//! due) and a livelock (one task polled 10^6 times at one virtual instant) panic with the
+//! seed and the task; a blocking closure that waits on a task is reported by its spawn
+//! location within a second of wall time. Blocking closures run at deterministic points.
+//!
+//! Each run is bounded by the watchdog: none of these may hang.
+#![cfg(all(feature = "deterministic", not(loom)))]
+
+#[macro_use]
+mod support;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use runtime::Builder;
+use support::*;
+
+fn sim(seed: u64) -> runtime::Runtime {
+    Builder::new_multi_thread()
+        .worker_threads(4)
+        .enable_all()
+        .deterministic(seed)
+        .build()
+        .unwrap()
+}
+
+fn panic_text(payload: Box<dyn std::any::Any + Send>) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
+}
+
+#[test]
+fn deadlock_panics_with_the_seed_and_a_dump() {
+    let text = watchdog("a deadlocked run", || {
+        let r = std::panic::catch_unwind(|| {
+            let rt = sim(1234);
+            rt.block_on(async {
+                let (_tx, rx) = runtime::sync::oneshot::channel::<()>();
+                let stuck = runtime::task::Builder::new()
+                    .name("waits-forever")
+                    .spawn(async move {
+                        let _ = rx.await;
+                    })
+                    .unwrap();
+                // The sender is held here, never dropped: nothing can ever run again.
+                let _keep = _tx;
+                stuck.await.unwrap();
+            });
+        });
+        panic_text(r.expect_err("a deadlocked run returned"))
+    });
+    assert!(text.contains("deadlock"), "{text}");
+    assert!(text.contains("seed 1234"), "{text}");
+    assert!(text.contains("algorithm version"), "{text}");
+    assert!(
+        text.contains("waits-forever"),
+        "the dump names the stuck task: {text}"
+    );
+}
+
+#[test]
+fn livelock_panics_naming_the_task() {
+    let text = watchdog("a livelocked run", || {
+        let r = std::panic::catch_unwind(|| {
+            let rt = sim(99);
+            rt.block_on(async {
+                let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
+                runtime::task::Builder::new()
+                    .name("spinner")
+                    .spawn({
+                        let flag = flag.clone();
+                        async move {
+                            while !flag.load(std::sync::atomic::Ordering::Relaxed) {
+                                runtime::task::yield_now().await;
+                            }
+                        }
+                    })
+                    .unwrap()
+                    .await
+                    .unwrap();
+            });
+        });
+        panic_text(r.expect_err("a livelocked run returned"))
+    });
+    assert!(text.contains("livelock"), "{text}");
+    assert!(text.contains("spinner"), "{text}");
+    assert!(text.contains("seed 99"), "{text}");
+}
+
+#[test]
+fn blocking_closure_waiting_on_a_task_is_reported() {
+    let text = watchdog("a blocking closure that waits on a task", || {
+        let r = std::panic::catch_unwind(|| {
+            let rt = sim(5);
+            rt.block_on(async {
+                let (tx, mut rx) = runtime::sync::mpsc::channel::<u32>(1);
+                let feeder = runtime::spawn(async move {
+                    runtime::time::sleep(Duration::from_millis(1)).await;
+                    tx.send(1).await.unwrap();
+                });
+                let b = runtime::task::spawn_blocking(move || rx.blocking_recv());
+                let _ = b.await;
+                let _ = feeder.await;
+            });
+        });
+        panic_text(r.expect_err("a stuck blocking closure returned"))
+    });
+    assert!(text.contains("blocking closure"), "{text}");
+    assert!(
+        text.contains("sim_failures.rs"),
+        "the report names the spawn location: {text}"
+    );
+    assert!(text.contains("seed 5"), "{text}");
+}
+
+#[test]
+fn spawn_blocking_replays() {
+    watchdog("blocking closures at deterministic points", || {
+        let run = |seed| {
+            let rt = sim(seed);
+            let log = Arc::new(Mutex::new(Vec::new()));
+            rt.block_on({
+                let log = log.clone();
+                async move {
+                    let mut hs = Vec::new();
+                    for i in 0..6u32 {
+                        let log = log.clone();
+                        hs.push(runtime::spawn(async move {
+                            let l2 = log.clone();
+                            let v = runtime::task::spawn_blocking(move || {
+                                l2.lock().unwrap().push(1000 + i);
+                                i * 2
+                            })
+                            .await
+                            .unwrap();
+                            log.lock().unwrap().push(v);
+                        }));
+                    }
+                    for h in hs {
+                        h.await.unwrap();
+                    }
+                    let path =
+                        std::env::temp_dir().join(format!("sim-fs-{}-{seed}", std::process::id()));
+                    runtime::fs::write(&path, b"sim").await.unwrap();
+                    let back = runtime::fs::read(&path).await.unwrap();
+                    runtime::fs::remove_file(&path).await.unwrap();
+                    assert_eq!(back, b"sim");
+                }
+            });
+            let v = log.lock().unwrap().clone();
+            (v, rt.trace_hash())
+        };
+        let mut distinct = std::collections::HashSet::new();
+        for seed in 0..20 {
+            let a = run(seed);
+            assert_eq!(a.0.len(), 12);
+            assert_eq!(a, run(seed), "seed {seed} ran two ways");
+            distinct.insert(a.0);
+        }
+        assert!(
+            distinct.len() > 1,
+            "blocking closures ran in one order for 20 seeds"
+        );
+    });
+}
+
+#[test]
+fn block_in_place_runs_inline() {
+    watchdog("block_in_place in a deterministic run", || {
+        let rt = sim(8);
+        let v = rt.block_on(async {
+            runtime::spawn(async { runtime::task::block_in_place(|| 41) + 1 })
+                .await
+                .unwrap()
+        });
+        assert_eq!(v, 42);
+    });
+}
+
+#[test]
+fn a_panicking_task_is_reported_to_its_join_handle() {
+    watchdog("a panicking task", || {
+        let rt = sim(3);
+        let err =
+            rt.block_on(async { runtime::spawn(async { panic!("boom") }).await.unwrap_err() });
+        assert!(err.is_panic());
+    });
+}
