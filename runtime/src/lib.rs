@@ -170,6 +170,60 @@ mod shutdown_report;
 pub mod signal;
 #[cfg(all(feature = "deterministic", not(loom)))]
 pub mod sim;
+
+/// Not API: the expansion of `#[runtime::test(deterministic)]` (sim/test.rs).
+#[cfg(all(feature = "deterministic", not(loom)))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __deterministic_test {
+    ($package:expr, $module:expr, $name:expr, $seeds:expr, $build:expr, $body:expr $(,)?) => {
+        $crate::sim::test::run(
+            $crate::sim::test::TestId {
+                package: $package,
+                module: $module,
+                name: $name,
+            },
+            $seeds,
+            $build,
+            $body,
+        )
+    };
+}
+
+/// Not API: the check of `#[runtime::test(deterministic)]` that the feature is on.
+#[cfg(all(feature = "deterministic", not(loom)))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __deterministic_feature {
+    () => {
+        ()
+    };
+}
+
+/// Not API: `#[runtime::test(deterministic)]` without the feature.
+#[cfg(not(all(feature = "deterministic", not(loom))))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __deterministic_test {
+    ($($t:tt)*) => {
+        ::core::unreachable!()
+    };
+}
+
+/// Not API: `#[runtime::test(deterministic)]` without the feature: the error that says
+/// how to turn it on.
+#[cfg(not(all(feature = "deterministic", not(loom))))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __deterministic_feature {
+    () => {
+        ::core::compile_error!(
+            "`#[runtime::test(deterministic)]` needs the `deterministic` feature of `runtime`: \
+             add `features = [\"deterministic\"]` to `runtime` in [dev-dependencies] (or run \
+             `cargo test --features runtime/deterministic`)"
+        )
+    };
+}
 pub mod sync;
 pub mod task;
 mod threads;

@@ -7,6 +7,12 @@
 //! `start_paused = true` starts the runtime's clock paused (`Builder::start_paused`); like
 //! tokio, it is only allowed on the current-thread flavor.
 //!
+//! `#[runtime::test]` also takes `deterministic` (a bare flag, or `deterministic = true`)
+//! and `seeds = N`: the body runs on a deterministic runtime (`Builder::deterministic`)
+//! once per seed `0..N` (1 unless given), on either flavor. `seeds` implies
+//! `deterministic`; both are errors on `main`, and with `start_paused` (the clock is
+//! virtual already) or `fail_on_stall` (there is no monitor thread).
+//!
 //! The arguments are read in two passes. The first is purely syntactic: a comma
 //! separated list of `key = value` pairs, where a key is any identifier (keywords
 //! included, so `crate` parses) and a value any expression. The second checks each
@@ -98,6 +104,8 @@ pub(crate) struct Config {
     pub(crate) shutdown_timeout: Option<u64>,
     /// `fail_on_stall = ".."`, in nanoseconds (more than zero).
     pub(crate) fail_on_stall: Option<u64>,
+    /// `deterministic` / `seeds = N`: the number of seeds to run the body under.
+    pub(crate) seeds: Option<u64>,
 }
 
 const FLAVOR: &str = "flavor";
@@ -108,8 +116,11 @@ const START_PAUSED: &str = "start_paused";
 const NAME: &str = "name";
 const SHUTDOWN_TIMEOUT: &str = "shutdown_timeout";
 const FAIL_ON_STALL: &str = "fail_on_stall";
+const DETERMINISTIC: &str = "deterministic";
+const SEEDS: &str = "seeds";
 const KNOWN_KEYS: &str = "`flavor`, `worker_threads`, `start_paused`, `unhandled_panic`, \
-                          `crate`, `name`, `shutdown_timeout`, `fail_on_stall`";
+                          `crate`, `name`, `shutdown_timeout`, `fail_on_stall`, \
+                          `deterministic`, `seeds`";
 
 /// One `key = value` pair, as written.
 struct RawArg {
@@ -121,6 +132,14 @@ impl Parse for RawArg {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         // `parse_any` accepts keywords, which `crate` is.
         let key = input.call(Ident::parse_any)?;
+        if !input.peek(Token![=]) && key == DETERMINISTIC {
+            // A flag: `deterministic` alone means `deterministic = true`.
+            let value = Expr::Lit(ExprLit {
+                attrs: Vec::new(),
+                lit: Lit::Bool(syn::LitBool::new(true, key.span())),
+            });
+            return Ok(RawArg { key, value });
+        }
         if !input.peek(Token![=]) {
             let name = key.unraw().to_string();
             let msg = if is_known_key(&name) {
@@ -147,6 +166,8 @@ fn is_known_key(name: &str) -> bool {
             | NAME
             | SHUTDOWN_TIMEOUT
             | FAIL_ON_STALL
+            | DETERMINISTIC
+            | SEEDS
     )
 }
 
@@ -167,6 +188,7 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
         name: None,
         shutdown_timeout: None,
         fail_on_stall: None,
+        seeds: None,
     };
     let raw = match Punctuated::<RawArg, Token![,]>::parse_terminated.parse2(args) {
         Ok(raw) => raw,
@@ -183,6 +205,9 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
     let mut name_key: Option<Ident> = None;
     let mut shutdown_key: Option<Ident> = None;
     let mut stall_key: Option<Ident> = None;
+    let mut det_key: Option<Ident> = None;
+    let mut seeds_key: Option<Ident> = None;
+    let mut deterministic = false;
 
     for RawArg { key, value } in raw {
         let name = key.unraw().to_string();
@@ -195,6 +220,8 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
             NAME => &mut name_key,
             SHUTDOWN_TIMEOUT => &mut shutdown_key,
             FAIL_ON_STALL => &mut stall_key,
+            DETERMINISTIC => &mut det_key,
+            SEEDS => &mut seeds_key,
             _ => {
                 errors.push(syn::Error::new(key.span(), unknown_key_message(&name)));
                 continue;
@@ -228,6 +255,8 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
                     Ok(())
                 }
             }),
+            DETERMINISTIC => parse_deterministic(&value).map(|b| deterministic |= b),
+            SEEDS => parse_seeds(&value).map(|n| config.seeds = Some(n)),
             _ => parse_crate_path(&value).map(|p| config.crate_path = p),
         };
         if let Err(e) = result {
@@ -236,6 +265,39 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> (Config, Option<syn::Error
     }
 
     // Checked last so that the order of the arguments does not matter.
+    if deterministic || config.seeds.is_some() {
+        let key = det_key
+            .as_ref()
+            .or(seeds_key.as_ref())
+            .expect("one was given");
+        if !kind.is_test() {
+            let msg = "`deterministic` and `seeds` are for `#[runtime::test]`: in a program, \
+                       use `Builder::deterministic(seed)`";
+            errors.push(syn::Error::new(key.span(), msg));
+        }
+        if let Some(k) = &paused_key {
+            let msg = "`start_paused` does not go with `deterministic`: a deterministic \
+                       runtime's clock is virtual already (it starts paused at its epoch and \
+                       jumps to the next timer); remove `start_paused`";
+            errors.push(syn::Error::new(k.span(), msg));
+        }
+        if let Some(k) = &stall_key {
+            let msg = "`fail_on_stall` does not go with `deterministic`: a deterministic \
+                       runtime has no monitor thread; its stepper reports a livelock instead";
+            errors.push(syn::Error::new(k.span(), msg));
+        }
+        if config.flavor == Flavor::Local {
+            let msg = "`deterministic` runs on `current_thread` or `multi_thread`, not on \
+                       `local`: a `LocalRuntime` has no deterministic mode";
+            errors.push(syn::Error::new(key.span(), msg));
+        }
+        if let Some(k) = &shutdown_key {
+            let msg = "`shutdown_timeout` does not go with `deterministic`: a deterministic \
+                       runtime shuts down by stepping its tasks to the end, in virtual time";
+            errors.push(syn::Error::new(k.span(), msg));
+        }
+        config.seeds = Some(config.seeds.unwrap_or(1));
+    }
     if let Some(key) = &stall_key {
         if !kind.is_test() {
             let msg = "`fail_on_stall` is for `#[runtime::test]`: in a program, use \
@@ -362,6 +424,33 @@ fn parse_worker_threads(value: &Expr) -> syn::Result<LitInt> {
         Ok(_) => Ok(int.clone()),
         // Does not fit a usize.
         Err(e) => Err(syn::Error::new(int.span(), format!("{EXPECTED}: {e}"))),
+    }
+}
+
+fn parse_deterministic(value: &Expr) -> syn::Result<bool> {
+    match value {
+        Expr::Lit(ExprLit {
+            lit: Lit::Bool(b), ..
+        }) => Ok(b.value),
+        _ => Err(syn::Error::new_spanned(
+            value,
+            "`deterministic` is a flag: write `deterministic` (or `deterministic = true`), \
+             and `seeds = N` for how many seeds",
+        )),
+    }
+}
+
+fn parse_seeds(value: &Expr) -> syn::Result<u64> {
+    const MSG: &str = "`seeds` expects an integer literal of at least 1, e.g. `seeds = 500`";
+    match value {
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(lit), ..
+        }) => match lit.base10_parse::<u64>() {
+            Ok(0) => Err(syn::Error::new_spanned(lit, "`seeds` must be at least 1")),
+            Ok(n) => Ok(n),
+            Err(_) => Err(syn::Error::new_spanned(lit, MSG)),
+        },
+        _ => Err(syn::Error::new_spanned(value, MSG)),
     }
 }
 

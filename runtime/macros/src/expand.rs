@@ -371,8 +371,47 @@ fn generate(kind: Kind, config: &Config, func: Function) -> TokenStream {
             #rt.shutdown_timeout(#d);
             #out
         },
-        _ => block_on,
+        _ => block_on.clone(),
     };
+
+    if let Some(seeds) = config.seeds {
+        // The body runs once per seed, each on a fresh deterministic runtime, under the
+        // runner that pins `RUNTIME_SEED`, prints the reproduction and runs the
+        // determinism checker (runtime's `sim::test`). Without runtime's `deterministic`
+        // feature the macro below is a `compile_error!` that says how to turn it on.
+        let test_rt = Ident::new("rt", Span::mixed_site());
+        let seed = Ident::new("seed", Span::mixed_site());
+        return quote! {
+            // Outside the `#[test]` item, so that a missing feature is reported in any build.
+            const _: () = #krate::__deterministic_feature!();
+
+            #marker
+            #(#attrs)*
+            #vis #fn_token #ident #generics (#(#outer_params),*) #output #where_clause {
+                #body_item
+
+                #krate::__deterministic_test!(
+                    ::core::env!("CARGO_PKG_NAME"),
+                    ::core::module_path!(),
+                    ::core::stringify!(#ident),
+                    #seeds,
+                    |#seed: u64| {
+                        #[allow(clippy::expect_used)]
+                        let #test_rt = #krate::Builder::#new()
+                            .enable_all()
+                            #threads
+                            #unhandled
+                            #name
+                            .deterministic(#seed)
+                            .#build
+                            .expect("failed to build the runtime");
+                        #test_rt
+                    },
+                    |#rt: &#krate::Runtime| -> #output_ty { #block_on }
+                )
+            }
+        };
+    }
 
     quote! {
         #marker

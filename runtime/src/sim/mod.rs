@@ -20,6 +20,8 @@ mod blocking;
 pub(crate) mod net;
 mod options;
 pub(crate) mod stepper;
+#[doc(hidden)]
+pub mod test;
 pub(crate) mod trace;
 
 use std::sync::Arc;

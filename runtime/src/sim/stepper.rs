@@ -365,8 +365,8 @@ impl Stepper {
                 .expect("the deterministic mode's clock is paused and in range");
         }
         self.livelock.epoch += 1;
-        let ms = self.sim.elapsed().as_millis() as u64;
-        self.trace.record(Event::Advance { ms });
+        let ns = u64::try_from(self.sim.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.trace.record(Event::Advance { ns });
         self.handle.driver.poll_now();
         self.sim.net.deliver_due(time.now());
         true

@@ -44,14 +44,14 @@ pub(crate) enum Event {
     Step { who: u32, what: u32 },
     /// Worker `worker` polls task `seq` (`lifo`: from the LIFO slot).
     Poll { worker: u32, seq: u64, lifo: bool },
-    /// The poll returned; `done`: it completed the task.
-    Polled { done: bool },
+    /// The poll of task `seq` returned; `done`: it completed the task.
+    Polled { seq: u64, done: bool },
     /// The `block_on` future was polled; `ready`: it completed.
     Main { ready: bool },
     /// The blocking participant ran a closure (task `seq`).
     Blocking { seq: u64 },
-    /// The virtual clock moved to `ms` after the epoch, and `fired` tasks were woken.
-    Advance { ms: u64 },
+    /// The virtual clock moved to `ns` nanoseconds after the epoch.
+    Advance { ns: u64 },
     /// The queues' digest after a step (sim_workers.rs).
     Digest(u64),
     /// A perturbation: the LIFO slot of `worker` demoted (`kind` 0) or a driver turn
@@ -66,10 +66,10 @@ impl Event {
             Event::Poll { worker, seq, lifo } => {
                 (2 | u64::from(lifo) << 8 | u64::from(worker) << 16, seq)
             }
-            Event::Polled { done } => (3, u64::from(done)),
+            Event::Polled { seq, done } => (3 | u64::from(done) << 8, seq),
             Event::Main { ready } => (4, u64::from(ready)),
             Event::Blocking { seq } => (5, seq),
-            Event::Advance { ms } => (6, ms),
+            Event::Advance { ns } => (6, ns),
             Event::Digest(d) => (7, d),
             Event::Perturb { worker, kind } => (8, u64::from(worker) << 32 | u64::from(kind)),
         }
@@ -143,10 +143,14 @@ impl Trace {
     }
 
     pub(crate) fn end_poll(&mut self, done: bool) {
-        if let (true, Some(addr)) = (done, self.polling.take()) {
+        let addr = self.polling.take();
+        let seq = addr
+            .and_then(|a| self.seqs.get(&a).copied())
+            .unwrap_or(u64::MAX);
+        if let (true, Some(addr)) = (done, addr) {
             self.seqs.remove(&addr);
         }
-        self.record(Event::Polled { done });
+        self.record(Event::Polled { seq, done });
     }
 
     /// Forgets the task at `addr` (it completed outside a worker's poll).

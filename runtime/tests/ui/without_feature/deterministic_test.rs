@@ -1,0 +1,4 @@
+#[runtime::test(deterministic, seeds = 10)]
+async fn explores() {}
+
+fn main() {}
