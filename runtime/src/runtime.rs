@@ -139,6 +139,18 @@ impl Runtime {
         self.sim_stepper("trace_events").lock().trace_events()
     }
 
+    /// How this deterministic run's pool spread its work so far: searchers against their
+    /// cap, the longest stretch a worker slept beside a sibling's backlog, polls per
+    /// worker ([`crate::sim::Spread`]).
+    ///
+    /// # Panics
+    /// When the runtime is not deterministic.
+    #[cfg(all(feature = "deterministic", not(loom)))]
+    #[track_caller]
+    pub fn sim_spread(&self) -> crate::sim::Spread {
+        self.sim_stepper("sim_spread").lock().spread()
+    }
+
     #[cfg(all(feature = "deterministic", not(loom)))]
     #[track_caller]
     fn sim_stepper(&self, what: &str) -> &parking_lot::Mutex<crate::sim::stepper::Stepper> {

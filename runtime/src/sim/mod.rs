@@ -19,6 +19,7 @@
 mod blocking;
 pub(crate) mod net;
 mod options;
+pub(crate) mod spread;
 pub(crate) mod stepper;
 #[doc(hidden)]
 pub mod test;
@@ -28,6 +29,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub use options::{Options, Strategy};
+pub use spread::Spread;
 
 /// The version of the mode's algorithm (the stepper's choices and the trace's encoding):
 /// a seed replays the same run under the same version. Printed with every failure.

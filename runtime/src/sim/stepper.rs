@@ -28,7 +28,7 @@ use std::task::{Context, Poll, Wake, Waker};
 
 use super::blocking::BlockingParticipant;
 use super::trace::{Event, Trace};
-use super::{Options, Rng, Sim, Strategy};
+use super::{Options, Rng, Sim, Spread, Strategy};
 use crate::scheduler::multi_thread::sim_workers::SimWorkers;
 use crate::scheduler::multi_thread::Handle;
 use crate::scheduler::RunTask;
@@ -90,6 +90,7 @@ struct Livelock {
 struct Observer<'a> {
     trace: &'a mut Trace,
     livelock: &'a mut Livelock,
+    polls: &'a mut [u64],
     seed: u64,
 }
 
@@ -105,6 +106,7 @@ fn describe(task: &RunTask) -> String {
 
 impl crate::scheduler::multi_thread::ObservePolls for Observer<'_> {
     fn poll(&mut self, worker: usize, task: &RunTask, lifo: bool) {
+        self.polls[worker] += 1;
         let addr = task.addr();
         let logs = self.trace.logs();
         let seq = self
@@ -154,6 +156,7 @@ pub(crate) struct Stepper {
     blocking: BlockingParticipant,
     pct: Option<Pct>,
     livelock: Livelock,
+    spread: Spread,
     steps: u64,
     candidates: Vec<usize>,
 }
@@ -179,6 +182,7 @@ impl Stepper {
             blocking: BlockingParticipant::new(),
             pct,
             livelock: Livelock::default(),
+            spread: Spread::new(participants - 2),
             steps: 0,
             candidates: Vec::with_capacity(participants),
         }
@@ -327,6 +331,7 @@ impl Stepper {
         let mut obs = Observer {
             trace: &mut self.trace,
             livelock: &mut self.livelock,
+            polls: &mut self.spread.polls,
             seed: self.sim.seed,
         };
         let did = self.workers.step(who, &mut obs);
@@ -342,6 +347,12 @@ impl Stepper {
             self.workers.shuffle_parked(|n| rng.below(n));
         }
         self.trace.record(Event::Digest(self.workers.digest()));
+        let sample = self.workers.spread_sample();
+        self.spread.sample(sample);
+    }
+
+    pub(crate) fn spread(&self) -> Spread {
+        self.spread.clone()
     }
 
     /// Nobody can run: moves the clock to the next timer or delivery and fires it.

@@ -187,6 +187,37 @@ impl SimWorkers {
         self.handle.shared.idle.shuffle_sleepers(pick);
     }
 
+    /// The spread rules' view of the pool now (sim/spread.rs). Takes pending
+    /// notifications from parked workers' parkers, as `eligible` does (kept until the
+    /// worker's next step).
+    pub(crate) fn spread_sample(&mut self) -> crate::sim::spread::Sample {
+        let mut sample = crate::sim::spread::Sample {
+            searching: self.handle.shared.idle.num_searching(),
+            ..Default::default()
+        };
+        for i in 0..self.workers.len() {
+            let eligible = self.eligible(i);
+            let w = &self.workers[i];
+            let core = match &w.stage {
+                Stage::Running(core) => core,
+                Stage::Parked(core) => {
+                    if eligible {
+                        sample.on_the_way = true;
+                    } else {
+                        sample.parked = true;
+                    }
+                    core
+                }
+                Stage::Done => continue,
+            };
+            let lifo = usize::from(!self.handle.shared.workers[i].lifo.is_empty());
+            if core.run_queue.len() + lifo > 1 {
+                sample.backlog = true;
+            }
+        }
+        sample
+    }
+
     /// A digest of what the workers hold (ring lengths, LIFO occupancy, parked or not)
     /// and the global queues' lengths: fed to the trace after each step, so a divergence
     /// in where a task went shows at the step that sent it there.

@@ -169,6 +169,12 @@ impl Idle {
         self.sleepers.lock().first().copied()
     }
 
+    /// How many workers search right now (the deterministic mode's spread statistics).
+    #[cfg(all(feature = "deterministic", not(loom)))]
+    pub(crate) fn num_searching(&self) -> usize {
+        num_searching(self.state.load(SeqCst))
+    }
+
     /// (searching, unparked) right now; for the unit tests below (not built under loom).
     #[cfg(all(test, not(loom)))]
     pub(crate) fn counts(&self) -> (usize, usize) {
