@@ -21,6 +21,7 @@ use super::worker::{Context, Core, ObservePolls, Step};
 use super::{Handle, Launch};
 use crate::context;
 use crate::scheduler;
+use crate::scheduler::RunTask;
 
 /// Where one logical worker stands.
 enum Stage {
@@ -37,6 +38,31 @@ struct Logical {
     stage: Stage,
     /// A notification taken from the parker while it was parked, not yet acted on.
     notified: bool,
+    /// A LIFO streak cut at the last step's end: its next task and poll number, run
+    /// first at this worker's next step (one poll per step).
+    streak: Option<(RunTask, u32)>,
+}
+
+/// The stepper's observer, cutting LIFO streaks into one poll per step.
+struct Splitting<'a, O> {
+    inner: &'a mut O,
+    streak: &'a mut Option<(RunTask, u32)>,
+}
+
+impl<O: ObservePolls> ObservePolls for Splitting<'_, O> {
+    const SPLIT_STREAKS: bool = true;
+
+    fn poll(&mut self, worker: usize, task: &RunTask, lifo: bool) {
+        self.inner.poll(worker, task, lifo);
+    }
+
+    fn polled(&mut self, completed: bool) {
+        self.inner.polled(completed);
+    }
+
+    fn split(&mut self, task: RunTask, lifo_polls: u32) {
+        *self.streak = Some((task, lifo_polls));
+    }
 }
 
 /// The runtime's logical workers, owned by the stepper.
@@ -77,6 +103,7 @@ impl SimWorkers {
                     cx: scheduler::Context::MultiThread(Context::for_sim(handle.clone(), index)),
                     stage: Stage::Running(l.core),
                     notified: false,
+                    streak: None,
                 }
             })
             .collect();
@@ -113,12 +140,29 @@ impl SimWorkers {
 
     /// One step of worker `i` (which must be eligible), on this thread, in its context.
     pub(crate) fn step<O: ObservePolls>(&mut self, i: usize, obs: &mut O) -> Did {
-        let w = &mut self.workers[i];
-        let stage = std::mem::replace(&mut w.stage, Stage::Done);
-        let scheduler::Context::MultiThread(cx) = &w.cx else {
+        let Logical {
+            cx: sched_cx,
+            stage: w_stage,
+            notified,
+            streak,
+        } = &mut self.workers[i];
+        let stage = std::mem::replace(w_stage, Stage::Done);
+        let scheduler::Context::MultiThread(cx) = &*sched_cx else {
             unreachable!("a logical worker has a multi-thread context")
         };
-        let (stage, did) = context::set_scheduler(&w.cx, || match stage {
+        let pending = streak.take();
+        let mut obs = Splitting { inner: obs, streak };
+        let obs = &mut obs;
+        let (stage, did) = context::set_scheduler(sched_cx, || match stage {
+            Stage::Running(core) if pending.is_some() => {
+                let (task, lifo_polls) = pending.expect("checked");
+                match cx.continue_streak(task, core, lifo_polls, obs) {
+                    Step::Go(core) => (Stage::Running(core), Did::Ran),
+                    Step::Idle(_) | Step::HandedOff => {
+                        unreachable!("a streak's poll neither idles nor hands off here")
+                    }
+                }
+            }
             Stage::Running(core) if core.is_shutdown => {
                 cx.shutdown(core);
                 (Stage::Done, Did::Exited)
@@ -148,16 +192,24 @@ impl SimWorkers {
             }
             Stage::Done => (Stage::Done, Did::Exited),
         });
-        w.stage = stage;
-        w.notified = false;
+        *w_stage = stage;
+        *notified = false;
         did
     }
 
     /// Demotes worker `i`'s LIFO task to its ring (a running worker only); true when
     /// there was one.
     pub(crate) fn demote_lifo(&mut self, i: usize) -> bool {
-        match &mut self.workers[i].stage {
-            Stage::Running(core) => core.demote_lifo(&self.handle),
+        let w = &mut self.workers[i];
+        match &mut w.stage {
+            Stage::Running(core) => match w.streak.take() {
+                // A streak's next task (out of the slot between steps) goes to the ring.
+                Some((task, _)) => {
+                    core.push_back_of(task, &self.handle);
+                    true
+                }
+                None => core.demote_lifo(&self.handle),
+            },
             _ => false,
         }
     }
@@ -210,7 +262,8 @@ impl SimWorkers {
                 }
                 Stage::Done => continue,
             };
-            let lifo = usize::from(!self.handle.shared.workers[i].lifo.is_empty());
+            let lifo =
+                usize::from(!self.handle.shared.workers[i].lifo.is_empty() || w.streak.is_some());
             if core.run_queue.len() + lifo > 1 {
                 sample.backlog = true;
             }
@@ -231,6 +284,7 @@ impl SimWorkers {
             };
             h.write(stage);
             h.write(ring);
+            h.write(u64::from(w.streak.is_some()));
             h.write(u64::from(!self.handle.shared.workers[i].lifo.is_empty()));
         }
         h.write(self.handle.shared.inject.len() as u64);

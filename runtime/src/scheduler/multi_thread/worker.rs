@@ -130,10 +130,20 @@ pub(super) enum Step {
 /// Sees each poll of a worker's run (the deterministic mode's trace); `()` sees nothing
 /// and compiles away.
 pub(crate) trait ObservePolls {
+    /// Whether a LIFO streak ends the run after each poll, its next task handed to
+    /// `split` (the deterministic mode: one poll per step). A constant: false compiles
+    /// the check away.
+    const SPLIT_STREAKS: bool = false;
     /// Worker `worker` is about to poll `task` (`lifo`: taken from the LIFO slot).
     fn poll(&mut self, worker: usize, task: &RunTask, lifo: bool);
     /// The poll returned (`completed`: the task finished).
     fn polled(&mut self, completed: bool);
+    /// With `SPLIT_STREAKS`: the streak goes on with `task`, its poll number
+    /// `lifo_polls` in the streak, at the worker's next step (`Context::continue_streak`).
+    fn split(&mut self, task: RunTask, lifo_polls: u32) {
+        let _ = (task, lifo_polls);
+        unreachable!("only an observer with SPLIT_STREAKS splits a streak")
+    }
 }
 
 impl ObservePolls for () {
@@ -204,6 +214,11 @@ impl Core {
         self.park
             .as_ref()
             .is_some_and(|p| p.try_take_notification())
+    }
+
+    /// `push_back` for the deterministic mode (a cut streak's task demoted to the ring).
+    pub(super) fn push_back_of(&mut self, task: RunTask, handle: &Handle) {
+        self.push_back(task, handle);
     }
 
     /// Moves the LIFO slot's task to the back of the ring, where siblings can steal it
@@ -513,6 +528,25 @@ impl Context {
         }
     }
 
+    /// The deterministic mode: the next poll of a streak that `ObservePolls::split` cut
+    /// at a step's end, then the streak's rest as `run_polls` would run it.
+    #[cfg(all(feature = "deterministic", not(loom)))]
+    pub(super) fn continue_streak<O: ObservePolls>(
+        &self,
+        task: RunTask,
+        mut core: Box<Core>,
+        lifo_polls: u32,
+        obs: &mut O,
+    ) -> Step {
+        core.stats.counts.polls += 1;
+        core.stats.counts.lifo_hits += 1;
+        let polls = core.stats.counts.polls;
+        match self.run_polls::<false, O>(task, core, polls, obs, lifo_polls) {
+            Some(core) => Step::Go(core),
+            None => Step::HandedOff,
+        }
+    }
+
     /// Runs `task`, then what it left in the LIFO slot (a bounded streak). None when the
     /// core was handed off during a poll (`block_in_place`).
     fn run_task<O: ObservePolls>(
@@ -530,7 +564,7 @@ impl Context {
         if core.sampler.run_may_reach_due(polls) {
             return self.run_polls_sampling(task, core, polls, obs);
         }
-        self.run_polls::<false, O>(task, core, polls, obs)
+        self.run_polls::<false, O>(task, core, polls, obs, 0)
     }
 
     /// `run_polls` with the sampler's check before each poll: for the runs that may
@@ -544,11 +578,12 @@ impl Context {
         polls: u64,
         obs: &mut O,
     ) -> Option<Box<Core>> {
-        self.run_polls::<true, O>(task, core, polls, obs)
+        self.run_polls::<true, O>(task, core, polls, obs, 0)
     }
 
-    /// `run_task` from the first poll (number `polls`) on. `SAMPLING`: each poll that
-    /// reaches the sampler's due count takes `poll_sampled`.
+    /// `run_task` from the first poll (number `polls`) on; `lifo_polls`: the streak's
+    /// polls before it (0, or, continuing a split streak, the LIFO task's number in it).
+    /// `SAMPLING`: each poll that reaches the sampler's due count takes `poll_sampled`.
     #[inline(always)]
     fn run_polls<const SAMPLING: bool, O: ObservePolls>(
         &self,
@@ -556,12 +591,13 @@ impl Context {
         core: Box<Core>,
         mut polls: u64,
         obs: &mut O,
+        mut lifo_polls: u32,
     ) -> Option<Box<Core>> {
         let me = &self.handle.shared.workers[self.index];
         let sampled = SAMPLING && core.sampler.is_due(polls);
         *self.core.borrow_mut() = Some(core);
         coop::budget(|| {
-            obs.poll(self.index, &task, false);
+            obs.poll(self.index, &task, lifo_polls > 0);
             let mut completed = if sampled {
                 self.poll_sampled(task, me, polls, false)
             } else {
@@ -571,7 +607,6 @@ impl Context {
                 me.begin_poll(polls);
                 task.run(&self.sched)
             };
-            let mut lifo_polls = 0;
             loop {
                 // Taken before any stamp: a core handed off mid-poll stamps its own polls
                 // on its new thread.
@@ -607,6 +642,12 @@ impl Context {
                     return Some(core);
                 }
                 lifo_polls += 1;
+                if O::SPLIT_STREAKS {
+                    // One poll per step: the streak resumes at this worker's next step.
+                    me.end_poll(polls);
+                    obs.split(task, lifo_polls);
+                    return Some(core);
+                }
                 core.stats.counts.polls += 1;
                 core.stats.counts.lifo_hits += 1;
                 polls = core.stats.counts.polls;
