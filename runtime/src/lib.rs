@@ -109,6 +109,11 @@
 //!   (`pause`, `resume`, `advance`, `Builder::start_paused`; current-thread runtimes only,
 //!   as in tokio's tests).
 //!
+//! **Beyond tokio:** deterministic runs (`runtime::sim`, feature `deterministic`): the
+//! multi-thread runtime as a pure function of a seed, with virtual time, seeded
+//! exploration of interleavings, `#[test(deterministic, seeds = N)]` and a two-process
+//! determinism checker.
+//!
 //! **Not compatible, or missing:**
 //! - by the rename alone, crates that call tokio's own runtime (`tokio::spawn`, tokio's
 //!   timer or tokio's `net` types inside a crate: axum, reqwest, tonic, sqlx, hyper-util's
