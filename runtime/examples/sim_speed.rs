@@ -95,7 +95,10 @@ fn thirty_days() -> Duration {
 
 fn main() {
     let (events, rate) = events_per_second();
-    println!("events: {events} trace events at {:.0} per second on one core", rate);
+    println!(
+        "events: {events} trace events at {:.0} per second on one core",
+        rate
+    );
     let (virt, wall) = timeout_heavy();
     println!(
         "timeout-heavy: {:.1} h of virtual time in {:.3} s of wall time ({:.0}x real time)",
@@ -103,5 +106,8 @@ fn main() {
         wall.as_secs_f64(),
         virt.as_secs_f64() / wall.as_secs_f64()
     );
-    println!("30 virtual days of 10,000 timers and an hourly interval: {:.3} s", thirty_days().as_secs_f64());
+    println!(
+        "30 virtual days of 10,000 timers and an hourly interval: {:.3} s",
+        thirty_days().as_secs_f64()
+    );
 }

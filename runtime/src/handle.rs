@@ -323,6 +323,10 @@ impl Handle {
 
     /// The scheduler flavor.
     pub fn runtime_flavor(&self) -> RuntimeFlavor {
+        #[cfg(all(feature = "deterministic", not(loom)))]
+        if self.inner.sim().is_some_and(|s| s.current_thread) {
+            return RuntimeFlavor::CurrentThread;
+        }
         match self.inner {
             scheduler::Handle::MultiThread(_) => RuntimeFlavor::MultiThread,
             scheduler::Handle::CurrentThread(_) => RuntimeFlavor::CurrentThread,

@@ -189,3 +189,36 @@ fn a_panicking_task_is_reported_to_its_join_handle() {
         assert!(err.is_panic());
     });
 }
+
+#[test]
+fn a_current_thread_deterministic_runtime_is_that_flavor() {
+    watchdog(
+        "the flavor of a current-thread deterministic runtime",
+        || {
+            let rt = Builder::new_current_thread()
+                .enable_all()
+                .deterministic(1)
+                .build()
+                .unwrap();
+            assert_eq!(
+                rt.handle().runtime_flavor(),
+                runtime::RuntimeFlavor::CurrentThread
+            );
+            let err = rt.block_on(async {
+                runtime::spawn(async { runtime::task::block_in_place(|| 1) })
+                    .await
+                    .unwrap_err()
+            });
+            let text = panic_text(err.into_panic());
+            assert!(
+                text.contains("can call blocking only when running on the multi-threaded runtime"),
+                "{text}"
+            );
+            let mt = sim(1);
+            assert_eq!(
+                mt.handle().runtime_flavor(),
+                runtime::RuntimeFlavor::MultiThread
+            );
+        },
+    );
+}

@@ -79,8 +79,9 @@ impl Builder {
     ///
     /// The threaded settings that depend on the machine are fixed: 4 workers unless
     /// [`worker_threads`](Builder::worker_threads) says otherwise (1 on
-    /// `new_current_thread()`, which gives a one-worker runtime of this kind), a global
-    /// queue interval of 31 unless set.
+    /// `new_current_thread()`, which gives a one-worker runtime of this kind that reports
+    /// the current-thread flavor and refuses `block_in_place` as that flavor does), a
+    /// global queue interval of 31 unless set.
     pub fn deterministic(&mut self, seed: u64) -> &mut Self {
         self.sim = Some((seed, self.sim.map_or_else(Options::default, |s| s.1)));
         self
@@ -156,7 +157,8 @@ impl Builder {
             ),
             spawner,
         );
-        let sim = std::sync::Arc::new(Sim::new(seed, options, time));
+        let current_thread = matches!(self.kind, Kind::CurrentThread);
+        let sim = std::sync::Arc::new(Sim::new(seed, options, time, current_thread));
         if handle.sim.set(sim.clone()).is_err() {
             unreachable!("a new handle has no deterministic state");
         }

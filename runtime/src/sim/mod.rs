@@ -120,10 +120,18 @@ pub(crate) struct Sim {
     pub(crate) time: Option<Arc<io_driver::Handle>>,
     /// The virtual epoch: the clock's reading at build.
     pub(crate) origin: Instant,
+    /// Built by `new_current_thread()`: one logical worker, reported as the
+    /// current-thread flavor (`Handle::runtime_flavor`, `block_in_place` panics).
+    pub(crate) current_thread: bool,
 }
 
 impl Sim {
-    pub(crate) fn new(seed: u64, options: Options, time: Option<Arc<io_driver::Handle>>) -> Sim {
+    pub(crate) fn new(
+        seed: u64,
+        options: Options,
+        time: Option<Arc<io_driver::Handle>>,
+        current_thread: bool,
+    ) -> Sim {
         let origin = time.as_ref().map_or_else(Instant::now, |t| t.now());
         Sim {
             seed,
@@ -131,6 +139,7 @@ impl Sim {
             net: net::Net::new(mix(seed, 0x006e_6574)),
             time,
             origin,
+            current_thread,
         }
     }
 

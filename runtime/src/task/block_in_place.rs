@@ -50,6 +50,11 @@ where
     if !context::block_in_place_ok() {
         panic!("{}", crate::misuse::BLOCK_IN_PLACE_ON_CURRENT_THREAD);
     }
+    // A deterministic runtime built by `new_current_thread()` is that flavor to its tasks.
+    #[cfg(all(feature = "deterministic", not(loom)))]
+    if context::in_runtime() && crate::sim::current().is_some_and(|s| s.current_thread) {
+        panic!("{}", crate::misuse::BLOCK_IN_PLACE_ON_CURRENT_THREAD);
+    }
     if context::in_runtime() && super::local::is_entered() {
         // The set's other tasks live on this thread only: nothing can run them meanwhile.
         panic!("{}", crate::misuse::BLOCK_IN_PLACE_IN_LOCAL_SET);
