@@ -134,6 +134,22 @@ pub(crate) fn restore_count(b: Budget) {
     });
 }
 
+/// Cuts the current poll's budget to `n` operations (the deterministic mode's inserted
+/// yields: the task gives way at its `n + 1`-th budgeted operation). Nothing outside a
+/// budget.
+#[cfg(all(feature = "deterministic", not(loom)))]
+pub(crate) fn cut_to(n: u8) {
+    context::with(|c| {
+        if let Some(c) = c {
+            let mut b = c.budget.get();
+            if let Some(left) = b.0 {
+                b.0 = Some(left.min(n));
+                c.budget.set(b);
+            }
+        }
+    });
+}
+
 /// True when the current task still has budget (or runs unconstrained).
 pub(crate) fn has_budget_remaining() -> bool {
     context::with(|c| c.is_none_or(|c| !matches!(c.budget.get().0, Some(0))))

@@ -157,3 +157,62 @@ fn many_logical_workers() {
         assert_eq!(a.0.len(), 16);
     });
 }
+
+/// Two tasks append 50 entries each under an uncontended `Mutex`: each poll runs a task's
+/// whole loop (every lock is ready), unless the stepper cuts a poll's budget.
+fn blocks(seed: u64, yield_per_mille: u32) -> Vec<u8> {
+    let options = Options {
+        yield_per_mille,
+        ..Options::default()
+    };
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .deterministic_options(seed, options)
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let log = Arc::new(runtime::sync::Mutex::new(Vec::new()));
+        let hs: Vec<_> = [b'a', b'b']
+            .into_iter()
+            .map(|who| {
+                let log = log.clone();
+                runtime::spawn(async move {
+                    for _ in 0..50 {
+                        log.lock().await.push(who);
+                    }
+                })
+            })
+            .collect();
+        for h in hs {
+            h.await.unwrap();
+        }
+        let v = log.lock().await.clone();
+        v
+    })
+}
+
+/// Runs of one writer in the log.
+fn runs(log: &[u8]) -> usize {
+    1 + log.windows(2).filter(|w| w[0] != w[1]).count()
+}
+
+#[test]
+fn inserted_yields_interleave_ready_awaits() {
+    watchdog("inserted yields", || {
+        for seed in 0..30 {
+            let log = blocks(seed, 0);
+            assert_eq!(
+                runs(&log),
+                2,
+                "seed {seed}: a poll gave way with no yield inserted"
+            );
+        }
+        let interleaved = (0..30).filter(|&s| runs(&blocks(s, 1000)) > 2).count();
+        assert!(
+            interleaved > 0,
+            "no seed interleaved the writers with every poll's budget cut"
+        );
+        assert_eq!(blocks(4, 1000), blocks(4, 1000));
+    });
+}

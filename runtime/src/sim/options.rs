@@ -8,8 +8,10 @@
 //! at `depth - 1` change points drawn over the expected run length the running one drops
 //! to the lowest priority; a bug of depth d is found with probability at least
 //! 1/(n·k^(d-1)). `Fixed` is exploration off: the lowest-numbered eligible participant,
-//! no perturbation, parked workers woken in their parking order — the same interleaving
-//! for every seed.
+//! no perturbation, parked workers woken in their parking order — the same scheduling
+//! for every seed (the program's own draws, `select!`'s, still follow the seed). The
+//! perturbations (`Options`): a LIFO task demoted to the ring, a driver turn inserted
+//! before a step, a poll's coop budget cut so the task yields at a ready await.
 
 /// Which eligible participant takes the next step (module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,6 +55,10 @@ pub struct Options {
     /// Which parked worker a notify wakes is drawn by the seed (default true; false under
     /// `Fixed`: the most recently parked, as on threads).
     pub shuffle_parked: bool,
+    /// Per mille of polls whose coop budget is cut to a seeded 0 to 3 operations, so the
+    /// task yields at one of its next ready awaits (a channel, a lock, a timer, I/O):
+    /// inserts yields where the program has none. Default 20; 0 under `Fixed`.
+    pub yield_per_mille: u32,
 }
 
 impl Default for Options {
@@ -62,6 +68,7 @@ impl Default for Options {
             lifo_demote_per_mille: 50,
             turn_per_mille: 20,
             shuffle_parked: true,
+            yield_per_mille: 20,
         }
     }
 }
@@ -74,6 +81,7 @@ impl Options {
             lifo_demote_per_mille: 0,
             turn_per_mille: 0,
             shuffle_parked: false,
+            yield_per_mille: 0,
         }
     }
 

@@ -91,6 +91,8 @@ struct Observer<'a> {
     trace: &'a mut Trace,
     livelock: &'a mut Livelock,
     polls: &'a mut [u64],
+    rng: &'a mut Rng,
+    yield_per_mille: u32,
     seed: u64,
 }
 
@@ -118,6 +120,14 @@ impl crate::scheduler::multi_thread::ObservePolls for Observer<'_> {
             seq,
             lifo,
         });
+        if self.rng.chance(self.yield_per_mille) {
+            let n = self.rng.below(4) as u8;
+            crate::coop::cut_to(n);
+            self.trace.record(Event::Perturb {
+                worker: worker as u32,
+                kind: 2 + u32::from(n),
+            });
+        }
         let live = &mut self.livelock;
         let i = seq as usize;
         if live.polls.len() <= i {
@@ -332,6 +342,8 @@ impl Stepper {
             trace: &mut self.trace,
             livelock: &mut self.livelock,
             polls: &mut self.spread.polls,
+            rng: &mut self.rng,
+            yield_per_mille: options.yield_per_mille,
             seed: self.sim.seed,
         };
         let did = self.workers.step(who, &mut obs);

@@ -54,8 +54,8 @@ pub(crate) enum Event {
     Advance { ns: u64 },
     /// The queues' digest after a step (sim_workers.rs).
     Digest(u64),
-    /// A perturbation: the LIFO slot of `worker` demoted (`kind` 0) or a driver turn
-    /// injected (`kind` 1).
+    /// A perturbation: the LIFO slot of `worker` demoted (`kind` 0), a driver turn
+    /// injected (`kind` 1), the budget of its poll cut to `kind - 2` operations (2..=5).
     Perturb { worker: u32, kind: u32 },
 }
 
