@@ -13,7 +13,10 @@
 //! cancelled without running. Pool threads drain the queue before they exit; shutdown waits
 //! for them (at most the timeout, if given: then the rest runs on in the background), and
 //! never for the thread calling it when that is one of the pool's own (a runtime dropped
-//! from its own `spawn_blocking`).
+//! from its own `spawn_blocking`). Once they all left their loop it joins them (their
+//! handles are kept by spawn number; a thread that leaves idle joins the one that left
+//! before it), so after `drop(runtime)` no pool thread, its thread-locals or its stop hook
+//! is still alive.
 //!
 //! For the shutdown report (`shutdown_report.rs`) and task dumps each pool thread owns a
 //! `RunSlot`, made when the thread starts and listed in `Inner::slots` until it exits: its
@@ -26,6 +29,7 @@
 //! that names it, read start, task, start again, so a slot that moved on meanwhile is
 //! skipped.
 
+use std::collections::BTreeMap;
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
@@ -101,6 +105,15 @@ struct State {
     num_idle: usize,
     num_notify: usize,
     shutdown: bool,
+    /// The live threads' join handles, by spawn number: a shutdown joins them, so no
+    /// pool thread (its thread-locals, its stop hook) outlives `drop(runtime)`.
+    threads: BTreeMap<usize, shim::thread::JoinHandle<()>>,
+    next_thread: usize,
+    /// A thread that left idle before its handle was stored (it is then detached).
+    left_early: Vec<usize>,
+    /// The last thread that left idle: its successor joins it, the shutdown joins the
+    /// last one, so the handles of idle exits never pile up.
+    last_left: Option<shim::thread::JoinHandle<()>>,
 }
 
 #[derive(Clone)]
@@ -155,6 +168,10 @@ impl Spawner {
                     num_idle: 0,
                     num_notify: 0,
                     shutdown: false,
+                    threads: BTreeMap::new(),
+                    next_thread: 0,
+                    left_early: Vec::new(),
+                    last_left: None,
                 }),
                 condvar: Condvar::new(),
                 exited: Condvar::new(),
@@ -248,7 +265,26 @@ impl Spawner {
             }
         }
         let done = state.num_threads <= own;
+        // Every thread waited for has left its loop; joining them waits out their last
+        // steps (thread-locals, the stop hook). Not after a timeout: those still running
+        // stay detached.
+        let handles: Vec<_> = if done {
+            let mut handles: Vec<_> = std::mem::take(&mut state.threads).into_values().collect();
+            handles.extend(state.last_left.take());
+            handles
+        } else {
+            Vec::new()
+        };
         drop(state);
+        #[cfg(not(loom))]
+        for handle in handles {
+            // The caller's own thread (a shutdown from a pool thread) cannot be joined.
+            if handle.thread().id() != std::thread::current().id() {
+                let _ = handle.join();
+            }
+        }
+        #[cfg(loom)]
+        drop(handles);
         // Release the runtime handle: the handle may own this pool, so keeping it would
         // form a cycle. (Threads still running hold their own clone until they exit.)
         let runtime = self.inner.runtime.lock().take();
@@ -450,31 +486,45 @@ impl Inner {
             me.condvar.notify_one();
         } else if state.num_threads < me.config.max_threads {
             state.num_threads += 1;
+            let number = state.next_thread;
+            state.next_thread += 1;
             drop(state);
-            if let Err(e) = Inner::spawn_thread(me) {
-                // The task stays queued for an existing thread; if there is none it would
-                // never run, so report the failure loudly rather than hang.
-                let mut state = me.state.lock();
-                state.num_threads -= 1;
-                if state.num_threads == 0 {
-                    panic!("failed to spawn a blocking-pool thread: {e}");
+            match Inner::spawn_thread(me, number) {
+                Ok(handle) => {
+                    let mut state = me.state.lock();
+                    if let Some(at) = state.left_early.iter().position(|&n| n == number) {
+                        state.left_early.swap_remove(at);
+                    } else {
+                        state.threads.insert(number, handle);
+                    }
+                }
+                Err(e) => {
+                    // The task stays queued for an existing thread; if there is none it
+                    // would never run, so report the failure loudly rather than hang.
+                    let mut state = me.state.lock();
+                    state.num_threads -= 1;
+                    if state.num_threads == 0 {
+                        panic!("failed to spawn a blocking-pool thread: {e}");
+                    }
                 }
             }
         }
     }
 
-    fn spawn_thread(me: &Arc<Inner>) -> std::io::Result<()> {
+    fn spawn_thread(
+        me: &Arc<Inner>,
+        number: usize,
+    ) -> std::io::Result<shim::thread::JoinHandle<()>> {
         let name = (me.config.thread_name)();
         let stack_size = me.config.stack_size;
         let me = me.clone();
         shim::thread::spawn_named(name, stack_size, move || {
             let _thread = me.config.hooks.enter_thread();
-            Inner::run(me.clone())
+            Inner::run(me.clone(), number)
         })
-        .map(drop)
     }
 
-    fn run(me: Arc<Inner>) {
+    fn run(me: Arc<Inner>, number: usize) {
         // Lent to each task run here (they hold their own clone too: bound at spawn).
         let sched = BlockingSchedule(me.clone());
         crate::context::set_blocking_pool(Arc::as_ptr(&me).cast());
@@ -526,9 +576,22 @@ impl Inner {
             }
         }
         state.num_threads -= 1;
+        let mut previous = None;
         if state.shutdown {
-            // The shutdown may wait for all threads, or for all but its own.
+            // The shutdown may wait for all threads, or for all but its own; it joins
+            // this one.
             me.exited.notify_all();
+        } else {
+            // Left idle: this thread's handle becomes the last one left, and the one it
+            // replaces (a thread that has left its loop) is joined here.
+            match state.threads.remove(&number) {
+                Some(handle) => previous = state.last_left.replace(handle),
+                None => state.left_early.push(number),
+            }
+        }
+        drop(state);
+        if let Some(previous) = previous {
+            let _ = previous.join();
         }
     }
 }

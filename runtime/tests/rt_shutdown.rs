@@ -88,3 +88,71 @@ fn shutdown_timeout_does_not_wait_forever_on_a_blocking_task() {
         drop(tx);
     })
 }
+
+/// The pool's threads named `name` alive now (Linux: /proc/self/task/*/comm).
+fn threads_named(name: &str) -> usize {
+    std::fs::read_dir("/proc/self/task")
+        .map(|dir| {
+            dir.filter_map(Result::ok)
+                .filter(|t| {
+                    std::fs::read_to_string(t.path().join("comm"))
+                        .is_ok_and(|comm| comm.trim_end() == name)
+                })
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+/// `drop(rt)` joins the blocking pool's threads: when it returns, none of them is alive and
+/// each one's stop hook has run (tokio joins them on a shutdown without a timeout).
+#[test]
+fn drop_joins_the_blocking_threads() {
+    watchdog("the blocking threads' join", || {
+        for round in 0..20 {
+            let stopped = Arc::new(AtomicUsize::new(0));
+            let rt = Builder::new_multi_thread()
+                .worker_threads(1)
+                .thread_name("blk-join-probe")
+                .on_thread_stop({
+                    let stopped = stopped.clone();
+                    move || {
+                        // The stop hook runs last on a thread: a slow one shows whether
+                        // the drop waited for it.
+                        std::thread::sleep(Duration::from_millis(2));
+                        stopped.fetch_add(1, SeqCst);
+                    }
+                })
+                .build()
+                .unwrap();
+            let started = rt.block_on(async {
+                let hs: Vec<_> = (0..4)
+                    .map(|_| {
+                        runtime::task::spawn_blocking(|| {
+                            std::thread::sleep(Duration::from_millis(5))
+                        })
+                    })
+                    .collect();
+                for h in hs {
+                    h.await.unwrap();
+                }
+                rt_blocking_threads()
+            });
+            drop(rt);
+            assert_eq!(
+                threads_named("blk-join-probe"),
+                0,
+                "round {round}: a pool thread outlived drop(rt)"
+            );
+            assert!(
+                stopped.load(SeqCst) >= started + 1,
+                "round {round}: {} stop hooks ran for {started} pool threads and a worker",
+                stopped.load(SeqCst)
+            );
+        }
+    });
+}
+
+/// The blocking threads of the current runtime (its metrics).
+fn rt_blocking_threads() -> usize {
+    runtime::Handle::current().metrics().num_blocking_threads()
+}
