@@ -67,6 +67,9 @@ impl Core {
         }
     }
 
+    // Always inlined: the run loop is its hot caller; the deterministic mode's stepper
+    // (a second caller, in that feature's builds) must not change how it compiles there.
+    #[inline(always)]
     pub(super) fn next_task(&mut self, handle: &Handle) -> Option<RunTask> {
         if self.global.visit_due(self.stats.counts.polls) {
             // Fairness: a share of the global queue first, now and then, however busy we
