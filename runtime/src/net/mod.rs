@@ -34,6 +34,8 @@
 //! # Ok::<_, std::io::Error>(()) }).unwrap();
 //! ```
 
+#[macro_use]
+mod sim_hooks;
 mod addr;
 mod buf_io;
 pub(crate) mod io_source;
