@@ -546,6 +546,53 @@ fn real_resources_panic_naming_the_caller() {
 }
 
 #[test]
+fn descriptors_processes_and_signals_panic_naming_the_caller() {
+    type Check = (&'static str, Box<dyn FnOnce() + Send>);
+    let checks: Vec<Check> = vec![
+        (
+            "AsyncFd::new at",
+            Box::new(|| {
+                let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+                sim(18).block_on(async move {
+                    let _ = runtime::io::unix::AsyncFd::new(l);
+                })
+            }),
+        ),
+        (
+            "process::Command::spawn at",
+            Box::new(|| {
+                sim(18).block_on(async {
+                    let _ = runtime::process::Command::new("true").spawn();
+                })
+            }),
+        ),
+        (
+            "signal::unix::signal at",
+            Box::new(|| {
+                sim(18).block_on(async {
+                    let kind = runtime::signal::unix::SignalKind::user_defined1();
+                    let _ = runtime::signal::unix::signal(kind);
+                })
+            }),
+        ),
+    ];
+    for (what, f) in checks {
+        let msg = watchdog(what, move || panic_text(f));
+        assert!(msg.contains(what), "{msg}");
+        assert!(msg.contains("sim_net.rs"), "names the caller: {msg}");
+        assert!(msg.contains("deterministic"), "{msg}");
+    }
+    let msg = watchdog("ctrl_c", || {
+        panic_text(|| {
+            sim(18).block_on(async {
+                let _ = runtime::signal::ctrl_c().await;
+            })
+        })
+    });
+    assert!(msg.contains("signal::ctrl_c"), "{msg}");
+}
+
+#[test]
 fn unknown_host_names_do_not_resolve() {
     run("a lookup", 16, || async {
         let err = TcpStream::connect("example.com:80").await.unwrap_err();

@@ -1,7 +1,7 @@
 //! The in-memory network of the deterministic mode: loopback TCP and UDP sockets that
 //! live inside one runtime, with seeded delivery delays on the virtual clock.
 //!
-//! `Net` owns every bound address (addr.rs), every listener and connection (tcp.rs) and
+//! `Net` owns every bound address (addr.rs), every listener and connection (tcp/) and
 //! every datagram socket (udp.rs) of its runtime, all in one `State` behind one mutex.
 //! The public socket types (`runtime::net::{TcpListener, TcpStream, TcpSocket,
 //! UdpSocket}`) hold an [`Io`]: their real `IoSource`, or, when they were made inside a
