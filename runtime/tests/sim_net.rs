@@ -624,3 +624,68 @@ fn deliveries_take_virtual_time() {
         );
     });
 }
+
+#[test]
+fn unix_streams_in_memory() {
+    run("Unix streams", 19, || async {
+        use runtime::net::{UnixListener, UnixStream};
+        let path = "/nonexistent-dir/sim.sock";
+        let listener = UnixListener::bind(path).unwrap();
+        assert!(!std::path::Path::new(path).exists(), "no file is created");
+        assert_eq!(
+            listener.local_addr().unwrap().as_pathname(),
+            Some(std::path::Path::new(path))
+        );
+        let err = UnixListener::bind(path).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AddrInUse);
+        let err = UnixStream::connect("/nowhere.sock").await.unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::NotFound);
+        let mut c = UnixStream::connect(path).await.unwrap();
+        let (mut s, peer) = listener.accept().await.unwrap();
+        assert!(peer.is_unnamed());
+        assert!(c.local_addr().unwrap().is_unnamed());
+        assert_eq!(
+            c.peer_addr().unwrap().as_pathname(),
+            Some(std::path::Path::new(path))
+        );
+        c.write_all(b"over unix").await.unwrap();
+        c.shutdown().await.unwrap();
+        let mut got = String::new();
+        s.read_to_string(&mut got).await.unwrap();
+        assert_eq!(got, "over unix");
+        drop(listener);
+        let _again = UnixListener::bind(path).unwrap();
+        // A pair: connected at once, unnamed, halves work.
+        let (a, mut b) = UnixStream::pair().unwrap();
+        let (_ar, mut aw) = a.into_split();
+        aw.write_all(b"pair").await.unwrap();
+        let mut four = [0u8; 4];
+        b.read_exact(&mut four).await.unwrap();
+        assert_eq!(&four, b"pair");
+        drop(aw);
+        assert_eq!(b.read(&mut four).await.unwrap(), 0);
+    });
+}
+
+#[test]
+fn unix_datagrams_and_pipes_panic_naming_the_caller() {
+    let msg = watchdog("a Unix datagram", || {
+        panic_text(|| {
+            sim(20).block_on(async {
+                let _ = runtime::net::UnixDatagram::pair();
+            })
+        })
+    });
+    assert!(msg.contains("UnixDatagram at"), "{msg}");
+    assert!(msg.contains("sim_net.rs"), "{msg}");
+    assert!(msg.contains("UdpSocket"), "says what to do: {msg}");
+    let msg = watchdog("a pipe", || {
+        panic_text(|| {
+            sim(20).block_on(async {
+                let _ = runtime::net::unix::pipe::pipe();
+            })
+        })
+    });
+    assert!(msg.contains("pipe at"), "{msg}");
+    assert!(msg.contains("sim_net.rs"), "{msg}");
+}

@@ -112,7 +112,7 @@ impl TcpListener {
     pub fn poll_accept(&self, cx: &mut Context<'_>) -> Poll<io::Result<(TcpStream, SocketAddr)>> {
         on_sim!(self.io, |s| s
             .poll_accept(Some(cx))
-            .map_ok(|(st, a)| (TcpStream::from_sim(st), a)));
+            .map_ok(|(st, a)| (TcpStream::from_sim(st), a.ip())));
         let (mio, addr) = ready!(self.io.poll_io(cx, Direction::Read, |l| l.accept()))?;
         let stream = TcpStream::with_handle(self.io.driver(), mio)?;
         Poll::Ready(Ok((stream, addr)))

@@ -86,6 +86,11 @@ impl UnixDatagram {
 
     #[track_caller]
     pub(crate) fn new(mio: mio::net::UnixDatagram) -> io::Result<UnixDatagram> {
+        #[cfg(all(feature = "deterministic", not(loom)))]
+        crate::sim::net::forbid_real(
+            "UnixDatagram",
+            "The in-memory network has no Unix datagram sockets: use `UdpSocket` on a loopback address, or a channel, in a deterministic test.",
+        );
         let io = IoSource::new(mio, Interest::READABLE | Interest::WRITABLE)?;
         Ok(UnixDatagram { io })
     }
@@ -96,6 +101,11 @@ impl UnixDatagram {
     /// Outside a runtime, or on one built without `Builder::enable_io()`.
     #[track_caller]
     pub fn from_std(socket: StdDatagram) -> io::Result<UnixDatagram> {
+        #[cfg(all(feature = "deterministic", not(loom)))]
+        crate::sim::net::forbid_real(
+            "UnixDatagram::from_std",
+            "Use `UdpSocket` on a loopback address, or a channel, in a deterministic test.",
+        );
         socket.set_nonblocking(true)?;
         UnixDatagram::new(mio::net::UnixDatagram::from_std(socket))
     }

@@ -26,6 +26,7 @@ mod addr;
 mod sink;
 pub(crate) mod tcp;
 pub(crate) mod udp;
+pub(crate) mod unix;
 
 pub(crate) use addr::resolve;
 pub(crate) use sink::done;

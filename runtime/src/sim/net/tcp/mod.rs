@@ -27,6 +27,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::io;
 use std::net::SocketAddr;
 use std::panic::Location;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::task::Waker;
 use std::time::{Duration, Instant};
@@ -46,12 +47,44 @@ pub(crate) const WINDOW: usize = 64 * 1024;
 /// tokio's (and `TcpListener::bind`'s) listen backlog.
 pub(crate) const BACKLOG: usize = 1024;
 
-/// The TCP part of the network.
+/// The stream part of the network (TCP, and Unix streams, which use the same model).
 #[derive(Default)]
 pub(crate) struct Tcp {
     listeners: BTreeMap<u64, ListenerState>,
     conns: BTreeMap<u64, Conn>,
+    /// Unix listeners by path (unix.rs).
+    pub(crate) paths: BTreeMap<PathBuf, u64>,
     next_id: u64,
+}
+
+/// A stream socket's address: an IP one, or a Unix path (`None`: unnamed).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Addr {
+    Ip(SocketAddr),
+    Unix(Option<PathBuf>),
+}
+
+impl Addr {
+    fn as_ip(&self) -> Option<SocketAddr> {
+        match self {
+            Addr::Ip(a) => Some(*a),
+            Addr::Unix(_) => None,
+        }
+    }
+
+    /// The IP address (of a TCP socket).
+    pub(crate) fn ip(&self) -> SocketAddr {
+        self.as_ip()
+            .expect("a TCP socket of the in-memory network has an IP address")
+    }
+
+    /// The path (of a Unix socket; `None`: unnamed).
+    pub(crate) fn path(&self) -> Option<PathBuf> {
+        match self {
+            Addr::Unix(p) => p.clone(),
+            Addr::Ip(_) => None,
+        }
+    }
 }
 
 impl Tcp {
@@ -62,7 +95,7 @@ impl Tcp {
 }
 
 struct ListenerState {
-    addr: SocketAddr,
+    addr: Addr,
     backlog: usize,
     /// Connections whose SYN arrived, not yet accepted.
     queue: VecDeque<u64>,
@@ -80,7 +113,7 @@ struct Conn {
     phase: Phase,
     connect: Waiters,
     /// Each side's local address.
-    addr: [SocketAddr; 2],
+    addr: [Addr; 2],
     side: [Side; 2],
     /// The connecting side's binding, released when it closes.
     client_bind: Option<SocketAddr>,
@@ -250,8 +283,8 @@ pub(crate) fn connect(
             .tcp
             .listeners
             .iter()
-            .filter(|(_, l)| addr::matches(l.addr, dest))
-            .min_by_key(|(_, l)| l.addr.ip().is_unspecified())
+            .filter(|(_, l)| l.addr.as_ip().is_some_and(|a| addr::matches(a, dest)))
+            .min_by_key(|(_, l)| l.addr.as_ip().is_some_and(|a| a.ip().is_unspecified()))
             .map(|(&id, _)| id);
         let Some(listener) = found else {
             if let Some(b) = local {
@@ -263,33 +296,52 @@ pub(crate) fn connect(
             Some(b) => b,
             None => st.ports.bind(Proto::Tcp, SocketAddr::new(dest.ip(), 0))?,
         };
-        let id = st.tcp.id();
-        let side = |open| Side {
-            open,
-            ttl: 64,
-            ..Side::default()
-        };
-        let mut client = side(true);
-        client.nodelay = settings.nodelay;
-        client.linger = settings.linger;
-        st.tcp.conns.insert(
-            id,
-            Conn {
-                phase: Phase::Connecting { listener },
-                connect: Waiters::default(),
-                addr: [addr::source(bind, dest), dest],
-                side: [client, side(false)],
-                client_bind: Some(bind),
-            },
-        );
-        send(st, id, 1, Delivery::Syn { conn: id });
-        Ok(id)
+        let addrs = [Addr::Ip(addr::source(bind, dest)), Addr::Ip(dest)];
+        Ok(new_conn(st, Some(listener), addrs, Some(bind), settings))
     })?;
     Ok(Stream {
         sim: sim.clone(),
         conn,
         side: 0,
     })
+}
+
+/// A new connection: towards `listener` (a SYN is sent), or with none, established
+/// at once with both sides open (a socket pair).
+pub(crate) fn new_conn(
+    st: &mut State,
+    listener: Option<u64>,
+    addr: [Addr; 2],
+    client_bind: Option<SocketAddr>,
+    settings: Settings,
+) -> u64 {
+    let id = st.tcp.id();
+    let side = |open| Side {
+        open,
+        ttl: 64,
+        ..Side::default()
+    };
+    let mut client = side(true);
+    client.nodelay = settings.nodelay;
+    client.linger = settings.linger;
+    let phase = match listener {
+        Some(listener) => Phase::Connecting { listener },
+        None => Phase::Established,
+    };
+    st.tcp.conns.insert(
+        id,
+        Conn {
+            phase,
+            connect: Waiters::default(),
+            addr,
+            side: [client, side(listener.is_none())],
+            client_bind,
+        },
+    );
+    if listener.is_some() {
+        send(st, id, 1, Delivery::Syn { conn: id });
+    }
+    id
 }
 
 /// Closes side `i` of `conn`: an RST (`reset`) or a FIN to the peer, unless it has

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use super::super::addr::{self, Proto};
 use super::super::Net;
-use super::{connect, listen, Listener, Settings, Stream, WINDOW};
+use super::{connect, listen, Addr, Listener, Settings, Stream, WINDOW};
 use crate::sim::Sim;
 
 /// The in-memory side of a `TcpSocket` (not yet connected or listening).
@@ -99,7 +99,7 @@ impl Socket {
                 Net::with(&self.sim, |st, _| st.ports.bind(Proto::Tcp, any))?
             }
         };
-        Ok(listen(&self.sim, addr, backlog as usize))
+        Ok(listen(&self.sim, Addr::Ip(addr), backlog as usize))
     }
 }
 

@@ -16,9 +16,9 @@ use crate::sim::Sim;
 
 /// The in-memory side of a `TcpStream`: one side of a connection.
 pub(crate) struct Stream {
-    pub(super) sim: Arc<Sim>,
-    pub(super) conn: u64,
-    pub(super) side: usize,
+    pub(in crate::sim::net) sim: Arc<Sim>,
+    pub(in crate::sim::net) conn: u64,
+    pub(in crate::sim::net) side: usize,
 }
 
 impl Stream {
@@ -52,11 +52,21 @@ impl Stream {
     }
 
     pub(crate) fn local_addr(&self) -> SocketAddr {
-        self.with(|_, c, _| c.addr[self.side])
+        self.with(|_, c, _| c.addr[self.side].ip())
     }
 
     pub(crate) fn peer_addr(&self) -> SocketAddr {
-        self.with(|_, c, _| c.addr[1 - self.side])
+        self.with(|_, c, _| c.addr[1 - self.side].ip())
+    }
+
+    /// A Unix stream's path (`None`: unnamed).
+    pub(crate) fn local_path(&self) -> Option<std::path::PathBuf> {
+        self.with(|_, c, _| c.addr[self.side].path())
+    }
+
+    /// A Unix stream's peer's path (`None`: unnamed).
+    pub(crate) fn peer_path(&self) -> Option<std::path::PathBuf> {
+        self.with(|_, c, _| c.addr[1 - self.side].path())
     }
 
     /// Reads (or peeks) what was delivered into `sink`, which takes what it can of each
@@ -288,9 +298,11 @@ impl Drop for Stream {
 
 impl std::fmt::Debug for Stream {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TcpStream")
-            .field("addr", &self.local_addr())
-            .field("peer", &self.peer_addr())
+        let (addr, peer) =
+            self.with(|_, c, _| (c.addr[self.side].clone(), c.addr[1 - self.side].clone()));
+        f.debug_struct("Stream")
+            .field("addr", &addr)
+            .field("peer", &peer)
             .field("in_memory", &true)
             .finish()
     }
