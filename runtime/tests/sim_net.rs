@@ -689,3 +689,35 @@ fn unix_datagrams_and_pipes_panic_naming_the_caller() {
     assert!(msg.contains("pipe at"), "{msg}");
     assert!(msg.contains("sim_net.rs"), "{msg}");
 }
+
+#[test]
+fn without_a_timer_driver_deliveries_are_immediate() {
+    let run_once = |seed| {
+        watchdog("a network without time", move || {
+            let rt = Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_io()
+                .deterministic(seed)
+                .build()
+                .unwrap();
+            let got = rt.block_on(async {
+                let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+                let addr = listener.local_addr().unwrap();
+                let server = runtime::spawn(async move {
+                    let (mut s, _) = listener.accept().await.unwrap();
+                    let mut buf = Vec::new();
+                    s.read_to_end(&mut buf).await.unwrap();
+                    buf
+                });
+                let mut c = TcpStream::connect(addr).await.unwrap();
+                c.write_all(&payload(3)).await.unwrap();
+                drop(c);
+                server.await.unwrap()
+            });
+            (got, rt.trace_hash())
+        })
+    };
+    let a = run_once(5);
+    assert!(a.0 == payload(3));
+    assert_eq!(a, run_once(5));
+}

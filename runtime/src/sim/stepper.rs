@@ -368,8 +368,16 @@ impl Stepper {
         let ms = self.sim.elapsed().as_millis() as u64;
         self.trace.record(Event::Advance { ms });
         self.handle.driver.poll_now();
-        self.sim.net.deliver_due(time.now());
+        let n = self.sim.net.deliver_due(time.now());
+        self.record_deliveries(n);
         true
+    }
+
+    fn record_deliveries(&mut self, n: usize) {
+        if n > 0 {
+            let us = self.sim.elapsed().as_micros() as u64;
+            self.trace.record(Event::Deliver { n: n as u32, us });
+        }
     }
 
     /// Without a timer driver: only the network can end an idle run.
@@ -377,7 +385,8 @@ impl Stepper {
         if self.sim.net.next_delivery().is_none() {
             return false;
         }
-        self.sim.net.deliver_due(std::time::Instant::now());
+        let n = self.sim.net.deliver_due(std::time::Instant::now());
+        self.record_deliveries(n);
         true
     }
 
