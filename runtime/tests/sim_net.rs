@@ -1,8 +1,9 @@
-//! The deterministic mode's in-memory network: `runtime::net`'s TCP and UDP types in a
+//! The deterministic mode's in-memory network, TCP: `runtime::net`'s TCP types in a
 //! runtime built with `Builder::deterministic` live in memory, on loopback addresses,
-//! with tokio's semantics (ephemeral ports, `AddrInUse`, `ConnectionRefused`, bounded
-//! windows and partial writes, half-close, resets, peeks, readiness), and a run with
-//! its network replays from the seed.
+//! with tokio's semantics (ephemeral ports, `AddrInUse`, `ConnectionRefused`, backlog,
+//! bounded windows and partial writes, half-close, resets, peeks, readiness, halves,
+//! `TcpSocket`), deliveries take virtual time, and a run with its network replays from
+//! the seed. UDP and Unix streams: sim_net_udp_unix.rs; misuse: sim_net_misuse.rs.
 //!
 //! Every run is bounded by the watchdog: a lost wake-up on the network fails the test
 //! (the stepper reports a deadlock, or the watchdog fires) instead of hanging it.
@@ -14,8 +15,7 @@ mod support;
 use std::collections::HashSet;
 use std::future::{poll_fn, Future};
 use std::io;
-use std::net::{Ipv4Addr, SocketAddr};
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::net::Ipv4Addr;
 use std::sync::{Arc, Mutex};
 use std::task::Poll;
 
@@ -438,170 +438,6 @@ fn backlog_bounds_the_accept_queue() {
 }
 
 #[test]
-fn udp_round_trip() {
-    run("datagrams", 13, || async {
-        let a = UdpSocket::bind("127.0.0.1:0").await.unwrap();
-        let b = UdpSocket::bind("127.0.0.1:0").await.unwrap();
-        let (aa, ba) = (a.local_addr().unwrap(), b.local_addr().unwrap());
-        assert_eq!(a.send_to(b"ping", ba).await.unwrap(), 4);
-        let mut buf = [0u8; 16];
-        assert_eq!(b.peek_from(&mut buf).await.unwrap(), (4, aa));
-        assert_eq!(b.peek_sender().await.unwrap(), aa);
-        assert_eq!(b.recv_from(&mut buf).await.unwrap(), (4, aa));
-        assert_eq!(&buf[..4], b"ping");
-        assert_eq!(
-            b.try_recv_from(&mut buf).unwrap_err().kind(),
-            io::ErrorKind::WouldBlock
-        );
-        // Connected: send/recv, and datagrams from others are dropped.
-        b.connect(aa).await.unwrap();
-        a.connect(ba).await.unwrap();
-        assert_eq!(b.peer_addr().unwrap(), aa);
-        let c = UdpSocket::bind("127.0.0.1:0").await.unwrap();
-        c.send_to(b"stranger", ba).await.unwrap();
-        a.send(b"pong").await.unwrap();
-        assert_eq!(b.recv(&mut buf).await.unwrap(), 4);
-        assert_eq!(&buf[..4], b"pong");
-        // Truncation to the buffer, as a kernel's.
-        b.send(b"a long datagram").await.unwrap();
-        let mut small = [0u8; 4];
-        assert_eq!(a.recv(&mut small).await.unwrap(), 4);
-        assert_eq!(&small, b"a lo");
-        // Readiness.
-        b.send(b"r").await.unwrap();
-        a.readable().await.unwrap();
-        let r = a.ready(Interest::READABLE).await.unwrap();
-        assert!(r.is_readable());
-        let mut v = Vec::with_capacity(4);
-        assert_eq!(a.try_recv_buf(&mut v).unwrap(), 1);
-        // Unspecified binds receive what is sent to loopback.
-        let any = UdpSocket::bind("0.0.0.0:0").await.unwrap();
-        let to = SocketAddr::from((Ipv4Addr::LOCALHOST, any.local_addr().unwrap().port()));
-        c.send_to(b"any", to).await.unwrap();
-        let (n, from) = any.recv_from(&mut buf).await.unwrap();
-        assert_eq!((n, from), (3, c.local_addr().unwrap()));
-    });
-}
-
-fn panic_text(f: impl FnOnce()) -> String {
-    let payload = catch_unwind(AssertUnwindSafe(f)).expect_err("the call panicked");
-    panic_message(payload)
-}
-
-#[test]
-fn non_loopback_bind_panics_naming_the_caller() {
-    let msg = watchdog("a non-loopback bind", || {
-        panic_text(|| {
-            sim(14).block_on(async {
-                let _ = TcpListener::bind("10.1.2.3:80").await;
-            })
-        })
-    });
-    assert!(msg.contains("TcpListener::bind(10.1.2.3:80)"), "{msg}");
-    assert!(msg.contains("sim_net.rs"), "names the caller: {msg}");
-    assert!(msg.contains("127.0.0.1"), "says what to do: {msg}");
-    let msg = watchdog("a non-loopback send", || {
-        panic_text(|| {
-            sim(14).block_on(async {
-                let s = UdpSocket::bind("127.0.0.1:0").await.unwrap();
-                let _ = s.send_to(b"x", "192.168.0.1:53").await;
-            })
-        })
-    });
-    assert!(msg.contains("UdpSocket::send_to(192.168.0.1:53)"), "{msg}");
-    assert!(msg.contains("sim_net.rs"), "{msg}");
-    let msg = watchdog("a non-loopback connect", || {
-        panic_text(|| {
-            sim(14).block_on(async {
-                let _ = TcpStream::connect("8.8.8.8:53").await;
-            })
-        })
-    });
-    assert!(msg.contains("TcpStream::connect(8.8.8.8:53)"), "{msg}");
-    assert!(msg.contains("sim_net.rs"), "{msg}");
-}
-
-#[test]
-fn real_resources_panic_naming_the_caller() {
-    let std_listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let msg = watchdog("from_std", move || {
-        panic_text(move || {
-            sim(15).block_on(async move {
-                let _ = TcpListener::from_std(std_listener);
-            })
-        })
-    });
-    assert!(msg.contains("TcpListener::from_std at"), "{msg}");
-    assert!(msg.contains("sim_net.rs"), "{msg}");
-    assert!(msg.contains("TcpListener::bind"), "says what to do: {msg}");
-    let msg = watchdog("a descriptor", || {
-        panic_text(|| {
-            sim(15).block_on(async {
-                let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
-                let _ = std::os::fd::AsRawFd::as_raw_fd(&l);
-            })
-        })
-    });
-    assert!(msg.contains("in-memory network"), "{msg}");
-}
-
-#[test]
-fn descriptors_processes_and_signals_panic_naming_the_caller() {
-    type Check = (&'static str, Box<dyn FnOnce() + Send>);
-    let checks: Vec<Check> = vec![
-        (
-            "AsyncFd::new at",
-            Box::new(|| {
-                let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-                sim(18).block_on(async move {
-                    let _ = runtime::io::unix::AsyncFd::new(l);
-                })
-            }),
-        ),
-        (
-            "process::Command::spawn at",
-            Box::new(|| {
-                sim(18).block_on(async {
-                    let _ = runtime::process::Command::new("true").spawn();
-                })
-            }),
-        ),
-        (
-            "signal::unix::signal at",
-            Box::new(|| {
-                sim(18).block_on(async {
-                    let kind = runtime::signal::unix::SignalKind::user_defined1();
-                    let _ = runtime::signal::unix::signal(kind);
-                })
-            }),
-        ),
-    ];
-    for (what, f) in checks {
-        let msg = watchdog(what, move || panic_text(f));
-        assert!(msg.contains(what), "{msg}");
-        assert!(msg.contains("sim_net.rs"), "names the caller: {msg}");
-        assert!(msg.contains("deterministic"), "{msg}");
-    }
-    let msg = watchdog("ctrl_c", || {
-        panic_text(|| {
-            sim(18).block_on(async {
-                let _ = runtime::signal::ctrl_c().await;
-            })
-        })
-    });
-    assert!(msg.contains("signal::ctrl_c"), "{msg}");
-}
-
-#[test]
-fn unknown_host_names_do_not_resolve() {
-    run("a lookup", 16, || async {
-        let err = TcpStream::connect("example.com:80").await.unwrap_err();
-        assert_eq!(err.kind(), io::ErrorKind::NotFound);
-        assert!(err.to_string().contains("localhost"), "{err}");
-    });
-}
-
-#[test]
 fn deliveries_take_virtual_time() {
     run("virtual delays", 17, || async {
         let start = runtime::time::Instant::now();
@@ -623,71 +459,6 @@ fn deliveries_take_virtual_time() {
             "{took:?}"
         );
     });
-}
-
-#[test]
-fn unix_streams_in_memory() {
-    run("Unix streams", 19, || async {
-        use runtime::net::{UnixListener, UnixStream};
-        let path = "/nonexistent-dir/sim.sock";
-        let listener = UnixListener::bind(path).unwrap();
-        assert!(!std::path::Path::new(path).exists(), "no file is created");
-        assert_eq!(
-            listener.local_addr().unwrap().as_pathname(),
-            Some(std::path::Path::new(path))
-        );
-        let err = UnixListener::bind(path).unwrap_err();
-        assert_eq!(err.kind(), io::ErrorKind::AddrInUse);
-        let err = UnixStream::connect("/nowhere.sock").await.unwrap_err();
-        assert_eq!(err.kind(), io::ErrorKind::NotFound);
-        let mut c = UnixStream::connect(path).await.unwrap();
-        let (mut s, peer) = listener.accept().await.unwrap();
-        assert!(peer.is_unnamed());
-        assert!(c.local_addr().unwrap().is_unnamed());
-        assert_eq!(
-            c.peer_addr().unwrap().as_pathname(),
-            Some(std::path::Path::new(path))
-        );
-        c.write_all(b"over unix").await.unwrap();
-        c.shutdown().await.unwrap();
-        let mut got = String::new();
-        s.read_to_string(&mut got).await.unwrap();
-        assert_eq!(got, "over unix");
-        drop(listener);
-        let _again = UnixListener::bind(path).unwrap();
-        // A pair: connected at once, unnamed, halves work.
-        let (a, mut b) = UnixStream::pair().unwrap();
-        let (_ar, mut aw) = a.into_split();
-        aw.write_all(b"pair").await.unwrap();
-        let mut four = [0u8; 4];
-        b.read_exact(&mut four).await.unwrap();
-        assert_eq!(&four, b"pair");
-        drop(aw);
-        assert_eq!(b.read(&mut four).await.unwrap(), 0);
-    });
-}
-
-#[test]
-fn unix_datagrams_and_pipes_panic_naming_the_caller() {
-    let msg = watchdog("a Unix datagram", || {
-        panic_text(|| {
-            sim(20).block_on(async {
-                let _ = runtime::net::UnixDatagram::pair();
-            })
-        })
-    });
-    assert!(msg.contains("UnixDatagram at"), "{msg}");
-    assert!(msg.contains("sim_net.rs"), "{msg}");
-    assert!(msg.contains("UdpSocket"), "says what to do: {msg}");
-    let msg = watchdog("a pipe", || {
-        panic_text(|| {
-            sim(20).block_on(async {
-                let _ = runtime::net::unix::pipe::pipe();
-            })
-        })
-    });
-    assert!(msg.contains("pipe at"), "{msg}");
-    assert!(msg.contains("sim_net.rs"), "{msg}");
 }
 
 #[test]
