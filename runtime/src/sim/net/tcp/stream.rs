@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::task::{ready, Context, Poll, Waker};
 use std::time::Duration;
 
-use super::super::{blocked, Net, State};
+use super::super::{blocked, Net, Queue, State};
 use super::{close, mask, pair, refused, Conn, Delivery, Phase, WINDOW};
 use crate::io::{Interest, Ready};
 use crate::sim::Sim;
@@ -22,17 +22,15 @@ pub(crate) struct Stream {
 }
 
 impl Stream {
-    fn with<R>(&self, f: impl FnOnce(&mut State, &mut Conn, &mut Vec<Waker>) -> R) -> R {
+    /// Runs `f` on the delivery queue and this side's connection.
+    fn with<R>(&self, f: impl FnOnce(&mut Queue, &mut Conn, &mut Vec<Waker>) -> R) -> R {
         Net::with(&self.sim, |st, wake| {
-            // `send` needs the state whole: take the connection out for `f`.
-            let mut c = st
-                .tcp
+            let State { q, tcp, .. } = st;
+            let c = tcp
                 .conns
-                .remove(&self.conn)
+                .get_mut(&self.conn)
                 .expect("an open side keeps its connection");
-            let r = f(st, &mut c, wake);
-            st.tcp.conns.insert(self.conn, c);
-            r
+            f(q, c, wake)
         })
     }
 
@@ -126,7 +124,7 @@ impl Stream {
         let i = self.side;
         let total: usize = bufs.iter().map(|b| b.len()).sum();
         let conn = self.conn;
-        let sent = self.with(|st, c, _| {
+        let sent = self.with(|q, c, _| {
             let (mine, theirs) = pair(&mut c.side, i);
             if mine.err {
                 mine.err = false;
@@ -154,8 +152,7 @@ impl Stream {
                 to: 1 - i,
                 bytes,
             };
-            let due =
-                st.q.schedule(theirs.last_due, super::super::Delivery::Tcp(d));
+            let due = q.schedule(theirs.last_due, super::super::Delivery::Tcp(d));
             theirs.last_due = Some(due);
             Poll::Ready(Ok(Some(n)))
         });
@@ -235,7 +232,7 @@ impl Stream {
     /// return EOF.
     pub(crate) fn shutdown(&self, how: std::net::Shutdown) {
         let (i, conn) = (self.side, self.conn);
-        self.with(|st, c, wake| {
+        self.with(|q, c, wake| {
             let (mine, theirs) = pair(&mut c.side, i);
             if matches!(how, std::net::Shutdown::Read | std::net::Shutdown::Both) {
                 mine.rd_shut = true;
@@ -248,8 +245,7 @@ impl Stream {
                 mine.wr_shut = true;
                 mine.writers.take(wake);
                 let d = Delivery::Fin { conn, to: 1 - i };
-                let due =
-                    st.q.schedule(theirs.last_due, super::super::Delivery::Tcp(d));
+                let due = q.schedule(theirs.last_due, super::super::Delivery::Tcp(d));
                 theirs.last_due = Some(due);
             }
         });
