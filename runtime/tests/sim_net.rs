@@ -492,3 +492,31 @@ fn without_a_timer_driver_deliveries_are_immediate() {
     assert!(a.0 == payload(3));
     assert_eq!(a, run_once(5));
 }
+
+#[test]
+fn unspecified_listeners_take_loopback_connects() {
+    run("wildcard listeners", 21, || async {
+        let any = TcpListener::bind("0.0.0.0:7000").await.unwrap();
+        let v6 = TcpListener::bind("[::]:7000").await.unwrap();
+        let c = TcpStream::connect("127.0.0.3:7000").await.unwrap();
+        let (s, peer) = any.accept().await.unwrap();
+        assert_eq!(s.local_addr().unwrap(), "127.0.0.3:7000".parse().unwrap());
+        assert_eq!(peer, c.local_addr().unwrap());
+        assert_eq!(peer.ip(), Ipv4Addr::new(127, 0, 0, 3));
+        let c6 = TcpStream::connect("[::1]:7000").await.unwrap();
+        let (_s6, peer6) = v6.accept().await.unwrap();
+        assert_eq!(peer6, c6.local_addr().unwrap());
+        assert!(peer6.is_ipv6());
+        // Two loopback addresses on one port are two listeners.
+        let one = TcpListener::bind("127.0.0.1:7001").await.unwrap();
+        let two = TcpListener::bind("127.0.0.2:7001").await.unwrap();
+        let _c = TcpStream::connect("127.0.0.2:7001").await.unwrap();
+        let (s, _) = two.accept().await.unwrap();
+        assert_eq!(s.local_addr().unwrap(), "127.0.0.2:7001".parse().unwrap());
+        drop(one);
+        // Connecting to the unspecified address reaches loopback, as on Linux.
+        let _c = TcpStream::connect("0.0.0.0:7000").await.unwrap();
+        let (s, _) = any.accept().await.unwrap();
+        assert_eq!(s.local_addr().unwrap(), "127.0.0.1:7000".parse().unwrap());
+    });
+}
