@@ -143,17 +143,27 @@ fn descriptors_processes_and_signals_panic_naming_the_caller() {
 }
 
 #[test]
-fn unix_datagrams_and_pipes_panic_naming_the_caller() {
-    let msg = watchdog("a Unix datagram", || {
-        panic_text(|| {
-            sim(20).block_on(async {
-                let _ = runtime::net::UnixDatagram::pair();
+fn unix_std_sockets_and_pipes_panic_naming_the_caller() {
+    let (std_a, _std_b) = std::os::unix::net::UnixDatagram::pair().unwrap();
+    let msg = watchdog("a std Unix datagram", move || {
+        panic_text(move || {
+            sim(20).block_on(async move {
+                let _ = runtime::net::UnixDatagram::from_std(std_a);
             })
         })
     });
-    assert!(msg.contains("UnixDatagram at"), "{msg}");
+    assert!(msg.contains("UnixDatagram::from_std at"), "{msg}");
     assert!(msg.contains("sim_net_misuse.rs"), "{msg}");
-    assert!(msg.contains("UdpSocket"), "says what to do: {msg}");
+    assert!(msg.contains("UnixDatagram::bind"), "says what to do: {msg}");
+    let msg = watchdog("a UnixSocket", || {
+        panic_text(|| {
+            sim(20).block_on(async {
+                let _ = runtime::net::UnixSocket::new_stream();
+            })
+        })
+    });
+    assert!(msg.contains("UnixSocket::new at"), "{msg}");
+    assert!(msg.contains("sim_net_misuse.rs"), "{msg}");
     let msg = watchdog("a pipe", || {
         panic_text(|| {
             sim(20).block_on(async {

@@ -1,6 +1,7 @@
 //! The deterministic mode's in-memory network: UDP datagrams (bind, `send_to`/
 //! `recv_from`, connect, peeks, truncation, readiness, unspecified binds) and Unix
-//! streams (a path namespace of the network's own, `connect`, `pair`, halves).
+//! streams (a path namespace of the network's own, `connect`, `pair`, halves) and
+//! datagrams (bind, unbound, pair, connect, flow control instead of drops).
 #![cfg(all(feature = "deterministic", not(loom)))]
 
 #[macro_use]
@@ -118,5 +119,70 @@ fn unix_streams_in_memory() {
         assert_eq!(&four, b"pair");
         drop(aw);
         assert_eq!(b.read(&mut four).await.unwrap(), 0);
+    });
+}
+
+#[test]
+fn unix_datagrams_in_memory() {
+    run("Unix datagrams", 22, || async {
+        use runtime::net::{UnixDatagram, UnixListener};
+        let a = UnixDatagram::bind("/sim/a.sock").unwrap();
+        let b = UnixDatagram::bind("/sim/b.sock").unwrap();
+        assert_eq!(
+            UnixDatagram::bind("/sim/a.sock").unwrap_err().kind(),
+            io::ErrorKind::AddrInUse
+        );
+        // Streams and datagrams share the path namespace.
+        assert_eq!(
+            UnixListener::bind("/sim/a.sock").unwrap_err().kind(),
+            io::ErrorKind::AddrInUse
+        );
+        assert_eq!(a.send_to(b"one", "/sim/b.sock").await.unwrap(), 3);
+        let mut buf = [0u8; 8];
+        let (n, from) = b.recv_from(&mut buf).await.unwrap();
+        assert_eq!(
+            (&buf[..n], from.as_pathname()),
+            (&b"one"[..], Some(std::path::Path::new("/sim/a.sock")))
+        );
+        let err = a.send_to(b"x", "/sim/nobody.sock").await.unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::NotFound);
+        // Unbound senders are unnamed.
+        let u = UnixDatagram::unbound().unwrap();
+        u.send_to(b"anon", "/sim/b.sock").await.unwrap();
+        let (n, from) = b.recv_from(&mut buf).await.unwrap();
+        assert_eq!(n, 4);
+        assert!(from.is_unnamed());
+        // Connected: send/recv and peer_addr.
+        u.connect("/sim/b.sock").unwrap();
+        assert_eq!(
+            u.peer_addr().unwrap().as_pathname(),
+            Some(std::path::Path::new("/sim/b.sock"))
+        );
+        u.send(b"hi").await.unwrap();
+        assert_eq!(b.recv(&mut buf).await.unwrap(), 2);
+        // A pair; a full queue makes the sender wait instead of dropping.
+        let (p, q) = UnixDatagram::pair().unwrap();
+        let big = vec![1u8; 60_000];
+        let mut sent = 0;
+        while p.try_send(&big).is_ok() {
+            sent += 1;
+        }
+        assert!(sent >= 1);
+        assert_eq!(
+            p.try_send(&big).unwrap_err().kind(),
+            io::ErrorKind::WouldBlock
+        );
+        let waiting = runtime::spawn(async move {
+            p.send(&big).await.unwrap();
+            p
+        });
+        let mut got = vec![0u8; 70_000];
+        for _ in 0..=sent {
+            assert_eq!(q.recv(&mut got).await.unwrap(), 60_000);
+        }
+        let p = waiting.await.unwrap();
+        drop(q);
+        let err = p.send(b"gone").await.unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::ConnectionRefused);
     });
 }

@@ -10,12 +10,12 @@
 //! with a message saying so.
 //!
 //! In a deterministic runtime (`Builder::deterministic`, feature `deterministic`) the same
-//! types live in the runtime's in-memory network instead: TCP, UDP and Unix stream
-//! sockets on loopback addresses (and a path namespace of the network's own) with the
+//! types live in the runtime's in-memory network instead: TCP, UDP and Unix sockets on
+//! loopback addresses (and a path namespace of the network's own) with the
 //! kernel's semantics (ephemeral ports, `AddrInUse`, `ConnectionRefused`, bounded
 //! windows, half-close, resets), every write arriving after a seeded delay of virtual
 //! time, so a run with its network replays from the seed. A non-loopback address and a
-//! real resource (`from_std`, a raw descriptor, a Unix datagram socket, a pipe) panic
+//! real resource (`from_std`, a raw descriptor, a `UnixSocket`, a pipe) panic
 //! there, naming the call site; `localhost` is the only host name.
 //!
 //! Streams (and their halves) implement both I/O trait families, tokio's and futures-io

@@ -1,10 +1,12 @@
-//! The in-memory network of the deterministic mode: loopback TCP and UDP sockets that
-//! live inside one runtime, with seeded delivery delays on the virtual clock.
+//! The in-memory network of the deterministic mode: loopback TCP and UDP sockets and
+//! Unix sockets that live inside one runtime, with seeded delivery delays on the
+//! virtual clock.
 //!
-//! `Net` owns every bound address (addr.rs), every listener and connection (tcp/) and
-//! every datagram socket (udp.rs) of its runtime, all in one `State` behind one mutex.
+//! `Net` owns every bound address (addr.rs), every listener and connection (tcp/, and
+//! the Unix streams of unix.rs on the same model), every UDP socket (udp.rs) and Unix
+//! datagram socket (unix_dgram.rs) of its runtime, all in one `State` behind one mutex.
 //! The public socket types (`runtime::net::{TcpListener, TcpStream, TcpSocket,
-//! UdpSocket}`) hold an [`Io`]: their real `IoSource`, or, when they were made inside a
+//! UdpSocket, UnixListener, UnixStream, UnixDatagram}`) hold an [`Io`]: their real `IoSource`, or, when they were made inside a
 //! deterministic runtime, a handle into this state (an id and the runtime's `Sim`).
 //!
 //! A write (a TCP segment, a FIN or RST, a SYN, a datagram) becomes visible at the peer
@@ -27,6 +29,7 @@ mod sink;
 pub(crate) mod tcp;
 pub(crate) mod udp;
 pub(crate) mod unix;
+pub(crate) mod unix_dgram;
 
 pub(crate) use addr::resolve;
 pub(crate) use sink::done;
@@ -113,7 +116,13 @@ macro_rules! unwind_safe {
     )*};
 }
 
-unwind_safe!(tcp::Stream, tcp::Listener, tcp::Socket, udp::Socket);
+unwind_safe!(
+    tcp::Stream,
+    tcp::Listener,
+    tcp::Socket,
+    udp::Socket,
+    unix_dgram::Dgram
+);
 
 /// Panics for a real resource created inside a deterministic runtime.
 #[track_caller]
@@ -176,6 +185,7 @@ pub(crate) fn blocked<T>(
 pub(crate) enum Delivery {
     Tcp(tcp::Delivery),
     Udp(udp::Delivery),
+    UnixDgram(unix_dgram::Delivery),
 }
 
 /// Everything the network holds (one lock).
@@ -184,6 +194,7 @@ pub(crate) struct State {
     pub(crate) ports: addr::Ports,
     pub(crate) tcp: tcp::Tcp,
     pub(crate) udp: udp::Udp,
+    pub(crate) unix_dgram: unix_dgram::UnixDgrams,
 }
 
 /// The deliveries in flight and the generator of their delays.
@@ -239,6 +250,7 @@ impl Net {
                 ports: addr::Ports::default(),
                 tcp: tcp::Tcp::default(),
                 udp: udp::Udp::default(),
+                unix_dgram: unix_dgram::UnixDgrams::default(),
             }),
         }
     }
@@ -268,6 +280,7 @@ impl Net {
                 match d {
                     Delivery::Tcp(d) => tcp::deliver(&mut st, d, &mut wake),
                     Delivery::Udp(d) => udp::deliver(&mut st, d, &mut wake),
+                    Delivery::UnixDgram(d) => unix_dgram::deliver(&mut st, d, &mut wake),
                 }
                 n += 1;
             }

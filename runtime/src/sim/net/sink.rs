@@ -1,5 +1,5 @@
 //! Copying between the network's queues and the callers' buffers, and the buffer-typed
-//! forms of the in-memory stream's and datagram socket's operations.
+//! forms of the in-memory stream's and datagram sockets' operations.
 //!
 //! A read hands the queued bytes to a sink: a closure that copies what fits of each
 //! slice it is given into the caller's buffer (a slice, vectored slices, a `ReadBuf`'s
@@ -10,10 +10,12 @@
 
 use std::io::{self, IoSlice, IoSliceMut};
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::task::{ready, Context, Poll};
 
 use super::tcp::Stream;
 use super::udp::Socket;
+use super::unix_dgram::Dgram;
 use crate::io::{Interest, ReadBuf};
 
 /// The result of an operation polled without a `Context` (it cannot be `Pending`).
@@ -211,6 +213,62 @@ impl Socket {
         match f() {
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                 self.wait_change(cx);
+                Poll::Pending
+            }
+            r => Poll::Ready(r),
+        }
+    }
+}
+
+impl Dgram {
+    pub(crate) fn recv_slice(
+        &self,
+        cx: Option<&mut Context<'_>>,
+        buf: &mut [u8],
+        peek: bool,
+    ) -> Poll<io::Result<(usize, Option<PathBuf>)>> {
+        self.recv(cx, peek, &mut slice(buf))
+    }
+
+    pub(crate) fn recv_into(
+        &self,
+        cx: Option<&mut Context<'_>>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<(usize, Option<PathBuf>)>> {
+        self.recv(cx, false, &mut *read_buf(buf))
+    }
+
+    pub(crate) fn recv_buf_mut<B: bytes::BufMut>(
+        &self,
+        cx: Option<&mut Context<'_>>,
+        buf: &mut B,
+    ) -> Poll<io::Result<(usize, Option<PathBuf>)>> {
+        self.recv(cx, false, &mut buf_mut(buf))
+    }
+
+    /// tokio's `try_io`: `f` runs when the socket is ready for `interest`.
+    pub(crate) fn try_io<R>(
+        &self,
+        interest: Interest,
+        f: impl FnOnce() -> io::Result<R>,
+    ) -> io::Result<R> {
+        if self.ready_now(interest).is_empty() {
+            return Err(io::ErrorKind::WouldBlock.into());
+        }
+        f()
+    }
+
+    /// tokio's `async_io`, polled (see `Stream::poll_io`).
+    pub(crate) fn poll_io<R>(
+        &self,
+        cx: &mut Context<'_>,
+        interest: Interest,
+        f: &mut impl FnMut() -> io::Result<R>,
+    ) -> Poll<io::Result<R>> {
+        ready!(self.poll_ready(cx, interest, true))?;
+        match f() {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                self.wait_change(cx, interest);
                 Poll::Pending
             }
             r => Poll::Ready(r),

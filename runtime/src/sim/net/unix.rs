@@ -17,7 +17,7 @@ use crate::sim::Sim;
 
 /// Binds a listener at `path` (`UnixListener::bind`).
 pub(crate) fn bind(sim: &Arc<Sim>, path: &Path, backlog: usize) -> io::Result<Listener> {
-    let taken = Net::with(sim, |st, _| st.tcp.paths.contains_key(path));
+    let taken = Net::with(sim, |st, _| super::unix_dgram::path_taken(st, path));
     if taken {
         return Err(io::Error::new(
             io::ErrorKind::AddrInUse,
