@@ -22,7 +22,8 @@
 //!
 //! Waiters are `Waker`s kept in the state of what they wait for (`Waiters`); every
 //! change that can make an operation succeed takes them, and they are woken after the
-//! lock is released. Dropping a socket handle forgets its waiters.
+//! lock is released. Dropping a socket handle forgets its waiters (their wakers are
+//! dropped after the lock is released too).
 
 mod addr;
 mod sink;
@@ -161,10 +162,6 @@ impl Waiters {
     pub(crate) fn take(&mut self, out: &mut Vec<Waker>) {
         out.append(&mut self.0);
     }
-
-    pub(crate) fn clear(&mut self) {
-        self.0.clear();
-    }
 }
 
 /// `Pending` after registering in `waiters` (`cx` given), else `WouldBlock` (a `try_*`).
@@ -195,6 +192,9 @@ pub(crate) struct State {
     pub(crate) tcp: tcp::Tcp,
     pub(crate) udp: udp::Udp,
     pub(crate) unix_dgram: unix_dgram::UnixDgrams,
+    /// The waiters of closed sockets: dropped only after the lock is released, as a
+    /// waker's drop may run code (a last task reference) that reaches the network.
+    pub(crate) stale: Vec<Waker>,
 }
 
 /// The deliveries in flight and the generator of their delays.
@@ -251,6 +251,7 @@ impl Net {
                 tcp: tcp::Tcp::default(),
                 udp: udp::Udp::default(),
                 unix_dgram: unix_dgram::UnixDgrams::default(),
+                stale: Vec::new(),
             }),
         }
     }
@@ -265,7 +266,7 @@ impl Net {
     pub(crate) fn deliver_due(&self, now: Instant) -> usize {
         let mut wake = Vec::new();
         let mut n = 0;
-        {
+        let _stale = {
             let mut st = self.state.lock();
             let delays = st.q.delays;
             while let Some(entry) = st.q.queue.first_entry() {
@@ -284,7 +285,8 @@ impl Net {
                 }
                 n += 1;
             }
-        }
+            std::mem::take(&mut st.stale)
+        };
         for w in wake {
             w.wake();
         }
@@ -295,7 +297,7 @@ impl Net {
     /// it collected (outside the lock).
     pub(crate) fn with<R>(sim: &Sim, f: impl FnOnce(&mut State, &mut Vec<Waker>) -> R) -> R {
         let mut wake = Vec::new();
-        let r = {
+        let (r, _stale) = {
             let mut st = sim.net.state.lock();
             match &sim.time {
                 Some(t) => {
@@ -309,7 +311,8 @@ impl Net {
                     st.q.delays = false;
                 }
             }
-            f(&mut st, &mut wake)
+            let r = f(&mut st, &mut wake);
+            (r, std::mem::take(&mut st.stale))
         };
         for w in wake {
             w.wake();

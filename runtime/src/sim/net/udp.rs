@@ -260,8 +260,9 @@ impl Drop for Socket {
     fn drop(&mut self) {
         let id = self.id;
         self.with(|st, _| {
-            if let Some(s) = st.udp.sockets.remove(&id) {
+            if let Some(mut s) = st.udp.sockets.remove(&id) {
                 st.ports.release(Proto::Udp, s.addr);
+                s.readers.take(&mut st.stale);
             }
         });
     }

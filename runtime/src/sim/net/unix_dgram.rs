@@ -405,9 +405,10 @@ impl Drop for Dgram {
         let id = self.id;
         self.with(|st, wake| {
             let u = &mut st.unix_dgram;
-            let Some(s) = u.sockets.remove(&id) else {
+            let Some(mut s) = u.sockets.remove(&id) else {
                 return;
             };
+            s.readers.take(&mut st.stale);
             if let Some(p) = s.path {
                 if u.paths.get(&p) == Some(&id) {
                     u.paths.remove(&p);

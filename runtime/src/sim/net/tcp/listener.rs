@@ -101,9 +101,10 @@ impl Drop for Listener {
                 }
                 Addr::Unix(None) => {}
             }
-            let Some(l) = st.tcp.listeners.remove(&id) else {
+            let Some(mut l) = st.tcp.listeners.remove(&id) else {
                 return;
             };
+            l.acceptors.take(&mut st.stale);
             // Connections never accepted are reset, as a closed listener's are.
             for conn in l.queue {
                 close(st, conn, 1, true);

@@ -232,6 +232,7 @@ fn syn(st: &mut State, conn: u64, wake: &mut Vec<Waker>) {
         return;
     };
     if !c.side[0].open {
+        c.connect.take(&mut st.stale);
         st.tcp.conns.remove(&conn);
         return;
     }
@@ -356,8 +357,8 @@ fn close(st: &mut State, conn: u64, i: usize, reset: bool) {
         return;
     }
     s.open = false;
-    s.readers.clear();
-    s.writers.clear();
+    s.readers.take(&mut st.stale);
+    s.writers.take(&mut st.stale);
     let reset = reset || !s.rx.is_empty() || s.linger == Some(Duration::ZERO);
     let tell = established && !s.reset && (reset || !s.wr_shut);
     if reset {
@@ -369,7 +370,9 @@ fn close(st: &mut State, conn: u64, i: usize, reset: bool) {
         st.ports.release(Proto::Tcp, b);
     }
     if gone {
-        st.tcp.conns.remove(&conn);
+        if let Some(mut c) = st.tcp.conns.remove(&conn) {
+            c.connect.take(&mut st.stale);
+        }
     } else if tell {
         let j = 1 - i;
         let d = if reset {
