@@ -520,3 +520,29 @@ fn unspecified_listeners_take_loopback_connects() {
         assert_eq!(s.local_addr().unwrap(), "127.0.0.1:7000".parse().unwrap());
     });
 }
+
+#[test]
+fn futures_io_traits_and_lookup_host() {
+    run("futures-io", 24, || async {
+        let addrs: Vec<_> = runtime::net::lookup_host("localhost:8080")
+            .await
+            .unwrap()
+            .collect();
+        assert_eq!(
+            addrs,
+            ["127.0.0.1:8080".parse::<std::net::SocketAddr>().unwrap()]
+        );
+        let listener = TcpListener::bind(addrs[0]).await.unwrap();
+        let mut c = TcpStream::connect("localhost:8080").await.unwrap();
+        let (mut s, _) = listener.accept().await.unwrap();
+        futures::io::AsyncWriteExt::write_all(&mut c, b"futures")
+            .await
+            .unwrap();
+        futures::io::AsyncWriteExt::close(&mut c).await.unwrap();
+        let mut got = Vec::new();
+        futures::io::AsyncReadExt::read_to_end(&mut s, &mut got)
+            .await
+            .unwrap();
+        assert_eq!(got, b"futures");
+    });
+}

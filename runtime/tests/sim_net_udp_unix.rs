@@ -186,3 +186,26 @@ fn unix_datagrams_in_memory() {
         assert_eq!(err.kind(), io::ErrorKind::ConnectionRefused);
     });
 }
+
+#[test]
+fn a_full_udp_receive_queue_drops_datagrams() {
+    run("a full receive queue", 23, || async {
+        let a = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        let b = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        let to = b.local_addr().unwrap();
+        let big = vec![5u8; 60_000];
+        // Sends never wait: 10 datagrams of 60 kB, far past the receiver's queue.
+        for _ in 0..10 {
+            assert_eq!(a.try_send_to(&big, to).unwrap(), big.len());
+        }
+        runtime::time::sleep(std::time::Duration::from_millis(1)).await;
+        let mut got = 0;
+        let mut buf = vec![0u8; 65_536];
+        while b.try_recv(&mut buf).is_ok() {
+            got += 1;
+        }
+        assert!(got > 0 && got < 10, "{got} of 10 datagrams kept");
+        // A datagram to a port nobody bound is dropped, not an error.
+        a.send_to(b"void", "127.0.0.1:9").await.unwrap();
+    });
+}
