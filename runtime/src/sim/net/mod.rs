@@ -6,8 +6,9 @@
 //! the Unix streams of unix.rs on the same model), every UDP socket (udp.rs) and Unix
 //! datagram socket (unix_dgram.rs) of its runtime, all in one `State` behind one mutex.
 //! The public socket types (`runtime::net::{TcpListener, TcpStream, TcpSocket,
-//! UdpSocket, UnixListener, UnixStream, UnixDatagram}`) hold an [`Io`]: their real `IoSource`, or, when they were made inside a
-//! deterministic runtime, a handle into this state (an id and the runtime's `Sim`).
+//! UdpSocket, UnixListener, UnixStream, UnixDatagram}`) hold an [`Io`]: their real
+//! `IoSource`, or, when they were made inside a deterministic runtime, a handle into
+//! this state (an id and the runtime's `Sim`).
 //!
 //! A write (a TCP segment, a FIN or RST, a SYN, a datagram) becomes visible at the peer
 //! after a delay drawn from the network's own seeded generator (`0..=MAX_DELAY_US` µs of
@@ -203,8 +204,9 @@ pub(crate) struct Queue {
     seq: u64,
     queue: BTreeMap<(Instant, u64), Delivery>,
     /// The virtual clock's reading at the current operation (set by `Net::with`, and
-    /// to a delivery's due instant while it is applied).
-    now: Instant,
+    /// to a delivery's due instant while it is applied; nothing is scheduled before
+    /// the first operation sets it).
+    now: Option<Instant>,
     /// Whether delays are drawn (a timer driver moves the clock).
     delays: bool,
 }
@@ -218,7 +220,10 @@ impl Queue {
         } else {
             Duration::ZERO
         };
-        let mut due = self.now + delay;
+        let now = self
+            .now
+            .expect("an operation set the clock before scheduling");
+        let mut due = now + delay;
         if let Some(a) = after {
             due = due.max(a);
         }
@@ -237,14 +242,13 @@ pub(crate) struct Net {
 impl Net {
     /// An empty network whose delays are drawn from `seed`.
     pub(crate) fn new(seed: u64) -> Net {
-        let now = Instant::now();
         Net {
             state: Mutex::new(State {
                 q: Queue {
                     rng: Rng::new(seed),
                     seq: 0,
                     queue: BTreeMap::new(),
-                    now,
+                    now: None,
                     delays: false,
                 },
                 ports: addr::Ports::default(),
@@ -277,7 +281,7 @@ impl Net {
                 let d = entry.remove();
                 // Follow-ups (an RST answering data sent to a closed socket) are
                 // scheduled from the delivery's own instant.
-                st.q.now = due;
+                st.q.now = Some(due);
                 match d {
                     Delivery::Tcp(d) => tcp::deliver(&mut st, d, &mut wake),
                     Delivery::Udp(d) => udp::deliver(&mut st, d, &mut wake),
@@ -301,13 +305,13 @@ impl Net {
             let mut st = sim.net.state.lock();
             match &sim.time {
                 Some(t) => {
-                    st.q.now = t.now();
+                    st.q.now = Some(t.now());
                     st.q.delays = true;
                 }
                 None => {
                     // No clock: every delivery is due at the epoch, and the stepper
                     // delivers them all when the run is idle.
-                    st.q.now = sim.origin;
+                    st.q.now = Some(sim.origin);
                     st.q.delays = false;
                 }
             }
