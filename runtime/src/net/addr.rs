@@ -42,7 +42,11 @@ use sealed::{Resolved, ToSocketAddrsPriv};
 pub(crate) async fn resolve<A: ToSocketAddrs + ?Sized>(addr: &A) -> io::Result<Vec<SocketAddr>> {
     match addr.to_resolved() {
         Resolved::Ready(r) => r,
-        Resolved::Lookup(host) => lookup(host).await,
+        Resolved::Lookup(host) => {
+            // A deterministic runtime's network resolves names itself (no DNS).
+            sim_current!(|_sim| crate::sim::net::resolve(&host));
+            lookup(host).await
+        }
     }
 }
 

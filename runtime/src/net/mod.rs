@@ -9,6 +9,15 @@
 //! built with `Builder::enable_io()` (`#[runtime::main]` enables it); elsewhere they panic
 //! with a message saying so.
 //!
+//! In a deterministic runtime (`Builder::deterministic`, feature `deterministic`) the same
+//! types live in the runtime's in-memory network instead: TCP, UDP and Unix sockets on
+//! loopback addresses (and a path namespace of the network's own) with the
+//! kernel's semantics (ephemeral ports, `AddrInUse`, `ConnectionRefused`, bounded
+//! windows, half-close, resets), every write arriving after a seeded delay of virtual
+//! time, so a run with its network replays from the seed. A non-loopback address and a
+//! real resource (`from_std`, a raw descriptor, a `UnixSocket`, a pipe) panic
+//! there, naming the call site; `localhost` is the only host name.
+//!
 //! Streams (and their halves) implement both I/O trait families, tokio's and futures-io
 //! (see [`crate::io`] for the choice): this example uses futures-io's extension traits,
 //! the one in [`crate::io`] tokio's.
@@ -34,6 +43,8 @@
 //! # Ok::<_, std::io::Error>(()) }).unwrap();
 //! ```
 
+#[macro_use]
+mod sim_hooks;
 mod addr;
 mod buf_io;
 pub(crate) mod io_source;

@@ -96,8 +96,11 @@ fn retry_interrupted(len: usize, mut call: impl FnMut(usize) -> isize) -> io::Re
     }
 }
 
+/// `stream_io!(Stream)` writes the methods over `self.io`; `stream_io!(Stream, s)` also
+/// opens each with `on_sim!(self.io, |s| ..)` for a stream whose `io` can be in memory
+/// (`net::sim_hooks`).
 macro_rules! stream_io {
-    ($stream:ident) => {
+    ($stream:ident $(, $s:ident)?) => {
         impl $stream {
             /// Reads into `buf`, registering the task to wake when readable if nothing is there.
             /// `Ok(0)` means EOF (or an empty `buf`).
@@ -106,6 +109,7 @@ macro_rules! stream_io {
                 cx: &mut ::std::task::Context<'_>,
                 buf: &mut [u8],
             ) -> ::std::task::Poll<::std::io::Result<usize>> {
+                $( on_sim!(self.io, |$s| $s.read_slice(Some(cx), buf, false)); )?
                 self.io.poll_read(cx, buf)
             }
 
@@ -115,6 +119,7 @@ macro_rules! stream_io {
                 cx: &mut ::std::task::Context<'_>,
                 bufs: &mut [::std::io::IoSliceMut<'_>],
             ) -> ::std::task::Poll<::std::io::Result<usize>> {
+                $( on_sim!(self.io, |$s| $s.read_vectored(Some(cx), bufs)); )?
                 self.io.poll_read_vectored(cx, bufs)
             }
 
@@ -124,6 +129,7 @@ macro_rules! stream_io {
                 cx: &mut ::std::task::Context<'_>,
                 buf: &[u8],
             ) -> ::std::task::Poll<::std::io::Result<usize>> {
+                $( on_sim!(self.io, |$s| $s.write_slice(Some(cx), buf)); )?
                 self.io.poll_write(cx, buf)
             }
 
@@ -133,12 +139,14 @@ macro_rules! stream_io {
                 cx: &mut ::std::task::Context<'_>,
                 bufs: &[::std::io::IoSlice<'_>],
             ) -> ::std::task::Poll<::std::io::Result<usize>> {
+                $( on_sim!(self.io, |$s| $s.write_vectored(Some(cx), bufs)); )?
                 self.io.poll_write_vectored(cx, bufs)
             }
 
             /// Waits until the stream may be readable (readiness can be spurious: follow with
             /// [`Self::try_read`] and loop on `WouldBlock`). Several tasks may wait at once.
             pub async fn readable(&self) -> ::std::io::Result<()> {
+                $( on_sim!(self.io, |$s| ::std::future::poll_fn(|cx| $s.poll_ready(cx, crate::io::Interest::READABLE, false).map_ok(drop)).await); )?
                 ::std::future::poll_fn(|cx| {
                     self.io
                         .poll_ready_unbudgeted(cx, ::io_driver::Direction::Read)
@@ -151,12 +159,14 @@ macro_rules! stream_io {
                 &self,
                 cx: &mut ::std::task::Context<'_>,
             ) -> ::std::task::Poll<::std::io::Result<()>> {
+                $( on_sim!(self.io, |$s| $s.poll_ready(cx, crate::io::Interest::READABLE, true).map_ok(drop)); )?
                 self.io
                     .poll_ready_recorded(cx, ::io_driver::Direction::Read)
             }
 
             /// Waits until the stream may be writable (see [`Self::readable`]).
             pub async fn writable(&self) -> ::std::io::Result<()> {
+                $( on_sim!(self.io, |$s| ::std::future::poll_fn(|cx| $s.poll_ready(cx, crate::io::Interest::WRITABLE, false).map_ok(drop)).await); )?
                 ::std::future::poll_fn(|cx| {
                     self.io
                         .poll_ready_unbudgeted(cx, ::io_driver::Direction::Write)
@@ -173,6 +183,7 @@ macro_rules! stream_io {
                 &self,
                 interest: crate::io::Interest,
             ) -> ::std::io::Result<crate::io::Ready> {
+                $( on_sim!(self.io, |$s| ::std::future::poll_fn(|cx| $s.poll_ready(cx, interest, false)).await); )?
                 ::std::future::poll_fn(|cx| self.io.poll_ready_interest(cx, interest)).await
             }
 
@@ -181,6 +192,7 @@ macro_rules! stream_io {
                 &self,
                 cx: &mut ::std::task::Context<'_>,
             ) -> ::std::task::Poll<::std::io::Result<()>> {
+                $( on_sim!(self.io, |$s| $s.poll_ready(cx, crate::io::Interest::WRITABLE, true).map_ok(drop)); )?
                 self.io
                     .poll_ready_recorded(cx, ::io_driver::Direction::Write)
             }
@@ -188,6 +200,7 @@ macro_rules! stream_io {
             /// Reads without waiting: `WouldBlock` when no data is there (and the readiness seen by
             /// the last `readable()` is cleared, so the next one waits for new data).
             pub fn try_read(&self, buf: &mut [u8]) -> ::std::io::Result<usize> {
+                $( on_sim!(self.io, |$s| crate::sim::net::done($s.read_slice(None, buf, false))); )?
                 self.io.try_io(::io_driver::Direction::Read, |mut s| {
                     ::std::io::Read::read(&mut s, buf)
                 })
@@ -198,6 +211,7 @@ macro_rules! stream_io {
                 &self,
                 bufs: &mut [::std::io::IoSliceMut<'_>],
             ) -> ::std::io::Result<usize> {
+                $( on_sim!(self.io, |$s| crate::sim::net::done($s.read_vectored(None, bufs))); )?
                 self.io.try_io(::io_driver::Direction::Read, |mut s| {
                     ::std::io::Read::read_vectored(&mut s, bufs)
                 })
@@ -210,6 +224,7 @@ macro_rules! stream_io {
                 &self,
                 buf: &mut B,
             ) -> ::std::io::Result<usize> {
+                $( on_sim!(self.io, |$s| $s.try_read_buf(buf)); )?
                 self.io.try_io(::io_driver::Direction::Read, |s| {
                     crate::net::buf_io::read_buf(
                         ::std::os::fd::AsRawFd::as_raw_fd(s),
@@ -229,6 +244,7 @@ macro_rules! stream_io {
                 interest: crate::io::Interest,
                 f: impl FnOnce() -> ::std::io::Result<R>,
             ) -> ::std::io::Result<R> {
+                $( on_sim!(self.io, |$s| $s.try_io(interest, f)); )?
                 self.io.try_io_interest(interest, f)
             }
 
@@ -239,11 +255,13 @@ macro_rules! stream_io {
                 interest: crate::io::Interest,
                 mut f: impl FnMut() -> ::std::io::Result<R>,
             ) -> ::std::io::Result<R> {
+                $( on_sim!(self.io, |$s| ::std::future::poll_fn(|cx| $s.poll_io(cx, interest, &mut f)).await); )?
                 ::std::future::poll_fn(|cx| self.io.poll_io_interest(cx, interest, &mut f)).await
             }
 
             /// Writes without waiting: `WouldBlock` when the socket buffer is full.
             pub fn try_write(&self, buf: &[u8]) -> ::std::io::Result<usize> {
+                $( on_sim!(self.io, |$s| crate::sim::net::done($s.write_slice(None, buf))); )?
                 self.io.try_io(::io_driver::Direction::Write, |mut s| {
                     ::std::io::Write::write(&mut s, buf)
                 })
@@ -254,6 +272,7 @@ macro_rules! stream_io {
                 &self,
                 bufs: &[::std::io::IoSlice<'_>],
             ) -> ::std::io::Result<usize> {
+                $( on_sim!(self.io, |$s| crate::sim::net::done($s.write_vectored(None, bufs))); )?
                 self.io.try_io(::io_driver::Direction::Write, |mut s| {
                     ::std::io::Write::write_vectored(&mut s, bufs)
                 })
@@ -267,6 +286,7 @@ macro_rules! stream_io {
                 cx: &mut ::std::task::Context<'_>,
                 buf: &mut crate::io::ReadBuf<'_>,
             ) -> ::std::task::Poll<::std::io::Result<()>> {
+                $( on_sim!(self.io, |$s| $s.read_into(Some(cx), buf, false).map_ok(drop)); )?
                 crate::net::stream_io::poll_read_buf(
                     &self.io,
                     cx,
@@ -292,6 +312,7 @@ macro_rules! stream_io {
                 cx: &mut ::std::task::Context<'_>,
                 buf: &[u8],
             ) -> ::std::task::Poll<::std::io::Result<usize>> {
+                $( on_sim!(self.io, |$s| $s.write_slice(Some(cx), buf)); )?
                 self.io.poll_write(cx, buf)
             }
 
@@ -300,6 +321,7 @@ macro_rules! stream_io {
                 cx: &mut ::std::task::Context<'_>,
                 bufs: &[::std::io::IoSlice<'_>],
             ) -> ::std::task::Poll<::std::io::Result<usize>> {
+                $( on_sim!(self.io, |$s| $s.write_vectored(Some(cx), bufs)); )?
                 self.io.poll_write_vectored(cx, bufs)
             }
 
@@ -330,6 +352,7 @@ macro_rules! stream_io {
                 cx: &mut ::std::task::Context<'_>,
                 buf: &mut [u8],
             ) -> ::std::task::Poll<::std::io::Result<usize>> {
+                $( on_sim!(self.io, |$s| $s.read_slice(Some(cx), buf, false)); )?
                 self.io.poll_read(cx, buf)
             }
 
@@ -338,6 +361,7 @@ macro_rules! stream_io {
                 cx: &mut ::std::task::Context<'_>,
                 bufs: &mut [::std::io::IoSliceMut<'_>],
             ) -> ::std::task::Poll<::std::io::Result<usize>> {
+                $( on_sim!(self.io, |$s| $s.read_vectored(Some(cx), bufs)); )?
                 self.io.poll_read_vectored(cx, bufs)
             }
         }
@@ -348,6 +372,7 @@ macro_rules! stream_io {
                 cx: &mut ::std::task::Context<'_>,
                 buf: &[u8],
             ) -> ::std::task::Poll<::std::io::Result<usize>> {
+                $( on_sim!(self.io, |$s| $s.write_slice(Some(cx), buf)); )?
                 self.io.poll_write(cx, buf)
             }
 
@@ -356,6 +381,7 @@ macro_rules! stream_io {
                 cx: &mut ::std::task::Context<'_>,
                 bufs: &[::std::io::IoSlice<'_>],
             ) -> ::std::task::Poll<::std::io::Result<usize>> {
+                $( on_sim!(self.io, |$s| $s.write_vectored(Some(cx), bufs)); )?
                 self.io.poll_write_vectored(cx, bufs)
             }
 

@@ -38,25 +38,45 @@ use crate::net::io_source::IoSource;
 /// # Ok::<_, std::io::Error>(()) }).unwrap();
 /// ```
 pub struct UdpSocket {
-    io: IoSource<mio::net::UdpSocket>,
+    io: sim_or!(IoSource<mio::net::UdpSocket>, crate::sim::net::udp::Socket),
 }
 
 impl UdpSocket {
     /// Binds to `addr` (the first resolved address that binds wins).
     ///
     /// # Panics
-    /// Outside a runtime, or on one built without `Builder::enable_io()`.
-    pub async fn bind<A: ToSocketAddrs>(addr: A) -> io::Result<UdpSocket> {
-        each_addr(&addr, |a| async move {
-            UdpSocket::new(mio::net::UdpSocket::bind(a)?)
-        })
-        .await
+    /// Outside a runtime, or on one built without `Builder::enable_io()`. In a
+    /// deterministic runtime, for an address that is not loopback (its network is in
+    /// memory).
+    #[track_caller]
+    pub fn bind<A: ToSocketAddrs>(
+        addr: A,
+    ) -> impl std::future::Future<Output = io::Result<UdpSocket>> {
+        let at = std::panic::Location::caller();
+        async move {
+            sim_current!(|sim| each_addr(&addr, |a| {
+                let s = crate::sim::net::udp::bind(&sim, a, at);
+                async move {
+                    s.map(|s| UdpSocket {
+                        io: crate::sim::net::Io::Sim(s),
+                    })
+                }
+            })
+            .await);
+            let _ = at;
+            each_addr(&addr, |a| async move {
+                UdpSocket::new(mio::net::UdpSocket::bind(a)?)
+            })
+            .await
+        }
     }
 
     #[track_caller]
     fn new(mio: mio::net::UdpSocket) -> io::Result<UdpSocket> {
-        let io = IoSource::new(mio, Interest::READABLE | Interest::WRITABLE)?;
-        Ok(UdpSocket { io })
+        let source = IoSource::new(mio, Interest::READABLE | Interest::WRITABLE)?;
+        Ok(UdpSocket {
+            io: real_io!(source),
+        })
     }
 
     /// Wraps a bound std socket (it is switched to non-blocking mode).
@@ -65,6 +85,11 @@ impl UdpSocket {
     /// Outside a runtime, or on one built without `Builder::enable_io()`.
     #[track_caller]
     pub fn from_std(socket: std::net::UdpSocket) -> io::Result<UdpSocket> {
+        #[cfg(all(feature = "deterministic", not(loom)))]
+        crate::sim::net::forbid_real(
+            "UdpSocket::from_std",
+            "Bind with `UdpSocket::bind` (a loopback address) instead.",
+        );
         socket.set_nonblocking(true)?;
         UdpSocket::new(mio::net::UdpSocket::from_std(socket))
     }
@@ -72,46 +97,82 @@ impl UdpSocket {
     /// Deregisters the socket and returns it as a std socket (still non-blocking).
     #[cfg(unix)]
     pub fn into_std(self) -> io::Result<std::net::UdpSocket> {
-        let mio = self.io.into_inner()?;
+        let mio = into_real!(self.io).into_inner()?;
         Ok(std::net::UdpSocket::from(std::os::fd::OwnedFd::from(mio)))
     }
 
     /// Sets the default destination for `send` and the only source `recv` accepts (the
     /// first resolved address that connects wins).
-    pub async fn connect<A: ToSocketAddrs>(&self, addr: A) -> io::Result<()> {
-        let io = self.io.get_ref();
-        each_addr(&addr, |a| async move { io.connect(a) }).await
+    ///
+    /// # Panics
+    /// In a deterministic runtime, for an address that is not loopback.
+    #[track_caller]
+    pub fn connect<'a, A: ToSocketAddrs + 'a>(
+        &'a self,
+        addr: A,
+    ) -> impl std::future::Future<Output = io::Result<()>> + 'a {
+        let at = std::panic::Location::caller();
+        async move {
+            let _ = at;
+            on_sim!(self.io, |s| each_addr(&addr, |a| {
+                s.connect(a, at);
+                async { Ok(()) }
+            })
+            .await);
+            let io = self.io.get_ref();
+            each_addr(&addr, |a| async move { io.connect(a) }).await
+        }
     }
 
     /// The local address.
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        on_sim!(self.io, |s| Ok(s.local_addr()));
         self.io.get_ref().local_addr()
     }
 
     /// The address given to `connect`.
     pub fn peer_addr(&self) -> io::Result<SocketAddr> {
+        on_sim!(self.io, |s| s.peer_addr());
         self.io.get_ref().peer_addr()
     }
 
     /// Sends `buf` to the connected peer; returns the bytes sent.
     pub async fn send(&self, buf: &[u8]) -> io::Result<usize> {
+        on_sim!(self.io, |s| s.send_to(
+            buf,
+            None,
+            std::panic::Location::caller()
+        ));
         poll_fn(|cx| self.poll_send(cx, buf)).await
     }
 
     /// Polls sending `buf` to the connected peer.
     pub fn poll_send(&self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        on_sim!(self.io, |s| Poll::Ready(s.send_to(
+            buf,
+            None,
+            std::panic::Location::caller()
+        )));
         self.io.poll_io(cx, Direction::Write, |s| s.send(buf))
     }
 
     /// Receives one datagram from the connected peer into `buf` (the excess of a longer
     /// datagram is discarded); returns its length.
     pub async fn recv(&self, buf: &mut [u8]) -> io::Result<usize> {
+        on_sim!(self.io, |s| poll_fn(|cx| s.recv_slice(
+            Some(cx),
+            buf,
+            false
+        ))
+        .await
+        .map(|r| r.0));
         poll_fn(|cx| self.io.poll_io(cx, Direction::Read, |s| s.recv(buf))).await
     }
 
     /// Polls receiving one datagram from the connected peer into `buf`'s unfilled part
     /// (tokio's signature: the datagram is added to `buf.filled()`).
     pub fn poll_recv(&self, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        on_sim!(self.io, |s| s.recv_into(Some(cx), buf, false).map_ok(drop));
         let dst = buf.initialize_unfilled();
         let n = ready!(self.io.poll_io(cx, Direction::Read, |s| s.recv(dst)))?;
         buf.advance(n);
@@ -119,13 +180,26 @@ impl UdpSocket {
     }
 
     /// Sends `buf` to `target` (its first resolved address).
-    pub async fn send_to<A: ToSocketAddrs>(&self, buf: &[u8], target: A) -> io::Result<usize> {
-        let target = resolve(&target)
-            .await?
-            .into_iter()
-            .next()
-            .ok_or_else(no_addresses)?;
-        poll_fn(|cx| self.poll_send_to(cx, buf, target)).await
+    ///
+    /// # Panics
+    /// In a deterministic runtime, for an address that is not loopback.
+    #[track_caller]
+    pub fn send_to<'a, A: ToSocketAddrs + 'a>(
+        &'a self,
+        buf: &'a [u8],
+        target: A,
+    ) -> impl std::future::Future<Output = io::Result<usize>> + 'a {
+        let at = std::panic::Location::caller();
+        async move {
+            let target = resolve(&target)
+                .await?
+                .into_iter()
+                .next()
+                .ok_or_else(no_addresses)?;
+            let _ = at;
+            on_sim!(self.io, |s| s.send_to(buf, Some(target), at));
+            poll_fn(|cx| self.poll_send_to(cx, buf, target)).await
+        }
     }
 
     /// Polls sending `buf` to `target`.
@@ -135,12 +209,23 @@ impl UdpSocket {
         buf: &[u8],
         target: SocketAddr,
     ) -> Poll<io::Result<usize>> {
+        on_sim!(self.io, |s| Poll::Ready(s.send_to(
+            buf,
+            Some(target),
+            std::panic::Location::caller()
+        )));
         self.io
             .poll_io(cx, Direction::Write, |s| s.send_to(buf, target))
     }
 
     /// Receives one datagram into `buf`; returns its length and its source.
     pub async fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        on_sim!(self.io, |s| poll_fn(|cx| s.recv_slice(
+            Some(cx),
+            buf,
+            false
+        ))
+        .await);
         poll_fn(|cx| self.io.poll_io(cx, Direction::Read, |s| s.recv_from(buf))).await
     }
 
@@ -151,6 +236,9 @@ impl UdpSocket {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<SocketAddr>> {
+        on_sim!(self.io, |s| s
+            .recv_into(Some(cx), buf, false)
+            .map_ok(|r| r.1));
         let dst = buf.initialize_unfilled();
         let (n, from) = ready!(self.io.poll_io(cx, Direction::Read, |s| s.recv_from(dst)))?;
         buf.advance(n);
@@ -172,6 +260,8 @@ impl UdpSocket {
     /// # Ok::<_, std::io::Error>(()) }).unwrap();
     /// ```
     pub async fn peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        on_sim!(self.io, |s| poll_fn(|cx| s.recv_slice(Some(cx), buf, true))
+            .await);
         poll_fn(|cx| self.io.poll_io(cx, Direction::Read, |s| s.peek_from(buf))).await
     }
 
@@ -181,6 +271,9 @@ impl UdpSocket {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<SocketAddr>> {
+        on_sim!(self.io, |s| s
+            .recv_into(Some(cx), buf, true)
+            .map_ok(|r| r.1));
         let dst = buf.initialize_unfilled();
         let (n, from) = ready!(self.io.poll_io(cx, Direction::Read, |s| s.peek_from(dst)))?;
         buf.advance(n);
@@ -189,11 +282,17 @@ impl UdpSocket {
 
     /// Peeks at the next datagram without waiting (`WouldBlock` when none is queued).
     pub fn try_peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        on_sim!(self.io, |s| crate::sim::net::done(
+            s.recv_slice(None, buf, true)
+        ));
         self.io.try_io(Direction::Read, |s| s.peek_from(buf))
     }
 
     /// Like `recv`, but leaves the datagram queued.
     pub async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
+        on_sim!(self.io, |s| poll_fn(|cx| s.recv_slice(Some(cx), buf, true))
+            .await
+            .map(|r| r.0));
         poll_fn(|cx| self.io.poll_io(cx, Direction::Read, |s| s.peek(buf))).await
     }
 
@@ -204,11 +303,20 @@ impl UdpSocket {
 
     /// Polls [`Self::peek_sender`].
     pub fn poll_peek_sender(&self, cx: &mut Context<'_>) -> Poll<io::Result<SocketAddr>> {
+        on_sim!(self.io, |s| s
+            .recv_slice(Some(cx), &mut [], true)
+            .map_ok(|r| r.1));
         self.io.poll_io(cx, Direction::Read, peek_sender)
     }
 
     /// [`Self::peek_sender`] without waiting (`WouldBlock` when no datagram is queued).
     pub fn try_peek_sender(&self) -> io::Result<SocketAddr> {
+        on_sim!(self.io, |s| crate::sim::net::done(s.recv_slice(
+            None,
+            &mut [],
+            true
+        ))
+        .map(|r| r.1));
         self.io.try_io(Direction::Read, peek_sender)
     }
 
@@ -216,47 +324,86 @@ impl UdpSocket {
     /// (a pending error shows as `is_error()`, a shutdown as closed); readiness can be
     /// spurious: follow with `try_recv*`/`try_send*` and loop on `WouldBlock`.
     pub async fn ready(&self, interest: crate::io::Interest) -> io::Result<crate::io::Ready> {
+        on_sim!(self.io, |s| poll_fn(|cx| s.poll_ready(cx, interest, false))
+            .await);
         poll_fn(|cx| self.io.poll_ready_interest(cx, interest)).await
     }
 
     /// Polls for read readiness (see [`Self::readable`]).
     pub fn poll_recv_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        on_sim!(self.io, |s| s
+            .poll_ready(cx, crate::io::Interest::READABLE, true)
+            .map_ok(drop));
         self.io.poll_ready_recorded(cx, Direction::Read)
     }
 
     /// Polls for write readiness (see [`Self::writable`]).
     pub fn poll_send_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        on_sim!(self.io, |s| s
+            .poll_ready(cx, crate::io::Interest::WRITABLE, true)
+            .map_ok(drop));
         self.io.poll_ready_recorded(cx, Direction::Write)
     }
 
     /// Waits until the socket may be readable (follow with a `try_recv*`, looping on
     /// `WouldBlock`).
     pub async fn readable(&self) -> io::Result<()> {
+        on_sim!(self.io, |s| poll_fn(|cx| s.poll_ready(
+            cx,
+            crate::io::Interest::READABLE,
+            false
+        ))
+        .await
+        .map(drop));
         poll_fn(|cx| self.io.poll_ready_unbudgeted(cx, Direction::Read)).await
     }
 
     /// Waits until the socket may be writable (follow with a `try_send*`).
     pub async fn writable(&self) -> io::Result<()> {
+        on_sim!(self.io, |s| poll_fn(|cx| s.poll_ready(
+            cx,
+            crate::io::Interest::WRITABLE,
+            false
+        ))
+        .await
+        .map(drop));
         poll_fn(|cx| self.io.poll_ready_unbudgeted(cx, Direction::Write)).await
     }
 
     /// Sends to the connected peer without waiting.
     pub fn try_send(&self, buf: &[u8]) -> io::Result<usize> {
+        on_sim!(self.io, |s| s.send_to(
+            buf,
+            None,
+            std::panic::Location::caller()
+        ));
         self.io.try_io(Direction::Write, |s| s.send(buf))
     }
 
     /// Sends to `target` without waiting.
     pub fn try_send_to(&self, buf: &[u8], target: SocketAddr) -> io::Result<usize> {
+        on_sim!(self.io, |s| s.send_to(
+            buf,
+            Some(target),
+            std::panic::Location::caller()
+        ));
         self.io.try_io(Direction::Write, |s| s.send_to(buf, target))
     }
 
     /// Receives from the connected peer without waiting.
     pub fn try_recv(&self, buf: &mut [u8]) -> io::Result<usize> {
+        on_sim!(self.io, |s| crate::sim::net::done(
+            s.recv_slice(None, buf, false)
+        )
+        .map(|r| r.0));
         self.io.try_io(Direction::Read, |s| s.recv(buf))
     }
 
     /// Receives a datagram and its source without waiting.
     pub fn try_recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        on_sim!(self.io, |s| crate::sim::net::done(
+            s.recv_slice(None, buf, false)
+        ));
         self.io.try_io(Direction::Read, |s| s.recv_from(buf))
     }
 
@@ -264,6 +411,9 @@ impl UdpSocket {
     /// `bytes::BufMut`), advancing it by the datagram's length (truncated to the room
     /// there is).
     pub async fn recv_buf<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
+        on_sim!(self.io, |s| poll_fn(|cx| s.recv_buf_mut(Some(cx), buf))
+            .await
+            .map(|r| r.0));
         poll_fn(|cx| {
             self.io.poll_io(cx, Direction::Read, |s| {
                 crate::net::buf_io::recv_buf(s, buf)
@@ -274,6 +424,10 @@ impl UdpSocket {
 
     /// [`Self::recv_buf`] without waiting.
     pub fn try_recv_buf<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
+        on_sim!(self.io, |s| crate::sim::net::done(
+            s.recv_buf_mut(None, buf)
+        )
+        .map(|r| r.0));
         self.io
             .try_io(Direction::Read, |s| crate::net::buf_io::recv_buf(s, buf))
     }
@@ -283,6 +437,8 @@ impl UdpSocket {
         &self,
         buf: &mut B,
     ) -> io::Result<(usize, SocketAddr)> {
+        on_sim!(self.io, |s| poll_fn(|cx| s.recv_buf_mut(Some(cx), buf))
+            .await);
         poll_fn(|cx| {
             self.io.poll_io(cx, Direction::Read, |s| {
                 crate::net::buf_io::recv_buf_from_ip(s, buf)
@@ -296,6 +452,9 @@ impl UdpSocket {
         &self,
         buf: &mut B,
     ) -> io::Result<(usize, SocketAddr)> {
+        on_sim!(self.io, |s| crate::sim::net::done(
+            s.recv_buf_mut(None, buf)
+        ));
         self.io.try_io(Direction::Read, |s| {
             crate::net::buf_io::recv_buf_from_ip(s, buf)
         })
@@ -309,6 +468,7 @@ impl UdpSocket {
         interest: crate::io::Interest,
         f: impl FnOnce() -> io::Result<R>,
     ) -> io::Result<R> {
+        on_sim!(self.io, |s| s.try_io(interest, f));
         self.io.try_io_interest(interest, f)
     }
 
@@ -318,6 +478,8 @@ impl UdpSocket {
         interest: crate::io::Interest,
         mut f: impl FnMut() -> io::Result<R>,
     ) -> io::Result<R> {
+        on_sim!(self.io, |s| poll_fn(|cx| s.poll_io(cx, interest, &mut f))
+            .await);
         poll_fn(|cx| self.io.poll_io_interest(cx, interest, &mut f)).await
     }
 
@@ -366,26 +528,40 @@ impl UdpSocket {
 
     /// Sets `SO_BROADCAST`.
     pub fn set_broadcast(&self, on: bool) -> io::Result<()> {
+        on_sim!(self.io, |s| {
+            s.set_broadcast(on);
+            Ok(())
+        });
         self.io.get_ref().set_broadcast(on)
     }
 
     /// Whether `SO_BROADCAST` is set.
     pub fn broadcast(&self) -> io::Result<bool> {
+        on_sim!(self.io, |s| Ok(s.broadcast()));
         self.io.get_ref().broadcast()
     }
 
     /// Sets the IP time-to-live.
     pub fn set_ttl(&self, ttl: u32) -> io::Result<()> {
+        on_sim!(self.io, |s| {
+            s.set_ttl(ttl);
+            Ok(())
+        });
         self.io.get_ref().set_ttl(ttl)
     }
 
     /// The IP time-to-live.
     pub fn ttl(&self) -> io::Result<u32> {
+        on_sim!(self.io, |s| Ok(s.ttl()));
         self.io.get_ref().ttl()
     }
 
     /// Takes the socket's pending error (`SO_ERROR`), if any.
     pub fn take_error(&self) -> io::Result<Option<io::Error>> {
+        on_sim!(self.io, |s| {
+            let _ = s;
+            Ok(None)
+        });
         self.io.get_ref().take_error()
     }
 
@@ -474,6 +650,7 @@ impl std::os::fd::AsFd for UdpSocket {
 
 impl fmt::Debug for UdpSocket {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        on_sim!(self.io, |s| s.fmt(f));
         self.io.get_ref().fmt(f)
     }
 }

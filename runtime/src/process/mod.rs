@@ -208,6 +208,12 @@ impl Command {
     /// Outside a runtime, or on one built without `Builder::enable_io()`.
     #[track_caller]
     pub fn spawn(&mut self) -> io::Result<Child> {
+        #[cfg(all(feature = "deterministic", not(loom)))]
+        crate::sim::net::forbid_real(
+            "process::Command::spawn",
+            "Stand in for the child with a task in a deterministic test, or run this test \
+             on a runtime built without `Builder::deterministic`.",
+        );
         // Fail before forking when there is no runtime to watch the child.
         let _ = crate::scheduler::Handle::current_driver("`runtime::process::Command::spawn`")
             .io_handle();

@@ -43,6 +43,12 @@ use std::io;
 /// # Panics
 /// Outside a runtime, or on one built without `Builder::enable_io()`.
 pub async fn ctrl_c() -> io::Result<()> {
+    #[cfg(all(feature = "deterministic", not(loom)))]
+    crate::sim::net::forbid_real(
+        "signal::ctrl_c",
+        "Deliver the event through a channel or `Notify` in a deterministic test, or run \
+         this test on a runtime built without `Builder::deterministic`.",
+    );
     let mut sig = unix::signal(unix::SignalKind::interrupt())?;
     match sig.recv().await {
         Some(()) => Ok(()),

@@ -137,6 +137,12 @@ pub struct Signal {
 /// Outside a runtime, or on one built without `Builder::enable_io()`.
 #[track_caller]
 pub fn signal(kind: SignalKind) -> io::Result<Signal> {
+    #[cfg(all(feature = "deterministic", not(loom)))]
+    crate::sim::net::forbid_real(
+        "signal::unix::signal",
+        "Deliver the event through a channel or `Notify` in a deterministic test, or run \
+         this test on a runtime built without `Builder::deterministic`.",
+    );
     // The runtime first, as tokio: a bad number outside a runtime (or on one without I/O)
     // is that panic, not an error.
     let receiver = registry::receiver()?;

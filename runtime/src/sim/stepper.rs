@@ -391,8 +391,16 @@ impl Stepper {
         let ns = u64::try_from(self.sim.elapsed().as_nanos()).unwrap_or(u64::MAX);
         self.trace.record(Event::Advance { ns });
         self.handle.driver.poll_now();
-        self.sim.net.deliver_due(time.now());
+        let n = self.sim.net.deliver_due(time.now());
+        self.record_deliveries(n);
         true
+    }
+
+    fn record_deliveries(&mut self, n: usize) {
+        if n > 0 {
+            let us = self.sim.elapsed().as_micros() as u64;
+            self.trace.record(Event::Deliver { n: n as u32, us });
+        }
     }
 
     /// Without a timer driver: only the network can end an idle run.
@@ -400,7 +408,8 @@ impl Stepper {
         if self.sim.net.next_delivery().is_none() {
             return false;
         }
-        self.sim.net.deliver_due(std::time::Instant::now());
+        let n = self.sim.net.deliver_due(std::time::Instant::now());
+        self.record_deliveries(n);
         true
     }
 

@@ -57,6 +57,8 @@ pub(crate) enum Event {
     /// A perturbation: the LIFO slot of `worker` demoted (`kind` 0), a driver turn
     /// injected (`kind` 1), the budget of its poll cut to `kind - 2` operations (2..=5).
     Perturb { worker: u32, kind: u32 },
+    /// The network made `n` deliveries due by `us` µs after the epoch (sim/net).
+    Deliver { n: u32, us: u64 },
 }
 
 impl Event {
@@ -72,6 +74,7 @@ impl Event {
             Event::Advance { ns } => (6, ns),
             Event::Digest(d) => (7, d),
             Event::Perturb { worker, kind } => (8, u64::from(worker) << 32 | u64::from(kind)),
+            Event::Deliver { n, us } => (9 | u64::from(n) << 8, us),
         }
     }
 }

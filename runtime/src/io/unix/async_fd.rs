@@ -197,6 +197,12 @@ impl<T: AsRawFd> AsyncFd<T> {
         inner: T,
         interest: Interest,
     ) -> Result<Self, AsyncFdRegisterError<T>> {
+        #[cfg(all(feature = "deterministic", not(loom)))]
+        crate::sim::net::forbid_real(
+            "AsyncFd::new",
+            "Use the runtime's in-memory sockets (`runtime::net`), channels or \
+             `runtime::io::duplex` in a deterministic test instead of a descriptor.",
+        );
         let handle = crate::scheduler::Handle::current_io();
         let fd = inner.as_raw_fd();
         match handle.register(&mut SourceFd(&fd), interest.to_mio()) {

@@ -30,7 +30,10 @@ use crate::net::io_source::IoSource;
 /// # Ok::<_, std::io::Error>(()) }).unwrap();
 /// ```
 pub struct TcpListener {
-    io: IoSource<mio::net::TcpListener>,
+    io: sim_or!(
+        IoSource<mio::net::TcpListener>,
+        crate::sim::net::tcp::Listener
+    ),
 }
 
 impl TcpListener {
@@ -39,18 +42,42 @@ impl TcpListener {
     /// of connects, and overflowed handshakes can surface as resets).
     ///
     /// # Panics
-    /// Outside a runtime, or on one built without `Builder::enable_io()`.
-    pub async fn bind<A: ToSocketAddrs>(addr: A) -> io::Result<TcpListener> {
-        each_addr(&addr, |a| async move {
-            TcpListener::new(mio::net::TcpListener::from_std(listen(a)?))
-        })
-        .await
+    /// Outside a runtime, or on one built without `Builder::enable_io()`. In a
+    /// deterministic runtime, for an address that is not loopback (its network is in
+    /// memory).
+    #[track_caller]
+    pub fn bind<A: ToSocketAddrs>(
+        addr: A,
+    ) -> impl std::future::Future<Output = io::Result<TcpListener>> {
+        let at = std::panic::Location::caller();
+        async move {
+            sim_current!(|sim| each_addr(&addr, |a| {
+                let l = crate::sim::net::tcp::bind(&sim, a, at);
+                async move { l.map(TcpListener::from_sim) }
+            })
+            .await);
+            let _ = at;
+            each_addr(&addr, |a| async move {
+                TcpListener::new(mio::net::TcpListener::from_std(listen(a)?))
+            })
+            .await
+        }
+    }
+
+    /// A listener of a deterministic runtime's in-memory network.
+    #[cfg(all(feature = "deterministic", not(loom)))]
+    pub(crate) fn from_sim(l: crate::sim::net::tcp::Listener) -> TcpListener {
+        TcpListener {
+            io: crate::sim::net::Io::Sim(l),
+        }
     }
 
     #[track_caller]
     pub(crate) fn new(mio: mio::net::TcpListener) -> io::Result<TcpListener> {
-        let io = IoSource::new(mio, Interest::READABLE)?;
-        Ok(TcpListener { io })
+        let source = IoSource::new(mio, Interest::READABLE)?;
+        Ok(TcpListener {
+            io: real_io!(source),
+        })
     }
 
     /// Wraps a bound, listening std listener (it is switched to non-blocking mode).
@@ -59,6 +86,11 @@ impl TcpListener {
     /// Outside a runtime, or on one built without `Builder::enable_io()`.
     #[track_caller]
     pub fn from_std(listener: std::net::TcpListener) -> io::Result<TcpListener> {
+        #[cfg(all(feature = "deterministic", not(loom)))]
+        crate::sim::net::forbid_real(
+            "TcpListener::from_std",
+            "Bind with `TcpListener::bind` (a loopback address) instead.",
+        );
         listener.set_nonblocking(true)?;
         TcpListener::new(mio::net::TcpListener::from_std(listener))
     }
@@ -66,7 +98,7 @@ impl TcpListener {
     /// Deregisters the listener and returns it as a std listener (still non-blocking).
     #[cfg(unix)]
     pub fn into_std(self) -> io::Result<std::net::TcpListener> {
-        let mio = self.io.into_inner()?;
+        let mio = into_real!(self.io).into_inner()?;
         Ok(std::net::TcpListener::from(std::os::fd::OwnedFd::from(mio)))
     }
 
@@ -78,6 +110,9 @@ impl TcpListener {
     /// Polls for a connection (several tasks may wait on one listener: each event wakes
     /// them all and they race for the connections).
     pub fn poll_accept(&self, cx: &mut Context<'_>) -> Poll<io::Result<(TcpStream, SocketAddr)>> {
+        on_sim!(self.io, |s| s
+            .poll_accept(Some(cx))
+            .map_ok(|(st, a)| (TcpStream::from_sim(st), a.ip())));
         let (mio, addr) = ready!(self.io.poll_io(cx, Direction::Read, |l| l.accept()))?;
         let stream = TcpStream::with_handle(self.io.driver(), mio)?;
         Poll::Ready(Ok((stream, addr)))
@@ -85,16 +120,25 @@ impl TcpListener {
 
     /// The bound address (with the port the OS picked for port 0).
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        on_sim!(self.io, |s| Ok(s.local_addr()));
         self.io.get_ref().local_addr()
     }
 
     /// Sets the IP time-to-live of accepted sockets.
     pub fn set_ttl(&self, ttl: u32) -> io::Result<()> {
+        on_sim!(self.io, |s| {
+            let _ = (s, ttl);
+            Ok(())
+        });
         self.io.get_ref().set_ttl(ttl)
     }
 
     /// The IP time-to-live.
     pub fn ttl(&self) -> io::Result<u32> {
+        on_sim!(self.io, |s| {
+            let _ = s;
+            Ok(64)
+        });
         self.io.get_ref().ttl()
     }
 }
@@ -124,6 +168,7 @@ impl std::os::fd::AsFd for TcpListener {
 
 impl fmt::Debug for TcpListener {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        on_sim!(self.io, |s| s.fmt(f));
         self.io.get_ref().fmt(f)
     }
 }

@@ -33,16 +33,68 @@ const STREAM_INTEREST: Interest = Interest::READABLE.add(Interest::WRITABLE);
 
 /// A TCP connection. See the module docs of [`crate::net`].
 pub struct TcpStream {
-    io: IoSource<mio::net::TcpStream>,
+    io: sim_or!(IoSource<mio::net::TcpStream>, crate::sim::net::tcp::Stream),
 }
 
 impl TcpStream {
     /// Opens a connection to `addr`, trying each resolved address in turn.
     ///
     /// # Panics
-    /// Outside a runtime, or on one built without `Builder::enable_io()`.
-    pub async fn connect<A: ToSocketAddrs>(addr: A) -> io::Result<TcpStream> {
-        each_addr(&addr, Self::connect_addr).await
+    /// Outside a runtime, or on one built without `Builder::enable_io()`. In a
+    /// deterministic runtime, for an address that is not loopback (its network is in
+    /// memory).
+    #[track_caller]
+    pub fn connect<A: ToSocketAddrs>(
+        addr: A,
+    ) -> impl std::future::Future<Output = io::Result<TcpStream>> {
+        let at = std::panic::Location::caller();
+        async move {
+            sim_current!(|sim| {
+                let settings = crate::sim::net::tcp::Settings::default();
+                each_addr(&addr, |a| {
+                    TcpStream::connect_sim(&sim, a, None, settings, "TcpStream::connect", at)
+                })
+                .await
+            });
+            let _ = at;
+            each_addr(&addr, Self::connect_addr).await
+        }
+    }
+
+    /// Connects in a deterministic runtime's in-memory network (`local`: a binding of
+    /// a `TcpSocket`).
+    #[cfg(all(feature = "deterministic", not(loom)))]
+    pub(crate) async fn connect_sim(
+        sim: &std::sync::Arc<crate::sim::Sim>,
+        target: SocketAddr,
+        local: Option<SocketAddr>,
+        settings: crate::sim::net::tcp::Settings,
+        what: &str,
+        at: &'static std::panic::Location<'static>,
+    ) -> io::Result<TcpStream> {
+        let stream = crate::sim::net::tcp::connect(sim, target, local, settings, what, at)?;
+        poll_fn(|cx| stream.poll_connected(cx)).await?;
+        Ok(TcpStream::from_sim(stream))
+    }
+
+    /// `TcpSocket::connect` in a deterministic runtime.
+    #[cfg(all(feature = "deterministic", not(loom)))]
+    pub(crate) async fn connect_socket_sim(
+        socket: crate::sim::net::tcp::Socket,
+        target: SocketAddr,
+        at: &'static std::panic::Location<'static>,
+    ) -> io::Result<TcpStream> {
+        let stream = socket.connect(target, at)?;
+        poll_fn(|cx| stream.poll_connected(cx)).await?;
+        Ok(TcpStream::from_sim(stream))
+    }
+
+    /// A stream over an in-memory connection.
+    #[cfg(all(feature = "deterministic", not(loom)))]
+    pub(crate) fn from_sim(stream: crate::sim::net::tcp::Stream) -> TcpStream {
+        TcpStream {
+            io: crate::sim::net::Io::Sim(stream),
+        }
     }
 
     async fn connect_addr(addr: SocketAddr) -> io::Result<TcpStream> {
@@ -73,16 +125,20 @@ impl TcpStream {
 
     #[track_caller]
     pub(crate) fn new(mio: mio::net::TcpStream) -> io::Result<TcpStream> {
-        let io = IoSource::new(mio, STREAM_INTEREST)?;
-        Ok(TcpStream { io })
+        let source = IoSource::new(mio, STREAM_INTEREST)?;
+        Ok(TcpStream {
+            io: real_io!(source),
+        })
     }
 
     pub(crate) fn with_handle(
         handle: &shim::sync::Arc<io_driver::Handle>,
         mio: mio::net::TcpStream,
     ) -> io::Result<TcpStream> {
-        let io = IoSource::with_handle(handle, mio, STREAM_INTEREST)?;
-        Ok(TcpStream { io })
+        let source = IoSource::with_handle(handle, mio, STREAM_INTEREST)?;
+        Ok(TcpStream {
+            io: real_io!(source),
+        })
     }
 
     /// Wraps a connected std stream (it is switched to non-blocking mode).
@@ -91,6 +147,11 @@ impl TcpStream {
     /// Outside a runtime, or on one built without `Builder::enable_io()`.
     #[track_caller]
     pub fn from_std(stream: std::net::TcpStream) -> io::Result<TcpStream> {
+        #[cfg(all(feature = "deterministic", not(loom)))]
+        crate::sim::net::forbid_real(
+            "TcpStream::from_std",
+            "Connect with `TcpStream::connect` to a `TcpListener` of the same runtime instead.",
+        );
         stream.set_nonblocking(true)?;
         TcpStream::new(mio::net::TcpStream::from_std(stream))
     }
@@ -98,42 +159,55 @@ impl TcpStream {
     /// Deregisters the stream and returns it as a std stream (still non-blocking).
     #[cfg(unix)]
     pub fn into_std(self) -> io::Result<std::net::TcpStream> {
-        let mio = self.io.into_inner()?;
+        let mio = into_real!(self.io).into_inner()?;
         Ok(std::net::TcpStream::from(std::os::fd::OwnedFd::from(mio)))
     }
 
     /// The local address.
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        on_sim!(self.io, |s| Ok(s.local_addr()));
         self.io.get_ref().local_addr()
     }
 
     /// The remote address.
     pub fn peer_addr(&self) -> io::Result<SocketAddr> {
+        on_sim!(self.io, |s| Ok(s.peer_addr()));
         self.io.get_ref().peer_addr()
     }
 
     /// Sets `TCP_NODELAY` (disables Nagle's algorithm when `true`).
     pub fn set_nodelay(&self, nodelay: bool) -> io::Result<()> {
+        on_sim!(self.io, |s| {
+            s.set_nodelay(nodelay);
+            Ok(())
+        });
         self.io.get_ref().set_nodelay(nodelay)
     }
 
     /// Whether `TCP_NODELAY` is set.
     pub fn nodelay(&self) -> io::Result<bool> {
+        on_sim!(self.io, |s| Ok(s.nodelay()));
         self.io.get_ref().nodelay()
     }
 
     /// Sets the IP time-to-live.
     pub fn set_ttl(&self, ttl: u32) -> io::Result<()> {
+        on_sim!(self.io, |s| {
+            s.set_ttl(ttl);
+            Ok(())
+        });
         self.io.get_ref().set_ttl(ttl)
     }
 
     /// The IP time-to-live.
     pub fn ttl(&self) -> io::Result<u32> {
+        on_sim!(self.io, |s| Ok(s.ttl()));
         self.io.get_ref().ttl()
     }
 
     /// Takes the socket's pending error (`SO_ERROR`), if any.
     pub fn take_error(&self) -> io::Result<Option<io::Error>> {
+        on_sim!(self.io, |s| Ok(s.take_error()));
         self.io.get_ref().take_error()
     }
 
@@ -146,6 +220,10 @@ impl TcpStream {
     ///
     /// The kernel's `NotConnected` (the peer reset the connection) is `Ok(())`, as tokio's.
     pub fn shutdown_std(&self, how: Shutdown) -> io::Result<()> {
+        on_sim!(self.io, |s| {
+            s.shutdown(how);
+            Ok(())
+        });
         // As tokio's: a connection the peer reset (or the OS closed) has nothing left to
         // shut down, and which of the two the kernel reports first is a race.
         match self.io.get_ref().shutdown(how) {
@@ -175,6 +253,7 @@ impl TcpStream {
         cx: &mut Context<'_>,
         buf: &mut crate::io::ReadBuf<'_>,
     ) -> Poll<io::Result<usize>> {
+        on_sim!(self.io, |s| s.read_into(Some(cx), buf, true));
         let dst = buf.initialize_unfilled();
         let n = std::task::ready!(self.io.poll_io(cx, Direction::Read, |s| s.peek(dst)))?;
         buf.advance(n);
@@ -183,6 +262,8 @@ impl TcpStream {
 
     /// Reads into `buf` without consuming the data, waiting until some is available.
     pub async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
+        on_sim!(self.io, |s| poll_fn(|cx| s.read_slice(Some(cx), buf, true))
+            .await);
         poll_fn(|cx| self.io.poll_io(cx, Direction::Read, |s| s.peek(buf))).await
     }
 
@@ -198,6 +279,7 @@ impl TcpStream {
     /// # Ok::<_, std::io::Error>(()) }).unwrap();
     /// ```
     pub fn linger(&self) -> io::Result<Option<std::time::Duration>> {
+        on_sim!(self.io, |s| Ok(s.linger()));
         socket2::SockRef::from(self.io.get_ref()).linger()
     }
 
@@ -208,6 +290,10 @@ impl TcpStream {
     /// thread*, a worker, until the unsent data is acknowledged or the time runs out, even
     /// on a non-blocking socket (Linux): prefer `None` or `Some(Duration::ZERO)`.
     pub fn set_linger(&self, dur: Option<std::time::Duration>) -> io::Result<()> {
+        on_sim!(self.io, |s| {
+            s.set_linger(dur);
+            Ok(())
+        });
         socket2::SockRef::from(self.io.get_ref()).set_linger(dur)
     }
 
@@ -231,7 +317,7 @@ impl TcpStream {
     }
 }
 
-crate::net::stream_io::stream_io!(TcpStream);
+crate::net::stream_io::stream_io!(TcpStream, s);
 
 impl TryFrom<std::net::TcpStream> for TcpStream {
     type Error = io::Error;
@@ -258,6 +344,7 @@ impl std::os::fd::AsFd for TcpStream {
 
 impl fmt::Debug for TcpStream {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        on_sim!(self.io, |s| s.fmt(f));
         self.io.get_ref().fmt(f)
     }
 }

@@ -41,7 +41,10 @@ type StdDatagram = std::os::unix::net::UnixDatagram;
 /// # Ok::<_, std::io::Error>(()) }).unwrap();
 /// ```
 pub struct UnixDatagram {
-    io: IoSource<mio::net::UnixDatagram>,
+    io: sim_or!(
+        IoSource<mio::net::UnixDatagram>,
+        crate::sim::net::unix_dgram::Dgram
+    ),
 }
 
 /// Runs `f` on a std view of `s`'s descriptor (for calls mio has no address form of).
@@ -60,6 +63,8 @@ impl UnixDatagram {
     /// Outside a runtime, or on one built without `Builder::enable_io()`.
     #[track_caller]
     pub fn bind(path: impl AsRef<Path>) -> io::Result<UnixDatagram> {
+        sim_current!(|sim| crate::sim::net::unix_dgram::bind(&sim, path.as_ref())
+            .map(UnixDatagram::from_sim));
         let addr = super::socket_addr(path.as_ref())?;
         UnixDatagram::new(mio::net::UnixDatagram::bind_addr(&addr)?)
     }
@@ -71,6 +76,9 @@ impl UnixDatagram {
     /// Outside a runtime, or on one built without `Builder::enable_io()`.
     #[track_caller]
     pub fn unbound() -> io::Result<UnixDatagram> {
+        sim_current!(|sim| Ok(UnixDatagram::from_sim(
+            crate::sim::net::unix_dgram::unbound(&sim)
+        )));
         UnixDatagram::new(mio::net::UnixDatagram::unbound()?)
     }
 
@@ -80,14 +88,28 @@ impl UnixDatagram {
     /// Outside a runtime, or on one built without `Builder::enable_io()`.
     #[track_caller]
     pub fn pair() -> io::Result<(UnixDatagram, UnixDatagram)> {
+        sim_current!(|sim| {
+            let (a, b) = crate::sim::net::unix_dgram::pair(&sim);
+            Ok((UnixDatagram::from_sim(a), UnixDatagram::from_sim(b)))
+        });
         let (a, b) = mio::net::UnixDatagram::pair()?;
         Ok((UnixDatagram::new(a)?, UnixDatagram::new(b)?))
     }
 
     #[track_caller]
     pub(crate) fn new(mio: mio::net::UnixDatagram) -> io::Result<UnixDatagram> {
-        let io = IoSource::new(mio, Interest::READABLE | Interest::WRITABLE)?;
-        Ok(UnixDatagram { io })
+        let source = IoSource::new(mio, Interest::READABLE | Interest::WRITABLE)?;
+        Ok(UnixDatagram {
+            io: real_io!(source),
+        })
+    }
+
+    /// A socket of a deterministic runtime's in-memory network.
+    #[cfg(all(feature = "deterministic", not(loom)))]
+    fn from_sim(d: crate::sim::net::unix_dgram::Dgram) -> UnixDatagram {
+        UnixDatagram {
+            io: crate::sim::net::Io::Sim(d),
+        }
     }
 
     /// Wraps a std socket (it is switched to non-blocking mode).
@@ -96,58 +118,83 @@ impl UnixDatagram {
     /// Outside a runtime, or on one built without `Builder::enable_io()`.
     #[track_caller]
     pub fn from_std(socket: StdDatagram) -> io::Result<UnixDatagram> {
+        #[cfg(all(feature = "deterministic", not(loom)))]
+        crate::sim::net::forbid_real(
+            "UnixDatagram::from_std",
+            "Bind with `UnixDatagram::bind`, `unbound` or `pair` (in memory) instead.",
+        );
         socket.set_nonblocking(true)?;
         UnixDatagram::new(mio::net::UnixDatagram::from_std(socket))
     }
 
     /// Deregisters the socket and returns it as a std socket (still non-blocking).
     pub fn into_std(self) -> io::Result<StdDatagram> {
-        Ok(self.io.into_inner()?.into())
+        Ok(into_real!(self.io).into_inner()?.into())
     }
 
     /// Sets the default destination of `send` and the only source `recv` accepts.
     pub fn connect(&self, path: impl AsRef<Path>) -> io::Result<()> {
+        on_sim!(self.io, |s| s.connect(path.as_ref()));
         let addr = super::socket_addr(path.as_ref())?;
         with_std(self.io.get_ref(), |s| s.connect_addr(&addr))
     }
 
     /// The local address.
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        on_sim!(self.io, |s| super::sim_addr(s.local_path()));
         self.io.get_ref().local_addr()
     }
 
     /// The address given to `connect` (or the peer of a `pair`).
     pub fn peer_addr(&self) -> io::Result<SocketAddr> {
+        on_sim!(self.io, |s| super::sim_addr(s.peer_path()?));
         self.io.get_ref().peer_addr()
     }
 
     /// Takes the socket's pending error (`SO_ERROR`), if any.
     pub fn take_error(&self) -> io::Result<Option<io::Error>> {
+        on_sim!(self.io, |s| {
+            let _ = s;
+            Ok(None)
+        });
         self.io.get_ref().take_error()
     }
 
     /// Shuts down the read, write or both directions (std's `shutdown`).
     pub fn shutdown(&self, how: Shutdown) -> io::Result<()> {
+        on_sim!(self.io, |s| {
+            s.shutdown(how);
+            Ok(())
+        });
         self.io.get_ref().shutdown(how)
     }
 
     /// Sends `buf` as one datagram to the connected peer.
     pub async fn send(&self, buf: &[u8]) -> io::Result<usize> {
+        on_sim!(self.io, |s| poll_fn(|cx| s.send(Some(cx), buf, None)).await);
         poll_fn(|cx| self.poll_send(cx, buf)).await
     }
 
     /// Polls [`Self::send`].
     pub fn poll_send(&self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        on_sim!(self.io, |s| s.send(Some(cx), buf, None));
         self.io.poll_io(cx, Direction::Write, |s| s.send(buf))
     }
 
     /// Sends without waiting (`WouldBlock` when the socket's buffer is full).
     pub fn try_send(&self, buf: &[u8]) -> io::Result<usize> {
+        on_sim!(self.io, |s| crate::sim::net::done(s.send(None, buf, None)));
         self.io.try_io(Direction::Write, |s| s.send(buf))
     }
 
     /// Sends `buf` as one datagram to the socket at `target`.
     pub async fn send_to(&self, buf: &[u8], target: impl AsRef<Path>) -> io::Result<usize> {
+        on_sim!(self.io, |s| poll_fn(|cx| s.send(
+            Some(cx),
+            buf,
+            Some(target.as_ref())
+        ))
+        .await);
         let addr = super::socket_addr(target.as_ref())?;
         poll_fn(|cx| self.poll_send_to_addr(cx, buf, &addr)).await
     }
@@ -159,6 +206,7 @@ impl UnixDatagram {
         buf: &[u8],
         target: impl AsRef<Path>,
     ) -> Poll<io::Result<usize>> {
+        on_sim!(self.io, |s| s.send(Some(cx), buf, Some(target.as_ref())));
         let addr = super::socket_addr(target.as_ref())?;
         self.poll_send_to_addr(cx, buf, &addr)
     }
@@ -176,6 +224,11 @@ impl UnixDatagram {
 
     /// [`Self::send_to`] without waiting.
     pub fn try_send_to(&self, buf: &[u8], target: impl AsRef<Path>) -> io::Result<usize> {
+        on_sim!(self.io, |s| crate::sim::net::done(s.send(
+            None,
+            buf,
+            Some(target.as_ref())
+        )));
         let addr = super::socket_addr(target.as_ref())?;
         self.io.try_io(Direction::Write, |s| {
             with_std(s, |s| s.send_to_addr(buf, &addr))
@@ -185,11 +238,19 @@ impl UnixDatagram {
     /// Receives one datagram from the connected peer (the excess of a datagram longer than
     /// `buf` is discarded); returns its length.
     pub async fn recv(&self, buf: &mut [u8]) -> io::Result<usize> {
+        on_sim!(self.io, |s| poll_fn(|cx| s.recv_slice(
+            Some(cx),
+            buf,
+            false
+        ))
+        .await
+        .map(|r| r.0));
         poll_fn(|cx| self.io.poll_io(cx, Direction::Read, |s| s.recv(buf))).await
     }
 
     /// Polls receiving one datagram into `buf`'s unfilled part (tokio's signature).
     pub fn poll_recv(&self, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        on_sim!(self.io, |s| s.recv_into(Some(cx), buf).map_ok(drop));
         let dst = buf.initialize_unfilled();
         let n = ready!(self.io.poll_io(cx, Direction::Read, |s| s.recv(dst)))?;
         buf.advance(n);
@@ -198,11 +259,22 @@ impl UnixDatagram {
 
     /// Receives without waiting (`WouldBlock` when no datagram is queued).
     pub fn try_recv(&self, buf: &mut [u8]) -> io::Result<usize> {
+        on_sim!(self.io, |s| crate::sim::net::done(
+            s.recv_slice(None, buf, false)
+        )
+        .map(|r| r.0));
         self.io.try_io(Direction::Read, |s| s.recv(buf))
     }
 
     /// Receives one datagram; returns its length and its source.
     pub async fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        on_sim!(self.io, |s| poll_fn(|cx| s.recv_slice(
+            Some(cx),
+            buf,
+            false
+        ))
+        .await
+        .and_then(|(n, p)| Ok((n, super::sim_addr(p)?))));
         poll_fn(|cx| self.io.poll_io(cx, Direction::Read, |s| s.recv_from(buf))).await
     }
 
@@ -212,6 +284,9 @@ impl UnixDatagram {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<SocketAddr>> {
+        on_sim!(self.io, |s| s
+            .recv_into(Some(cx), buf)
+            .map(|r| r.and_then(|(_, p)| super::sim_addr(p))));
         let dst = buf.initialize_unfilled();
         let (n, from) = ready!(self.io.poll_io(cx, Direction::Read, |s| s.recv_from(dst)))?;
         buf.advance(n);
@@ -220,12 +295,19 @@ impl UnixDatagram {
 
     /// [`Self::recv_from`] without waiting.
     pub fn try_recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        on_sim!(self.io, |s| crate::sim::net::done(
+            s.recv_slice(None, buf, false)
+        )
+        .and_then(|(n, p)| Ok((n, super::sim_addr(p)?))));
         self.io.try_io(Direction::Read, |s| s.recv_from(buf))
     }
 
     /// Receives one datagram from the connected peer into `buf`'s spare capacity (a
     /// `bytes::BufMut`), advancing it by the datagram's length (truncated to the room).
     pub async fn recv_buf<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
+        on_sim!(self.io, |s| poll_fn(|cx| s.recv_buf_mut(Some(cx), buf))
+            .await
+            .map(|r| r.0));
         poll_fn(|cx| {
             self.io.poll_io(cx, Direction::Read, |s| {
                 crate::net::buf_io::recv_buf(s, buf)
@@ -236,6 +318,10 @@ impl UnixDatagram {
 
     /// [`Self::recv_buf`] without waiting.
     pub fn try_recv_buf<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
+        on_sim!(self.io, |s| crate::sim::net::done(
+            s.recv_buf_mut(None, buf)
+        )
+        .map(|r| r.0));
         self.io
             .try_io(Direction::Read, |s| crate::net::buf_io::recv_buf(s, buf))
     }
@@ -247,6 +333,9 @@ impl UnixDatagram {
         &self,
         buf: &mut B,
     ) -> io::Result<(usize, SocketAddr)> {
+        on_sim!(self.io, |s| poll_fn(|cx| s.recv_buf_mut(Some(cx), buf))
+            .await
+            .and_then(|(n, p)| Ok((n, super::sim_addr(p)?))));
         poll_fn(|cx| {
             self.io
                 .poll_io(cx, Direction::Read, |s| recv_from_zeroed(s, buf))
@@ -259,6 +348,10 @@ impl UnixDatagram {
         &self,
         buf: &mut B,
     ) -> io::Result<(usize, SocketAddr)> {
+        on_sim!(self.io, |s| crate::sim::net::done(
+            s.recv_buf_mut(None, buf)
+        )
+        .and_then(|(n, p)| Ok((n, super::sim_addr(p)?))));
         self.io
             .try_io(Direction::Read, |s| recv_from_zeroed(s, buf))
     }
@@ -271,6 +364,7 @@ impl UnixDatagram {
         interest: crate::io::Interest,
         f: impl FnOnce() -> io::Result<R>,
     ) -> io::Result<R> {
+        on_sim!(self.io, |s| s.try_io(interest, f));
         self.io.try_io_interest(interest, f)
     }
 
@@ -280,27 +374,49 @@ impl UnixDatagram {
         interest: crate::io::Interest,
         mut f: impl FnMut() -> io::Result<R>,
     ) -> io::Result<R> {
+        on_sim!(self.io, |s| poll_fn(|cx| s.poll_io(cx, interest, &mut f))
+            .await);
         poll_fn(|cx| self.io.poll_io_interest(cx, interest, &mut f)).await
     }
 
     /// Waits until the socket may be readable (follow with `try_recv*`, looping on
     /// `WouldBlock`).
     pub async fn readable(&self) -> io::Result<()> {
+        on_sim!(self.io, |s| poll_fn(|cx| s.poll_ready(
+            cx,
+            crate::io::Interest::READABLE,
+            false
+        ))
+        .await
+        .map(drop));
         poll_fn(|cx| self.io.poll_ready_unbudgeted(cx, Direction::Read)).await
     }
 
     /// Waits until the socket may be writable (follow with `try_send*`).
     pub async fn writable(&self) -> io::Result<()> {
+        on_sim!(self.io, |s| poll_fn(|cx| s.poll_ready(
+            cx,
+            crate::io::Interest::WRITABLE,
+            false
+        ))
+        .await
+        .map(drop));
         poll_fn(|cx| self.io.poll_ready_unbudgeted(cx, Direction::Write)).await
     }
 
     /// Polls for read readiness.
     pub fn poll_recv_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        on_sim!(self.io, |s| s
+            .poll_ready(cx, crate::io::Interest::READABLE, true)
+            .map_ok(drop));
         self.io.poll_ready_recorded(cx, Direction::Read)
     }
 
     /// Polls for write readiness.
     pub fn poll_send_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        on_sim!(self.io, |s| s
+            .poll_ready(cx, crate::io::Interest::WRITABLE, true)
+            .map_ok(drop));
         self.io.poll_ready_recorded(cx, Direction::Write)
     }
 
@@ -308,6 +424,8 @@ impl UnixDatagram {
     /// (a pending error shows as `is_error()`, a shutdown as closed); readiness can be
     /// spurious: follow with `try_recv*`/`try_send*` and loop on `WouldBlock`.
     pub async fn ready(&self, interest: crate::io::Interest) -> io::Result<crate::io::Ready> {
+        on_sim!(self.io, |s| poll_fn(|cx| s.poll_ready(cx, interest, false))
+            .await);
         poll_fn(|cx| self.io.poll_ready_interest(cx, interest)).await
     }
 }
@@ -335,6 +453,7 @@ impl AsFd for UnixDatagram {
 
 impl fmt::Debug for UnixDatagram {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        on_sim!(self.io, |s| s.fmt(f));
         self.io.get_ref().fmt(f)
     }
 }

@@ -19,7 +19,10 @@ use crate::net::io_source::IoSource;
 
 /// A Unix domain stream server socket.
 pub struct UnixListener {
-    io: IoSource<mio::net::UnixListener>,
+    io: sim_or!(
+        IoSource<mio::net::UnixListener>,
+        crate::sim::net::tcp::Listener
+    ),
 }
 
 impl UnixListener {
@@ -41,6 +44,7 @@ impl UnixListener {
     /// Outside a runtime, or on one built without `Builder::enable_io()`.
     #[track_caller]
     pub fn bind(path: impl AsRef<Path>) -> io::Result<UnixListener> {
+        sim_current!(|sim| UnixListener::bind_sim(&sim, path.as_ref()));
         let addr = super::socket_addr(path.as_ref())?;
         UnixListener::new(mio::net::UnixListener::bind_addr(&addr)?)
     }
@@ -52,13 +56,28 @@ impl UnixListener {
     /// Outside a runtime, or on one built without `Builder::enable_io()`.
     #[track_caller]
     pub fn bind_addr(socket_addr: &SocketAddr) -> io::Result<UnixListener> {
+        sim_current!(|sim| UnixListener::bind_sim(&sim, &super::sim_path(socket_addr)?));
         UnixListener::new(mio::net::UnixListener::bind_addr(socket_addr)?)
     }
 
     #[track_caller]
     pub(crate) fn new(mio: mio::net::UnixListener) -> io::Result<UnixListener> {
-        let io = IoSource::new(mio, Interest::READABLE)?;
-        Ok(UnixListener { io })
+        let source = IoSource::new(mio, Interest::READABLE)?;
+        Ok(UnixListener {
+            io: real_io!(source),
+        })
+    }
+
+    /// A listener of a deterministic runtime's in-memory network.
+    #[cfg(all(feature = "deterministic", not(loom)))]
+    pub(crate) fn bind_sim(
+        sim: &std::sync::Arc<crate::sim::Sim>,
+        path: &Path,
+    ) -> io::Result<UnixListener> {
+        let l = crate::sim::net::unix::bind(sim, path, crate::sim::net::tcp::BACKLOG)?;
+        Ok(UnixListener {
+            io: crate::sim::net::Io::Sim(l),
+        })
     }
 
     /// Wraps a listening std socket (it is switched to non-blocking mode).
@@ -67,13 +86,18 @@ impl UnixListener {
     /// Outside a runtime, or on one built without `Builder::enable_io()`.
     #[track_caller]
     pub fn from_std(listener: std::os::unix::net::UnixListener) -> io::Result<UnixListener> {
+        #[cfg(all(feature = "deterministic", not(loom)))]
+        crate::sim::net::forbid_real(
+            "UnixListener::from_std",
+            "Bind with `UnixListener::bind` instead (its path lives in the in-memory network).",
+        );
         listener.set_nonblocking(true)?;
         UnixListener::new(mio::net::UnixListener::from_std(listener))
     }
 
     /// Deregisters the listener and returns it as a std listener (still non-blocking).
     pub fn into_std(self) -> io::Result<std::os::unix::net::UnixListener> {
-        Ok(self.io.into_inner()?.into())
+        Ok(into_real!(self.io).into_inner()?.into())
     }
 
     /// Waits for and accepts a connection. Errors (EMFILE included) are returned as is.
@@ -84,6 +108,12 @@ impl UnixListener {
     /// Polls for a connection (several tasks may wait on one listener: each event wakes
     /// them all and they race for the connections).
     pub fn poll_accept(&self, cx: &mut Context<'_>) -> Poll<io::Result<(UnixStream, SocketAddr)>> {
+        on_sim!(self.io, |s| match s.poll_accept(Some(cx)) {
+            Poll::Ready(Ok((st, a))) =>
+                Poll::Ready(super::sim_addr(a.path()).map(|a| (UnixStream::from_sim(st), a))),
+            Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
+            Poll::Pending => Poll::Pending,
+        });
         let (mio, addr) = ready!(self.io.poll_io(cx, Direction::Read, |l| l.accept()))?;
         let stream = UnixStream::with_handle(self.io.driver(), mio)?;
         Poll::Ready(Ok((stream, addr)))
@@ -91,11 +121,16 @@ impl UnixListener {
 
     /// The bound address.
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        on_sim!(self.io, |s| super::sim_addr(s.local_path()));
         self.io.get_ref().local_addr()
     }
 
     /// Takes the socket's pending error (`SO_ERROR`), if any.
     pub fn take_error(&self) -> io::Result<Option<io::Error>> {
+        on_sim!(self.io, |s| {
+            let _ = s;
+            Ok(None)
+        });
         self.io.get_ref().take_error()
     }
 }
@@ -123,6 +158,7 @@ impl std::os::fd::AsFd for UnixListener {
 
 impl fmt::Debug for UnixListener {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        on_sim!(self.io, |s| s.fmt(f));
         self.io.get_ref().fmt(f)
     }
 }

@@ -30,6 +30,37 @@ pub use stream::UnixStream;
 #[cfg(any(target_os = "linux", target_os = "android"))]
 pub use ucred::UCred;
 
+/// The address of an in-memory Unix socket (`None`: unnamed).
+#[cfg(all(feature = "deterministic", not(loom)))]
+pub(crate) fn sim_addr(path: Option<std::path::PathBuf>) -> io::Result<SocketAddr> {
+    socket_addr(path.as_deref().unwrap_or(Path::new("")))
+}
+
+/// The path (or `"\0name"` abstract name) `addr` names, for the in-memory network.
+#[cfg(all(feature = "deterministic", not(loom)))]
+pub(crate) fn sim_path(addr: &SocketAddr) -> io::Result<std::path::PathBuf> {
+    if let Some(p) = addr.as_pathname() {
+        return Ok(p.to_path_buf());
+    }
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        #[cfg(target_os = "android")]
+        use std::os::android::net::SocketAddrExt;
+        #[cfg(target_os = "linux")]
+        use std::os::linux::net::SocketAddrExt;
+        use std::os::unix::ffi::OsStrExt;
+        if let Some(name) = addr.as_abstract_name() {
+            let mut bytes = vec![0u8];
+            bytes.extend_from_slice(name);
+            return Ok(std::ffi::OsStr::from_bytes(&bytes).into());
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::InvalidInput,
+        "an unnamed Unix socket address names no socket",
+    ))
+}
+
 /// The socket address a `bind`/`connect` path names: a leading NUL byte makes it an
 /// abstract name (Linux), anything else a file system path.
 pub(crate) fn socket_addr(path: &Path) -> io::Result<SocketAddr> {

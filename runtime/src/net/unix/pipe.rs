@@ -48,6 +48,11 @@ use crate::net::io_source::IoSource;
 /// Outside a runtime, or on one built without `Builder::enable_io()`.
 #[track_caller]
 pub fn pipe() -> io::Result<(Sender, Receiver)> {
+    #[cfg(all(feature = "deterministic", not(loom)))]
+    crate::sim::net::forbid_real(
+        "net::unix::pipe::pipe",
+        "Use `runtime::io::simplex`/`duplex` or a channel in a deterministic test.",
+    );
     let (tx, rx) = mio_pipe::new()?;
     Ok((Sender::register(tx)?, Receiver::register(rx)?))
 }
@@ -94,6 +99,11 @@ impl OpenOptions {
     /// Outside a runtime, or on one built without `Builder::enable_io()`.
     #[track_caller]
     pub fn open_receiver<P: AsRef<Path>>(&self, path: P) -> io::Result<Receiver> {
+        #[cfg(all(feature = "deterministic", not(loom)))]
+        crate::sim::net::forbid_real(
+            "pipe::OpenOptions::open_receiver",
+            "Use `runtime::io::simplex`/`duplex` or a channel in a deterministic test.",
+        );
         let file = self.open(path.as_ref(), End::Receiver)?;
         Receiver::from_file_unchecked(file)
     }
@@ -108,6 +118,11 @@ impl OpenOptions {
     /// Outside a runtime, or on one built without `Builder::enable_io()`.
     #[track_caller]
     pub fn open_sender<P: AsRef<Path>>(&self, path: P) -> io::Result<Sender> {
+        #[cfg(all(feature = "deterministic", not(loom)))]
+        crate::sim::net::forbid_real(
+            "pipe::OpenOptions::open_sender",
+            "Use `runtime::io::simplex`/`duplex` or a channel in a deterministic test.",
+        );
         let file = self.open(path.as_ref(), End::Sender)?;
         Sender::from_file_unchecked(file)
     }

@@ -47,16 +47,24 @@ pub struct UnixSocket {
 
 impl UnixSocket {
     /// A new Unix datagram socket (`socket(2)` with `AF_UNIX` and `SOCK_DGRAM`).
+    #[track_caller]
     pub fn new_datagram() -> io::Result<UnixSocket> {
         UnixSocket::new(Type::DGRAM)
     }
 
     /// A new Unix stream socket (`socket(2)` with `AF_UNIX` and `SOCK_STREAM`).
+    #[track_caller]
     pub fn new_stream() -> io::Result<UnixSocket> {
         UnixSocket::new(Type::STREAM)
     }
 
+    #[track_caller]
     fn new(ty: Type) -> io::Result<UnixSocket> {
+        #[cfg(all(feature = "deterministic", not(loom)))]
+        crate::sim::net::forbid_real(
+            "UnixSocket::new",
+            "Use `UnixListener::bind` and `UnixStream::connect` (in memory in a deterministic runtime) instead.",
+        );
         // socket2 sets close-on-exec on creation.
         let inner = Socket::new(Domain::UNIX, ty, None)?;
         inner.set_nonblocking(true)?;

@@ -23,7 +23,7 @@ use crate::net::io_source::IoSource;
 
 /// A Unix domain stream connection. See the module docs of [`crate::net`].
 pub struct UnixStream {
-    io: IoSource<mio::net::UnixStream>,
+    io: sim_or!(IoSource<mio::net::UnixStream>, crate::sim::net::tcp::Stream),
 }
 
 impl UnixStream {
@@ -33,6 +33,7 @@ impl UnixStream {
     /// # Panics
     /// Outside a runtime, or on one built without `Builder::enable_io()`.
     pub async fn connect(path: impl AsRef<Path>) -> io::Result<UnixStream> {
+        sim_current!(|sim| UnixStream::connect_sim(&sim, path.as_ref()).await);
         let addr = super::socket_addr(path.as_ref())?;
         UnixStream::connect_mio(mio::net::UnixStream::connect_addr(&addr)?).await
     }
@@ -43,7 +44,30 @@ impl UnixStream {
     /// # Panics
     /// Outside a runtime, or on one built without `Builder::enable_io()`.
     pub async fn connect_addr(socket_addr: &SocketAddr) -> io::Result<UnixStream> {
+        sim_current!(|sim| {
+            let path = super::sim_path(socket_addr)?;
+            UnixStream::connect_sim(&sim, &path).await
+        });
         UnixStream::connect_mio(mio::net::UnixStream::connect_addr(socket_addr)?).await
+    }
+
+    /// Connects in a deterministic runtime's in-memory network.
+    #[cfg(all(feature = "deterministic", not(loom)))]
+    pub(crate) async fn connect_sim(
+        sim: &std::sync::Arc<crate::sim::Sim>,
+        path: &Path,
+    ) -> io::Result<UnixStream> {
+        let stream = crate::sim::net::unix::connect(sim, path)?;
+        poll_fn(|cx| stream.poll_connected(cx)).await?;
+        Ok(UnixStream::from_sim(stream))
+    }
+
+    /// A stream over an in-memory connection.
+    #[cfg(all(feature = "deterministic", not(loom)))]
+    pub(crate) fn from_sim(stream: crate::sim::net::tcp::Stream) -> UnixStream {
+        UnixStream {
+            io: crate::sim::net::Io::Sim(stream),
+        }
     }
 
     /// Registers a socket whose non-blocking connect has started and waits for the
@@ -68,22 +92,30 @@ impl UnixStream {
     /// Outside a runtime, or on one built without `Builder::enable_io()`.
     #[track_caller]
     pub fn pair() -> io::Result<(UnixStream, UnixStream)> {
+        sim_current!(|sim| {
+            let (a, b) = crate::sim::net::unix::pair(&sim);
+            Ok((UnixStream::from_sim(a), UnixStream::from_sim(b)))
+        });
         let (a, b) = mio::net::UnixStream::pair()?;
         Ok((UnixStream::new(a)?, UnixStream::new(b)?))
     }
 
     #[track_caller]
     pub(crate) fn new(mio: mio::net::UnixStream) -> io::Result<UnixStream> {
-        let io = IoSource::new(mio, Interest::READABLE | Interest::WRITABLE)?;
-        Ok(UnixStream { io })
+        let source = IoSource::new(mio, Interest::READABLE | Interest::WRITABLE)?;
+        Ok(UnixStream {
+            io: real_io!(source),
+        })
     }
 
     pub(crate) fn with_handle(
         handle: &shim::sync::Arc<io_driver::Handle>,
         mio: mio::net::UnixStream,
     ) -> io::Result<UnixStream> {
-        let io = IoSource::with_handle(handle, mio, Interest::READABLE | Interest::WRITABLE)?;
-        Ok(UnixStream { io })
+        let source = IoSource::with_handle(handle, mio, Interest::READABLE | Interest::WRITABLE)?;
+        Ok(UnixStream {
+            io: real_io!(source),
+        })
     }
 
     /// Wraps a connected std stream (it is switched to non-blocking mode).
@@ -92,22 +124,29 @@ impl UnixStream {
     /// Outside a runtime, or on one built without `Builder::enable_io()`.
     #[track_caller]
     pub fn from_std(stream: std::os::unix::net::UnixStream) -> io::Result<UnixStream> {
+        #[cfg(all(feature = "deterministic", not(loom)))]
+        crate::sim::net::forbid_real(
+            "UnixStream::from_std",
+            "Connect with `UnixStream::connect` to a `UnixListener` of the same runtime, or use `UnixStream::pair`, instead.",
+        );
         stream.set_nonblocking(true)?;
         UnixStream::new(mio::net::UnixStream::from_std(stream))
     }
 
     /// Deregisters the stream and returns it as a std stream (still non-blocking).
     pub fn into_std(self) -> io::Result<std::os::unix::net::UnixStream> {
-        Ok(self.io.into_inner()?.into())
+        Ok(into_real!(self.io).into_inner()?.into())
     }
 
     /// The local address.
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        on_sim!(self.io, |s| super::sim_addr(s.local_path()));
         self.io.get_ref().local_addr()
     }
 
     /// The remote address.
     pub fn peer_addr(&self) -> io::Result<SocketAddr> {
+        on_sim!(self.io, |s| super::sim_addr(s.peer_path()));
         self.io.get_ref().peer_addr()
     }
 
@@ -119,6 +158,7 @@ impl UnixStream {
 
     /// Takes the socket's pending error (`SO_ERROR`), if any.
     pub fn take_error(&self) -> io::Result<Option<io::Error>> {
+        on_sim!(self.io, |s| Ok(s.take_error()));
         self.io.get_ref().take_error()
     }
 
@@ -131,6 +171,10 @@ impl UnixStream {
     ///
     /// The kernel's `NotConnected` (the peer reset the connection) is `Ok(())`, as tokio's.
     pub fn shutdown_std(&self, how: Shutdown) -> io::Result<()> {
+        on_sim!(self.io, |s| {
+            s.shutdown(how);
+            Ok(())
+        });
         // As tokio's: a connection the peer reset (or the OS closed) has nothing left to
         // shut down, and which of the two the kernel reports first is a race.
         match self.io.get_ref().shutdown(how) {
@@ -154,7 +198,7 @@ impl UnixStream {
     }
 }
 
-crate::net::stream_io::stream_io!(UnixStream);
+crate::net::stream_io::stream_io!(UnixStream, s);
 
 impl TryFrom<std::os::unix::net::UnixStream> for UnixStream {
     type Error = io::Error;
@@ -179,6 +223,7 @@ impl std::os::fd::AsFd for UnixStream {
 
 impl fmt::Debug for UnixStream {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        on_sim!(self.io, |s| s.fmt(f));
         self.io.get_ref().fmt(f)
     }
 }
