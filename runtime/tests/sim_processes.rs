@@ -1,10 +1,13 @@
-//! The same seed gives the same run in 100 fresh processes: a 4-worker workload with
-//! timers, `select!`, mpsc, `spawn_blocking` and many tasks (over 50,000 trace events),
-//! each process its own address space, thread ids, hash keys and allocator state.
+//! The same seed gives the same run in 100 fresh processes: a 4-worker workload with TCP
+//! (the in-memory network), timers, `select!`, mpsc, `spawn_blocking` and many tasks (over
+//! 50,000 trace events), each process its own address space, thread ids, hash keys and
+//! allocator state.
 #![cfg(all(feature = "deterministic", not(loom)))]
 
 use std::time::Duration;
 
+use runtime::io::{AsyncReadExt, AsyncWriteExt};
+use runtime::net::{TcpListener, TcpStream};
 use runtime::time::{interval, sleep};
 use runtime::Builder;
 
@@ -18,9 +21,27 @@ fn workload(seed: u64) -> (u64, u64, u64) {
         .unwrap();
     let digest = rt.block_on(async {
         let (tx, mut rx) = runtime::sync::mpsc::channel::<(u64, u64)>(16);
-        for client in 0..200u64 {
+        // An echo server on the in-memory network.
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        runtime::spawn(async move {
+            loop {
+                let (mut socket, _) = listener.accept().await.unwrap();
+                runtime::spawn(async move {
+                    let mut buf = [0u8; 64];
+                    loop {
+                        match socket.read(&mut buf).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => socket.write_all(&buf[..n]).await.unwrap(),
+                        }
+                    }
+                });
+            }
+        });
+        for client in 0..100u64 {
             let tx = tx.clone();
             runtime::spawn(async move {
+                let mut conn = TcpStream::connect(addr).await.unwrap();
                 let mut tick = interval(Duration::from_millis(3 + client % 7));
                 for round in 0..40u64 {
                     runtime::select! {
@@ -34,6 +55,11 @@ fn workload(seed: u64) -> (u64, u64, u64) {
                     } else {
                         client * 1_000 + round
                     };
+                    // A round trip through the echo server.
+                    conn.write_all(&v.to_le_bytes()).await.unwrap();
+                    let mut back = [0u8; 8];
+                    conn.read_exact(&mut back).await.unwrap();
+                    let v = u64::from_le_bytes(back);
                     tx.send((client, v)).await.unwrap();
                 }
             });
