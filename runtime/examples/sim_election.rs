@@ -1,27 +1,32 @@
-//! Leader election on a deterministic runtime: three nodes elect a leader over a simulated
-//! network (channels behind a 1 ms delivery delay), with a planted bug, and the seed
+//! Leader election on a deterministic runtime: three nodes elect a leader over UDP (the
+//! deterministic mode's in-memory network: the same `runtime::net::UdpSocket`, loopback
+//! addresses inside the runtime, seeded delivery delays), with a planted bug, and the seed
 //! search that finds it.
 //!
 //! The rule that keeps an election safe: a node votes at most once per term, so two
 //! candidates cannot both collect a majority. The planted bug breaks it the way real
-//! systems do: the vote is *sent* before it is *stored* (the store waits for a simulated
-//! `fsync`), so a second request handled in between is granted too. Two candidates that
-//! time out together then both win term 1. Whether the second request is handled before
-//! the store depends only on how the workers interleave three ready tasks, so the bug
-//! shows under some schedules and not others: the default exploring strategy finds it
-//! within a few hundred seeds, the fixed order (exploration off) never.
+//! systems do: the vote is *sent* before it is *stored* (the node's disk task stores it),
+//! so a second request handled in between is granted too, and two candidates that time
+//! out together both win term 1. That takes two things: both requests arriving at one
+//! instant (the network's seeded delays tie), and the workers running the node's loop on
+//! the second request before the disk task stores the first vote. The default exploring
+//! strategy finds it within a few dozen seeds; the fixed order (exploration off: one
+//! schedule, fixed delays) never does.
 //!
 //! ```text
 //! cargo run -p runtime --features deterministic --example sim_election            # explore 2,000 seeds
 //! RUNTIME_SEED=17 cargo run -p runtime --features deterministic --example sim_election   # replay one
 //! cargo run -p runtime --features deterministic --example sim_election -- --fixed    # exploration off
 //! cargo run -p runtime --features deterministic --example sim_election -- --fixed-bug # the bug fixed
+//! cargo run -p runtime --features deterministic --example sim_election -- --count    # how many seeds fail
 //! ```
 
 use std::collections::BTreeMap;
+use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use runtime::net::UdpSocket;
 use runtime::sim::Options;
 use runtime::sync::mpsc;
 use runtime::time::{sleep, sleep_until, Instant};
@@ -34,6 +39,35 @@ enum Msg {
     RequestVote { term: u64, from: usize },
     Vote { term: u64, granted: bool },
     Heartbeat { term: u64 },
+}
+
+/// A message on the wire: a tag byte, the term, the sender or the vote.
+fn encode(msg: Msg) -> [u8; 10] {
+    let (tag, term, x) = match msg {
+        Msg::RequestVote { term, from } => (0, term, from as u8),
+        Msg::Vote { term, granted } => (1, term, u8::from(granted)),
+        Msg::Heartbeat { term } => (2, term, 0),
+    };
+    let mut b = [0u8; 10];
+    b[0] = tag;
+    b[1..9].copy_from_slice(&term.to_le_bytes());
+    b[9] = x;
+    b
+}
+
+fn decode(b: &[u8]) -> Msg {
+    let term = u64::from_le_bytes(b[1..9].try_into().expect("a 10-byte message"));
+    match b[0] {
+        0 => Msg::RequestVote {
+            term,
+            from: usize::from(b[9]),
+        },
+        1 => Msg::Vote {
+            term,
+            granted: b[9] == 1,
+        },
+        _ => Msg::Heartbeat { term },
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,19 +84,18 @@ struct State {
     votes: usize,
 }
 
-/// The simulated network: each node's inbox, reached after a fixed delay.
-#[derive(Clone)]
+/// A node's view of the cluster: its socket and every node's address.
 struct Net {
-    inboxes: Arc<Vec<mpsc::UnboundedSender<Msg>>>,
+    socket: UdpSocket,
+    peers: Arc<Vec<SocketAddr>>,
 }
 
 impl Net {
-    fn send(&self, to: usize, msg: Msg) {
-        let inbox = self.inboxes[to].clone();
-        runtime::spawn(async move {
-            sleep(Duration::from_millis(1)).await;
-            let _ = inbox.send(msg);
-        });
+    async fn send(&self, to: usize, msg: Msg) {
+        self.socket
+            .send_to(&encode(msg), self.peers[to])
+            .await
+            .expect("a datagram to a bound loopback address");
     }
 }
 
@@ -89,43 +122,22 @@ pub enum Votes {
     StoredBeforeSent,
 }
 
-/// The election timeout of node `id`: nodes 1 and 2 time out a millisecond apart (their
-/// requests reach node 0 at two disk commits in a row), node 0 late.
+/// The election timeout of node `id`: nodes 1 and 2 time out together, node 0 late.
 fn election_timeout(id: usize) -> Duration {
     match id {
         0 => Duration::from_millis(50),
-        1 => Duration::from_millis(10),
-        _ => Duration::from_millis(11),
+        _ => Duration::from_millis(10),
     }
 }
 
-/// The node's disk: stores queued by the node are applied at its next group commit,
-/// one per millisecond.
+/// The node's disk: a task that stores each vote it is handed.
 async fn disk(state: Arc<Mutex<State>>, mut stores: mpsc::UnboundedReceiver<usize>) {
-    let mut commit = runtime::time::interval(Duration::from_millis(1));
-    let mut pending = Vec::new();
-    loop {
-        runtime::select! {
-            store = stores.recv() => match store {
-                Some(candidate) => pending.push(candidate),
-                None => return,
-            },
-            _ = commit.tick() => {
-                for candidate in pending.drain(..) {
-                    state.lock().unwrap().voted_for = Some(candidate);
-                }
-            }
-        }
+    while let Some(candidate) = stores.recv().await {
+        state.lock().unwrap().voted_for = Some(candidate);
     }
 }
 
-async fn node(
-    id: usize,
-    net: Net,
-    mut inbox: mpsc::UnboundedReceiver<Msg>,
-    ledger: Arc<Mutex<Ledger>>,
-    votes: Votes,
-) {
+async fn node(id: usize, net: Net, ledger: Arc<Mutex<Ledger>>, votes: Votes) {
     let state = Arc::new(Mutex::new(State {
         term: 0,
         voted_for: None,
@@ -136,11 +148,12 @@ async fn node(
     runtime::spawn(disk(state.clone(), store_rx));
     let mut deadline = Instant::now() + election_timeout(id);
     let mut beat = runtime::time::interval(Duration::from_millis(5));
+    let mut buf = [0u8; 16];
     loop {
         runtime::select! {
-            msg = inbox.recv() => {
-                let Some(msg) = msg else { return };
-                match msg {
+            got = net.socket.recv_from(&mut buf) => {
+                let (n, _) = got.expect("a datagram");
+                match decode(&buf[..n]) {
                     Msg::RequestVote { term, from } => {
                         let grant = {
                             let mut st = state.lock().unwrap();
@@ -155,15 +168,15 @@ async fn node(
                             }
                             grant
                         };
-                        net.send(from, Msg::Vote { term, granted: grant });
                         if grant {
                             if votes == Votes::SentBeforeStored {
-                                // The planted bug: the reply goes out now, the vote is
-                                // stored at the disk's next commit.
+                                // The planted bug: the vote goes to the disk task, and the
+                                // reply goes out before the disk task stored it.
                                 let _ = stores.send(from);
                             }
                             deadline = Instant::now() + election_timeout(id);
                         }
+                        net.send(from, Msg::Vote { term, granted: grant }).await;
                     }
                     Msg::Vote { term, granted } => {
                         let mut st = state.lock().unwrap();
@@ -178,10 +191,10 @@ async fn node(
                     Msg::Heartbeat { term } => {
                         let mut st = state.lock().unwrap();
                         if term >= st.term {
-                            st.term = term;
-                            if st.role != Role::Leader || term > st.term {
+                            if term > st.term || st.role != Role::Leader {
                                 st.role = Role::Follower;
                             }
+                            st.term = term;
                             deadline = Instant::now() + election_timeout(id);
                         }
                     }
@@ -201,7 +214,7 @@ async fn node(
                     st.term
                 };
                 for peer in (0..NODES).filter(|&p| p != id) {
-                    net.send(peer, Msg::RequestVote { term, from: id });
+                    net.send(peer, Msg::RequestVote { term, from: id }).await;
                 }
                 deadline = Instant::now() + election_timeout(id) * 3;
             }
@@ -212,7 +225,7 @@ async fn node(
                 };
                 if leader {
                     for peer in (0..NODES).filter(|&p| p != id) {
-                        net.send(peer, Msg::Heartbeat { term });
+                        net.send(peer, Msg::Heartbeat { term }).await;
                     }
                 }
             }
@@ -233,16 +246,29 @@ pub fn run(seed: u64, options: Options, votes: Votes) -> (Option<(u64, Vec<usize
     rt.block_on({
         let ledger = ledger.clone();
         async move {
-            let (senders, receivers): (Vec<_>, Vec<_>) =
-                (0..NODES).map(|_| mpsc::unbounded_channel()).unzip();
-            let net = Net {
-                inboxes: Arc::new(senders),
-            };
-            let nodes: Vec<_> = receivers
+            let mut sockets = Vec::new();
+            for _ in 0..NODES {
+                sockets.push(
+                    UdpSocket::bind("127.0.0.1:0")
+                        .await
+                        .expect("a loopback port"),
+                );
+            }
+            let peers: Arc<Vec<SocketAddr>> = Arc::new(
+                sockets
+                    .iter()
+                    .map(|s| s.local_addr().expect("bound"))
+                    .collect(),
+            );
+            let nodes: Vec<_> = sockets
                 .into_iter()
                 .enumerate()
-                .map(|(id, inbox)| {
-                    runtime::spawn(node(id, net.clone(), inbox, ledger.clone(), votes))
+                .map(|(id, socket)| {
+                    let net = Net {
+                        socket,
+                        peers: peers.clone(),
+                    };
+                    runtime::spawn(node(id, net, ledger.clone(), votes))
                 })
                 .collect();
             sleep(Duration::from_millis(200)).await;

@@ -11,8 +11,9 @@
 //! this state (an id and the runtime's `Sim`).
 //!
 //! A write (a TCP segment, a FIN or RST, a SYN, a datagram) becomes visible at the peer
-//! after a delay drawn from the network's own seeded generator (`0..=MAX_DELAY_US` µs of
-//! virtual time; none without a timer driver): it is queued as a `Delivery` keyed by
+//! after a delay drawn from the network's own seeded generator (one of `0, DELAY_STEP_US,
+//! .., MAX_DELAY_US` µs of virtual time; none without a timer driver): it is queued as a
+//! `Delivery` keyed by
 //! (due instant, sequence number of the write). A connection's deliveries in one
 //! direction are due in write order (each is due no earlier than the one before it),
 //! so the key order is the arrival order. The stepper (sim/stepper.rs) asks
@@ -48,6 +49,12 @@ use super::{Rng, Sim};
 
 /// The largest delivery delay, in µs of virtual time.
 pub(crate) const MAX_DELAY_US: u64 = 200;
+
+/// Delays are drawn in steps of this many µs. Virtual time runs every task to idle before
+/// it moves, so only deliveries due at one instant race each other (in the workers'
+/// interleaving): coarse steps make such ties, and the races behind them, common (one
+/// pair of deliveries in five ties), as concurrent arrivals are on a real machine.
+pub(crate) const DELAY_STEP_US: u64 = 50;
 
 /// A socket's I/O: its real `IoSource` (`R`) or its in-memory twin (`S`).
 ///
@@ -216,7 +223,8 @@ impl Queue {
     /// delivery of the same flow, for in-order arrival); returns its due instant.
     pub(crate) fn schedule(&mut self, after: Option<Instant>, d: Delivery) -> Instant {
         let delay = if self.delays {
-            Duration::from_micros(self.rng.below(MAX_DELAY_US as usize + 1) as u64)
+            let steps = (MAX_DELAY_US / DELAY_STEP_US) as usize + 1;
+            Duration::from_micros(self.rng.below(steps) as u64 * DELAY_STEP_US)
         } else {
             Duration::ZERO
         };
