@@ -60,3 +60,11 @@ pub use rt::macros;
 // What the expansion of `#[tokio::main]` / `#[tokio::test]` names under `::tokio`.
 #[doc(hidden)]
 pub use rt::{__FailOnStall, Builder, LocalOptions, UnhandledPanic};
+#[doc(hidden)]
+pub use rt::{__deterministic_feature, __deterministic_test};
+
+/// Not tokio's: the runtime's deterministic mode (feature `deterministic`), for
+/// `#[tokio::test(flavor = "multi_thread", deterministic, seeds = N)]` and
+/// `runtime::Builder::deterministic`.
+#[cfg(feature = "deterministic")]
+pub use rt::sim;

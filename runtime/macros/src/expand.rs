@@ -407,7 +407,7 @@ fn generate(kind: Kind, config: &Config, func: Function) -> TokenStream {
                             .expect("failed to build the runtime");
                         #test_rt
                     },
-                    |#rt: &#krate::Runtime| -> #output_ty { #block_on }
+                    |#rt: &#krate::runtime::Runtime| -> #output_ty { #block_on }
                 )
             }
         };
