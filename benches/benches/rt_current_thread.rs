@@ -29,7 +29,7 @@ macro_rules! workload {
         bench(
             &mut g,
             name,
-            "tokio",
+            benches::adapters::tokio_rt::NAME,
             Tokio::new(flavor),
             $name::<Tokio, AsyncSignal>,
         );

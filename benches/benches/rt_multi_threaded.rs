@@ -21,7 +21,7 @@ macro_rules! workload {
         let name = concat!("multi_thread/", stringify!($name));
         let mut g = group($c, name, $slow);
         bench(&mut g, name, "runtime", Ours::new(flavor), $name::<Ours, BlockingSignal>);
-        bench(&mut g, name, "tokio", Tokio::new(flavor), $name::<Tokio, BlockingSignal>);
+        bench(&mut g, name, benches::adapters::tokio_rt::NAME, Tokio::new(flavor), $name::<Tokio, BlockingSignal>);
         bench(&mut g, name, "smol", SmolExecutor::new(flavor), $name::<SmolExecutor, BlockingSignal>);
         bench(&mut g, name, "smol_static", SmolStatic::new(flavor), $name::<SmolStatic, BlockingSignal>);
         $(

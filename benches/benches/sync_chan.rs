@@ -21,7 +21,7 @@ macro_rules! chan_group {
         let name = concat!("sync_chan/", $name);
         let mut g = group($c, name, false);
         bench(&mut g, name, "runtime", Ours::new(flavor), $workload::<Ours, $ours>);
-        bench(&mut g, name, "tokio", Tokio::new(flavor), $workload::<Tokio, $tokio>);
+        bench(&mut g, name, benches::adapters::tokio_rt::NAME, Tokio::new(flavor), $workload::<Tokio, $tokio>);
         $(
             bench(&mut g, name, "smol", SmolExecutor::new(flavor), $workload::<SmolExecutor, $smol>);
         )?

@@ -62,6 +62,12 @@ pub fn own_oneshot_group<S: Signal>(c: &mut Criterion, flavor: Flavor) {
     let ours = ping_pong_with::<Ours, S, OursOneshot>;
     bench(&mut g, name, "runtime", Ours::new(flavor), ours);
     let tokio = ping_pong_with::<Tokio, S, TokioOneshot>;
-    bench(&mut g, name, "tokio", Tokio::new(flavor), tokio);
+    bench(
+        &mut g,
+        name,
+        crate::adapters::tokio_rt::NAME,
+        Tokio::new(flavor),
+        tokio,
+    );
     g.finish();
 }

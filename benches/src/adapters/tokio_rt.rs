@@ -2,12 +2,24 @@
 //! .enable_all()` or `new_current_thread().enable_all()`, exactly what tokio's own benches
 //! build. Tasks spawn through the free `tokio::spawn`, the bench thread through
 //! `Runtime::spawn`, as in those benches.
+//!
+//! Built with `--cfg tokio_unstable` (compare.sh's second build) it is *tuned tokio*, as
+//! production users run it: the multi-thread flavor with `enable_alt_timer()` and
+//! `enable_eager_driver_handoff()`, reported under the name `tokio_tuned` ([`NAME`]).
 
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use crate::{Bench, Flavor, Spawner};
+
+/// The name this adapter's results go under: `tokio`, or `tokio_tuned` in a
+/// `--cfg tokio_unstable` build.
+pub const NAME: &str = if cfg!(tokio_unstable) {
+    "tokio_tuned"
+} else {
+    "tokio"
+};
 
 /// A tokio runtime, in either flavor.
 pub struct Tokio {
@@ -25,6 +37,9 @@ impl Tokio {
             Flavor::MultiThread(n) => {
                 let mut b = tokio::runtime::Builder::new_multi_thread();
                 b.worker_threads(n);
+                // Tuned tokio: the alternative timer and the eager driver hand-off.
+                #[cfg(tokio_unstable)]
+                b.enable_alt_timer().enable_eager_driver_handoff();
                 b
             }
             Flavor::CurrentThread => tokio::runtime::Builder::new_current_thread(),
