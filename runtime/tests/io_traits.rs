@@ -367,6 +367,45 @@ fn duplex_write_vectored_takes_every_buffer() {
     })
 }
 
+/// As tokio's: `sink` and `empty` write every buffer of a vectored write at once, and a loop
+/// of vectored writes spends the budget (the `yield_now` beside it gets to finish).
+#[test]
+fn sink_and_empty_write_vectored_take_every_buffer() {
+    use runtime::io::AsyncWrite;
+    use std::io::IoSlice;
+    watchdog("the sink's vectored writes", || {
+        let rt = current_thread();
+        run(&rt, "sink write_vectored", async {
+            let bufs = [
+                IoSlice::new(b""),
+                IoSlice::new(b"hello"),
+                IoSlice::new(b""),
+                IoSlice::new(b"world"),
+            ];
+            let mut sink = runtime::io::sink();
+            assert!(sink.is_write_vectored());
+            assert_eq!(sink.write_vectored(&bufs).await.unwrap(), 10);
+            let mut empty = runtime::io::empty();
+            assert!(empty.is_write_vectored());
+            assert_eq!(empty.write_vectored(&bufs).await.unwrap(), 10);
+            let n = futures::io::AsyncWriteExt::write_vectored(&mut sink, &bufs)
+                .await
+                .unwrap();
+            assert_eq!(n, 10);
+            let yielded = runtime::select! {
+                biased;
+                _ = async {
+                    loop {
+                        assert_eq!(runtime::io::sink().write_vectored(&bufs).await.unwrap(), 10);
+                    }
+                } => false,
+                _ = runtime::task::yield_now() => true,
+            };
+            assert!(yielded);
+        });
+    })
+}
+
 #[test]
 fn duplex_speaks_futures_io_too() {
     watchdog("the duplex futures-io reads and writes", || {
