@@ -223,6 +223,9 @@ impl Spawner {
             self.inner.condvar.notify_all();
         }
         let own = usize::from(crate::context::is_blocking_pool(self.pool_id()));
+        // A timeout past what `Instant` can represent (`Duration::MAX`) waits forever.
+        #[cfg(not(loom))]
+        let timeout = timeout.filter(|&t| std::time::Instant::now().checked_add(t).is_some());
         match timeout {
             None => {
                 while state.num_threads > own {
