@@ -179,6 +179,34 @@ impl Spawner {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
+        self.spawn_inner(f, meta).0
+    }
+
+    /// As [`spawn_blocking`](Self::spawn_blocking), but `None` when the pool is shut down
+    /// (tokio's `spawn_mandatory_blocking`): the closure is dropped unrun and the caller
+    /// learns it at once, instead of from a cancelled `JoinHandle`.
+    pub(crate) fn spawn_mandatory_blocking<F, R>(
+        &self,
+        f: F,
+        meta: SpawnMeta,
+    ) -> Option<JoinHandle<R>>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        match self.spawn_inner(f, meta) {
+            (join, true) => Some(join),
+            (_, false) => None,
+        }
+    }
+
+    /// The task's `JoinHandle`, and whether the pool took it (false: shut down, the task
+    /// is cancelled).
+    fn spawn_inner<F, R>(&self, f: F, meta: SpawnMeta) -> (JoinHandle<R>, bool)
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
         #[cfg(not(loom))]
         let f = {
             let guard = crate::time::AutoAdvanceGuard::new(self.inner.config.clock.as_ref());
@@ -203,10 +231,11 @@ impl Spawner {
             .inner
             .owned
             .spawn_bound(BlockingTask(Some(f)), sched, 0, meta);
+        let taken = notified.is_some();
         if let Some(task) = notified {
             Inner::push(&self.inner, task);
         }
-        join
+        (join, taken)
     }
 
     /// Stops the pool: refuses new tasks, lets the pool threads run every queued one, and

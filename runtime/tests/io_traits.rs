@@ -452,6 +452,30 @@ fn stdout_and_stderr_write_and_flush() {
     })
 }
 
+/// As tokio's: once the runtime is shut down, a stdout or stderr write (started under
+/// `Handle::block_on`) fails at once with the runtime-shutdown error, and so does the
+/// next write on the same handle.
+#[test]
+fn stdout_and_stderr_after_shutdown_report_it() {
+    watchdog("the writes after shutdown", || {
+        use runtime::runtime::is_rt_shutdown_err;
+        for rt in [current_thread(), support::multi_thread(2)] {
+            let handle = rt.handle().clone();
+            let _enter = rt.enter();
+            rt.shutdown_timeout(Duration::from_secs(10));
+            let mut out = runtime::io::stdout();
+            let err = handle.block_on(out.write_all(b"x")).unwrap_err();
+            assert!(is_rt_shutdown_err(&err), "{err}");
+            let err = handle.block_on(out.write_all(b"y")).unwrap_err();
+            assert!(is_rt_shutdown_err(&err), "{err}");
+            let err = handle
+                .block_on(runtime::io::stderr().write_all(b"x"))
+                .unwrap_err();
+            assert!(is_rt_shutdown_err(&err), "{err}");
+        }
+    })
+}
+
 #[test]
 fn ready_reports_interest() {
     watchdog("the socket readiness", || {
