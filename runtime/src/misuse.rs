@@ -215,6 +215,12 @@ pub(crate) const ONESHOT_BLOCKING_RECV: &str = concat!(
 
 // ---- `!Send` tasks ----
 
+/// `spawn_local` with a `LocalRuntime` entered on a thread other than its own.
+pub(crate) const SPAWN_LOCAL_OTHER_THREAD: &str =
+    "Local tasks can only be spawned on a LocalRuntime from the thread the runtime was \
+     created on: spawn with `Handle::spawn` (a `Send` task) from this thread, or call \
+     `spawn_local` on the runtime's own thread";
+
 /// `task::spawn_local` outside a `LocalSet` or `LocalRuntime`.
 pub(crate) const SPAWN_LOCAL_OUTSIDE_LOCAL_SET: &str = concat!(
     spawn_local_outside!(),

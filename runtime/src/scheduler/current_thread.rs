@@ -53,6 +53,8 @@ pub(crate) struct Handle {
     pub(crate) unhandled_panic: crate::unhandled::Policy,
     pub(crate) hooks: crate::hooks::Hooks,
     pub(crate) name: Option<String>,
+    /// The thread that built it, when it is a `LocalRuntime`'s (local_runtime.rs).
+    pub(crate) local_owner: std::sync::OnceLock<std::thread::ThreadId>,
 }
 
 pub(crate) struct Shared {
@@ -129,6 +131,7 @@ pub(crate) fn create(
         unhandled_panic,
         hooks,
         name,
+        local_owner: std::sync::OnceLock::new(),
     });
     let core = Box::new(Core {
         tasks: VecDeque::with_capacity(64),
