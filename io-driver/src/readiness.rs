@@ -317,6 +317,21 @@ impl ScheduledIo {
         }
     }
 
+    /// Marks the entry ready in `ready` without an event from the driver (tokio's
+    /// `assume_ready`), for a resource whose state is known when it is registered: an
+    /// accepted socket, a fresh socket pair. A wrong guess costs its first operation one
+    /// `WouldBlock`, which clears the bits as usual (the tick is left alone, so that clear
+    /// succeeds unless an event came since). Nothing after shutdown; wakes nobody (called
+    /// before anyone can wait).
+    pub(crate) fn assume_ready(&self, ready: Ready) {
+        // Relaxed: as `set_readiness`, the bits publish no other memory.
+        let _ = self
+            .state
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |cur| {
+                (cur & SHUTDOWN == 0).then_some(cur | (ready.0 as usize & READY_MASK))
+            });
+    }
+
     /// Mark shut down and move every waiter to `out`.
     pub(crate) fn shutdown(&self, out: &mut Vec<Waker>) {
         // Release: pairs with `poll_ready`'s Acquire loads: a poller that sees SHUTDOWN

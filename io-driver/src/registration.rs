@@ -91,6 +91,13 @@ impl Registration {
         self.io().poll_io(cx, dir, f)
     }
 
+    /// Marks the resource ready in `ready` without waiting for the driver's first event
+    /// (an accepted socket: readable and writable; a fresh pair: writable). A wrong guess
+    /// costs one `WouldBlock`, which clears the readiness again.
+    pub fn assume_ready(&self, ready: Ready) {
+        self.io().assume_ready(ready)
+    }
+
     /// Remove `source` from the epoll set. The slab entry is freed when `self` is dropped.
     pub fn deregister(&self, source: &mut impl Source) -> io::Result<()> {
         self.handle.registry().deregister(source)

@@ -79,7 +79,7 @@ impl TcpListener {
     /// them all and they race for the connections).
     pub fn poll_accept(&self, cx: &mut Context<'_>) -> Poll<io::Result<(TcpStream, SocketAddr)>> {
         let (mio, addr) = ready!(self.io.poll_io(cx, Direction::Read, |l| l.accept()))?;
-        let stream = TcpStream::with_handle(self.io.driver(), mio)?;
+        let stream = TcpStream::accepted(self.io.driver(), mio)?;
         Poll::Ready(Ok((stream, addr)))
     }
 

@@ -85,7 +85,7 @@ impl UnixListener {
     /// them all and they race for the connections).
     pub fn poll_accept(&self, cx: &mut Context<'_>) -> Poll<io::Result<(UnixStream, SocketAddr)>> {
         let (mio, addr) = ready!(self.io.poll_io(cx, Direction::Read, |l| l.accept()))?;
-        let stream = UnixStream::with_handle(self.io.driver(), mio)?;
+        let stream = UnixStream::accepted(self.io.driver(), mio)?;
         Poll::Ready(Ok((stream, addr)))
     }
 

@@ -69,7 +69,12 @@ impl UnixStream {
     #[track_caller]
     pub fn pair() -> io::Result<(UnixStream, UnixStream)> {
         let (a, b) = mio::net::UnixStream::pair()?;
-        Ok((UnixStream::new(a)?, UnixStream::new(b)?))
+        let (a, b) = (UnixStream::new(a)?, UnixStream::new(b)?);
+        // As tokio's: a fresh pair's buffers are empty, so both ends are writable now and
+        // readable only once the peer writes.
+        a.io.assume_ready(io_driver::Ready::WRITABLE);
+        b.io.assume_ready(io_driver::Ready::WRITABLE);
+        Ok((a, b))
     }
 
     #[track_caller]
@@ -78,11 +83,14 @@ impl UnixStream {
         Ok(UnixStream { io })
     }
 
-    pub(crate) fn with_handle(
+    /// A stream returned by `accept`, as tokio's: assumed readable and writable (see
+    /// `TcpStream::accepted`).
+    pub(crate) fn accepted(
         handle: &shim::sync::Arc<io_driver::Handle>,
         mio: mio::net::UnixStream,
     ) -> io::Result<UnixStream> {
         let io = IoSource::with_handle(handle, mio, Interest::READABLE | Interest::WRITABLE)?;
+        io.assume_ready(io_driver::Ready::READABLE | io_driver::Ready::WRITABLE);
         Ok(UnixStream { io })
     }
 
