@@ -239,6 +239,31 @@ impl ScheduledIo {
         }
     }
 
+    /// [`poll_ready`](Self::poll_ready) for the `poll_*_ready` APIs, as tokio's: the waker
+    /// takes `dir`'s single slot, replacing another task's (only the last task to poll is
+    /// woken; `Waiters::register_last`).
+    pub(crate) fn poll_ready_last(
+        &self,
+        cx: &mut Context<'_>,
+        dir: Direction,
+    ) -> Poll<io::Result<ReadyEvent>> {
+        let mask = dir.mask();
+        // Acquire, and the re-check under the lock: as `poll_ready_mask`.
+        if let Some(r) = Self::check(self.state.load(Ordering::Acquire), mask) {
+            return Poll::Ready(r);
+        }
+        let mut waiters = self.waiters.lock();
+        let replaced = waiters.register_last(dir, cx.waker());
+        let res = Self::check(self.state.load(Ordering::Acquire), mask);
+        drop(waiters);
+        // Never dropped under our lock (a waker's drop may run arbitrary code).
+        drop(replaced);
+        match res {
+            Some(r) => Poll::Ready(r),
+            None => Poll::Pending,
+        }
+    }
+
     /// Waits for readiness in `dir` and runs `f` (the non-blocking syscall); on
     /// `WouldBlock` clears exactly the readiness it saw (tick-checked) and polls again, so
     /// the loop ends only with `f`'s result, an error, or `Pending` from a poll that
