@@ -16,7 +16,10 @@
 //!
 //! A turn with a zero timeout (a worker's periodic, non-sleeping one) publishes no sleep
 //! limit in step (1), since no deadline can shorten it, and with no resource registered
-//! (the slab's `any_live`) skips `epoll_wait` altogether. `arm` reads the clock only for a
+//! (the slab's `any_live`) skips `epoll_wait` altogether. A *busy* poll (one that does not
+//! wait: a zero timeout, or a timer already due) takes at most the busy capacity of events
+//! (`set_busy_events_capacity`, tokio's `max_io_events_per_busy_tick`; by default the
+//! whole capacity) into a buffer of its own; the rest stay in the kernel for a later poll. `arm` reads the clock only for a
 //! non-zero timeout or a pending timer.
 //!
 //! Paused clock (`clock.rs`): in step (2) a paused driver that would wait polls with a zero
@@ -54,6 +57,8 @@ const MIN_SHARDS: usize = 4;
 pub struct Driver {
     poll: Poll,
     events: Events,
+    /// The buffer of busy polls, when smaller than `events` (module docs).
+    busy_events: Option<Events>,
     handle: Arc<Handle>,
     tick: usize,
     wake_list: Vec<Waker>,
@@ -104,10 +109,24 @@ impl Driver {
         Ok(Driver {
             poll,
             events: Events::with_capacity(capacity),
+            busy_events: None,
             handle,
             tick: 0,
             wake_list: Vec::with_capacity(64),
         })
+    }
+
+    /// Dispatches at most `capacity` readiness events on a poll that does not wait (a zero
+    /// timeout, or a timer already due): a worker with tasks to run takes a small batch and
+    /// leaves the rest in the kernel. A capacity at or above the driver's own is the default
+    /// (one capacity for every poll).
+    ///
+    /// # Panics
+    /// When `capacity` is 0.
+    pub fn set_busy_events_capacity(&mut self, capacity: usize) {
+        assert!(capacity > 0, "the busy events capacity must be at least 1");
+        self.busy_events =
+            (capacity < self.events.capacity()).then(|| Events::with_capacity(capacity));
     }
 
     /// The shared handle.
@@ -138,6 +157,12 @@ impl Driver {
             // `epoll_wait` to dispatch (the slab's `any_live`), so no syscall. An unpark
             // pending on the waker stays queued for the next sleeping poll, which it ends.
             Some(wait) if wait.is_zero() && !self.handle.slab.any_live() => self.events.clear(),
+            Some(wait) if wait.is_zero() && self.busy_events.is_some() => {
+                // A busy poll: into the smaller buffer, swapped in for this turn.
+                let busy = self.busy_events.as_mut().expect("checked");
+                std::mem::swap(&mut self.events, busy);
+                self.poll_events(timeout);
+            }
             _ => self.poll_events(timeout),
         }
         // A stale non-zero deadline read by an inserter only costs one spurious unpark.
@@ -150,6 +175,12 @@ impl Driver {
                 self.handle
                     .slab
                     .dispatch(token, ready, self.tick, &mut self.wake_list);
+            }
+        }
+        if let Some(busy) = &mut self.busy_events {
+            if busy.capacity() > self.events.capacity() {
+                // The busy buffer was swapped in above: the full one goes back.
+                std::mem::swap(&mut self.events, busy);
             }
         }
         // I/O wakers first, then the timers batch by batch (each batch woken at once).

@@ -239,6 +239,31 @@ impl ScheduledIo {
         }
     }
 
+    /// [`poll_ready`](Self::poll_ready) for the `poll_*_ready` APIs, as tokio's: the waker
+    /// takes `dir`'s single slot, replacing another task's (only the last task to poll is
+    /// woken; `Waiters::register_last`).
+    pub(crate) fn poll_ready_last(
+        &self,
+        cx: &mut Context<'_>,
+        dir: Direction,
+    ) -> Poll<io::Result<ReadyEvent>> {
+        let mask = dir.mask();
+        // Acquire, and the re-check under the lock: as `poll_ready_mask`.
+        if let Some(r) = Self::check(self.state.load(Ordering::Acquire), mask) {
+            return Poll::Ready(r);
+        }
+        let mut waiters = self.waiters.lock();
+        let replaced = waiters.register_last(dir, cx.waker());
+        let res = Self::check(self.state.load(Ordering::Acquire), mask);
+        drop(waiters);
+        // Never dropped under our lock (a waker's drop may run arbitrary code).
+        drop(replaced);
+        match res {
+            Some(r) => Poll::Ready(r),
+            None => Poll::Pending,
+        }
+    }
+
     /// Waits for readiness in `dir` and runs `f` (the non-blocking syscall); on
     /// `WouldBlock` clears exactly the readiness it saw (tick-checked) and polls again, so
     /// the loop ends only with `f`'s result, an error, or `Pending` from a poll that
@@ -315,6 +340,21 @@ impl ScheduledIo {
                 Err(actual) => cur = actual,
             }
         }
+    }
+
+    /// Marks the entry ready in `ready` without an event from the driver (tokio's
+    /// `assume_ready`), for a resource whose state is known when it is registered: an
+    /// accepted socket, a fresh socket pair. A wrong guess costs its first operation one
+    /// `WouldBlock`, which clears the bits as usual (the tick is left alone, so that clear
+    /// succeeds unless an event came since). Nothing after shutdown; wakes nobody (called
+    /// before anyone can wait).
+    pub(crate) fn assume_ready(&self, ready: Ready) {
+        // Relaxed: as `set_readiness`, the bits publish no other memory.
+        let _ = self
+            .state
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |cur| {
+                (cur & SHUTDOWN == 0).then_some(cur | (ready.0 as usize & READY_MASK))
+            });
     }
 
     /// Mark shut down and move every waiter to `out`.

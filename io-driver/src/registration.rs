@@ -51,6 +51,17 @@ impl Registration {
         self.io().poll_ready(cx, dir)
     }
 
+    /// [`Registration::poll_ready`] for a `poll_*_ready` API, as tokio's: only the last
+    /// task to poll `dir` this way is woken (its waker replaces the previous task's), beside
+    /// every task waiting through the other methods.
+    pub fn poll_ready_last(
+        &self,
+        cx: &mut Context<'_>,
+        dir: Direction,
+    ) -> Poll<io::Result<ReadyEvent>> {
+        self.io().poll_ready_last(cx, dir)
+    }
+
     /// `Ready(Ok(ev))` when the resource holds any readiness bit of `mask` (`ev.ready()` is
     /// that intersection: tokio's `ready(Interest)`, where a hang-up or an error shows as
     /// such); `Ready(Err)` once the driver shut down; else the waker joins the waiters of
@@ -89,6 +100,13 @@ impl Registration {
         f: impl FnMut() -> io::Result<R>,
     ) -> Poll<io::Result<R>> {
         self.io().poll_io(cx, dir, f)
+    }
+
+    /// Marks the resource ready in `ready` without waiting for the driver's first event
+    /// (an accepted socket: readable and writable; a fresh pair: writable). A wrong guess
+    /// costs one `WouldBlock`, which clears the readiness again.
+    pub fn assume_ready(&self, ready: Ready) {
+        self.io().assume_ready(ready)
     }
 
     /// Remove `source` from the epoll set. The slab entry is freed when `self` is dropped.

@@ -26,6 +26,12 @@
 //! spurious wake-ups per registration. Spurious wake-ups are allowed by the `Future`
 //! contract.
 //!
+//! The `poll_*_ready` APIs (tokio's `poll_read_ready`, whose contract is that only the
+//! last task to call it is woken) wait in a slot of their own per direction instead
+//! (`register_last`): a poll from another task replaces the waker there, so the task it
+//! replaced gets no wake-up. The slots live in `More` (allocated on their first use, so a
+//! resource that never uses them pays nothing) and are taken with their direction's list.
+//!
 //! Everything here runs under the resource's mutex (`ScheduledIo::waiters`); wakers that
 //! must be woken are handed back to the caller, which wakes them after unlocking.
 
@@ -50,11 +56,14 @@ pub(crate) struct Waiters {
     more: Option<Box<More>>,
 }
 
-/// The waiters beyond the first, per direction.
+/// The waiters beyond the first, per direction, and the `poll_*_ready` slots.
 #[derive(Default)]
 struct More {
     reader: Overflow,
     writer: Overflow,
+    /// The last task to poll for each direction through a `poll_*_ready` API.
+    poll_reader: Option<Waker>,
+    poll_writer: Option<Waker>,
 }
 
 #[derive(Default)]
@@ -124,6 +133,14 @@ impl Waiters {
             }
         }
         if let Some(more) = &self.more {
+            for (dir, last) in [
+                (Direction::Read, &more.poll_reader),
+                (Direction::Write, &more.poll_writer),
+            ] {
+                if let Some(w) = last {
+                    f(dir, w);
+                }
+            }
             for (dir, list) in [
                 (Direction::Read, &more.reader),
                 (Direction::Write, &more.writer),
@@ -164,26 +181,59 @@ impl Waiters {
         }
     }
 
+    /// Makes `waker` `dir`'s `poll_*_ready` waiter, replacing the one there unless it is
+    /// of the same task (see the module docs). Returns the waker it replaced, to drop once
+    /// the lock is released (a waker's drop may run arbitrary code).
+    pub(crate) fn register_last(&mut self, dir: Direction, waker: &Waker) -> Option<Waker> {
+        let more = self.more.get_or_insert_with(Box::default);
+        let slot = match dir {
+            Direction::Read => &mut more.poll_reader,
+            Direction::Write => &mut more.poll_writer,
+        };
+        if slot.as_ref().is_some_and(|w| w.will_wake(waker)) {
+            return None;
+        }
+        slot.replace(waker.clone())
+    }
+
     /// Moves every waiter of `dir` to `out`.
     pub(crate) fn take(&mut self, dir: Direction, out: &mut Vec<Waker>) {
-        let (first, list) = match dir {
-            Direction::Read => (&mut self.reader, self.more.as_mut().map(|m| &mut m.reader)),
-            Direction::Write => (&mut self.writer, self.more.as_mut().map(|m| &mut m.writer)),
+        let (first, more) = match dir {
+            Direction::Read => (
+                &mut self.reader,
+                self.more
+                    .as_mut()
+                    .map(|m| (&mut m.reader, &mut m.poll_reader)),
+            ),
+            Direction::Write => (
+                &mut self.writer,
+                self.more
+                    .as_mut()
+                    .map(|m| (&mut m.writer, &mut m.poll_writer)),
+            ),
         };
         out.extend(first.take());
-        if let Some(list) = list {
+        if let Some((list, last)) = more {
             list.take(out);
+            out.extend(last.take());
         }
     }
 
     /// How many wakers wait on `dir` (test hook).
     #[cfg(test)]
     pub(crate) fn count(&self, dir: Direction) -> usize {
-        let (first, list) = match dir {
-            Direction::Read => (&self.reader, self.more.as_ref().map(|m| &m.reader)),
-            Direction::Write => (&self.writer, self.more.as_ref().map(|m| &m.writer)),
+        let (first, more) = match dir {
+            Direction::Read => (
+                &self.reader,
+                self.more.as_ref().map(|m| (&m.reader, &m.poll_reader)),
+            ),
+            Direction::Write => (
+                &self.writer,
+                self.more.as_ref().map(|m| (&m.writer, &m.poll_writer)),
+            ),
         };
-        usize::from(first.is_some()) + list.map_or(0, Overflow::len)
+        usize::from(first.is_some())
+            + more.map_or(0, |(list, last)| list.len() + usize::from(last.is_some()))
     }
 }
 
@@ -333,5 +383,32 @@ mod tests {
             before.iter().zip(&after).all(|(b, a)| a > b),
             "{before:?} -> {after:?}"
         );
+    }
+
+    #[test]
+    fn the_poll_slot_keeps_only_the_last_task() {
+        let mut waiters = Waiters::default();
+        let (ca, a) = waker();
+        let (cb, b) = waker();
+        let (cl, listed) = waker();
+        register(&mut waiters, &listed);
+        assert!(waiters.register_last(Direction::Read, &a).is_none());
+        assert!(
+            waiters.register_last(Direction::Read, &a).is_none(),
+            "same task"
+        );
+        let replaced = waiters
+            .register_last(Direction::Read, &b)
+            .expect("a replaced");
+        assert!(replaced.will_wake(&a));
+        drop(replaced);
+        assert_eq!(waiters.count(Direction::Read), 2);
+        let mut out = Vec::new();
+        waiters.take(Direction::Write, &mut out);
+        assert!(out.is_empty(), "the read slot is not the write side's");
+        waiters.take(Direction::Read, &mut out);
+        out.drain(..).for_each(Waker::wake);
+        assert_eq!(woken(&[ca, cb, cl]), vec![0, 1, 1]);
+        assert_eq!(waiters.count(Direction::Read), 0);
     }
 }

@@ -115,3 +115,29 @@ fn driver_and_handle_are_send_and_sync_where_promised() {
     sync::<io_driver::Timer>();
     unpin::<io_driver::Timer>();
 }
+
+/// A poll that does not wait takes at most the busy capacity of events
+/// (`set_busy_events_capacity`); the rest stay in the kernel for the next polls, and a
+/// poll that may wait takes up to the full capacity.
+#[test]
+fn a_busy_poll_takes_at_most_the_busy_capacity() {
+    let mut driver = Driver::with_events_capacity(64).unwrap();
+    driver.set_busy_events_capacity(1);
+    let handle = driver.handle().clone();
+    let mut pairs = Vec::new();
+    let mut regs = Vec::new();
+    for _ in 0..4 {
+        let (mut a, b) = mio::net::UnixStream::pair().unwrap();
+        regs.push(handle.register(&mut a, mio::Interest::WRITABLE).unwrap());
+        pairs.push((a, b));
+    }
+    let writable = |regs: &[io_driver::Registration]| {
+        regs.iter().filter(|r| r.readiness().is_writable()).count()
+    };
+    driver.park(Some(Duration::ZERO));
+    assert_eq!(writable(&regs), 1, "one event per busy poll");
+    driver.park(Some(Duration::ZERO));
+    assert_eq!(writable(&regs), 2, "the next one stayed pending");
+    driver.park(Some(Duration::from_millis(1)));
+    assert_eq!(writable(&regs), 4, "a poll that may wait takes the rest");
+}

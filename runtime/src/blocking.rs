@@ -196,6 +196,34 @@ impl Spawner {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
+        self.spawn_inner(f, meta).0
+    }
+
+    /// As [`spawn_blocking`](Self::spawn_blocking), but `None` when the pool is shut down
+    /// (tokio's `spawn_mandatory_blocking`): the closure is dropped unrun and the caller
+    /// learns it at once, instead of from a cancelled `JoinHandle`.
+    pub(crate) fn spawn_mandatory_blocking<F, R>(
+        &self,
+        f: F,
+        meta: SpawnMeta,
+    ) -> Option<JoinHandle<R>>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        match self.spawn_inner(f, meta) {
+            (join, true) => Some(join),
+            (_, false) => None,
+        }
+    }
+
+    /// The task's `JoinHandle`, and whether the pool took it (false: shut down, the task
+    /// is cancelled).
+    fn spawn_inner<F, R>(&self, f: F, meta: SpawnMeta) -> (JoinHandle<R>, bool)
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
         #[cfg(not(loom))]
         let f = {
             let guard = crate::time::AutoAdvanceGuard::new(self.inner.config.clock.as_ref());
@@ -220,10 +248,11 @@ impl Spawner {
             .inner
             .owned
             .spawn_bound(BlockingTask(Some(f)), sched, 0, meta);
+        let taken = notified.is_some();
         if let Some(task) = notified {
             Inner::push(&self.inner, task);
         }
-        join
+        (join, taken)
     }
 
     /// Stops the pool: refuses new tasks, lets the pool threads run every queued one, and
@@ -240,6 +269,9 @@ impl Spawner {
             self.inner.condvar.notify_all();
         }
         let own = usize::from(crate::context::is_blocking_pool(self.pool_id()));
+        // A timeout past what `Instant` can represent (`Duration::MAX`) waits forever.
+        #[cfg(not(loom))]
+        let timeout = timeout.filter(|&t| std::time::Instant::now().checked_add(t).is_some());
         match timeout {
             None => {
                 while state.num_threads > own {

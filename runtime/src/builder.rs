@@ -76,6 +76,8 @@ pub struct Builder {
     global_queue_interval: Option<u32>,
     event_interval: u32,
     nevents: usize,
+    /// `max_io_events_per_busy_tick` (None: `nevents`).
+    nevents_busy: Option<usize>,
     disable_lifo_slot: bool,
     enable_io: bool,
     enable_time: bool,
@@ -150,6 +152,7 @@ impl Builder {
             global_queue_interval: None,
             event_interval: DEFAULT_EVENT_INTERVAL,
             nevents: io_events_default(),
+            nevents_busy: None,
             disable_lifo_slot: false,
             start_paused: false,
             enable_io: false,
@@ -258,6 +261,31 @@ impl Builder {
     pub fn max_io_events_per_tick(&mut self, capacity: usize) -> &mut Self {
         assert!(capacity > 0, "max_io_events_per_tick must be non-zero");
         self.nevents = capacity;
+        self
+    }
+
+    /// The most I/O readiness events a poll of the driver that does not wait dispatches
+    /// (tokio's): a thread that polls while it still has tasks to run (between batches, or
+    /// with a timer already due) takes this many and leaves the rest in the kernel, so a
+    /// burst of events cannot flood its queue. A thread about to sleep still takes up to
+    /// [`max_io_events_per_tick`](Self::max_io_events_per_tick). Default: that same value.
+    ///
+    /// ```
+    /// let rt = runtime::Builder::new_current_thread()
+    ///     .enable_io()
+    ///     .max_io_events_per_tick(128)
+    ///     .max_io_events_per_busy_tick(8)
+    ///     .build()
+    ///     .unwrap();
+    /// # drop(rt);
+    /// ```
+    ///
+    /// # Panics
+    /// When `capacity` is 0.
+    #[track_caller]
+    pub fn max_io_events_per_busy_tick(&mut self, capacity: usize) -> &mut Self {
+        assert!(capacity > 0, "max_io_events_per_busy_tick must be non-zero");
+        self.nevents_busy = Some(capacity);
         self
     }
 
@@ -459,6 +487,9 @@ impl Builder {
             .as_ref()
             .map(|s| Arc::new(crate::rand::SeedGenerator::new(s)));
         let driver = Arc::new(Driver::new(self.enable_io, self.enable_time, self.nevents)?);
+        if let Some(busy) = self.nevents_busy {
+            driver.set_busy_events(busy);
+        }
         if self.start_paused {
             self.pause_clock(&driver);
         }
@@ -619,6 +650,7 @@ impl fmt::Debug for Builder {
             .field("global_queue_interval", &self.global_queue_interval)
             .field("event_interval", &self.event_interval)
             .field("max_io_events_per_tick", &self.nevents)
+            .field("max_io_events_per_busy_tick", &self.nevents_busy)
             .field("disable_lifo_slot", &self.disable_lifo_slot)
             .field("enable_io", &self.enable_io)
             .field("enable_time", &self.enable_time)

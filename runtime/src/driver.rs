@@ -87,6 +87,17 @@ impl Driver {
         }
     }
 
+    /// At most `events` readiness events per poll that does not wait
+    /// (`Builder::max_io_events_per_busy_tick`); called once, while the runtime is built.
+    pub(crate) fn set_busy_events(&self, events: usize) {
+        #[cfg(not(loom))]
+        if let Some(inner) = &self.inner {
+            inner.driver.lock().set_busy_events_capacity(events);
+        }
+        #[cfg(loom)]
+        let _ = events;
+    }
+
     /// The driver, if there is one and nobody else sleeps in it.
     pub(crate) fn try_lock(&self) -> Option<Locked<'_>> {
         #[cfg(not(loom))]

@@ -91,7 +91,8 @@ impl fmt::Display for TryCurrentError {
 }
 
 /// True when `err` is the error an I/O resource returns because its runtime shut down
-/// (tokio's `runtime::is_rt_shutdown_err`): the resource can never become ready again.
+/// (tokio's `runtime::is_rt_shutdown_err`): the resource can never become ready again. Also
+/// the error of a `stdout`/`stderr` write refused by a shut-down blocking pool, as tokio's.
 ///
 /// ```
 /// use runtime::runtime::{is_rt_shutdown_err, Runtime};
@@ -107,6 +108,10 @@ impl fmt::Display for TryCurrentError {
 #[cfg(not(loom))]
 pub fn is_rt_shutdown_err(err: &std::io::Error) -> bool {
     io_driver::is_shutdown_error(err)
+        || (err.kind() == std::io::ErrorKind::Other
+            && err.get_ref().is_some_and(|e| {
+                e.source().is_none() && e.to_string() == crate::io::blocking::POOL_SHUT_DOWN
+            }))
 }
 
 impl std::error::Error for TryCurrentError {}

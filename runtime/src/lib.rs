@@ -129,8 +129,6 @@
 //! - `process`: the stable API only (no `spawn_with`, which is `tokio_unstable`);
 //!   orphans dropped after their runtime shut down are reaped at the next spawn or
 //!   collected exit in the process, not by a signal handler;
-//! - `Builder::max_io_events_per_busy_tick` is missing: a busy worker's driver turn takes
-//!   up to `max_io_events_per_tick` events, as an idle one's does;
 //! - every I/O type *also* implements futures-io directly: a module that imports both
 //!   families' extension traits (`futures::prelude::*` next to `runtime::io::AsyncReadExt`)
 //!   must name the trait at ambiguous calls (see [`io`]).

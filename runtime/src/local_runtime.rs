@@ -7,15 +7,62 @@
 //! local spawns and wakes land in the set's local queue and wake `block_on`. Being
 //! `!Send`, the runtime stays on the thread that built it, which is the set's owner thread.
 //! Dropping it drops the set's tasks first (with the runtime entered), then the runtime.
+//!
+//! Outside `block_on`, with only the runtime entered (`LocalRuntime::enter`, or
+//! `Handle::enter` of its handle), `spawn_local` reaches the set too, as tokio's: the
+//! runtime's scheduler handle records its owner thread (`local_owner`), and the owner
+//! thread keeps a list of its local runtimes' sets (`SETS`, by scheduler-handle address,
+//! each a `Weak` removed when the runtime drops). On the owner thread `spawn_local` takes
+//! the set from that list; on another thread it panics with tokio's message.
 
+use std::cell::RefCell;
 use std::fmt;
 use std::future::Future;
 use std::marker::PhantomData;
+use std::rc::{Rc, Weak};
 
 use crate::handle::{EnterGuard, Handle};
 use crate::runtime::Runtime;
 use crate::runtime_metrics::RuntimeMetrics;
+use crate::scheduler;
+use crate::task::local::LocalContext;
 use crate::task::{JoinHandle, LocalSet};
+
+std::thread_local! {
+    /// The sets of the `LocalRuntime`s built on this thread and not dropped yet, by the
+    /// address of their scheduler handle (module docs).
+    static SETS: RefCell<Vec<(usize, Weak<LocalContext>)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The address that keys a current-thread scheduler handle in `SETS`.
+fn key(h: &scheduler::current_thread::Handle) -> usize {
+    h as *const _ as usize
+}
+
+/// The set of the `LocalRuntime` entered on this thread (its handle current), if any: what
+/// `spawn_local` uses outside any entered `LocalSet`.
+///
+/// # Panics
+/// When the current runtime is a `LocalRuntime` built on another thread (tokio's message).
+pub(crate) fn entered_set() -> Option<Rc<LocalContext>> {
+    crate::context::with_handle(|h| {
+        let Some(scheduler::Handle::CurrentThread(h)) = h else {
+            return None;
+        };
+        let owner = *h.local_owner.get()?;
+        if owner != std::thread::current().id() {
+            panic!("{}", crate::misuse::SPAWN_LOCAL_OTHER_THREAD);
+        }
+        let key = key(h);
+        SETS.try_with(|sets| {
+            let sets = sets.borrow();
+            let (_, set) = sets.iter().find(|(k, _)| *k == key)?;
+            set.upgrade()
+        })
+        .ok()
+        .flatten()
+    })
+}
 
 /// Options of [`Builder::build_local`](crate::Builder::build_local); none yet (tokio's
 /// `LocalOptions`). Use `LocalOptions::default()`.
@@ -49,8 +96,14 @@ pub struct LocalRuntime {
 
 impl LocalRuntime {
     pub(crate) fn from_runtime(rt: Runtime) -> LocalRuntime {
+        let local = LocalSet::new();
+        if let scheduler::Handle::CurrentThread(h) = &rt.handle().inner {
+            let _ = h.local_owner.set(std::thread::current().id());
+            let entry = (key(h), Rc::downgrade(local.context()));
+            let _ = SETS.try_with(|sets| sets.borrow_mut().push(entry));
+        }
         LocalRuntime {
-            local: Some(LocalSet::new()),
+            local: Some(local),
             rt: Some(rt),
         }
     }
@@ -69,6 +122,10 @@ impl LocalRuntime {
     /// the runtime to shut down.
     fn take_runtime(&mut self) -> Option<Runtime> {
         let rt = self.rt.take()?;
+        if let scheduler::Handle::CurrentThread(h) = &rt.handle().inner {
+            let key = key(h);
+            let _ = SETS.try_with(|sets| sets.borrow_mut().retain(|(k, _)| *k != key));
+        }
         let guard = rt.enter();
         drop(self.local.take());
         drop(guard);

@@ -124,7 +124,7 @@ pub(crate) const BLOCK_ON_INSIDE_RUNTIME: &str =
     "Cannot start a runtime from within a runtime. This happens because a function (like \
      `block_on`) attempted to block the current thread while the thread is being used to \
      drive asynchronous tasks. If you are in an async function, use `.await` on the future \
-     instead of blocking on it, or run blocking code with `runtime::task::spawn_blocking`";
+     instead of blocking on it. Blocking code runs with `runtime::task::spawn_blocking`";
 
 /// A runtime dropped on a thread driving asynchronous tasks.
 pub(crate) const DROP_RUNTIME_IN_ASYNC_CONTEXT: &str =
@@ -214,6 +214,12 @@ pub(crate) const ONESHOT_BLOCKING_RECV: &str = concat!(
 );
 
 // ---- `!Send` tasks ----
+
+/// `spawn_local` with a `LocalRuntime` entered on a thread other than its own.
+pub(crate) const SPAWN_LOCAL_OTHER_THREAD: &str =
+    "Local tasks can only be spawned on a LocalRuntime from the thread the runtime was \
+     created on: spawn with `Handle::spawn` (a `Send` task) from this thread, or call \
+     `spawn_local` on the runtime's own thread";
 
 /// `task::spawn_local` outside a `LocalSet` or `LocalRuntime`.
 pub(crate) const SPAWN_LOCAL_OUTSIDE_LOCAL_SET: &str = concat!(

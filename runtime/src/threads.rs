@@ -51,10 +51,14 @@ impl Latch {
     /// Waits until every thread counted in has exited; false on timeout.
     pub(crate) fn wait(&self, timeout: Option<Duration>) -> bool {
         let mut counts = self.counts.lock();
-        match timeout {
+        // A timeout past what `Instant` can represent (`Duration::MAX`) waits forever.
+        #[cfg(not(loom))]
+        let deadline = timeout.and_then(|t| std::time::Instant::now().checked_add(t));
+        #[cfg(loom)]
+        let deadline = timeout.map(|_| ());
+        match deadline {
             #[cfg(not(loom))]
-            Some(timeout) => {
-                let deadline = std::time::Instant::now() + timeout;
+            Some(deadline) => {
                 while counts.exited < counts.started {
                     let now = std::time::Instant::now();
                     if now >= deadline {

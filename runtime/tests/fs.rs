@@ -535,3 +535,55 @@ fn set_times_and_set_modified() {
         });
     })
 }
+
+/// As tokio's: a `File` operation whose blocking task fails (here cancelled: the runtime's
+/// pool is shut down) returns an error and leaves the `File` usable, so the next operation
+/// fails the same way instead of polling the finished `JoinHandle` again.
+#[test]
+fn file_ops_survive_a_join_error() {
+    use futures::FutureExt;
+    use std::future::Future;
+    fn once<F: Future>(f: F) -> Option<F::Output> {
+        Box::pin(f).now_or_never()
+    }
+    let dir = scratch("join-error");
+    let path = dir.join("f");
+    std::fs::write(&path, vec![b'x'; 4096]).unwrap();
+    let rt = multi_thread(1);
+    let handle = rt.handle().clone();
+    rt.shutdown_timeout(std::time::Duration::ZERO);
+    let _enter = handle.enter();
+    let open = || {
+        let std = std::fs::File::options()
+            .read(true)
+            .write(true)
+            .open(&path)
+            .unwrap();
+        File::from_std(std)
+    };
+    let mut f = open();
+    for _ in 0..2 {
+        assert!(once(f.read(&mut [0u8; 8])).unwrap().is_err());
+    }
+    let mut f = open();
+    for _ in 0..2 {
+        assert!(once(f.seek(SeekFrom::Start(0))).unwrap().is_err());
+    }
+    let f2 = open();
+    for _ in 0..2 {
+        assert!(once(f2.set_len(0)).unwrap().is_err());
+    }
+    let mut f = open();
+    // The write is accepted (it runs in the background); its failure shows next.
+    let _ = once(f.write(b"z"));
+    assert!(once(f.write(b"z")).unwrap().is_err());
+    assert!(once(f.flush()).is_some());
+    let mut f = open();
+    assert!(once(f.read(&mut [0u8; 8])).unwrap().is_err());
+    assert!(
+        once(f.flush()).unwrap().is_ok(),
+        "nothing in flight after the error"
+    );
+    drop(_enter);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -279,6 +279,39 @@ rt_test! {
         });
     }
 
+    /// As tokio's: `poll_read_ready` keeps only the waker of its last call, so a task that
+    /// polled it before another did is not woken by the event; `readable()` waiters still
+    /// all are.
+    #[test]
+    fn poll_read_ready_wakes_only_its_last_poller() {
+        watchdog("the eventfd's poll_read_ready wakers", || {
+            on(&rt(), || async {
+                let efd = Arc::new(AsyncFd::new(eventfd()).unwrap());
+                // Not readable until the write below.
+                let (first, first_waker) = counting_waker();
+                let (last, last_waker) = counting_waker();
+                let mut cx = std::task::Context::from_waker(&first_waker);
+                assert!(efd.poll_read_ready(&mut cx).is_pending());
+                let mut cx = std::task::Context::from_waker(&last_waker);
+                assert!(efd.poll_read_ready(&mut cx).is_pending());
+                let reader = {
+                    let efd = efd.clone();
+                    runtime::spawn(async move { efd.readable().await.unwrap().ready() })
+                };
+                runtime::task::yield_now().await;
+                write_fd(efd.as_raw_fd(), &1u64.to_ne_bytes()).unwrap();
+                assert!(within("the readable() waiter", reader).await.unwrap().is_readable());
+                within("the last poller's wake-up", async {
+                    while last.count() == 0 {
+                        runtime::task::yield_now().await;
+                    }
+                })
+                .await;
+                assert_eq!(first.count(), 0, "a replaced poller was woken");
+            });
+        });
+    }
+
     #[test]
     fn a_pty_carries_bytes_both_ways_and_reports_the_slave_closing() {
         watchdog("the pty", || {

@@ -367,6 +367,45 @@ fn duplex_write_vectored_takes_every_buffer() {
     })
 }
 
+/// As tokio's: `sink` and `empty` write every buffer of a vectored write at once, and a loop
+/// of vectored writes spends the budget (the `yield_now` beside it gets to finish).
+#[test]
+fn sink_and_empty_write_vectored_take_every_buffer() {
+    use runtime::io::AsyncWrite;
+    use std::io::IoSlice;
+    watchdog("the sink's vectored writes", || {
+        let rt = current_thread();
+        run(&rt, "sink write_vectored", async {
+            let bufs = [
+                IoSlice::new(b""),
+                IoSlice::new(b"hello"),
+                IoSlice::new(b""),
+                IoSlice::new(b"world"),
+            ];
+            let mut sink = runtime::io::sink();
+            assert!(sink.is_write_vectored());
+            assert_eq!(sink.write_vectored(&bufs).await.unwrap(), 10);
+            let mut empty = runtime::io::empty();
+            assert!(empty.is_write_vectored());
+            assert_eq!(empty.write_vectored(&bufs).await.unwrap(), 10);
+            let n = futures::io::AsyncWriteExt::write_vectored(&mut sink, &bufs)
+                .await
+                .unwrap();
+            assert_eq!(n, 10);
+            let yielded = runtime::select! {
+                biased;
+                _ = async {
+                    loop {
+                        assert_eq!(runtime::io::sink().write_vectored(&bufs).await.unwrap(), 10);
+                    }
+                } => false,
+                _ = runtime::task::yield_now() => true,
+            };
+            assert!(yielded);
+        });
+    })
+}
+
 #[test]
 fn duplex_speaks_futures_io_too() {
     watchdog("the duplex futures-io reads and writes", || {
@@ -410,6 +449,30 @@ fn stdout_and_stderr_write_and_flush() {
             err.write_all(b"io_traits: stderr works\n").await.unwrap();
             err.shutdown().await.unwrap();
         });
+    })
+}
+
+/// As tokio's: once the runtime is shut down, a stdout or stderr write (started under
+/// `Handle::block_on`) fails at once with the runtime-shutdown error, and so does the
+/// next write on the same handle.
+#[test]
+fn stdout_and_stderr_after_shutdown_report_it() {
+    watchdog("the writes after shutdown", || {
+        use runtime::runtime::is_rt_shutdown_err;
+        for rt in [current_thread(), support::multi_thread(2)] {
+            let handle = rt.handle().clone();
+            let _enter = rt.enter();
+            rt.shutdown_timeout(Duration::from_secs(10));
+            let mut out = runtime::io::stdout();
+            let err = handle.block_on(out.write_all(b"x")).unwrap_err();
+            assert!(is_rt_shutdown_err(&err), "{err}");
+            let err = handle.block_on(out.write_all(b"y")).unwrap_err();
+            assert!(is_rt_shutdown_err(&err), "{err}");
+            let err = handle
+                .block_on(runtime::io::stderr().write_all(b"x"))
+                .unwrap_err();
+            assert!(is_rt_shutdown_err(&err), "{err}");
+        }
     })
 }
 

@@ -82,8 +82,10 @@ rt_test! {
     fn try_io_and_async_io_on_every_socket_type() {
         watchdog("try_io / async_io", || {
             on(&rt(), || async {
+                // The connecting end: an accepted one starts out assumed readable, as
+                // tokio's (net_ready.rs).
                 let (a, b) = tcp_pair().await;
-                check_try_io!(b, a.try_write(b"data").unwrap());
+                check_try_io!(a, b.try_write(b"data").unwrap());
                 let (a, b) = UnixStream::pair().unwrap();
                 check_try_io!(b, a.try_write(b"data").unwrap());
                 let a = UdpSocket::bind("127.0.0.1:0").await.unwrap();

@@ -23,6 +23,49 @@ async fn tcp_pair() -> (TcpStream, TcpStream) {
 }
 
 rt_test! {
+    /// As tokio's: an accepted stream starts out assumed readable and writable (its first
+    /// read tries the socket; a read that finds nothing clears the guess), and both ends
+    /// of a fresh pair start out writable, not readable. No driver turn is needed.
+    #[test]
+    fn fresh_sockets_start_with_the_readiness_tokio_assumes() {
+        use futures::FutureExt;
+        watchdog("the fresh sockets' readiness", || {
+            on(&rt(), || async {
+                let (_client, accepted) = tcp_pair().await;
+                assert!(accepted.readable().now_or_never().is_some(), "assumed readable");
+                let err = accepted.try_read(&mut [0; 8]).unwrap_err();
+                assert_eq!(err.kind(), io::ErrorKind::WouldBlock);
+                assert!(
+                    accepted.readable().now_or_never().is_none(),
+                    "the WouldBlock cleared the guess"
+                );
+                assert_eq!(accepted.try_write(b"early").unwrap(), 5);
+
+                let path = std::env::temp_dir()
+                    .join(format!("runtime-net-ready-{}-{FLAVOR}", std::process::id()));
+                let _ = std::fs::remove_file(&path);
+                let listener = runtime::net::UnixListener::bind(&path).unwrap();
+                let (_client, accepted) = futures::join!(
+                    UnixStream::connect(&path),
+                    listener.accept()
+                );
+                let (accepted, _) = accepted.unwrap();
+                assert!(accepted.readable().now_or_never().is_some());
+                assert!(accepted.writable().now_or_never().is_some());
+                let _ = std::fs::remove_file(&path);
+
+                let (a, b) = UnixStream::pair().unwrap();
+                assert!(a.writable().now_or_never().is_some(), "a fresh pair is writable");
+                assert!(b.readable().now_or_never().is_none(), "and not readable");
+                let (a, b) = UnixDatagram::pair().unwrap();
+                let waker = futures::task::noop_waker();
+                let mut cx = std::task::Context::from_waker(&waker);
+                assert!(a.poll_send_ready(&mut cx).is_ready());
+                assert!(b.poll_recv_ready(&mut cx).is_pending());
+            });
+        });
+    }
+
     /// The loop a tokio user writes to drain a connection until the peer hangs up: with
     /// readiness that never says read-closed it spins on `WouldBlock` forever.
     #[test]

@@ -311,3 +311,38 @@ rt_test! {
 fn spawning_outside_a_runtime_panics_with_a_message() {
     let _ = Command::new("true").spawn();
 }
+
+/// As tokio's: a child spawned on one runtime, which then shuts down, is waited for on
+/// another. The child runs until the test closes its stdin (a pipe the test holds), so
+/// the wait surely begins while it runs, on a watch whose runtime is gone.
+#[test]
+fn a_child_is_waited_for_on_another_runtime() {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    watchdog("the wait on the second runtime", || {
+        for second in [current_thread(), multi_thread(2)] {
+            let mut fds = [0; 2];
+            // SAFETY: `fds` is a writable array of two ints, as pipe2 wants.
+            assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, 0);
+            // SAFETY: two fresh descriptors just returned by the kernel, owned by nobody.
+            let (rd, wr) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+            let first = multi_thread(1);
+            let mut child = first.block_on(async {
+                Command::new("sh")
+                    .args(["-c", "read line; exit 3"])
+                    .stdin(Stdio::from(rd))
+                    .spawn()
+                    .unwrap()
+            });
+            drop(first);
+            let status = second.block_on(async move {
+                let wait = runtime::spawn(async move { child.wait().await });
+                for _ in 0..3 {
+                    runtime::task::yield_now().await;
+                }
+                drop(wr); // EOF: `read` returns, the shell exits.
+                within("the child's exit", wait).await.unwrap()
+            });
+            assert_eq!(status.unwrap().code(), Some(3));
+        }
+    })
+}

@@ -426,3 +426,34 @@ fn live_tasks_counts_pending_tasks_of_both_flavors() {
         }
     })
 }
+
+/// As tokio's (tokio#8212): a current-thread runtime driven by short `block_on` calls
+/// whose `on_thread_park` hook wakes each one still turns its timer: a spawned task's
+/// sleep fires. Without the driver's turn it never does (bounded by the loop).
+#[test]
+fn a_park_hook_that_wakes_block_on_still_turns_the_timer() {
+    watchdog("the spawned task's sleep under a waking park hook", || {
+        let notify = Arc::new(runtime::sync::Notify::new());
+        let hook = notify.clone();
+        let rt = Builder::new_current_thread()
+            .enable_all()
+            .on_thread_park(move || hook.notify_waiters())
+            .build()
+            .unwrap();
+        let done = Arc::new(AtomicUsize::new(0));
+        let d = done.clone();
+        rt.spawn(async move {
+            runtime::time::sleep(Duration::from_millis(1)).await;
+            d.store(1, SeqCst);
+        });
+        rt.block_on(runtime::task::yield_now());
+        for _ in 0..2000 {
+            if done.load(SeqCst) == 1 {
+                break;
+            }
+            rt.block_on(notify.notified());
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert_eq!(done.load(SeqCst), 1, "the spawned task's timer never fired");
+    })
+}

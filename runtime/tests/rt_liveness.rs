@@ -423,3 +423,76 @@ fn thread_hooks_skip_the_monitor_thread() {
         assert_eq!(stopped.load(SeqCst), 3);
     })
 }
+
+/// Echo round trips on a runtime that always has runnable tasks (spinning yielders), so
+/// its driver polls never wait and each takes one event (`max_io_events_per_busy_tick(1)`):
+/// every event still arrives, on both flavors.
+fn busy_runtime_gets_every_event(rt: runtime::Runtime) {
+    for _ in 0..8 {
+        rt.spawn(async {
+            loop {
+                runtime::task::yield_now().await;
+            }
+        });
+    }
+    rt.block_on(async {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        runtime::spawn(async move {
+            loop {
+                let (mut s, _) = listener.accept().await.unwrap();
+                runtime::spawn(async move {
+                    let mut buf = [0u8; 4];
+                    while s.read_exact(&mut buf).await.is_ok() {
+                        s.write_all(&buf).await.unwrap();
+                    }
+                });
+            }
+        });
+        let clients: Vec<_> = (0..16)
+            .map(|_| {
+                runtime::spawn(async move {
+                    let mut s = TcpStream::connect(addr).await.unwrap();
+                    for _ in 0..16 {
+                        s.write_all(b"ping").await.unwrap();
+                        s.read_exact(&mut [0u8; 4]).await.unwrap();
+                    }
+                })
+            })
+            .collect();
+        let all = async {
+            for c in clients {
+                c.await.unwrap();
+            }
+        };
+        runtime::time::timeout(GENEROUS, all)
+            .await
+            .expect("echo round trips did not finish");
+    });
+    rt.shutdown_background();
+}
+
+#[test]
+fn a_busy_runtime_taking_one_event_per_poll_gets_every_event() {
+    watchdog("the echo round trips on a busy runtime", || {
+        let multi = Builder::new_multi_thread()
+            .worker_threads(1)
+            .max_io_events_per_busy_tick(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        busy_runtime_gets_every_event(multi);
+        let current = Builder::new_current_thread()
+            .max_io_events_per_busy_tick(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        busy_runtime_gets_every_event(current);
+    })
+}
+
+#[test]
+#[should_panic(expected = "max_io_events_per_busy_tick must be non-zero")]
+fn max_io_events_per_busy_tick_of_zero_panics() {
+    Builder::new_multi_thread().max_io_events_per_busy_tick(0);
+}

@@ -156,3 +156,28 @@ fn drop_joins_the_blocking_threads() {
 fn rt_blocking_threads() -> usize {
     runtime::Handle::current().metrics().num_blocking_threads()
 }
+
+/// As tokio's: `shutdown_timeout(Duration::MAX)` is a timeout past any representable
+/// deadline, so it waits for every thread like a drop, on both flavors, blocking tasks
+/// included, instead of overflowing the deadline's arithmetic.
+#[test]
+fn shutdown_timeout_max_waits_like_a_drop() {
+    watchdog("shutdown_timeout(Duration::MAX)", || {
+        for rt in [current_thread(), multi_thread(1), multi_thread(4)] {
+            let finished = Arc::new(AtomicUsize::new(0));
+            let f = finished.clone();
+            rt.block_on(async {
+                runtime::spawn(async {}).await.unwrap();
+            });
+            let (started_tx, started_rx) = mpsc::channel();
+            drop(rt.spawn_blocking(move || {
+                started_tx.send(()).unwrap();
+                std::thread::sleep(Duration::from_millis(20));
+                f.fetch_add(1, SeqCst);
+            }));
+            started_rx.recv().unwrap();
+            rt.shutdown_timeout(Duration::MAX);
+            assert_eq!(finished.load(SeqCst), 1, "waited for the blocking task");
+        }
+    })
+}

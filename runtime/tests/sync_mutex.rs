@@ -293,3 +293,54 @@ fn a_storm_of_cancelled_lock_waits_leaves_the_mutex_usable() {
         });
     })
 }
+
+/// Spends the rest of the current task's coop budget.
+fn spend_the_budget() {
+    while poll_noop(pin!(runtime::task::consume_budget())).is_ready() {}
+}
+
+/// As tokio's: a lock polled with the task's budget spent still takes its place in the
+/// queue (a later locker queues behind it), and once granted holds the lock across the
+/// yield it must make; dropping it then gives the lock back.
+#[test]
+fn a_locker_short_of_budget_keeps_its_fifo_place() {
+    watchdog("the lockers short of budget", || {
+        let rt = current_thread();
+        rt.block_on(rt.spawn(async {
+            let m = Arc::new(Mutex::new(()));
+            let g0 = m.clone().lock_owned().await;
+            let (ca, wa) = counting_waker();
+            let (cb, wb) = counting_waker();
+            let mut a = Box::pin(m.clone().lock_owned());
+            spend_the_budget();
+            assert!(poll(a.as_mut(), &wa).is_pending());
+            assert_eq!(ca.count(), 0, "queued, not told to yield");
+            let mut b = Box::pin(m.clone().lock_owned());
+            assert!(poll(b.as_mut(), &wb).is_pending());
+            drop(g0);
+            assert_eq!(ca.count(), 1, "the first locker is woken");
+            assert_eq!(cb.count(), 0, "the second waits behind it");
+            // Granted with no budget: it yields, holding the lock.
+            assert!(poll(a.as_mut(), &wa).is_pending());
+            assert!(m.try_lock().is_err());
+            runtime::task::yield_now().await;
+            let Poll::Ready(ga) = poll(a.as_mut(), &wa) else {
+                panic!("a fresh budget hands out the lock")
+            };
+            drop(ga);
+            assert_eq!(cb.count(), 1);
+            let Poll::Ready(gb) = poll(b.as_mut(), &wb) else {
+                panic!("the second locker's turn")
+            };
+            drop(gb);
+            // Granted with no budget, then dropped: the lock comes back.
+            let mut c = Box::pin(m.clone().lock_owned());
+            spend_the_budget();
+            assert!(poll_noop(c.as_mut()).is_pending());
+            assert!(m.try_lock().is_err(), "held by the future that must yield");
+            drop(c);
+            assert!(m.try_lock().is_ok());
+        }))
+        .unwrap();
+    })
+}

@@ -256,3 +256,39 @@ fn shutdown_after_hand_offs_counts_every_thread_out() {
     assert!(started >= 2, "{started}");
     assert_eq!(started, stopped, "every worker thread started was stopped");
 }
+
+/// Polls `consume_budget` 1,000 times by hand (far past a task's budget of 128) and counts
+/// the polls that were not ready: none when the caller runs unconstrained.
+fn pending_budget_polls() -> usize {
+    use std::future::Future;
+    let mut cx = std::task::Context::from_waker(futures::task::noop_waker_ref());
+    (0..1000)
+        .filter(|_| {
+            let fut = std::pin::pin!(runtime::task::consume_budget());
+            fut.poll(&mut cx).is_pending()
+        })
+        .count()
+}
+
+/// As tokio's: the closure runs with the coop budget lifted, in a task and in
+/// `Runtime::block_on` (a future it drives by hand never finds the budget spent), and
+/// the task's own budget applies again after it.
+#[test]
+fn the_closure_runs_without_a_coop_budget() {
+    let rt = one_worker();
+    let in_task = rt.spawn(async {
+        let inside = block_in_place(pending_budget_polls);
+        (inside, pending_budget_polls())
+    });
+    let (inside, after) = rt.block_on(in_task).unwrap();
+    assert_eq!(inside, 0, "budget-limited inside block_in_place in a task");
+    assert!(
+        after > 0,
+        "the task's budget applies again after block_in_place"
+    );
+    let inside = rt.block_on(async { block_in_place(pending_budget_polls) });
+    assert_eq!(
+        inside, 0,
+        "budget-limited inside block_in_place in block_on"
+    );
+}

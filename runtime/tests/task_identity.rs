@@ -268,6 +268,39 @@ rt_test! {
         })
     }
 
+    /// As tokio's: a task's output dropped by the runtime (its `JoinHandle` dropped before
+    /// completion) or by its `JoinHandle` (dropped after) sees its own task as current.
+    #[test]
+    fn an_outputs_destructor_sees_its_own_task_id() {
+        struct Output(Option<runtime::sync::oneshot::Sender<Option<task::Id>>>);
+        impl Drop for Output {
+            fn drop(&mut self) {
+                let _ = self.0.take().unwrap().send(task::try_id());
+            }
+        }
+        watchdog("the outputs' destructors", || {
+            let rt = rt();
+            // Dropped before completion: the runtime drops the output.
+            let (tx, rx) = runtime::sync::oneshot::channel();
+            let h = rt.spawn(async move { Output(Some(tx)) });
+            let id = h.id();
+            drop(h);
+            assert_eq!(rt.block_on(rx).unwrap(), Some(id));
+            // Dropped after completion: the handle drops it, outside any task.
+            let (tx, mut rx) = runtime::sync::oneshot::channel();
+            let h = rt.spawn(async move { Output(Some(tx)) });
+            let id = h.id();
+            while !h.is_finished() {
+                std::thread::yield_now();
+                rt.block_on(task::yield_now());
+            }
+            assert!(rx.try_recv().is_err(), "not dropped while the handle holds it");
+            drop(h);
+            assert_eq!(rx.try_recv().unwrap(), Some(id));
+            assert_eq!(task::try_id(), None, "the id was current only for the drop");
+        })
+    }
+
     #[test]
     fn cancelled_join_error_names_the_task() {
         watchdog("the aborted task's JoinError", || {

@@ -149,3 +149,25 @@ rt_test! {
         })
     }
 }
+
+/// As tokio's: a scoped future whose value was taken (`take_value`) still runs when polled,
+/// with the key unset inside it, and a scope that completed gives its value back.
+#[test]
+fn polled_after_take_value_runs_with_the_key_unset() {
+    watchdog("the scoped futures after take_value", || {
+        current_thread().block_on(async {
+            let mut fut = Box::pin(NUMBER.scope(1, async {
+                assert!(NUMBER.try_get().is_err(), "the value was taken");
+                assert!(NUMBER.try_with(|_| ()).is_err());
+                5
+            }));
+            assert_eq!(fut.as_mut().take_value(), Some(1));
+            assert_eq!(fut.as_mut().take_value(), None);
+            assert_eq!(fut.as_mut().await, 5);
+
+            let mut done = Box::pin(NUMBER.scope(2, async { NUMBER.get() }));
+            assert_eq!(done.as_mut().await, 2);
+            assert_eq!(done.as_mut().take_value(), Some(2));
+        })
+    })
+}

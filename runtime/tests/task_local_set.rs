@@ -519,3 +519,50 @@ fn local_runtime_shutdown_timeout_drops_local_tasks_on_its_thread() {
         assert_eq!(drops.get(), 1);
     })
 }
+
+/// As tokio's: with a `LocalRuntime` only entered (its `enter()` or its handle's), not in
+/// `block_on`, `spawn_local` queues the task on it; it runs at the next `block_on`. On
+/// another thread, entering its handle and calling `spawn_local` panics with tokio's words.
+#[test]
+fn spawn_local_under_a_local_runtimes_enter_guard() {
+    watchdog("the task spawned under the enter guard", || {
+        let rt = local_runtime();
+        let (tx, rx) = oneshot::channel();
+        let rc = Rc::new(5);
+        {
+            let _guard = rt.enter();
+            let rc = rc.clone();
+            task::spawn_local(async move {
+                task::yield_now().await;
+                tx.send(*rc).unwrap();
+            });
+        }
+        {
+            let _guard = rt.handle().enter();
+            drop(task::spawn_local(async {}));
+        }
+        assert_eq!(rt.block_on(rx).unwrap(), 5);
+
+        let handle = rt.handle().clone();
+        let msg = std::thread::spawn(move || {
+            let _guard = handle.enter();
+            let payload = std::panic::catch_unwind(|| drop(task::spawn_local(async {})))
+                .expect_err("spawn_local on another thread than the LocalRuntime's");
+            payload.downcast_ref::<String>().cloned().unwrap()
+        })
+        .join()
+        .unwrap();
+        assert!(
+            msg.contains(
+                "Local tasks can only be spawned on a LocalRuntime from the thread the \
+                 runtime was created on"
+            ),
+            "{msg}"
+        );
+        // A plain current-thread runtime entered is still no place for `spawn_local`.
+        let plain = current_thread();
+        let _guard = plain.enter();
+        let res = std::panic::catch_unwind(|| drop(task::spawn_local(async {})));
+        assert!(res.is_err());
+    })
+}

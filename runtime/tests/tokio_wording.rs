@@ -143,7 +143,7 @@ fn fs_after_shutdown_is_background_task_failed() {
 
 #[test]
 #[should_panic(
-    expected = "Cannot start a runtime from within a runtime. This happens because a function (like `block_on`) attempted to block the current thread while the thread is being used to drive asynchronous tasks."
+    expected = "Cannot start a runtime from within a runtime. This happens because a function (like `block_on`) attempted to block the current thread while the thread is being used to drive asynchronous tasks. If you are in an async function, use `.await` on the future instead of blocking on it."
 )]
 fn block_on_inside_block_on() {
     let rt = Arc::new(current_thread());

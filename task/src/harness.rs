@@ -224,20 +224,30 @@ unsafe fn drop_stage<T: Future, S>(cell: &Cell<T, S>) -> std::thread::Result<()>
     }))
 }
 
+/// [`drop_stage`] with the task current on this thread, so the destructor of its future or
+/// output sees its own task (`task::id()`), as tokio's.
+///
+/// # Safety
+/// As `drop_stage`; the caller holds a reference to the task.
+unsafe fn drop_stage_as_current<T: Future, S>(cell: &Cell<T, S>) -> std::thread::Result<()> {
+    let current = crate::id::enter(NonNull::from(&cell.header));
+    // SAFETY: the stage is ours (caller).
+    let dropped = unsafe { drop_stage(cell) };
+    drop(current);
+    // A destructor that woke its own task left a record nobody will apply (the task is
+    // completing or complete): clear it, so it neither outlives this task nor blocks the
+    // thread's next self-wake.
+    let _ = crate::waker::take_self_wake(NonNull::from(&cell.header));
+    dropped
+}
+
 /// Drops the future of a cancelled task and stores the cancellation error.
 ///
 /// # Safety
 /// The caller holds RUNNING.
 unsafe fn cancel_future<T: Future, S>(cell: &Cell<T, S>) {
-    // The future's destructor sees its own task as current (`task::id()`).
-    let current = crate::id::enter(NonNull::from(&cell.header));
     // SAFETY: RUNNING is ours.
-    let dropped = unsafe { drop_stage(cell) };
-    drop(current);
-    // A destructor that woke its own task left a record nobody will apply (the task is
-    // completing): clear it, so it neither outlives this task nor blocks the thread's
-    // next self-wake.
-    let _ = crate::waker::take_self_wake(NonNull::from(&cell.header));
+    let dropped = unsafe { drop_stage_as_current(cell) };
     let meta = cell.trailer.meta.meta();
     let err = match dropped {
         Ok(()) => JoinError::cancelled(meta),
@@ -278,8 +288,9 @@ unsafe fn complete<T: Future, S: Schedule>(ptr: NonNull<Header>) {
     let prev = cell.header.state.transition_to_complete();
     if !prev.is_join_interested() {
         // Nobody will read the output: drop it here, on the runtime's thread.
-        // SAFETY: COMPLETE without join interest: the stage is ours for good.
-        let _ = unsafe { drop_stage(cell) };
+        // SAFETY: COMPLETE without join interest: the stage is ours for good; we hold a
+        // reference.
+        let _ = unsafe { drop_stage_as_current(cell) };
     } else if prev.has_join_waker() {
         cell.trailer.waker.with(|w| {
             // SAFETY: JOIN_WAKER was set and COMPLETE now is, so the JoinHandle can no
@@ -465,8 +476,9 @@ pub(crate) unsafe fn drop_join_handle_slow<T: Future, S>(ptr: NonNull<Header>) {
     // SAFETY: the JoinHandle's reference keeps the cell live.
     let cell = unsafe { cell::<T, S>(ptr) };
     if cell.header.state.unset_join_interested().is_err() {
-        // SAFETY: COMPLETE with our join interest: the output is ours to drop.
-        let _ = unsafe { drop_stage(cell) };
+        // SAFETY: COMPLETE with our join interest: the output is ours to drop; the
+        // handle's reference is still held.
+        let _ = unsafe { drop_stage_as_current(cell) };
     }
     if cell.header.state.ref_dec() {
         // SAFETY: that was the last reference.

@@ -114,10 +114,10 @@ impl Drop for CurrentGuard {
     }
 }
 
-/// The task this thread is polling (or dropping the future of), if any. The pointer is
-/// set only while the harness polls (or drops the future of) that task, holding a
-/// reference to it, and is reset when that call returns: the task is live while it is
-/// current. A `const` thread-local with no destructor: reading it is one TLS load, safe
+/// The task this thread is polling (or dropping the future or output of), if any. The
+/// pointer is set only while the harness polls (or drops the future or output of) that
+/// task, holding a reference to it, and is reset when that call returns: the task is live
+/// while it is current. A `const` thread-local with no destructor: reading it is one TLS load, safe
 /// from a signal handler on this thread.
 pub(crate) fn current_header() -> Option<NonNull<Header>> {
     CURRENT.try_with(|c| c.get()).ok().flatten()

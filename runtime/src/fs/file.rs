@@ -9,7 +9,10 @@
 //! - `Busy(handle)`: one blocking operation (`Read`, `Write` or `Seek`) runs on the pool
 //!   with the buffer moved into it; the handle gives both back.
 //!
-//! So at most one operation is in flight per `File`, and its buffer is never shared.
+//! So at most one operation is in flight per `File`, and its buffer is never shared. An
+//! operation whose task fails (a `JoinError`: the pool is shut down, or the closure
+//! panicked) returns an error and leaves the state `Idle` with a fresh buffer, so later
+//! operations run (and fail or succeed) on their own.
 //!
 //! - **Read**: bytes read ahead are handed out first; with none, a blocking read of
 //!   `min(wanted, max_buf_size)` bytes is started and awaited. Completing a pending write
@@ -110,6 +113,23 @@ fn lost(e: crate::task::JoinError) -> io::Error {
     super::background_task_failed(e)
 }
 
+/// Polls the operation in flight (`state` is `Busy`). If its task failed (a `JoinError`:
+/// cancelled by a shut-down pool, or panicked) the state becomes a fresh `Idle`, so the
+/// `File` stays usable and the finished handle is never polled again; the bytes the
+/// operation held are lost.
+fn poll_op(state: &mut State, cx: &mut Context<'_>) -> Poll<io::Result<(Operation, Buf)>> {
+    let State::Busy(handle) = state else {
+        unreachable!("poll_op with no operation in flight")
+    };
+    match ready!(Pin::new(handle).poll(cx)) {
+        Ok(done) => Poll::Ready(Ok(done)),
+        Err(e) => {
+            *state = State::Idle(Some(Buf::default()));
+            Poll::Ready(Err(lost(e)))
+        }
+    }
+}
+
 impl Inner {
     fn take_buf(&mut self) -> Buf {
         match &mut self.state {
@@ -123,10 +143,10 @@ impl Inner {
         if let Some(kind) = self.last_write_err.take() {
             return Poll::Ready(Err(kind.into()));
         }
-        let State::Busy(handle) = &mut self.state else {
+        if let State::Idle(_) = self.state {
             return Poll::Ready(Ok(()));
-        };
-        let (op, buf) = ready!(Pin::new(handle).poll(cx)).map_err(lost)?;
+        }
+        let (op, buf) = ready!(poll_op(&mut self.state, cx))?;
         self.state = State::Idle(Some(buf));
         match op {
             Operation::Read(_) => Poll::Ready(Ok(())),
@@ -237,10 +257,7 @@ impl File {
             };
             (Operation::Seek(res.map(|()| 0)), buf)
         }));
-        let State::Busy(handle) = &mut inner.state else {
-            unreachable!()
-        };
-        let (op, buf) = handle.await.map_err(lost)?;
+        let (op, buf) = poll_fn(|cx| poll_op(&mut inner.state, cx)).await?;
         inner.state = State::Idle(Some(buf));
         match op {
             Operation::Seek(res) => res.map(drop),
@@ -363,8 +380,8 @@ impl File {
                         (Operation::Read(res), buf)
                     }));
                 }
-                State::Busy(handle) => {
-                    let (op, mut buf) = ready!(Pin::new(handle).poll(cx)).map_err(lost)?;
+                State::Busy(_) => {
+                    let (op, mut buf) = ready!(poll_op(&mut inner.state, cx))?;
                     match op {
                         Operation::Read(Ok(_)) => {
                             buf.copy_to(dst);
@@ -438,8 +455,8 @@ impl File {
                     }));
                     return Poll::Ready(Ok(n));
                 }
-                State::Busy(handle) => {
-                    let (op, buf) = ready!(Pin::new(handle).poll(cx)).map_err(lost)?;
+                State::Busy(_) => {
+                    let (op, buf) = ready!(poll_op(&mut inner.state, cx))?;
                     inner.state = State::Idle(Some(buf));
                     match op {
                         // The bytes read ahead are discarded (seeked back over) above.
@@ -481,10 +498,10 @@ impl File {
     pub(super) fn poll_complete_inner(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<u64>> {
         let inner = self.inner.get_mut();
         loop {
-            let State::Busy(handle) = &mut inner.state else {
+            if let State::Idle(_) = inner.state {
                 return Poll::Ready(Ok(inner.pos));
-            };
-            let (op, buf) = ready!(Pin::new(handle).poll(cx)).map_err(lost)?;
+            }
+            let (op, buf) = ready!(poll_op(&mut inner.state, cx))?;
             inner.state = State::Idle(Some(buf));
             match op {
                 Operation::Read(_) => {}
@@ -513,10 +530,7 @@ impl File {
                 // Either an earlier operation (finish it first) or our own seek, started
                 // by a previous poll: `poll_complete` tells by what completes.
                 let inner = self.inner.get_mut();
-                let State::Busy(handle) = &mut inner.state else {
-                    unreachable!()
-                };
-                let (op, buf) = ready!(Pin::new(handle).poll(cx)).map_err(lost)?;
+                let (op, buf) = ready!(poll_op(&mut inner.state, cx))?;
                 inner.state = State::Idle(Some(buf));
                 match op {
                     Operation::Seek(res) => {

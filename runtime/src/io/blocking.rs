@@ -17,6 +17,13 @@
 //! seen by a read is always a read. If the blocking closure panics the value is lost and
 //! every later operation fails with an error saying so. Each operation spends one unit of
 //! coop budget.
+//!
+//! A *mandatory* `Blocking` (stdout, stderr: tokio's `new_mandatory`) starts its operations
+//! with the pool's `spawn_mandatory_blocking`: once the pool is shut down the operation is
+//! refused at once with the runtime-shutdown error ([`POOL_SHUT_DOWN`], which
+//! `runtime::is_rt_shutdown_err` recognizes), and so is every later one (the value went
+//! with the refused closure). Otherwise a refused operation surfaces as its cancelled
+//! `JoinHandle`'s error, as tokio's stdin does.
 
 use std::future::Future;
 use std::io::{self, Read, Write};
@@ -26,7 +33,14 @@ use std::task::{ready, Context, Poll};
 use crate::io::ReadBuf;
 
 use crate::coop::poll_proceed;
-use crate::task::{spawn_blocking, JoinHandle};
+use crate::task::JoinHandle;
+use ::task::SpawnMeta;
+
+/// The error of an operation refused because the runtime's blocking pool is shut down.
+/// It opens with tokio's text for the same condition.
+pub(crate) const POOL_SHUT_DOWN: &str =
+    "A Tokio 1.x context was found, but it is being shutdown. The runtime is shutting down: \
+     its blocking pool takes no new work";
 
 /// Largest read or write handed to one blocking call (tokio's bound for its stdio).
 const MAX_BUF: usize = 2 * 1024 * 1024;
@@ -84,6 +98,10 @@ enum State<T> {
 pub(crate) struct Blocking<T> {
     state: State<T>,
     need_flush: bool,
+    /// Operations are spawned with `spawn_mandatory_blocking` (module docs).
+    mandatory: bool,
+    /// A mandatory operation was refused: the value is gone with it.
+    refused: bool,
 }
 
 fn lost() -> io::Error {
@@ -95,6 +113,16 @@ impl<T: Send + 'static> Blocking<T> {
         Blocking {
             state: State::Idle(Some((inner, Buf::default()))),
             need_flush: false,
+            mandatory: false,
+            refused: false,
+        }
+    }
+
+    /// A `Blocking` whose operations are refused once the pool is shut down (module docs).
+    pub(crate) fn new_mandatory(inner: T) -> Blocking<T> {
+        Blocking {
+            mandatory: true,
+            ..Blocking::new(inner)
         }
     }
 
@@ -118,16 +146,44 @@ impl<T: Send + 'static> Blocking<T> {
 
     fn take_idle(&mut self) -> io::Result<(T, Buf)> {
         match &mut self.state {
-            State::Idle(cell) => cell.take().ok_or_else(lost),
+            State::Idle(cell) => cell.take().ok_or_else(|| match self.refused {
+                true => io::Error::other(POOL_SHUT_DOWN),
+                false => lost(),
+            }),
             State::Busy(_) => unreachable!("take_idle after poll_idle"),
         }
     }
 
-    fn start<F>(&mut self, f: F)
+    /// Starts `f` on the current runtime's blocking pool; an error when a mandatory
+    /// operation is refused (module docs).
+    ///
+    /// # Panics
+    /// Outside a runtime, as `spawn_blocking`.
+    fn start<F>(&mut self, f: F) -> io::Result<()>
     where
         F: FnOnce() -> Done<T> + Send + 'static,
     {
-        self.state = State::Busy(spawn_blocking(f));
+        let meta = SpawnMeta::at(std::panic::Location::caller());
+        let mandatory = self.mandatory;
+        let spawned = crate::context::with_handle(move |h| {
+            let pool = h.map(|h| h.blocking())?;
+            Some(match mandatory {
+                true => pool.spawn_mandatory_blocking(f, meta),
+                false => Some(pool.spawn_blocking(f, meta)),
+            })
+        });
+        match spawned {
+            Some(Some(join)) => {
+                self.state = State::Busy(join);
+                Ok(())
+            }
+            Some(None) => {
+                self.state = State::Idle(None);
+                self.refused = true;
+                Err(io::Error::other(POOL_SHUT_DOWN))
+            }
+            None => panic!("{}", crate::misuse::SPAWN_BLOCKING_OUTSIDE_RUNTIME),
+        }
     }
 }
 
@@ -157,7 +213,7 @@ impl<T: Read + Send + 'static> Blocking<T> {
             self.start(move || {
                 let res = buf.read_from(&mut inner, max);
                 (res, buf, inner)
-            });
+            })?;
         }
     }
 }
@@ -176,11 +232,11 @@ impl<T: Write + Send + 'static> Blocking<T> {
         let (mut inner, mut buf) = self.take_idle()?;
         let n = src.len().min(MAX_BUF);
         buf.data.extend_from_slice(&src[..n]);
-        self.need_flush = true;
         self.start(move || {
             let res = buf.write_to(&mut inner).map(|()| n);
             (res, buf, inner)
-        });
+        })?;
+        self.need_flush = true;
         Poll::Ready(Ok(n))
     }
 
@@ -196,7 +252,7 @@ impl<T: Write + Send + 'static> Blocking<T> {
             self.start(move || {
                 let res = inner.flush().map(|()| 0);
                 (res, buf, inner)
-            });
+            })?;
         }
     }
 }

@@ -112,7 +112,7 @@
 //! [`unix::AsyncFd`] drives any other descriptor epoll can watch. Not here: tokio's
 //! `io-uring` backed types. Files are [`crate::fs::File`].
 
-mod blocking;
+pub(crate) mod blocking;
 mod duplex;
 mod interest;
 mod pipe;

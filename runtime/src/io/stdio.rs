@@ -8,10 +8,11 @@
 //! `read(2)` until input arrives, even if the `Stdin` is dropped. Prefer one `Stdin` per
 //! process. Each handle speaks both trait families.
 //!
-//! Unlike tokio, whose stdout writes are "mandatory" blocking tasks that run even during
-//! shutdown, a write still queued on our pool when the runtime shuts down is cancelled:
-//! `flush().await` (or `shutdown().await`) before leaving `main` guarantees the output,
-//! which tokio's docs ask for too.
+//! As tokio's, stdout and stderr writes are "mandatory" blocking tasks: one handed to the
+//! pool before the runtime shuts down still runs, and once the pool is shut down a write
+//! or flush fails at once with the runtime-shutdown error (`runtime::is_rt_shutdown_err`).
+//! `flush().await` before leaving `main` still is what guarantees the output (and shows a
+//! failure), as tokio's docs ask.
 
 use std::io;
 use std::pin::Pin;
@@ -72,14 +73,14 @@ pub fn stdin() -> Stdin {
 /// A handle to standard output; see [`Stdout`].
 pub fn stdout() -> Stdout {
     Stdout {
-        inner: Blocking::new(io::stdout()),
+        inner: Blocking::new_mandatory(io::stdout()),
     }
 }
 
 /// A handle to standard error; see [`Stderr`].
 pub fn stderr() -> Stderr {
     Stderr {
-        inner: Blocking::new(io::stderr()),
+        inner: Blocking::new_mandatory(io::stderr()),
     }
 }
 

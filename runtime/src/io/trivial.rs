@@ -117,6 +117,17 @@ macro_rules! drop_writes {
                 ready!(poll_proceed(cx));
                 Poll::Ready(Ok(buf.len()))
             }
+            fn poll_write_vectored(
+                self: Pin<&mut Self>,
+                cx: &mut Context<'_>,
+                bufs: &[io::IoSlice<'_>],
+            ) -> Poll<io::Result<usize>> {
+                ready!(poll_proceed(cx));
+                Poll::Ready(Ok(bufs.iter().map(|b| b.len()).sum()))
+            }
+            fn is_write_vectored(&self) -> bool {
+                true
+            }
             fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
                 ready!(poll_proceed(cx));
                 Poll::Ready(Ok(()))
@@ -134,6 +145,13 @@ macro_rules! drop_writes {
                 buf: &[u8],
             ) -> Poll<io::Result<usize>> {
                 crate::io::AsyncWrite::poll_write(self, cx, buf)
+            }
+            fn poll_write_vectored(
+                self: Pin<&mut Self>,
+                cx: &mut Context<'_>,
+                bufs: &[io::IoSlice<'_>],
+            ) -> Poll<io::Result<usize>> {
+                crate::io::AsyncWrite::poll_write_vectored(self, cx, bufs)
             }
             fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
                 crate::io::AsyncWrite::poll_flush(self, cx)

@@ -105,6 +105,11 @@ impl<S: Source> IoSource<S> {
         self.registration.handle()
     }
 
+    /// Marks the socket ready in `ready` before any event (`Registration::assume_ready`).
+    pub(crate) fn assume_ready(&self, ready: io_driver::Ready) {
+        self.registration.assume_ready(ready);
+    }
+
     /// Removes the socket from the driver and hands it back.
     pub(crate) fn into_inner(mut self) -> io::Result<S> {
         let mut io = self.io.take().expect("socket present until dropped");

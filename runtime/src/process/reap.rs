@@ -11,6 +11,12 @@
 //! the watch only says when to try. The pidfd names this one process, never a later one
 //! with the same pid: an unreaped child's pid cannot be reused.
 //!
+//! **Another runtime.** A child may be waited for on another runtime than the one that
+//! spawned it, after that one shut down (as tokio allows): a watch that reports its
+//! runtime's shutdown is made again on the current runtime (the pidfd registered with its
+//! driver, or a new `SIGCHLD` subscription), and the wait goes on there. If that one is
+//! shut down too, the wait fails with the shutdown error.
+//!
 //! **Orphans.** A [`Watched`] child dropped before its exit was collected (its `Child`
 //! dropped, a `status()` future cancelled) is *orphaned*: if it has exited it is reaped
 //! on the spot; else a detached task on the runtime that spawned it waits for its exit
@@ -129,30 +135,66 @@ impl Watched {
 
     /// Waits for the exit (spending budget through the watch) and collects it.
     pub(crate) fn poll_wait(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<ExitStatus>> {
+        let mut rewatched = false;
         loop {
             if let Some(status) = self.try_wait()? {
                 return Poll::Ready(Ok(status));
             }
-            match self.watch.as_mut().expect("present until dropped") {
-                Watch::Pidfd(fd) => {
-                    let mut guard = ready!(fd.poll_read_ready(cx))?;
-                    // Readable means exited: collect it now; otherwise (never seen, but
-                    // cheap to honour) clear and wait for the next edge.
-                    if let Some(status) = self.child.as_mut().expect("present").try_wait()? {
-                        sweep_orphans();
-                        return Poll::Ready(Ok(status));
+            // The error that says the watch's runtime shut down, if it did.
+            let Some(watch) = self.watch.as_mut() else {
+                return Poll::Ready(Err(io::Error::other(
+                    "the child's exit can no longer be watched: its runtime shut down and \
+                     watching it on the current one failed",
+                )));
+            };
+            let gone = match watch {
+                Watch::Pidfd(fd) => match ready!(fd.poll_read_ready(cx)) {
+                    Ok(mut guard) => {
+                        // Readable means exited: collect it now; otherwise (never seen, but
+                        // cheap to honour) clear and wait for the next edge.
+                        if let Some(status) = self.child.as_mut().expect("present").try_wait()? {
+                            sweep_orphans();
+                            return Poll::Ready(Ok(status));
+                        }
+                        guard.clear_ready();
+                        None
                     }
-                    guard.clear_ready();
+                    Err(e) if crate::runtime::is_rt_shutdown_err(&e) => Some(e),
+                    Err(e) => return Poll::Ready(Err(e)),
+                },
+                Watch::Signal(sig) => match ready!(sig.poll_recv(cx)) {
+                    Some(()) => None,
+                    None => Some(io::Error::other(
+                        "the runtime shut down while waiting for a child to exit",
+                    )),
+                },
+            };
+            if let Some(e) = gone {
+                // Once per poll: a current runtime that is shut down too ends the wait.
+                if rewatched || crate::Handle::try_current().is_err() {
+                    return Poll::Ready(Err(e));
                 }
-                Watch::Signal(sig) => {
-                    if ready!(sig.poll_recv(cx)).is_none() {
-                        return Poll::Ready(Err(io::Error::other(
-                            "the runtime shut down while waiting for a child to exit",
-                        )));
-                    }
-                }
+                self.rewatch()?;
+                rewatched = true;
             }
         }
+    }
+
+    /// Makes the watch again on the current runtime, the one it was made on being shut
+    /// down (module docs); an orphaned child is then reaped on the current one too. A
+    /// pidfd that cannot be registered falls back to `SIGCHLD`, as at spawn; if that fails
+    /// too the child is left without a watch (the error is returned, and every later wait).
+    fn rewatch(&mut self) -> io::Result<()> {
+        let watch = match self.watch.take() {
+            Some(Watch::Pidfd(fd)) => match AsyncFd::new(fd.into_inner()) {
+                Ok(fd) => Watch::Pidfd(fd),
+                Err(_) => Watch::Signal(signal(SignalKind::child())?),
+            },
+            _ => Watch::Signal(signal(SignalKind::child())?),
+        };
+        self.watch = Some(watch);
+        self.handle = crate::Handle::try_current().ok();
+        Ok(())
     }
 
     /// The exit was collected: nothing is left to orphan.

@@ -53,6 +53,8 @@ pub(crate) struct Handle {
     pub(crate) unhandled_panic: crate::unhandled::Policy,
     pub(crate) hooks: crate::hooks::Hooks,
     pub(crate) name: Option<String>,
+    /// The thread that built it, when it is a `LocalRuntime`'s (local_runtime.rs).
+    pub(crate) local_owner: std::sync::OnceLock<std::thread::ThreadId>,
 }
 
 pub(crate) struct Shared {
@@ -129,6 +131,7 @@ pub(crate) fn create(
         unhandled_panic,
         hooks,
         name,
+        local_owner: std::sync::OnceLock::new(),
     });
     let core = Box::new(Core {
         tasks: VecDeque::with_capacity(64),
@@ -526,7 +529,18 @@ impl Context {
         // remote path, whose unpark ends the park below (it would otherwise sit in the
         // queue of a thread about to sleep).
         self.handle.hooks.before_park();
-        let mut core = park_reachable(&self.core, core, Parker::park);
+        // A hook that made work (woke the `block_on` future, or a task: that one lands in
+        // the inject queue) means no sleep, but still a turn of the driver: a runtime driven
+        // by short `block_on` calls whose hook wakes each one must see its timers and I/O
+        // fire (tokio#8212). Relaxed: as the load in `run_until`; the swap there orders.
+        let shared = &self.handle.shared;
+        let work = shared.woken.load(Ordering::Relaxed) || !shared.inject.is_empty();
+        let park = if work {
+            Parker::park_timeout_zero
+        } else {
+            Parker::park
+        };
+        let mut core = park_reachable(&self.core, core, park);
         self.handle.hooks.after_unpark();
         core.stats.unparked();
         core.stats.mark_unpark_polls();

@@ -17,6 +17,11 @@
 //! the permits it was partially granted (to the next waiters); one dropped after it was
 //! granted but before it looked releases all of them. Either way nothing is lost.
 //!
+//! Coop budget, as tokio's: an acquire first takes its permits (or its place in the queue),
+//! and only a granted one checks the task's budget. With none left it keeps the permits,
+//! wakes the task and returns `Pending`, handing them out at its next poll (its drop gives
+//! them back); so a task short of budget keeps its FIFO place.
+//!
 //! Closing, as tokio's: every queued waiter is failed and woken, but keeps what it was
 //! granted in part until its future looks (or is dropped), and a waiter granted in full
 //! that looks only after the close fails too; either way its future then releases what it
@@ -218,6 +223,7 @@ impl Sem {
             needed: n,
             key: None,
             done: false,
+            held: false,
             at: None,
         }
     }
@@ -230,6 +236,7 @@ impl Sem {
             needed: n,
             key: None,
             done: false,
+            held: false,
             at: Some(at),
         }
     }
@@ -546,6 +553,10 @@ pub(crate) struct AcquireFut<'a> {
     /// Our node in the queue while queued.
     key: Option<usize>,
     done: bool,
+    /// Granted, not handed out yet: the task's coop budget was spent when they came (the
+    /// order is tokio's: take the place in the queue first, then the budget). Dropping
+    /// the future gives them back.
+    held: bool,
     /// Where it is awaited (the caller of a `#[track_caller]` lock method), if known.
     at: Option<&'static Location<'static>>,
 }
@@ -563,13 +574,22 @@ impl Future for AcquireFut<'_> {
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = &mut *self;
         assert!(!this.done, "acquire future polled after completion");
+        if !this.held {
+            let out =
+                std::task::ready!(this
+                    .sem
+                    .poll_acquire(cx, this.needed, &mut this.key, this.at));
+            if out.is_err() {
+                this.done = true;
+                return Poll::Ready(out);
+            }
+            this.held = true;
+        }
         std::task::ready!(super::poll_budget(cx));
-        let out = std::task::ready!(this
-            .sem
-            .poll_acquire(cx, this.needed, &mut this.key, this.at));
+        this.held = false;
         this.done = true;
         super::spend_budget(cx);
-        Poll::Ready(out)
+        Poll::Ready(Ok(()))
     }
 }
 
@@ -577,6 +597,9 @@ impl Drop for AcquireFut<'_> {
     fn drop(&mut self) {
         if let Some(k) = self.key.take() {
             self.sem.cancel(k);
+        }
+        if self.held {
+            self.sem.release(self.needed);
         }
     }
 }

@@ -10,7 +10,8 @@
 //! `Runtime::block_on`, in any `Handle::block_on` (which drives no scheduler), or on a
 //! blocking-pool thread the closure simply runs. On the thread that drives a
 //! current-thread runtime, or inside a `LocalSet` (whose tasks only that thread can run),
-//! there is nobody to hand the work to: it panics, as tokio's does.
+//! there is nobody to hand the work to: it panics, as tokio's does. The closure runs with
+//! no coop budget (unconstrained), as tokio's; the task's budget is restored after it.
 
 use crate::context;
 use crate::scheduler;
@@ -60,5 +61,9 @@ where
         panic!("{}", crate::misuse::BLOCK_IN_PLACE_IN_LOCAL_SET);
     }
     scheduler::multi_thread::hand_off_core();
-    context::exit_runtime(f)
+    // The closure runs unconstrained (a future it drives by hand would otherwise find the
+    // task's budget spent and never be ready again); the task's budget is back afterwards.
+    crate::coop::with_budget(crate::coop::Budget::unconstrained(), || {
+        context::exit_runtime(f)
+    })
 }

@@ -557,5 +557,7 @@ where
     F: Future + 'static,
     F::Output: 'static,
 {
-    current().map(|cx| cx.spawn(future, meta))
+    current()
+        .or_else(crate::local_runtime::entered_set)
+        .map(|cx| cx.spawn(future, meta))
 }

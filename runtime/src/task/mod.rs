@@ -52,7 +52,7 @@ mod block_in_place;
 mod budget;
 mod builder;
 mod join_set;
-mod local;
+pub(crate) mod local;
 #[cfg(not(loom))]
 pub(crate) mod local_dump;
 mod local_remote;

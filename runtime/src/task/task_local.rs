@@ -6,7 +6,8 @@
 //! slot, polls the inner future and swaps it back out, even when the poll unwinds. So the
 //! value is visible exactly while the scoped future (or its destructor) runs, on whatever
 //! thread polls it, and never leaks to other tasks on that thread. Scopes nest: an inner
-//! scope saves the outer value in its own swap and restores it afterwards.
+//! scope saves the outer value in its own swap and restores it afterwards. A scope whose
+//! value was taken (`take_value`) swaps in `None`: its future runs with the key unset.
 //!
 //! Invariant: outside a swap the slot holds what it held before the swap; a swap fails
 //! (with a panic naming the cause) only when the slot is borrowed by a `with` of the same
@@ -271,8 +272,9 @@ pub struct TaskLocalFuture<T: 'static, F> {
 }
 
 impl<T: 'static, F> TaskLocalFuture<T, F> {
-    /// Takes the value out of the scope, leaving the future without it (a later poll
-    /// panics). `None` when it was taken already.
+    /// Takes the value out of the scope, leaving the future without it: a later poll runs
+    /// the future with the key unset (as tokio's), so inside it `try_with`/`try_get` fail.
+    /// `None` when it was taken already.
     pub fn take_value(self: Pin<&mut Self>) -> Option<T> {
         // SAFETY: `slot` is not structurally pinned; we never move `future`.
         unsafe { self.get_unchecked_mut() }.slot.take()
@@ -288,9 +290,6 @@ impl<T: 'static, F: Future> Future for TaskLocalFuture<T, F> {
         // here and dropped in place (never moved); `slot` and `local` are not pinned.
         let this = unsafe { self.get_unchecked_mut() };
         let local = this.local;
-        if this.slot.is_none() && this.future.is_some() {
-            panic!("`TaskLocalFuture` polled after its value was taken by `take_value`");
-        }
         let future = &mut this.future;
         let out = local.scope_inner(&mut this.slot, || {
             let Some(fut) = future.as_mut() else {
@@ -310,7 +309,7 @@ impl<T: 'static, F: Future> Future for TaskLocalFuture<T, F> {
 
 impl<T: 'static, F> Drop for TaskLocalFuture<T, F> {
     fn drop(&mut self) {
-        if self.future.is_none() || self.slot.is_none() {
+        if self.future.is_none() {
             return;
         }
         let future = &mut self.future;

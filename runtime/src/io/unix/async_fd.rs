@@ -256,17 +256,30 @@ impl<T: AsRawFd> AsyncFd<T> {
         self.registration.poll_ready_mask(cx, mask)
     }
 
+    /// Spends budget and waits for readiness in `dir` through `dir`'s single
+    /// `poll_*_ready` slot (only the last task to poll is woken, as tokio's).
+    fn poll_event_last(
+        &self,
+        cx: &mut Context<'_>,
+        dir: Direction,
+    ) -> Poll<io::Result<ReadyEvent>> {
+        ready!(coop::poll_proceed(cx));
+        self.registration.poll_ready_last(cx, dir)
+    }
+
     pub(super) fn clear(&self, ev: ReadyEvent) {
         self.registration.clear_readiness(ev);
     }
 
     /// Polls for read readiness (readable, read-closed or an error): the guard holds it
-    /// until cleared. Any number of tasks may wait; an event wakes them all.
+    /// until cleared. As tokio's, only the waker of the last call is kept: a task that
+    /// polls it replaces the one that polled before, which then gets no wake-up (several
+    /// tasks waiting at once use [`readable`](Self::readable), where an event wakes all).
     pub fn poll_read_ready<'a>(
         &'a self,
         cx: &mut Context<'_>,
     ) -> Poll<io::Result<AsyncFdReadyGuard<'a, T>>> {
-        let ev = ready!(self.poll_event(cx, Direction::Read.mask()))?;
+        let ev = ready!(self.poll_event_last(cx, Direction::Read))?;
         Poll::Ready(Ok(AsyncFdReadyGuard::new(self, ev)))
     }
 
@@ -275,16 +288,17 @@ impl<T: AsRawFd> AsyncFd<T> {
         &'a mut self,
         cx: &mut Context<'_>,
     ) -> Poll<io::Result<AsyncFdReadyMutGuard<'a, T>>> {
-        let ev = ready!(self.poll_event(cx, Direction::Read.mask()))?;
+        let ev = ready!(self.poll_event_last(cx, Direction::Read))?;
         Poll::Ready(Ok(AsyncFdReadyMutGuard::new(self, ev)))
     }
 
-    /// Polls for write readiness (writable, write-closed or an error).
+    /// Polls for write readiness (writable, write-closed or an error). Only the waker of
+    /// the last call is kept, as in [`poll_read_ready`](Self::poll_read_ready).
     pub fn poll_write_ready<'a>(
         &'a self,
         cx: &mut Context<'_>,
     ) -> Poll<io::Result<AsyncFdReadyGuard<'a, T>>> {
-        let ev = ready!(self.poll_event(cx, Direction::Write.mask()))?;
+        let ev = ready!(self.poll_event_last(cx, Direction::Write))?;
         Poll::Ready(Ok(AsyncFdReadyGuard::new(self, ev)))
     }
 
@@ -293,7 +307,7 @@ impl<T: AsRawFd> AsyncFd<T> {
         &'a mut self,
         cx: &mut Context<'_>,
     ) -> Poll<io::Result<AsyncFdReadyMutGuard<'a, T>>> {
-        let ev = ready!(self.poll_event(cx, Direction::Write.mask()))?;
+        let ev = ready!(self.poll_event_last(cx, Direction::Write))?;
         Poll::Ready(Ok(AsyncFdReadyMutGuard::new(self, ev)))
     }
 

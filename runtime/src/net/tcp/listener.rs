@@ -114,7 +114,7 @@ impl TcpListener {
             .poll_accept(Some(cx))
             .map_ok(|(st, a)| (TcpStream::from_sim(st), a.ip())));
         let (mio, addr) = ready!(self.io.poll_io(cx, Direction::Read, |l| l.accept()))?;
-        let stream = TcpStream::with_handle(self.io.driver(), mio)?;
+        let stream = TcpStream::accepted(self.io.driver(), mio)?;
         Poll::Ready(Ok((stream, addr)))
     }
 

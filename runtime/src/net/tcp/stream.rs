@@ -131,11 +131,15 @@ impl TcpStream {
         })
     }
 
-    pub(crate) fn with_handle(
+    /// A stream returned by `accept`, as tokio's: assumed readable and writable, so its
+    /// first read and write try the socket instead of waiting for the driver's first event
+    /// (a wrong guess costs one `WouldBlock`).
+    pub(crate) fn accepted(
         handle: &shim::sync::Arc<io_driver::Handle>,
         mio: mio::net::TcpStream,
     ) -> io::Result<TcpStream> {
         let source = IoSource::with_handle(handle, mio, STREAM_INTEREST)?;
+        source.assume_ready(io_driver::Ready::READABLE | io_driver::Ready::WRITABLE);
         Ok(TcpStream {
             io: real_io!(source),
         })

@@ -93,7 +93,12 @@ impl UnixDatagram {
             Ok((UnixDatagram::from_sim(a), UnixDatagram::from_sim(b)))
         });
         let (a, b) = mio::net::UnixDatagram::pair()?;
-        Ok((UnixDatagram::new(a)?, UnixDatagram::new(b)?))
+        let (a, b) = (UnixDatagram::new(a)?, UnixDatagram::new(b)?);
+        // As tokio's: both ends of a fresh pair are writable now (readable once the peer
+        // sends).
+        a.io.assume_ready(io_driver::Ready::WRITABLE);
+        b.io.assume_ready(io_driver::Ready::WRITABLE);
+        Ok((a, b))
     }
 
     #[track_caller]

@@ -115,7 +115,7 @@ impl UnixListener {
             Poll::Pending => Poll::Pending,
         });
         let (mio, addr) = ready!(self.io.poll_io(cx, Direction::Read, |l| l.accept()))?;
-        let stream = UnixStream::with_handle(self.io.driver(), mio)?;
+        let stream = UnixStream::accepted(self.io.driver(), mio)?;
         Poll::Ready(Ok((stream, addr)))
     }
 

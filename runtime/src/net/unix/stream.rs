@@ -97,7 +97,12 @@ impl UnixStream {
             Ok((UnixStream::from_sim(a), UnixStream::from_sim(b)))
         });
         let (a, b) = mio::net::UnixStream::pair()?;
-        Ok((UnixStream::new(a)?, UnixStream::new(b)?))
+        let (a, b) = (UnixStream::new(a)?, UnixStream::new(b)?);
+        // As tokio's: a fresh pair's buffers are empty, so both ends are writable now and
+        // readable only once the peer writes.
+        a.io.assume_ready(io_driver::Ready::WRITABLE);
+        b.io.assume_ready(io_driver::Ready::WRITABLE);
+        Ok((a, b))
     }
 
     #[track_caller]
@@ -108,11 +113,14 @@ impl UnixStream {
         })
     }
 
-    pub(crate) fn with_handle(
+    /// A stream returned by `accept`, as tokio's: assumed readable and writable (see
+    /// `TcpStream::accepted`).
+    pub(crate) fn accepted(
         handle: &shim::sync::Arc<io_driver::Handle>,
         mio: mio::net::UnixStream,
     ) -> io::Result<UnixStream> {
         let source = IoSource::with_handle(handle, mio, Interest::READABLE | Interest::WRITABLE)?;
+        source.assume_ready(io_driver::Ready::READABLE | io_driver::Ready::WRITABLE);
         Ok(UnixStream {
             io: real_io!(source),
         })
