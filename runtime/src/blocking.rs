@@ -442,7 +442,7 @@ impl Spawner {
     }
 
     /// This pool's identity, as the threads' context records it.
-    fn pool_id(&self) -> *const () {
+    pub(crate) fn pool_id(&self) -> *const () {
         Arc::as_ptr(&self.inner).cast()
     }
 }

@@ -239,6 +239,18 @@ impl Handle {
     /// When called from inside a runtime: `.await` the future instead.
     #[track_caller]
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        // A deterministic runtime's tasks run only while its stepper does (inside
+        // `Runtime::block_on`): from anywhere but its blocking participant (whose watchdog
+        // reports a wait on a task) this call could only wait forever.
+        #[cfg(all(feature = "deterministic", not(loom)))]
+        if self.inner.sim().is_some() && !context::is_blocking_pool(self.inner.blocking().pool_id())
+        {
+            panic!(
+                "`Handle::block_on` on a deterministic runtime: its tasks run only inside \
+                 `Runtime::block_on`, so this call would wait forever; call \
+                 `Runtime::block_on`, or `.await` the future inside it"
+            );
+        }
         // Drives no scheduler (only polls `future`): `block_in_place` may block here, as
         // in tokio, whatever the flavor.
         let _rt = context::enter_runtime(true);

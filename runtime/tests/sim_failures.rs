@@ -222,3 +222,66 @@ fn a_current_thread_deterministic_runtime_is_that_flavor() {
         },
     );
 }
+
+#[test]
+fn handle_block_on_outside_the_stepper_panics() {
+    let text = watchdog("Handle::block_on on a deterministic runtime", || {
+        let rt = sim(2);
+        let handle = rt.handle().clone();
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            handle.block_on(async { runtime::spawn(async { 1 }).await.unwrap() })
+        }));
+        panic_text(r.expect_err("Handle::block_on returned"))
+    });
+    assert!(
+        text.contains("Handle::block_on` on a deterministic runtime"),
+        "{text}"
+    );
+    assert!(text.contains("Runtime::block_on"), "{text}");
+}
+
+/// Every way to shut a deterministic runtime down ends: its tasks are stepped to their
+/// shutdown and dropped, its queued blocking closures run.
+#[test]
+fn every_shutdown_ends() {
+    watchdog("the shutdowns of a deterministic runtime", || {
+        for how in 0..3 {
+            let rt = sim(4);
+            let dropped = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+            struct Count(Arc<std::sync::atomic::AtomicUsize>);
+            impl Drop for Count {
+                fn drop(&mut self) {
+                    self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                }
+            }
+            let ran = Arc::new(std::sync::atomic::AtomicBool::new(false));
+            rt.block_on(async {
+                for _ in 0..16 {
+                    let c = Count(dropped.clone());
+                    runtime::spawn(async move {
+                        let _c = c;
+                        std::future::pending::<()>().await
+                    });
+                }
+                let ran = ran.clone();
+                drop(runtime::task::spawn_blocking(move || {
+                    ran.store(true, std::sync::atomic::Ordering::SeqCst)
+                }));
+            });
+            match how {
+                0 => drop(rt),
+                1 => rt.shutdown_timeout(Duration::from_secs(1)),
+                _ => rt.shutdown_background(),
+            }
+            assert_eq!(
+                dropped.load(std::sync::atomic::Ordering::SeqCst),
+                16,
+                "shutdown {how}"
+            );
+            assert!(
+                ran.load(std::sync::atomic::Ordering::SeqCst),
+                "shutdown {how}: the blocking closure"
+            );
+        }
+    });
+}
