@@ -22,9 +22,10 @@
 //! `RunSlot`, made when the thread starts and listed in `Inner::slots` until it exits: its
 //! kernel thread id, the task it runs now (its header address) and when that closure
 //! began (0 while idle). Running a closure costs three plain stores and a clock read, no
-//! allocation. A shutdown report reads the slots, asks each busy thread for the task it
-//! runs (`stack_capture.rs`), and keeps the answer only if the slot still shows the same
-//! start afterwards. A dump walks the pool's owned list (every closure spawned and not
+//! allocation. A shutdown report reads the slots and names each running closure from the
+//! pool's owned list by the task its slot shows (start read before and after the task, so
+//! a slot that moved on meanwhile is not misnamed): no answer from the busy thread is
+//! needed, so every running closure is named. A dump walks the pool's owned list (every closure spawned and not
 //! finished: queued, or running) and gives a running one the elapsed time of the slot
 //! that names it, read start, task, start again, so a slot that moved on meanwhile is
 //! skipped.
@@ -367,42 +368,54 @@ impl Spawner {
             .clone()
     }
 
-    /// The closures running now, each with its task as its thread answers (module docs),
-    /// and the number still queued.
+    /// The closures running now, each with its task, and the number still queued.
+    ///
+    /// A running closure's slot names its task (header address); the pool's owned list
+    /// (every closure spawned and not finished) holds that task's identity, so none of it
+    /// needs the closure's thread: every running closure is named, however many there are.
+    /// A slot whose start changed while it was read (its closure ended, another began) is
+    /// re-read once, then reported without a name.
     #[cfg(not(loom))]
     pub(crate) fn report(&self) -> (Vec<crate::shutdown_report::RunningClosure>, usize) {
-        use crate::scheduler::multi_thread::stack_capture::{self, NoAnswer};
         use std::sync::atomic::Ordering::Relaxed;
         let queued = self.inner.state.lock().queue.len();
         let slots = self.slots();
-        let asked: Vec<_> = slots
-            .into_iter()
-            .filter_map(|slot| {
-                let since = slot.since_ns.load(Relaxed);
-                (since != 0).then(|| {
-                    let pending = stack_capture::request(slot.tid.load(Relaxed));
-                    (slot, since, pending)
-                })
-            })
-            .collect();
-        let deadline = std::time::Instant::now() + stack_capture::ANSWER_WAIT;
+        let mut metas = std::collections::HashMap::new();
+        self.inner.owned.for_each_task(|view| {
+            metas.insert(view.header().as_ptr() as usize, view.meta());
+        });
         let now_ns = self.inner.base.elapsed().as_nanos() as u64;
-        let running = asked
-            .into_iter()
-            .map(|(slot, since, pending)| {
-                let answer = pending.and_then(|p| p.wait_until(deadline));
-                let (task, missing) = match answer {
-                    Ok(a) if slot.since_ns.load(Relaxed) == since => {
-                        (a.meta.map(|m| m.resolve()), None)
-                    }
-                    Ok(_) => (None, Some(NoAnswer::PollEnded.describe())),
-                    Err(e) => (None, Some(e.describe())),
+        let running = slots
+            .iter()
+            .filter_map(|slot| {
+                // Relaxed: labels for a report; `since` read before and after `task`
+                // says whether the two belong together.
+                let read = || {
+                    let since = slot.since_ns.load(Relaxed);
+                    let task = slot.task.load(Relaxed);
+                    (since, task, slot.since_ns.load(Relaxed) == since)
                 };
-                crate::shutdown_report::RunningClosure {
-                    task,
-                    running_for: Duration::from_nanos(now_ns.saturating_sub(since)),
-                    missing,
-                }
+                let (since, task, steady) = match read() {
+                    (_, _, false) => read(),
+                    first => first,
+                };
+                (since != 0).then(|| {
+                    let meta = if steady {
+                        metas.get(&task).cloned()
+                    } else {
+                        None
+                    };
+                    let missing = match (&meta, steady) {
+                        (Some(_), _) => None,
+                        (None, true) => Some("its task had left the pool's list"),
+                        (None, false) => Some("its thread moved on to another closure"),
+                    };
+                    crate::shutdown_report::RunningClosure {
+                        task: meta,
+                        running_for: Duration::from_nanos(now_ns.saturating_sub(since)),
+                        missing,
+                    }
+                })
             })
             .collect();
         (running, queued)

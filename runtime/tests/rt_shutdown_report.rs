@@ -213,3 +213,53 @@ fn shutdown_timeout_report_names_a_task_inside_block_in_place() {
     );
     assert!(!report.is_empty());
 }
+
+/// A report names every running blocking closure, however many: 100 named closures held
+/// at the deadline are 100 named entries (their identity is the pool's, not their
+/// threads' answer).
+#[test]
+fn the_report_names_each_of_100_running_closures() {
+    const N: usize = 100;
+    let rt = runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .max_blocking_threads(N)
+        .build()
+        .unwrap();
+    let (started_tx, started_rx) = std::sync::mpsc::channel();
+    let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+    let release_rx = std::sync::Arc::new(std::sync::Mutex::new(release_rx));
+    for i in 0..N {
+        let (started, release) = (started_tx.clone(), release_rx.clone());
+        let _guard = rt.enter();
+        runtime::task::Builder::new()
+            .name(&format!("held-{i}"))
+            .spawn_blocking(move || {
+                started.send(()).unwrap();
+                // Every closure waits for the release (the lock is held by one at a time;
+                // the rest wait on the lock itself).
+                let _ = release
+                    .lock()
+                    .map(|rx| rx.recv_timeout(Duration::from_secs(20)));
+            })
+            .unwrap();
+    }
+    for _ in 0..N {
+        started_rx.recv_timeout(Duration::from_secs(20)).unwrap();
+    }
+    let report = rt.shutdown_timeout_report(Duration::from_millis(100));
+    drop(release_tx);
+    assert_eq!(report.running_closures.len(), N, "{report}");
+    let mut names: Vec<String> = report
+        .running_closures
+        .iter()
+        .map(|c| {
+            c.task
+                .as_ref()
+                .and_then(|t| t.name().map(str::to_string))
+                .unwrap_or_else(|| panic!("an unnamed closure ({:?}) in:\n{report}", c.missing))
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), N, "{report}");
+}
