@@ -13,8 +13,8 @@ use std::future::Future;
 use std::marker::PhantomData;
 
 use crate::handle::{EnterGuard, Handle};
+use crate::observe::runtime_metrics::RuntimeMetrics;
 use crate::runtime::Runtime;
-use crate::runtime_metrics::RuntimeMetrics;
 use crate::task::{JoinHandle, LocalSet};
 
 /// Options of [`Builder::build_local`](crate::Builder::build_local); none yet (tokio's

@@ -28,8 +28,8 @@ use shim::sync::Arc;
 use task::{JoinHandle, Notified, SpawnMeta, Task};
 
 use crate::driver::Driver;
-use crate::metrics::Snapshot;
-use crate::runtime_metrics::RuntimeMetrics;
+use crate::observe::metrics::Snapshot;
+use crate::observe::runtime_metrics::RuntimeMetrics;
 
 mod task_sched;
 
@@ -277,7 +277,7 @@ impl Handle {
     }
 
     /// The histogram settings the runtime was built with.
-    pub(crate) fn telemetry(&self) -> &crate::metrics::Telemetry {
+    pub(crate) fn telemetry(&self) -> &crate::observe::metrics::Telemetry {
         match self {
             Handle::MultiThread(h) => &h.shared.telemetry,
             Handle::CurrentThread(h) => &h.shared.telemetry,
@@ -285,7 +285,9 @@ impl Handle {
     }
 
     /// The workers' published metrics, one slot each.
-    pub(crate) fn metric_slots(&self) -> &[crossbeam_utils::CachePadded<crate::metrics::Slot>] {
+    pub(crate) fn metric_slots(
+        &self,
+    ) -> &[crossbeam_utils::CachePadded<crate::observe::metrics::Slot>] {
         match self {
             Handle::MultiThread(h) => &h.shared.metrics,
             Handle::CurrentThread(h) => &h.shared.metrics,

@@ -226,12 +226,12 @@ impl Published {
     }
 
     /// The worker's (new) thread: its kernel id (`stack_capture::current_tid`).
-    pub(super) fn set_thread(&self, tid: super::stack_capture::Tid) {
+    pub(super) fn set_thread(&self, tid: crate::observe::stack_capture::Tid) {
         self.tid.store(tid, Relaxed);
     }
 
     /// The kernel id of the thread running the worker (0: not known).
-    pub(super) fn thread(&self) -> super::stack_capture::Tid {
+    pub(super) fn thread(&self) -> crate::observe::stack_capture::Tid {
         self.tid.load(Relaxed)
     }
 
@@ -256,7 +256,12 @@ impl Published {
     }
 
     /// Fills the poll fields of `m` for a worker whose `poll_seq` reads `seq` now.
-    pub(super) fn fill(&self, seq: u64, base: Instant, m: &mut crate::metrics::WorkerMetrics) {
+    pub(super) fn fill(
+        &self,
+        seq: u64,
+        base: Instant,
+        m: &mut crate::observe::metrics::WorkerMetrics,
+    ) {
         m.long_polls = self.long_polls.load(Relaxed);
         m.longest_poll = Duration::from_nanos(self.longest_ns.load(Relaxed));
         m.current_poll_since = if seq & 1 == 1 {
