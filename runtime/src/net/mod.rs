@@ -36,7 +36,6 @@
 
 mod addr;
 mod buf_io;
-pub(crate) mod io_source;
 mod split;
 pub(crate) mod stream_io;
 pub mod tcp;

@@ -51,7 +51,7 @@ use io_driver::Direction;
 use mio::Interest;
 use shim::sync::{Arc, Mutex};
 
-use crate::net::io_source::IoSource;
+use crate::io::io_source::IoSource;
 
 /// Signal numbers accepted: 1..SLOTS (Linux's real-time signals end at 64).
 const SLOTS: usize = 65;
