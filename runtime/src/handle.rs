@@ -272,7 +272,7 @@ impl Handle {
 
     /// A live view of the runtime's counters (each method reads them at the call).
     pub fn metrics(&self) -> RuntimeMetrics {
-        self.inner.metrics()
+        RuntimeMetrics::new(self.inner.clone())
     }
 
     /// The runtime's id: unique among the runtimes of this process, the same for every

@@ -414,6 +414,14 @@ impl Runtime {
     }
 }
 
+#[cfg(not(loom))]
+impl Runtime {
+    /// A dump of this runtime's tasks: [`Handle::dump`](crate::Handle::dump).
+    pub fn dump(&self) -> crate::observe::dump::Dump {
+        self.handle().dump()
+    }
+}
+
 impl Drop for Runtime {
     fn drop(&mut self) {
         self.shutdown(None, false);

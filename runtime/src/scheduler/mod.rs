@@ -29,7 +29,6 @@ use task::{JoinHandle, Notified, SpawnMeta, Task};
 
 use crate::driver::Driver;
 use crate::observe::metrics::Snapshot;
-use crate::observe::runtime_metrics::RuntimeMetrics;
 
 mod task_sched;
 
@@ -262,11 +261,6 @@ impl Handle {
             Handle::MultiThread(h) => h.shared.owned.id(),
             Handle::CurrentThread(h) => h.shared.owned.id(),
         }
-    }
-
-    /// A live view of this runtime's counters.
-    pub(crate) fn metrics(&self) -> RuntimeMetrics {
-        RuntimeMetrics::new(self.clone())
     }
 
     pub(crate) fn num_workers(&self) -> usize {

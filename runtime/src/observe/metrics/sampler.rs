@@ -49,7 +49,6 @@ use std::time::Instant;
 
 use super::histogram::HistogramConfiguration;
 use super::Slot;
-use crate::scheduler::RunTask;
 
 /// The sample interval when the builder sets none: about one poll in this many is
 /// sampled.
@@ -125,7 +124,7 @@ pub(crate) struct Sampler {
 
 /// The address of `task`'s header: what a mark compares.
 #[inline(always)]
-pub(crate) fn address_of(task: &RunTask) -> usize {
+pub(crate) fn address_of<S: 'static>(task: &task::Notified<S>) -> usize {
     // SAFETY: a bitwise copy of the one reference `task` holds, which `into_raw` consumes
     // without dropping (it only reads the pointer): the copy is never used or dropped, so
     // `task` stays the only owner.
