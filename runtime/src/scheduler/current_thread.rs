@@ -82,7 +82,7 @@ pub(crate) struct CurrentThread {
 pub(crate) struct Core {
     tasks: VecDeque<RunTask>,
     /// Tasks that yielded; run once nothing else is runnable.
-    defer: Defer,
+    defer: Defer<RunTask>,
     tick: u32,
     park: Option<Parker>,
     stats: Stats,

@@ -88,7 +88,7 @@ pub(crate) struct Core {
     /// This worker's ring (its stealable half is `Shared::remotes[index].steal`).
     pub(super) run_queue: Local<RunTask>,
     /// Tasks that yielded; run at the next driver turn.
-    defer: Defer,
+    defer: Defer<RunTask>,
     /// This worker's LIFO slot and poll stamp (`Shared::workers[index]`).
     pub(super) me: std::sync::Arc<CachePadded<WorkerShared<RunTask>>>,
     park: Option<Parker>,
