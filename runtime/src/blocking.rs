@@ -55,7 +55,7 @@ pub(crate) struct Config {
     pub(crate) thread_name: std::sync::Arc<dyn Fn() -> String + Send + Sync>,
     pub(crate) stack_size: Option<usize>,
     /// `on_thread_start` / `on_thread_stop` run on each pool thread.
-    pub(crate) hooks: crate::hooks::Hooks,
+    pub(crate) hooks: crate::observe::hooks::Hooks,
     /// The runtime's timer driver: a blocking task holds off paused time's auto-advance
     /// while it runs (see `time::clock`).
     #[cfg(not(loom))]
@@ -376,7 +376,7 @@ impl Spawner {
     /// A slot whose start changed while it was read (its closure ended, another began) is
     /// re-read once, then reported without a name.
     #[cfg(not(loom))]
-    pub(crate) fn report(&self) -> (Vec<crate::shutdown_report::RunningClosure>, usize) {
+    pub(crate) fn report(&self) -> (Vec<crate::observe::shutdown_report::RunningClosure>, usize) {
         use std::sync::atomic::Ordering::Relaxed;
         let queued = self.inner.state.lock().queue.len();
         let slots = self.slots();
@@ -410,7 +410,7 @@ impl Spawner {
                         (None, true) => Some("its task had left the pool's list"),
                         (None, false) => Some("its thread moved on to another closure"),
                     };
-                    crate::shutdown_report::RunningClosure {
+                    crate::observe::shutdown_report::RunningClosure {
                         task: meta,
                         running_for: Duration::from_nanos(now_ns.saturating_sub(since)),
                         missing,
@@ -424,7 +424,7 @@ impl Spawner {
     /// Every closure spawned and not finished, for a task dump: queued, or running (with
     /// how long, when its slot shows it; module docs).
     #[cfg(not(loom))]
-    pub(crate) fn dump(&self) -> Vec<crate::dump::BlockingDump> {
+    pub(crate) fn dump(&self) -> Vec<crate::observe::dump::BlockingDump> {
         use std::sync::atomic::Ordering::Relaxed;
         let slots = self.slots();
         let now_ns = self.inner.base.elapsed().as_nanos() as u64;
@@ -442,7 +442,7 @@ impl Spawner {
         self.inner.owned.for_each_task(|view| {
             let running = view.state() == task::TaskState::Running;
             let since = started.get(&(view.header().as_ptr() as usize));
-            out.push(crate::dump::BlockingDump {
+            out.push(crate::observe::dump::BlockingDump {
                 meta: view.meta(),
                 running,
                 running_for: since
@@ -472,7 +472,7 @@ impl SlotGuard {
     fn register(me: &Arc<Inner>) -> SlotGuard {
         let slot = std::sync::Arc::new(RunSlot::default());
         slot.tid.store(
-            crate::scheduler::multi_thread::stack_capture::current_tid(),
+            crate::observe::stack_capture::current_tid(),
             std::sync::atomic::Ordering::Relaxed,
         );
         me.slots

@@ -83,14 +83,14 @@ pub struct Builder {
     enable_time: bool,
     max_blocking_threads: usize,
     keep_alive: Duration,
-    on_stall: Option<(Duration, crate::hooks::StallCallback)>,
-    telemetry: crate::metrics::Telemetry,
+    on_stall: Option<(Duration, crate::observe::hooks::StallCallback)>,
+    telemetry: crate::observe::metrics::Telemetry,
     /// A signal that makes the runtime dump its tasks, and who receives the dump.
     #[cfg(not(loom))]
-    dump_signal: Option<(i32, crate::dump::DumpCallback)>,
+    dump_signal: Option<(i32, crate::observe::dump::DumpCallback)>,
     unhandled_panic: UnhandledPanic,
     rng_seed: Option<crate::rand::RngSeed>,
-    hooks: crate::hooks::Hooks,
+    hooks: crate::observe::hooks::Hooks,
     name: Option<String>,
     start_paused: bool,
     /// `deterministic`'s seed and options (builder/deterministic.rs).
@@ -160,12 +160,12 @@ impl Builder {
             max_blocking_threads: DEFAULT_MAX_BLOCKING_THREADS,
             keep_alive: DEFAULT_KEEP_ALIVE,
             on_stall: None,
-            telemetry: crate::metrics::Telemetry::default(),
+            telemetry: crate::observe::metrics::Telemetry::default(),
             #[cfg(not(loom))]
             dump_signal: None,
             unhandled_panic: UnhandledPanic::Ignore,
             rng_seed: None,
-            hooks: crate::hooks::Hooks::default(),
+            hooks: crate::observe::hooks::Hooks::default(),
             name: None,
             #[cfg(all(feature = "deterministic", not(loom)))]
             sim: None,
@@ -472,7 +472,7 @@ impl Builder {
         let rt = self.build_runtime()?;
         #[cfg(not(loom))]
         if let Some((signal, callback)) = &self.dump_signal {
-            crate::dump::watch_signal(*signal, &rt.handle().inner, callback.clone())?;
+            crate::observe::dump::watch_signal(*signal, &rt.handle().inner, callback.clone())?;
         }
         Ok(rt)
     }

@@ -8,7 +8,7 @@ use std::future::Future;
 use std::marker::PhantomData;
 
 use crate::context;
-use crate::runtime_metrics::RuntimeMetrics;
+use crate::observe::runtime_metrics::RuntimeMetrics;
 use crate::scheduler;
 use crate::task::JoinHandle;
 use ::task::SpawnMeta;
@@ -289,7 +289,7 @@ impl Handle {
 
     /// A live view of the runtime's counters (each method reads them at the call).
     pub fn metrics(&self) -> RuntimeMetrics {
-        self.inner.metrics()
+        RuntimeMetrics::new(self.inner.clone())
     }
 
     /// The runtime's id: unique among the runtimes of this process, the same for every
@@ -324,7 +324,7 @@ impl Handle {
     /// waker can reach, and the blocking pool's closures (running for how long, or
     /// queued). Needs nothing from the workers (a worker stuck in a poll delays nothing)
     /// and polls nothing; it moves the never-polled tasks of the workers' own queues to the
-    /// global queue, where each still runs once; see [`crate::dump`].
+    /// global queue, where each still runs once; see [`crate::observe::dump`].
     ///
     /// ```
     /// let rt = runtime::Runtime::new().unwrap();
@@ -334,8 +334,8 @@ impl Handle {
     /// assert!(dump.unwakeable().next().is_none());
     /// ```
     #[cfg(not(loom))]
-    pub fn dump(&self) -> crate::dump::Dump {
-        crate::dump::collect(&self.inner)
+    pub fn dump(&self) -> crate::observe::dump::Dump {
+        crate::observe::dump::collect(&self.inner)
     }
 
     /// The scheduler flavor.

@@ -143,11 +143,8 @@ mod context;
 mod coop;
 mod driver;
 #[cfg(not(loom))]
-pub mod dump;
-#[cfg(not(loom))]
 pub mod fs;
 mod handle;
-mod hooks;
 #[cfg(all(feature = "hyper", not(loom)))]
 pub mod hyper_compat;
 #[cfg(not(loom))]
@@ -157,18 +154,16 @@ mod local_runtime;
 // user's crate by path.
 #[doc(hidden)]
 pub mod macros;
-mod metrics;
 mod misuse;
 #[cfg(not(loom))]
 pub mod net;
+mod observe;
 mod park;
 #[cfg(all(unix, not(loom)))]
 pub mod process;
 mod rand;
 pub mod runtime;
-mod runtime_metrics;
 mod scheduler;
-mod shutdown_report;
 #[cfg(all(unix, not(loom)))]
 pub mod signal;
 #[cfg(all(feature = "deterministic", not(loom)))]
@@ -246,17 +241,19 @@ pub mod loom_internals {
 
 pub use crate::builder::Builder;
 pub use crate::handle::{EnterGuard, Handle, Id, RuntimeFlavor, TryCurrentError};
-#[doc(hidden)]
-pub use crate::hooks::FailOnStall as __FailOnStall;
-pub use crate::hooks::{NativeBacktrace, Stall};
 pub use crate::local_runtime::{LocalOptions, LocalRuntime};
-pub use crate::metrics::{
+#[cfg(not(loom))]
+pub use crate::observe::dump;
+#[doc(hidden)]
+pub use crate::observe::hooks::FailOnStall as __FailOnStall;
+pub use crate::observe::hooks::{NativeBacktrace, Stall};
+pub use crate::observe::metrics::{
     HistogramConfiguration, InvalidHistogramConfiguration, LogHistogram, LogHistogramBuilder,
     WorkerMetrics,
 };
+pub use crate::observe::runtime_metrics::RuntimeMetrics;
 pub use crate::rand::RngSeed;
 pub use crate::runtime::{InBlockInPlace, RunningClosure, Runtime, ShutdownReport, StuckPoll};
-pub use crate::runtime_metrics::RuntimeMetrics;
 pub use crate::task::spawn;
 pub use crate::unhandled::UnhandledPanic;
 pub use runtime_macros::{main, test};

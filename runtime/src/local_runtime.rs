@@ -22,8 +22,8 @@ use std::marker::PhantomData;
 use std::rc::{Rc, Weak};
 
 use crate::handle::{EnterGuard, Handle};
+use crate::observe::runtime_metrics::RuntimeMetrics;
 use crate::runtime::Runtime;
-use crate::runtime_metrics::RuntimeMetrics;
 use crate::scheduler;
 use crate::task::local::LocalContext;
 use crate::task::{JoinHandle, LocalSet};

@@ -39,13 +39,15 @@ pub use crate::builder::Builder;
 pub use crate::handle::is_rt_shutdown_err;
 pub use crate::handle::{EnterGuard, Handle, Id, RuntimeFlavor, TryCurrentError};
 pub use crate::local_runtime::{LocalOptions, LocalRuntime};
-pub use crate::metrics::{
+pub use crate::observe::metrics::{
     HistogramConfiguration, InvalidHistogramConfiguration, LogHistogram, LogHistogramBuilder,
 };
+pub use crate::observe::runtime_metrics::RuntimeMetrics;
+pub use crate::observe::shutdown_report::{
+    InBlockInPlace, RunningClosure, ShutdownReport, StuckPoll,
+};
 pub use crate::rand::RngSeed;
-pub use crate::runtime_metrics::RuntimeMetrics;
 use crate::scheduler::{self, current_thread, multi_thread};
-pub use crate::shutdown_report::{InBlockInPlace, RunningClosure, ShutdownReport, StuckPoll};
 use crate::threads::Latch;
 pub use crate::unhandled::UnhandledPanic;
 
@@ -409,6 +411,14 @@ impl Runtime {
             std::panic::panic_any(crate::misuse::DROP_RUNTIME_IN_ASYNC_CONTEXT);
         }
         held
+    }
+}
+
+#[cfg(not(loom))]
+impl Runtime {
+    /// A dump of this runtime's tasks: [`Handle::dump`](crate::Handle::dump).
+    pub fn dump(&self) -> crate::observe::dump::Dump {
+        self.handle().dump()
     }
 }
 

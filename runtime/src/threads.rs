@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use shim::sync::{Arc, Condvar, Mutex};
 
-use crate::hooks::Hooks;
+use crate::observe::hooks::Hooks;
 use crate::rand::SeedGenerator;
 
 /// Counts the runtime's threads in and out, so shutdown can wait with a timeout.

@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use crate::hooks::Stall;
+use crate::observe::hooks::Stall;
 
 use super::Builder;
 
@@ -88,7 +88,7 @@ impl Builder {
     #[cfg(not(loom))]
     pub fn on_dump_signal<F>(&mut self, signal: i32, callback: F) -> &mut Self
     where
-        F: Fn(&crate::dump::Dump) + Send + Sync + 'static,
+        F: Fn(&crate::observe::dump::Dump) + Send + Sync + 'static,
     {
         self.dump_signal = Some((signal, std::sync::Arc::new(callback)));
         self

@@ -115,6 +115,7 @@
 pub(crate) mod blocking;
 mod duplex;
 mod interest;
+pub(crate) mod io_source;
 mod pipe;
 mod simplex;
 mod stdio;

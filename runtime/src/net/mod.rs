@@ -47,7 +47,6 @@
 mod sim_hooks;
 mod addr;
 mod buf_io;
-pub(crate) mod io_source;
 mod split;
 pub(crate) mod stream_io;
 pub mod tcp;

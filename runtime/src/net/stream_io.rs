@@ -24,8 +24,8 @@ use crate::io::ReadBuf;
 use io_driver::Direction;
 use mio::event::Source;
 
+use crate::io::io_source::IoSource;
 use crate::net::buf_io::Reader;
-use crate::net::io_source::IoSource;
 
 /// Reads from `io` with `reader` into the unfilled part of `buf` (waiting for readiness,
 /// spending one unit of coop budget), advancing `buf.filled()` by the bytes read; none

@@ -21,8 +21,8 @@ use crate::io::ReadBuf;
 use io_driver::Direction;
 use mio::Interest;
 
+use crate::io::io_source::IoSource;
 use crate::net::addr::{each_addr, no_addresses, resolve, ToSocketAddrs};
-use crate::net::io_source::IoSource;
 
 /// A UDP socket.
 ///

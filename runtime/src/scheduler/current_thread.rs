@@ -36,7 +36,7 @@ use crate::blocking;
 use crate::context;
 use crate::coop;
 use crate::driver::Driver;
-use crate::metrics::{self, Queued, Sampler, Snapshot, Stats};
+use crate::observe::metrics::{self, Queued, Sampler, Snapshot, Stats};
 use crate::park::{Parker, Unparker};
 use crate::scheduler::core_slot::{park_reachable, with_core_slot, HoldsParker};
 use crate::scheduler::defer::Defer;
@@ -51,7 +51,7 @@ pub(crate) struct Handle {
     pub(crate) driver: Arc<Driver>,
     pub(crate) blocking: blocking::Spawner,
     pub(crate) unhandled_panic: crate::unhandled::Policy,
-    pub(crate) hooks: crate::hooks::Hooks,
+    pub(crate) hooks: crate::observe::hooks::Hooks,
     pub(crate) name: Option<String>,
     /// The thread that built it, when it is a `LocalRuntime`'s (local_runtime.rs).
     pub(crate) local_owner: std::sync::OnceLock<std::thread::ThreadId>,
@@ -84,7 +84,7 @@ pub(crate) struct CurrentThread {
 pub(crate) struct Core {
     tasks: VecDeque<RunTask>,
     /// Tasks that yielded; run once nothing else is runnable.
-    defer: Defer,
+    defer: Defer<RunTask>,
     tick: u32,
     park: Option<Parker>,
     stats: Stats,
@@ -109,7 +109,7 @@ pub(crate) fn create(
     driver: Arc<Driver>,
     blocking: blocking::Spawner,
     unhandled_panic: crate::unhandled::Policy,
-    hooks: crate::hooks::Hooks,
+    hooks: crate::observe::hooks::Hooks,
     name: Option<String>,
     telemetry: metrics::Telemetry,
 ) -> (Arc<Handle>, CurrentThread) {

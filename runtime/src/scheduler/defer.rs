@@ -9,20 +9,20 @@
 //! yielder never overtakes remote work queued before it. The list lives in the core, so only the thread holding the core touches it:
 //! no synchronization. Its allocation is kept across rounds.
 
-use super::RunTask;
-
-pub(crate) struct Defer {
-    tasks: Vec<RunTask>,
+/// Generic over the task handle only so that it names nothing of the scheduler's; both
+/// schedulers hold `RunTask`s.
+pub(crate) struct Defer<T> {
+    tasks: Vec<T>,
 }
 
-impl Defer {
-    pub(crate) fn with_capacity(n: usize) -> Defer {
+impl<T> Defer<T> {
+    pub(crate) fn with_capacity(n: usize) -> Defer<T> {
         Defer {
             tasks: Vec::with_capacity(n),
         }
     }
 
-    pub(crate) fn push(&mut self, task: RunTask) {
+    pub(crate) fn push(&mut self, task: T) {
         self.tasks.push(task);
     }
 
@@ -32,13 +32,13 @@ impl Defer {
 
     /// Removes every deferred task, in yield order (for a batch push to a global queue);
     /// the allocation stays for the next round.
-    pub(crate) fn drain(&mut self) -> std::vec::Drain<'_, RunTask> {
+    pub(crate) fn drain(&mut self) -> std::vec::Drain<'_, T> {
         self.tasks.drain(..)
     }
 
     /// Hands every deferred task, in yield order, to `to` (the back of a run queue), and
     /// keeps the allocation for the next round.
-    pub(crate) fn flush(&mut self, mut to: impl FnMut(RunTask)) {
+    pub(crate) fn flush(&mut self, mut to: impl FnMut(T)) {
         for task in self.tasks.drain(..) {
             to(task);
         }

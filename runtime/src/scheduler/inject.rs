@@ -17,8 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crossbeam_utils::CachePadded;
 use queue::Inject;
-
-use super::RunTask;
+use task::Notified;
 
 /// Tasks spawned from outside the runtime's threads (a metrics counter: Relaxed, and a
 /// std atomic even under loom, since it orders nothing). Relaxed suffices for all three
@@ -39,9 +38,9 @@ impl RemoteSpawns {
 /// Pushes a task from a thread that does not hold the scheduler's core. `spawned`: the
 /// task is a new spawn, counted in that counter. False when the queue was closed and
 /// the task cancelled.
-pub(crate) fn push_remote(
-    queue: &Inject<RunTask>,
-    task: RunTask,
+pub(crate) fn push_remote<S: 'static>(
+    queue: &Inject<Notified<S>>,
+    task: Notified<S>,
     spawned: Option<&RemoteSpawns>,
 ) -> bool {
     if let Some(count) = spawned {
@@ -60,11 +59,11 @@ pub(crate) fn push_remote(
 }
 
 /// Takes up to `n` tasks: returns the first, hands the rest in queue order to `rest`.
-pub(crate) fn take_batch(
-    queue: &Inject<RunTask>,
+pub(crate) fn take_batch<S: 'static>(
+    queue: &Inject<Notified<S>>,
     n: usize,
-    mut rest: impl FnMut(RunTask),
-) -> Option<RunTask> {
+    mut rest: impl FnMut(Notified<S>),
+) -> Option<Notified<S>> {
     let mut batch = queue.pop_n(n);
     let first = batch.next()?;
     for task in batch {
@@ -75,7 +74,7 @@ pub(crate) fn take_batch(
 
 /// Shutdown: cancels every task left in a closed queue; the number it cancelled (each
 /// counts as completed).
-pub(crate) fn cancel_all(queue: &Inject<RunTask>) -> u64 {
+pub(crate) fn cancel_all<S: 'static>(queue: &Inject<Notified<S>>) -> u64 {
     let mut cancelled = 0;
     while let Some(task) = queue.pop() {
         cancelled += u64::from(task.shutdown());

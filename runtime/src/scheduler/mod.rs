@@ -28,8 +28,7 @@ use shim::sync::Arc;
 use task::{JoinHandle, Notified, SpawnMeta, Task};
 
 use crate::driver::Driver;
-use crate::metrics::Snapshot;
-use crate::runtime_metrics::RuntimeMetrics;
+use crate::observe::metrics::Snapshot;
 
 mod task_sched;
 
@@ -264,11 +263,6 @@ impl Handle {
         }
     }
 
-    /// A live view of this runtime's counters.
-    pub(crate) fn metrics(&self) -> RuntimeMetrics {
-        RuntimeMetrics::new(self.clone())
-    }
-
     pub(crate) fn num_workers(&self) -> usize {
         match self {
             Handle::MultiThread(h) => h.num_workers(),
@@ -277,7 +271,7 @@ impl Handle {
     }
 
     /// The histogram settings the runtime was built with.
-    pub(crate) fn telemetry(&self) -> &crate::metrics::Telemetry {
+    pub(crate) fn telemetry(&self) -> &crate::observe::metrics::Telemetry {
         match self {
             Handle::MultiThread(h) => &h.shared.telemetry,
             Handle::CurrentThread(h) => &h.shared.telemetry,
@@ -285,7 +279,9 @@ impl Handle {
     }
 
     /// The workers' published metrics, one slot each.
-    pub(crate) fn metric_slots(&self) -> &[crossbeam_utils::CachePadded<crate::metrics::Slot>] {
+    pub(crate) fn metric_slots(
+        &self,
+    ) -> &[crossbeam_utils::CachePadded<crate::observe::metrics::Slot>] {
         match self {
             Handle::MultiThread(h) => &h.shared.metrics,
             Handle::CurrentThread(h) => &h.shared.metrics,

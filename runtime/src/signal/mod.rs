@@ -16,6 +16,7 @@
 //! started. A handler, once installed for a signal number,
 //! stays installed for the life of the process, as with tokio.
 
+pub(crate) mod doorbell;
 mod registry;
 pub mod unix;
 

@@ -51,7 +51,7 @@ use io_driver::Direction;
 use mio::Interest;
 use shim::sync::{Arc, Mutex};
 
-use crate::net::io_source::IoSource;
+use crate::io::io_source::IoSource;
 
 /// Signal numbers accepted: 1..SLOTS (Linux's real-time signals end at 64).
 const SLOTS: usize = 65;
@@ -142,33 +142,11 @@ pub(crate) fn slot(signum: i32) -> io::Result<&'static Slot> {
     }
 }
 
-/// The signal handler's body (async-signal-safe).
+/// The signal handler's body (async-signal-safe): the flag, then the doorbell.
 fn on_signal(slot: &Slot, sender: RawFd) {
-    let errno = errno_location();
-    // SAFETY: `errno` is this thread's errno (or null where unknown); a handler saves and
-    // restores it so that the interrupted code sees its own value.
-    let saved = (!errno.is_null()).then(|| unsafe { *errno });
     slot.pending.store(true, Ordering::SeqCst);
-    let byte = 1u8;
-    // SAFETY: `sender` is the non-blocking socket of `Globals`, open for the life of the
-    // process; the buffer is one valid byte. A full socket returns EAGAIN, ignored.
-    unsafe { libc::write(sender, (&byte as *const u8).cast(), 1) };
-    if let Some(saved) = saved {
-        // SAFETY: as above.
-        unsafe { *errno = saved };
-    }
-}
-
-/// The calling thread's `errno` (null on platforms where we do not know its name).
-fn errno_location() -> *mut libc::c_int {
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    // SAFETY: returns a pointer to this thread's errno; no preconditions.
-    return unsafe { libc::__errno_location() };
-    #[cfg(any(target_vendor = "apple", target_os = "freebsd"))]
-    // SAFETY: as above.
-    return unsafe { libc::__error() };
-    #[allow(unreachable_code)]
-    std::ptr::null_mut()
+    // `sender` is the non-blocking socket of `Globals`, open for the life of the process.
+    super::doorbell::ring(sender);
 }
 
 /// The receiver registered with the current runtime's driver (created on first use).

@@ -415,8 +415,9 @@ impl Stepper {
 
     fn deadlock(&mut self) -> ! {
         self.trace.flush();
-        let dump =
-            crate::dump::collect(&crate::scheduler::Handle::MultiThread(self.handle.clone()));
+        let dump = crate::observe::dump::collect(&crate::scheduler::Handle::MultiThread(
+            self.handle.clone(),
+        ));
         panic!(
             "deterministic runtime (seed {}, strategy {:?}, algorithm version {}): deadlock: \
              the `block_on` future waits, no task can run, no timer is pending and nothing \

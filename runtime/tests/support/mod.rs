@@ -36,7 +36,8 @@
 //! - The multi-thread scheduler: work reaching idle workers, yielders under load, an idle
 //!   runtime staying parked: `rt_spread.rs`; remote spawns and yielders against LIFO
 //!   chains, the LIFO streak's cap: `rt_fairness.rs`; the overflow queue: `rt_overflow.rs`;
-//!   blocked workers, stuck LIFO tasks, the unhandled-panic policy: `rt_liveness.rs`.
+//!   blocked workers, stuck LIFO tasks, the unhandled-panic policy: `rt_liveness.rs`;
+//!   `worker_index()`: `rt_worker_index.rs`.
 //! - Shutdown: queued remote spawns reached at drop, `shutdown_timeout` with a blocking task:
 //!   `rt_shutdown.rs`; its report on stderr: `rt_shutdown_report.rs`. The blocking pool:
 //!   `rt_blocking.rs`; `block_in_place`: `task_block_in_place.rs`.
@@ -46,7 +47,8 @@
 //!   stalls: `rt_stall_report.rs`, `rt_stall_signal_taken.rs`, `macros_fail_on_stall.rs`;
 //!   task dumps: `rt_dump*.rs`.
 //! - tokio's surface and paths: `rt_surface.rs` (with `Runtime::enter`), `rt_paths.rs`,
-//!   `rt_unwind_safe.rs`, `sync_surface.rs`, `task_join_set_surface.rs`.
+//!   `rt_unwind_safe.rs`, `sync_surface.rs`, `task_join_set_surface.rs`; `Send`/`Sync` of
+//!   the public types and of the returned futures: `async_send_sync.rs`.
 //! - Macros: `#[runtime::main]`/`#[runtime::test]` on the real runtime:
 //!   `macros_surface.rs`; `join!`, `try_join!`, `select!`, `pin!`: `macros_*.rs`;
 //!   compile failures: `macros_ui.rs`.
@@ -60,6 +62,11 @@
 //!   `net_emfile.rs`, `net_no_driver.rs`; `AsyncFd`: `io_async_fd.rs`; the I/O traits:
 //!   `io_traits.rs`; files: `fs.rs`; processes: `process_child.rs`, `process_reap.rs`;
 //!   signals: `signal.rs`.
+//! - The deterministic mode (feature `deterministic`): replay by seed `sim_replay.rs`,
+//!   virtual time `sim_time.rs`, `#[runtime::test(deterministic)]` `sim_macro.rs`, deadlock
+//!   and livelock reports `sim_failures.rs`, the two-process determinism checker
+//!   `sim_check.rs`, the spread rules at 16 and 64 logical workers `sim_spread.rs`, the
+//!   `sim_election` example's planted bug `sim_election.rs`.
 #![allow(dead_code, unused_macros)]
 
 use std::any::Any;

@@ -17,8 +17,8 @@ use io_driver::Direction;
 use mio::Interest;
 
 use super::TcpStream;
+use crate::io::io_source::IoSource;
 use crate::net::addr::{each_addr, ToSocketAddrs};
-use crate::net::io_source::IoSource;
 
 /// A TCP server socket.
 ///

@@ -19,8 +19,8 @@ use io_driver::Direction;
 use mio::Interest;
 
 use super::split::{self, OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
+use crate::io::io_source::IoSource;
 use crate::net::addr::{each_addr, ToSocketAddrs};
-use crate::net::io_source::IoSource;
 
 /// What a stream is registered for: both directions, and (Linux, Android) urgent data
 /// (`EPOLLPRI`), which `ready(Interest::PRIORITY)` reports.

@@ -24,7 +24,7 @@ use crate::io::ReadBuf;
 use io_driver::Direction;
 use mio::Interest;
 
-use crate::net::io_source::IoSource;
+use crate::io::io_source::IoSource;
 
 type StdDatagram = std::os::unix::net::UnixDatagram;
 

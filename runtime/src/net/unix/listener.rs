@@ -15,7 +15,7 @@ use io_driver::Direction;
 use mio::Interest;
 
 use super::UnixStream;
-use crate::net::io_source::IoSource;
+use crate::io::io_source::IoSource;
 
 /// A Unix domain stream server socket.
 pub struct UnixListener {

@@ -25,7 +25,7 @@ use io_driver::Direction;
 use mio::unix::pipe as mio_pipe;
 use mio::Interest;
 
-use crate::net::io_source::IoSource;
+use crate::io::io_source::IoSource;
 
 /// A new anonymous pipe, both ends registered with the current runtime.
 ///
@@ -420,9 +420,26 @@ impl futures_io::AsyncRead for Receiver {
 }
 
 impl Sender {
-    fn poll_write_inner(&self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    pub(crate) fn poll_write_inner(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
         self.io
             .poll_transfer(cx, Direction::Write, buf.len(), |mut p| p.write(buf))
+    }
+
+    /// A vectored write: one `writev`, waiting and clearing readiness as a write does.
+    /// A child's stdin (`process/pipes.rs`) writes vectored; this end's own `AsyncWrite`
+    /// does not.
+    pub(crate) fn poll_write_vectored_inner(
+        &self,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let want = bufs.iter().map(|b| b.len()).sum();
+        self.io
+            .poll_transfer(cx, Direction::Write, want, |mut p| p.write_vectored(bufs))
     }
 }
 

@@ -19,7 +19,7 @@ use io_driver::Direction;
 use mio::Interest;
 
 use super::split::{self, OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
-use crate::net::io_source::IoSource;
+use crate::io::io_source::IoSource;
 
 /// A Unix domain stream connection. See the module docs of [`crate::net`].
 pub struct UnixStream {

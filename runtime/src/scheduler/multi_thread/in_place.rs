@@ -49,10 +49,10 @@ impl InPlace {
     }
 
     /// The threads still listed, as the shutdown report names them.
-    pub(crate) fn report(&self) -> Vec<crate::shutdown_report::InBlockInPlace> {
+    pub(crate) fn report(&self) -> Vec<crate::observe::shutdown_report::InBlockInPlace> {
         self.lock()
             .iter()
-            .map(|e| crate::shutdown_report::InBlockInPlace {
+            .map(|e| crate::observe::shutdown_report::InBlockInPlace {
                 task: e.task.clone(),
                 running_for: e.since.elapsed(),
             })

@@ -38,7 +38,6 @@ mod in_place;
 pub(crate) mod monitor;
 #[cfg(all(feature = "deterministic", not(loom)))]
 pub(crate) mod sim_workers;
-pub(crate) mod stack_capture;
 mod worker;
 pub(crate) mod worker_shared;
 
@@ -56,8 +55,8 @@ pub(crate) use self::worker::{current_index, hand_off_core, Context};
 use self::worker_shared::WorkerShared;
 use crate::blocking;
 use crate::driver::Driver;
-use crate::hooks::StallCallback;
-use crate::metrics::{self, Snapshot};
+use crate::observe::hooks::StallCallback;
+use crate::observe::metrics::{self, Snapshot};
 use crate::park::{Parker, Unparker};
 use crate::scheduler::inject::RemoteSpawns;
 use crate::scheduler::{self, RunTask};
@@ -71,7 +70,7 @@ pub(crate) struct Config {
     pub(crate) event_interval: u32,
     pub(crate) disable_lifo_slot: bool,
     /// The user's thread callbacks (park/unpark are called by the workers).
-    pub(crate) hooks: crate::hooks::Hooks,
+    pub(crate) hooks: crate::observe::hooks::Hooks,
     /// `Builder::name`.
     pub(crate) name: Option<String>,
     /// The histograms and their sampling (metrics/sampler.rs).
@@ -97,7 +96,7 @@ pub(crate) struct Handle {
     /// The monitor thread's state (monitor.rs).
     monitor: Monitor,
     pub(crate) unhandled_panic: crate::unhandled::Policy,
-    pub(crate) hooks: crate::hooks::Hooks,
+    pub(crate) hooks: crate::observe::hooks::Hooks,
     pub(crate) name: Option<String>,
     /// Starts the thread a worker's core is handed to by `task::block_in_place`.
     spawner: ThreadSpawner,

@@ -75,7 +75,7 @@ use crossbeam_utils::CachePadded;
 use super::idle::Idle;
 use super::worker_shared::{Published, LONG_POLL};
 use super::Handle;
-use crate::hooks::{Stall, StallCallback};
+use crate::observe::hooks::{Stall, StallCallback};
 
 /// How often the monitor looks while something needs it (a poll seen lasting, an
 /// unattended driver); also the shortest stuck threshold.
@@ -396,7 +396,7 @@ fn tick(handle: &Handle, seen: &mut [Seen], last_driver_polls: &mut u64) -> Look
 /// stuck thread is asked for its task and frames (`stack_capture.rs`), and the answer is
 /// kept only if the worker is still inside that poll afterwards.
 fn stall_report(handle: &Handle, i: usize, seq: u64, elapsed: Duration) -> Stall {
-    use super::stack_capture::{self, NativeBacktrace, NoAnswer};
+    use crate::observe::stack_capture::{self, NativeBacktrace, NoAnswer};
     let answer = if stack_capture::rate_limit_allows() {
         stack_capture::capture(handle.monitor.published[i].thread())
     } else {
@@ -434,9 +434,9 @@ fn ask_polling_workers(
 ) -> Vec<(
     usize,
     u64,
-    Result<super::stack_capture::Answer, super::stack_capture::NoAnswer>,
+    Result<crate::observe::stack_capture::Answer, crate::observe::stack_capture::NoAnswer>,
 )> {
-    use super::stack_capture::{self, NoAnswer};
+    use crate::observe::stack_capture::{self, NoAnswer};
     let mon = &handle.monitor;
     let asked: Vec<_> = handle
         .shared
@@ -480,7 +480,7 @@ pub(crate) fn running_tasks(handle: &Handle) -> Vec<task::TaskMeta> {
 pub(crate) fn stuck_polls(
     handle: &Handle,
     shutdown_began: Instant,
-) -> Vec<crate::shutdown_report::StuckPoll> {
+) -> Vec<crate::observe::shutdown_report::StuckPoll> {
     let mon = &handle.monitor;
     ask_polling_workers(handle)
         .into_iter()
@@ -492,7 +492,7 @@ pub(crate) fn stuck_polls(
                 Ok(a) => (a.meta.map(|m| m.resolve()), None),
                 Err(e) => (None, Some(e.describe())),
             };
-            crate::shutdown_report::StuckPoll {
+            crate::observe::shutdown_report::StuckPoll {
                 worker: i,
                 task,
                 in_poll: since.elapsed(),

@@ -64,7 +64,7 @@ use super::worker_shared::WorkerShared;
 use super::{Config, Handle};
 use crate::context;
 use crate::coop;
-use crate::metrics::{Sampler, Stats};
+use crate::observe::metrics::{Sampler, Stats};
 use crate::park::Parker;
 use crate::scheduler::core_slot::{park_reachable, with_core_slot, HoldsParker};
 use crate::scheduler::defer::Defer;
@@ -88,7 +88,7 @@ pub(crate) struct Core {
     /// This worker's ring (its stealable half is `Shared::remotes[index].steal`).
     pub(super) run_queue: Local<RunTask>,
     /// Tasks that yielded; run at the next driver turn.
-    defer: Defer,
+    defer: Defer<RunTask>,
     /// This worker's LIFO slot and poll stamp (`Shared::workers[index]`).
     pub(super) me: std::sync::Arc<CachePadded<WorkerShared<RunTask>>>,
     park: Option<Parker>,
@@ -255,7 +255,7 @@ pub(super) fn run(handle: Arc<Handle>, core: Box<Core>) {
     let _enter = context::enter(scheduler::Handle::MultiThread(handle.clone()));
     let index = core.index;
     // Stall and shutdown reports signal the thread running this worker now.
-    handle.monitor.published[index].set_thread(super::stack_capture::current_tid());
+    handle.monitor.published[index].set_thread(crate::observe::stack_capture::current_tid());
     let cx = scheduler::Context::MultiThread(Context::new(handle, index));
     context::set_scheduler(&cx, || {
         let scheduler::Context::MultiThread(cx) = &cx else {

@@ -7,7 +7,7 @@
 
 use super::super::worker_shared::WorkerShared;
 use super::{Context, Core};
-use crate::metrics::Queued;
+use crate::observe::metrics::Queued;
 use crate::scheduler::RunTask;
 
 impl Context {
@@ -30,7 +30,7 @@ impl Context {
             let core = core
                 .as_mut()
                 .expect("the core sits in its slot before a poll");
-            let addr = crate::metrics::address_of(&task);
+            let addr = crate::observe::metrics::address_of(&task);
             let start = core.sampler.begin(polls, addr, from_lifo, slot);
             (start, core.run_queue.len())
         };

@@ -80,7 +80,7 @@ mod report;
 
 use std::time::Instant;
 
-use crate::task::{Id, TaskMeta};
+use task::{Id, TaskMeta};
 
 pub use task::TaskState;
 
@@ -102,7 +102,7 @@ pub struct TaskDump {
     pub(crate) state: TaskState,
     pub(crate) waits: Vec<WaitsOn>,
     pub(crate) unwakeable: bool,
-    pub(crate) local_set: Option<crate::runtime::Id>,
+    pub(crate) local_set: Option<crate::handle::Id>,
     pub(crate) unpolled: bool,
 }
 
@@ -281,15 +281,8 @@ impl TaskDump {
     }
 
     /// For a `spawn_local` task, the id of its [`LocalSet`](crate::task::LocalSet).
-    pub fn local_set(&self) -> Option<crate::runtime::Id> {
+    pub fn local_set(&self) -> Option<crate::handle::Id> {
         self.local_set
-    }
-}
-
-impl crate::Runtime {
-    /// A dump of this runtime's tasks: [`Handle::dump`](crate::Handle::dump).
-    pub fn dump(&self) -> Dump {
-        self.handle().dump()
     }
 }
 

@@ -49,7 +49,6 @@ use std::time::Instant;
 
 use super::histogram::HistogramConfiguration;
 use super::Slot;
-use crate::scheduler::RunTask;
 
 /// The sample interval when the builder sets none: about one poll in this many is
 /// sampled.
@@ -125,7 +124,7 @@ pub(crate) struct Sampler {
 
 /// The address of `task`'s header: what a mark compares.
 #[inline(always)]
-pub(crate) fn address_of(task: &RunTask) -> usize {
+pub(crate) fn address_of<S: 'static>(task: &task::Notified<S>) -> usize {
     // SAFETY: a bitwise copy of the one reference `task` holds, which `into_raw` consumes
     // without dropping (it only reads the pointer): the copy is never used or dropped, so
     // `task` stays the only owner.
@@ -319,7 +318,7 @@ mod tests {
     #[test]
     fn a_marked_task_is_measured_at_its_turn_and_only_then() {
         let t = every_poll();
-        let slot = &crate::metrics::slots(1, &t)[0];
+        let slot = &crate::observe::metrics::slots(1, &t)[0];
         let mut s = Sampler::new(&t, 7, 1);
         // Poll 1 queues three tasks; the last (at 30) has two ahead: its turn is poll 4.
         poll(
@@ -349,7 +348,7 @@ mod tests {
     #[test]
     fn a_late_marked_task_is_looked_for_a_few_polls_more() {
         let t = every_poll();
-        let slot = &crate::metrics::slots(1, &t)[0];
+        let slot = &crate::observe::metrics::slots(1, &t)[0];
         let mut s = Sampler::new(&t, 7, 1);
         poll(
             &mut s,
@@ -380,7 +379,7 @@ mod tests {
     #[test]
     fn a_lifo_mark_counts_only_a_task_taken_from_the_slot() {
         let t = every_poll();
-        let slot = &crate::metrics::slots(1, &t)[0];
+        let slot = &crate::observe::metrics::slots(1, &t)[0];
         let mut s = Sampler::new(&t, 7, 1);
         poll(&mut s, slot, 1, 5, Some(Queued::Lifo));
         let start = s.begin(2, 6, true, slot).unwrap();
@@ -399,7 +398,7 @@ mod tests {
             sample_interval: 16,
             ..Telemetry::default()
         };
-        let slot = &crate::metrics::slots(1, &t)[0];
+        let slot = &crate::observe::metrics::slots(1, &t)[0];
         let mut s = Sampler::new(&t, 3, 1);
         let (mut sampled, mut polls) = (0u64, 0u64);
         while polls < 16_000 {

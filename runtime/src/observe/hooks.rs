@@ -18,7 +18,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use crate::scheduler::multi_thread::stack_capture::NativeBacktrace;
+pub use crate::observe::stack_capture::NativeBacktrace;
 use task::TaskMeta;
 
 /// One callback, shared by the runtime's threads.

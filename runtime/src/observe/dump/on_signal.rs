@@ -98,27 +98,6 @@ pub(crate) fn watch(
 
 /// The handler's body: one byte to the dump thread (async-signal-safe).
 fn poke(fd: i32) {
-    let errno = errno_location();
-    // SAFETY: this thread's errno (null where unknown), saved to be restored below.
-    let saved = (!errno.is_null()).then(|| unsafe { *errno });
-    let byte = 1u8;
-    // SAFETY: `fd` is the non-blocking writer, open while the handler is installed; one
-    // valid byte. A full socket returns EAGAIN, ignored.
-    unsafe { libc::write(fd, (&byte as *const u8).cast(), 1) };
-    if let Some(saved) = saved {
-        // SAFETY: as above.
-        unsafe { *errno = saved };
-    }
-}
-
-/// The calling thread's `errno` (null on platforms where we do not know its name).
-fn errno_location() -> *mut libc::c_int {
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    // SAFETY: returns a pointer to this thread's errno; no preconditions.
-    return unsafe { libc::__errno_location() };
-    #[cfg(any(target_vendor = "apple", target_os = "freebsd"))]
-    // SAFETY: as above.
-    return unsafe { libc::__error() };
-    #[allow(unreachable_code)]
-    std::ptr::null_mut()
+    // `fd` is the non-blocking writer, open while the handler is installed.
+    crate::signal::doorbell::ring(fd);
 }

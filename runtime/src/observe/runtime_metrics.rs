@@ -9,7 +9,7 @@
 use std::ops::Range;
 use std::time::Duration;
 
-use crate::metrics::{HistogramConfiguration, Slot, Snapshot, WorkerMetrics};
+use crate::observe::metrics::{HistogramConfiguration, Slot, Snapshot, WorkerMetrics};
 
 /// A live view of a runtime's counters, from `Handle::metrics()` / `Runtime::metrics()`.
 ///

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use super::{TaskDump, WaitsOn};
-use crate::task::Id;
+use task::Id;
 use task::TaskState;
 
 /// The deadlock cycles among `tasks`.
@@ -85,7 +85,7 @@ fn normalize(mut cycle: Vec<Id>) -> Vec<Id> {
 mod tests {
     use super::*;
 
-    use crate::task::TaskMeta;
+    use task::TaskMeta;
 
     /// The identities of `n` real tasks, by id.
     fn metas(n: usize) -> Vec<TaskMeta> {

@@ -13,8 +13,9 @@ use std::ptr::NonNull;
 use task::{Header, TaskState, TaskView};
 
 use super::{graph, Dump, IoDirection, TaskDump, WaitsOn};
+use crate::observe::runtime_metrics::RuntimeMetrics;
 use crate::scheduler;
-use crate::task::Id;
+use task::Id;
 
 /// Dumps the runtime behind `handle`.
 pub(crate) fn collect(handle: &scheduler::Handle) -> Dump {
@@ -93,7 +94,9 @@ pub(crate) fn collect(handle: &scheduler::Handle) -> Dump {
         }
     }
     let own = tasks.iter().filter(|t| t.local_set.is_none()).count();
-    let alive = handle.metrics().num_alive_tasks().max(own);
+    let alive = RuntimeMetrics::new(handle.clone())
+        .num_alive_tasks()
+        .max(own);
     let blocking = handle.blocking().dump();
     let mut by_id: HashMap<Id, Vec<WaitsOn>> = HashMap::new();
     for (id, wait, holder) in waits {
