@@ -42,7 +42,10 @@ async fn lines_workload() -> Vec<String> {
             let mut lines = Framed::new(socket, LinesCodec::new());
             for i in 0..5 {
                 tokio::time::sleep(Duration::from_millis(client % 3)).await;
-                lines.send(format!("client {client} line {i}")).await.unwrap();
+                lines
+                    .send(format!("client {client} line {i}"))
+                    .await
+                    .unwrap();
                 let back = lines.next().await.unwrap().unwrap();
                 tx.send(back).await.unwrap();
             }
@@ -80,5 +83,9 @@ fn a_seed_replays_and_seeds_differ() {
     let a = run(3);
     assert_eq!(a, run(3), "seed 3 ran two ways");
     let distinct: std::collections::BTreeSet<u64> = (0..10).map(|s| run(s).1).collect();
-    assert!(distinct.len() > 5, "10 seeds gave {} traces", distinct.len());
+    assert!(
+        distinct.len() > 5,
+        "10 seeds gave {} traces",
+        distinct.len()
+    );
 }
