@@ -2,7 +2,9 @@
 # http_cpu.sh: server CPU per HTTP request, our runtime beside tokio.
 #
 # For each server pair (raw: examples/examples/raw_responder.rs on ours and on tokio;
-# hyper: hyper 1.x on ours (hyper_server.rs) and on tokio (hyper_tokio.rs)) and for each
+# hyper: hyper 1.x on ours (hyper_server.rs) and on tokio (hyper_tokio.rs); each tokio
+# server also as tuned tokio, `-tokio-tuned`: built again with `--cfg tokio_unstable`, the
+# alternative timer and the eager driver hand-off) and for each
 # connection count (default -c50 and -c2): start the server, read its user and system CPU
 # time from /proc/<pid>/stat (utime, stime: fields 14 and 15, in clock ticks), run
 # `wrk -t1 -cN -dD`, read them again, and divide by the requests wrk completed; the servers
@@ -18,7 +20,9 @@
 #                    once, so the servers alternate; the table shows medians over the
 #                    rounds and each ratio both of the medians and paired by round
 #   HTTP_CONNS_LIST  connection counts (default "50 2")
-#   HTTP_SERVERS     servers (default "raw-ours raw-tokio hyper-ours hyper-tokio")
+#   HTTP_SERVERS     servers (default "raw-ours raw-tokio raw-tokio-tuned hyper-ours
+#                    hyper-tokio hyper-tokio-tuned"; a -tuned one needs the second build,
+#                    in $CARGO_TARGET_DIR/tokio-tuned)
 #   CARGO_TARGET_DIR where to build (default: target/)
 # Installs wrk with apt-get when missing. wrk shares the machine with the server: on a
 # small or shared box the numbers are indicative only.
@@ -30,9 +34,10 @@ WORKERS=${HTTP_WORKERS:-2}
 DURATION=${HTTP_DURATION:-10s}
 ROUNDS=${HTTP_ROUNDS:-3}
 CONNS_LIST=${HTTP_CONNS_LIST:-50 2}
-SERVERS=${HTTP_SERVERS:-raw-ours raw-tokio hyper-ours hyper-tokio}
+SERVERS=${HTTP_SERVERS:-raw-ours raw-tokio raw-tokio-tuned hyper-ours hyper-tokio hyper-tokio-tuned}
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 BIN=$TARGET/release/examples
+BIN_TUNED=$TARGET/tokio-tuned/release/examples
 TICKS=$(getconf CLK_TCK)
 
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
@@ -43,6 +48,15 @@ if ! cargo build --release -p examples --example hyper_server --example hyper_to
     --example raw_responder >"$WORK/build.log" 2>&1; then
     cat "$WORK/build.log" >&2
     exit 1
+fi
+if [[ $SERVERS == *-tuned* ]]; then
+    echo "== building the tuned-tokio servers (--cfg tokio_unstable, $TARGET/tokio-tuned)"
+    if ! RUSTFLAGS="${RUSTFLAGS:-} --cfg tokio_unstable" CARGO_TARGET_DIR=$TARGET/tokio-tuned \
+        cargo build --release -p examples --example hyper_tokio --example raw_responder \
+        >"$WORK/build-tuned.log" 2>&1; then
+        cat "$WORK/build-tuned.log" >&2
+        exit 1
+    fi
 fi
 
 export RUNTIME_WORKER_THREADS=$WORKERS TOKIO_WORKER_THREADS=$WORKERS
@@ -101,18 +115,20 @@ for c in conns:
             " ".join("%.2f" % t for t in tot)))
 print("\nmedians over the rounds; the ratios: of the medians, and the median of each round's")
 print("ratio (the two servers of a pair run back to back within a round)")
-print("%-34s %8s %8s %8s" % ("ratio (ours / tokio)", "medians", "paired", "target"))
+print("%-40s %8s %8s %8s" % ("ratio (ours / tokio, ours / tuned tokio)", "medians", "paired",
+                              "target"))
 for pair in ("raw", "hyper"):
-    ours, tokio = pair + "-ours", pair + "-tokio"
-    if ours not in servers or tokio not in servers:
-        continue
-    for c in conns:
-        for name, f, target in (("CPU per request", total, "<= 1.00"),
-                                ("requests/s", lambda rps, u, y: rps, ">= 0.95")):
-            if name == "requests/s" and c != "2":
-                continue
-            o, t = col(c, ours, f), col(c, tokio, f)
-            paired = st.median(a / b for a, b in zip(o, t))
-            print("%-34s %8.2f %8.2f %8s" % ("%s -c%s %s" % (pair, c, name),
-                                             st.median(o) / st.median(t), paired, target))
+    for peer in ("tokio", "tokio-tuned"):
+        ours, tokio = pair + "-ours", pair + "-" + peer
+        if ours not in servers or tokio not in servers:
+            continue
+        for c in conns:
+            for name, f, target in (("CPU per request", total, "<= 1.00"),
+                                    ("requests/s", lambda rps, u, y: rps, ">= 0.95")):
+                if name == "requests/s" and c != "2":
+                    continue
+                o, t = col(c, ours, f), col(c, tokio, f)
+                paired = st.median(a / b for a, b in zip(o, t))
+                print("%-40s %8.2f %8.2f %8s" % ("%s vs %s -c%s %s" % (pair, peer, c, name),
+                                                 st.median(o) / st.median(t), paired, target))
 PY

@@ -18,6 +18,9 @@ server_cmd() {
         hyper-tokio) echo "$BIN/hyper_tokio 0" ;;
         raw-ours) echo "$BIN/raw_responder 0 --runtime ours" ;;
         raw-tokio) echo "$BIN/raw_responder 0 --runtime tokio" ;;
+        # Tuned tokio: the same programs built with `--cfg tokio_unstable` (BIN_TUNED).
+        hyper-tokio-tuned) echo "$BIN_TUNED/hyper_tokio 0" ;;
+        raw-tokio-tuned) echo "$BIN_TUNED/raw_responder 0 --runtime tokio" ;;
         *) echo "unknown server $1" >&2; exit 2 ;;
     esac
 }

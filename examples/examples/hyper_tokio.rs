@@ -23,8 +23,17 @@ async fn hello(_req: Request<Incoming>) -> Result<Response<Full<Bytes>>, Infalli
     ))))
 }
 
-#[tokio::main]
-async fn main() -> io::Result<()> {
+fn main() -> io::Result<()> {
+    // `#[tokio::main]`'s runtime; built with `--cfg tokio_unstable` (the bench scripts'
+    // tuned-tokio build), tokio as production users run it: the alternative timer and the
+    // eager driver hand-off.
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    #[cfg(tokio_unstable)]
+    builder.enable_alt_timer().enable_eager_driver_handoff();
+    builder.enable_all().build()?.block_on(serve())
+}
+
+async fn serve() -> io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let with_timer = args.iter().any(|a| a == "--timer");
     let port: u16 = args

@@ -104,9 +104,12 @@ fn on_ours(port: u16) -> io::Result<()> {
 }
 
 fn on_tokio(port: u16) -> io::Result<()> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    // Built with `--cfg tokio_unstable` (the bench scripts' tuned-tokio build): tokio as
+    // production users run it, with the alternative timer and the eager driver hand-off.
+    #[cfg(tokio_unstable)]
+    builder.enable_alt_timer().enable_eager_driver_handoff();
+    let rt = builder.enable_all().build()?;
     rt.block_on(async {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
         println!(
