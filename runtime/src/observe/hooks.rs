@@ -49,6 +49,12 @@ impl Hooks {
         }
     }
 
+    /// Whether an `on_thread_park` hook is set (it may make work just before a park).
+    #[inline]
+    pub(crate) fn has_before_park(&self) -> bool {
+        self.thread_park.is_some()
+    }
+
     #[inline]
     pub(crate) fn after_unpark(&self) {
         if let Some(f) = &self.thread_unpark {

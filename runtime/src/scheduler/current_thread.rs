@@ -532,9 +532,13 @@ impl Context {
         // A hook that made work (woke the `block_on` future, or a task: that one lands in
         // the inject queue) means no sleep, but still a turn of the driver: a runtime driven
         // by short `block_on` calls whose hook wakes each one must see its timers and I/O
-        // fire (tokio#8212). Relaxed: as the load in `run_until`; the swap there orders.
+        // fire (tokio#8212). Asked only after a hook ran: without one, work pushed now by
+        // another thread ends the park through its unpark (a non-sleeping turn here would
+        // spin while that push completes). Relaxed: as the load in `run_until`; the swap
+        // there orders.
         let shared = &self.handle.shared;
-        let work = shared.woken.load(Ordering::Relaxed) || !shared.inject.is_empty();
+        let work = self.handle.hooks.has_before_park()
+            && (shared.woken.load(Ordering::Relaxed) || !shared.inject.is_empty());
         let park = if work {
             Parker::park_timeout_zero
         } else {
