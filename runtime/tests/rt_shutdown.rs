@@ -89,30 +89,31 @@ fn shutdown_timeout_does_not_wait_forever_on_a_blocking_task() {
     })
 }
 
-/// The pool's threads named `name` alive now (Linux: /proc/self/task/*/comm).
-fn threads_named(name: &str) -> usize {
-    std::fs::read_dir("/proc/self/task")
-        .map(|dir| {
-            dir.filter_map(Result::ok)
-                .filter(|t| {
-                    std::fs::read_to_string(t.path().join("comm"))
-                        .is_ok_and(|comm| comm.trim_end() == name)
-                })
-                .count()
-        })
-        .unwrap_or(0)
+/// Thread-local state of a pool thread: counts its destruction (the last thing a thread
+/// does before it ends, after its stop hook).
+struct Exits(Arc<AtomicUsize>);
+
+impl Drop for Exits {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, SeqCst);
+    }
 }
 
-/// `drop(rt)` joins the blocking pool's threads: when it returns, none of them is alive and
-/// each one's stop hook has run (tokio joins them on a shutdown without a timeout).
+std::thread_local! {
+    static EXITS: std::cell::RefCell<Option<Exits>> = const { std::cell::RefCell::new(None) };
+}
+
+/// `drop(rt)` joins the blocking pool's threads: when it returns, every thread that ran a
+/// closure has finished, its thread-locals destroyed and its stop hook run (tokio joins
+/// them on a shutdown without a timeout; a leak checker then sees no live thread-local).
 #[test]
 fn drop_joins_the_blocking_threads() {
     watchdog("the blocking threads' join", || {
         for round in 0..20 {
             let stopped = Arc::new(AtomicUsize::new(0));
+            let exits = Arc::new(AtomicUsize::new(0));
             let rt = Builder::new_multi_thread()
                 .worker_threads(1)
-                .thread_name("blk-join-probe")
                 .on_thread_stop({
                     let stopped = stopped.clone();
                     move || {
@@ -124,37 +125,41 @@ fn drop_joins_the_blocking_threads() {
                 })
                 .build()
                 .unwrap();
-            let started = rt.block_on(async {
-                let hs: Vec<_> = (0..4)
-                    .map(|_| {
-                        runtime::task::spawn_blocking(|| {
-                            std::thread::sleep(Duration::from_millis(5))
+            let threads = Arc::new(std::sync::Mutex::new(std::collections::HashSet::new()));
+            rt.block_on({
+                let (threads, exits) = (threads.clone(), exits.clone());
+                async move {
+                    let hs: Vec<_> = (0..4)
+                        .map(|_| {
+                            let (threads, exits) = (threads.clone(), exits.clone());
+                            runtime::task::spawn_blocking(move || {
+                                let me = std::thread::current().id();
+                                if threads.lock().unwrap().insert(me) {
+                                    EXITS.with(|e| *e.borrow_mut() = Some(Exits(exits)));
+                                }
+                                std::thread::sleep(Duration::from_millis(5))
+                            })
                         })
-                    })
-                    .collect();
-                for h in hs {
-                    h.await.unwrap();
+                        .collect();
+                    for h in hs {
+                        h.await.unwrap();
+                    }
                 }
-                rt_blocking_threads()
             });
             drop(rt);
+            let ran_on = threads.lock().unwrap().len();
             assert_eq!(
-                threads_named("blk-join-probe"),
-                0,
-                "round {round}: a pool thread outlived drop(rt)"
+                exits.load(SeqCst),
+                ran_on,
+                "round {round}: a pool thread's thread-locals outlived drop(rt)"
             );
             assert!(
-                stopped.load(SeqCst) > started,
-                "round {round}: {} stop hooks ran for {started} pool threads and a worker",
+                stopped.load(SeqCst) >= ran_on,
+                "round {round}: {} stop hooks ran for {ran_on} pool threads",
                 stopped.load(SeqCst)
             );
         }
     });
-}
-
-/// The blocking threads of the current runtime (its metrics).
-fn rt_blocking_threads() -> usize {
-    runtime::Handle::current().metrics().num_blocking_threads()
 }
 
 /// As tokio's: `shutdown_timeout(Duration::MAX)` is a timeout past any representable
