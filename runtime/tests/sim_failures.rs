@@ -15,15 +15,6 @@ use std::time::Duration;
 use runtime::Builder;
 use support::*;
 
-fn sim(seed: u64) -> runtime::Runtime {
-    Builder::new_multi_thread()
-        .worker_threads(4)
-        .enable_all()
-        .deterministic(seed)
-        .build()
-        .unwrap()
-}
-
 fn panic_text(payload: Box<dyn std::any::Any + Send>) -> String {
     payload
         .downcast_ref::<String>()

@@ -24,25 +24,6 @@ use runtime::net::{TcpListener, TcpSocket, TcpStream, UdpSocket};
 use runtime::Builder;
 use support::*;
 
-fn sim(seed: u64) -> runtime::Runtime {
-    Builder::new_multi_thread()
-        .worker_threads(4)
-        .enable_all()
-        .deterministic(seed)
-        .build()
-        .unwrap()
-}
-
-/// Runs `f` on a deterministic runtime of `seed` under the watchdog.
-fn run<F, Fut, R>(what: &str, seed: u64, f: F) -> R
-where
-    F: FnOnce() -> Fut + Send + 'static,
-    Fut: std::future::Future<Output = R>,
-    R: Send + 'static,
-{
-    watchdog(what, move || sim(seed).block_on(f()))
-}
-
 /// Connection `i`'s bytes: distinct per connection, longer than one window for some.
 fn payload(i: usize) -> Vec<u8> {
     let len = 1 + (i * 7919) % 150_000;

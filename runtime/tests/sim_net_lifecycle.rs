@@ -16,25 +16,6 @@ use runtime::sim::{Options, Strategy};
 use runtime::Builder;
 use support::*;
 
-fn sim(seed: u64) -> runtime::Runtime {
-    Builder::new_multi_thread()
-        .worker_threads(4)
-        .enable_all()
-        .deterministic(seed)
-        .build()
-        .unwrap()
-}
-
-/// Runs `f` on a deterministic runtime of `seed` under the watchdog.
-fn run<F, Fut, R>(what: &str, seed: u64, f: F) -> R
-where
-    F: FnOnce() -> Fut + Send + 'static,
-    Fut: std::future::Future<Output = R>,
-    R: Send + 'static,
-{
-    watchdog(what, move || sim(seed).block_on(f()))
-}
-
 async fn connected() -> (TcpStream, TcpStream) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let c = TcpStream::connect(listener.local_addr().unwrap())

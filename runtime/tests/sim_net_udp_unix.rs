@@ -12,27 +12,7 @@ use std::net::{Ipv4Addr, SocketAddr};
 
 use runtime::io::{AsyncReadExt, AsyncWriteExt, Interest};
 use runtime::net::UdpSocket;
-use runtime::Builder;
 use support::*;
-
-fn sim(seed: u64) -> runtime::Runtime {
-    Builder::new_multi_thread()
-        .worker_threads(4)
-        .enable_all()
-        .deterministic(seed)
-        .build()
-        .unwrap()
-}
-
-/// Runs `f` on a deterministic runtime of `seed` under the watchdog.
-fn run<F, Fut, R>(what: &str, seed: u64, f: F) -> R
-where
-    F: FnOnce() -> Fut + Send + 'static,
-    Fut: std::future::Future<Output = R>,
-    R: Send + 'static,
-{
-    watchdog(what, move || sim(seed).block_on(f()))
-}
 
 #[test]
 fn udp_round_trip() {

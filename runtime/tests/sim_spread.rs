@@ -8,8 +8,8 @@
 //!   (`Spread::max_idle_with_backlog`).
 //! - Searchers stay within their cap (half the workers).
 //!
-//! Planting the 16-CPU collapse (the backlog check after a driver turn missing) must fail
-//! the first two:
+//! Planting the burst's collapse onto one worker (the backlog check after a driver turn
+//! missing) must fail the first two:
 //! `RUSTFLAGS='--cfg runtime_plant="no_backlog_check"' cargo test -p runtime --features
 //! deterministic --test sim_spread`.
 #![cfg(all(feature = "deterministic", not(loom)))]
@@ -27,7 +27,7 @@ use runtime::task::yield_now;
 use runtime::Builder;
 use support::*;
 
-/// Burst size: the 256 connections of the 16-CPU run.
+/// Burst size: 256 tasks, a server's connections woken at once.
 const BURST: usize = 256;
 
 /// Yields of each burst task after the release: work enough for the ramp-up to matter.

@@ -451,3 +451,27 @@ macro_rules! rt_test {
         ] { $($tests)* });
     };
 }
+
+/// A 4-worker deterministic runtime of `seed` (feature `deterministic`).
+#[cfg(all(feature = "deterministic", not(loom)))]
+#[allow(dead_code)]
+pub fn sim(seed: u64) -> runtime::Runtime {
+    runtime::Builder::new_multi_thread()
+        .worker_threads(4)
+        .enable_all()
+        .deterministic(seed)
+        .build()
+        .unwrap()
+}
+
+/// Runs `f` on [`sim`]`(seed)` under the watchdog.
+#[cfg(all(feature = "deterministic", not(loom)))]
+#[allow(dead_code)]
+pub fn run<F, Fut, R>(what: &str, seed: u64, f: F) -> R
+where
+    F: FnOnce() -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = R>,
+    R: Send + 'static,
+{
+    watchdog(what, move || sim(seed).block_on(f()))
+}

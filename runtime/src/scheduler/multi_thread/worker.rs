@@ -706,7 +706,8 @@ impl Context {
     /// worker, as a searcher: it steals half the ring and, finding work left, wakes the
     /// next (idle/word.rs), so a burst ramps up across the pool.
     fn notify_backlog(&self, core: &Core) {
-        // The 16-CPU collapse, planted for the spread tests to catch (sim_spread.rs):
+        // A planted bug for the spread tests (sim_spread.rs): without this check a burst
+        // stays on one worker while its siblings sleep.
         // `RUSTFLAGS='--cfg runtime_plant="no_backlog_check"'`.
         if cfg!(runtime_plant = "no_backlog_check") {
             return;
