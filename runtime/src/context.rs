@@ -101,7 +101,9 @@ pub(crate) struct EnterGuard {
     /// This guard's place in the thread's stack of guards (1 = outermost); 0 when nothing
     /// was entered (the thread's context was already destroyed).
     depth: usize,
-    _not_send: std::marker::PhantomData<*const ()>,
+    /// `!Send` (it restores this thread's context) but `Sync` (a `&EnterGuard` gives no
+    /// access to anything), as tokio's: a std `MutexGuard` has exactly those auto traits.
+    _not_send: std::marker::PhantomData<std::sync::MutexGuard<'static, ()>>,
 }
 
 /// Makes `handle` the thread's current runtime until the guard drops. On a thread whose

@@ -35,8 +35,8 @@
 //!   `is_write_vectored() == false`, so hyper flattens a response's head and body into one
 //!   buffer and writes it with one `write`.
 //! - [`HyperExecutor`] spawns hyper's background futures with [`crate::spawn`].
-//! - [`HyperTimer`] hands out [`crate::time::Sleep`]s boxed as `rt::Sleep`, and resets one
-//!   in place (no new allocation) when hyper moves a deadline.
+//! - [`HyperTimer`] hands out the timers of [`crate::time::Sleep`]s boxed as `rt::Sleep`,
+//!   and resets one in place (no new allocation) when hyper moves a deadline.
 //!
 //! With `HyperIo` (any futures-io stream) and hyper's own http1 builder:
 //!
@@ -62,7 +62,7 @@ use std::time::{Duration, Instant};
 use futures_io::{AsyncRead, AsyncWrite};
 use hyper::rt::{self, ReadBufCursor};
 
-use crate::time::Sleep;
+use crate::time::Delay;
 
 /// Largest slice of hyper's buffer offered to one read (and zero-filled for it).
 const MAX_READ: usize = 32 * 1024;
@@ -162,15 +162,15 @@ where
 #[derive(Debug, Clone, Copy, Default)]
 pub struct HyperTimer;
 
-/// A [`Sleep`] as hyper's `rt::Sleep`.
+/// A [`Sleep`]'s timer as hyper's `rt::Sleep` (the `Unpin` `Delay`: hyper boxes it).
 #[derive(Debug)]
-struct HyperSleep(Sleep);
+struct HyperSleep(Delay);
 
 impl Future for HyperSleep {
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        Pin::new(&mut self.get_mut().0).poll(cx)
+        self.get_mut().0.poll_budgeted(cx)
     }
 }
 
@@ -178,17 +178,17 @@ impl rt::Sleep for HyperSleep {}
 
 impl rt::Timer for HyperTimer {
     fn sleep(&self, duration: Duration) -> Pin<Box<dyn rt::Sleep>> {
-        Box::pin(HyperSleep(crate::time::sleep(duration)))
+        Box::pin(HyperSleep(Delay::after(duration)))
     }
 
     fn sleep_until(&self, deadline: Instant) -> Pin<Box<dyn rt::Sleep>> {
-        Box::pin(HyperSleep(crate::time::sleep_until(deadline.into())))
+        Box::pin(HyperSleep(Delay::new(deadline.into())))
     }
 
     fn reset(&self, sleep: &mut Pin<Box<dyn rt::Sleep>>, new_deadline: Instant) {
         match sleep.as_mut().downcast_mut_pin::<HyperSleep>() {
             // `HyperSleep` is `Unpin`, so unpinning it is free.
-            Some(ours) => Pin::new(&mut ours.get_mut().0).reset(new_deadline.into()),
+            Some(ours) => ours.get_mut().0.reset(new_deadline.into()),
             None => *sleep = self.sleep_until(new_deadline),
         }
     }

@@ -2,11 +2,12 @@
 //!
 //! A connection owns one [`Timer`] for every wait it bounds: the request-head deadline
 //! (fixed for the whole head), and the progress timeouts of body reads and of writes. The
-//! `Sleep` inside is created on the first wait that needs it and then only moved: when it
-//! is armed later than the deadline now wanted it is reset to that deadline; when it fires
-//! before the deadline now wanted (it was armed for an earlier one) it is reset and polled
-//! again. So a wait that is satisfied before its deadline -- the common case -- costs one
-//! poll of the timer, never an allocation.
+//! `Sleep` inside is created (boxed, as a `Sleep` is `!Unpin`: one allocation per
+//! connection) on the first wait that needs it and then only moved: when it is armed later
+//! than the deadline now wanted it is reset to that deadline; when it fires before the
+//! deadline now wanted (it was armed for an earlier one) it is reset and polled again. So a
+//! wait that is satisfied before its deadline -- the common case -- costs one poll of the
+//! timer, never an allocation.
 //!
 //! A progress timeout ([`timed`]) bounds the time one I/O operation stays pending: the
 //! deadline is taken (one clock read) the first time the operation returns `Pending`, and
@@ -24,7 +25,7 @@ use runtime::time::{sleep_until, Instant, Sleep};
 /// The connection's timer (see the module docs).
 #[derive(Debug, Default)]
 pub(crate) struct Timer {
-    sleep: Option<Sleep>,
+    sleep: Option<Pin<Box<Sleep>>>,
 }
 
 impl Timer {
@@ -34,16 +35,18 @@ impl Timer {
 
     /// Ready once `deadline` has passed; until then registers `cx` to be woken at it.
     pub(crate) fn poll_reached(&mut self, cx: &mut Context<'_>, deadline: Instant) -> Poll<()> {
-        let sleep = self.sleep.get_or_insert_with(|| sleep_until(deadline));
+        let sleep = self
+            .sleep
+            .get_or_insert_with(|| Box::pin(sleep_until(deadline)));
         if sleep.deadline() > deadline {
-            Pin::new(&mut *sleep).reset(deadline);
+            sleep.as_mut().reset(deadline);
         }
         // Armed for an earlier deadline than this one: move it on and wait again.
-        while Pin::new(&mut *sleep).poll(cx).is_ready() {
+        while sleep.as_mut().poll(cx).is_ready() {
             if Instant::now() >= deadline {
                 return Poll::Ready(());
             }
-            Pin::new(&mut *sleep).reset(deadline);
+            sleep.as_mut().reset(deadline);
         }
         Poll::Pending
     }

@@ -23,6 +23,7 @@ mod batch_semaphore;
 pub mod broadcast;
 pub mod mpsc;
 mod mutex;
+mod not_unpin;
 mod notify;
 mod once_cell;
 pub mod oneshot;

@@ -21,6 +21,7 @@ use std::task::{Context, Poll};
 use shim::cell::UnsafeCell;
 
 use super::batch_semaphore::{AcquireFut, Kind, Sem, TryAcquire};
+use super::not_unpin::NotUnpin;
 
 mod mapped;
 
@@ -172,10 +173,10 @@ impl<T: ?Sized> Mutex<T> {
     /// A task dump shows a task queued here as waiting at the caller's location.
     #[track_caller]
     pub fn lock(&self) -> impl Future<Output = MutexGuard<'_, T>> {
-        Lock {
+        NotUnpin::new(Lock {
             acquire: self.s.acquire_at(1, Location::caller()),
             lock: self,
-        }
+        })
     }
 
     async fn acquire(&self, at: &'static Location<'static>) {

@@ -21,6 +21,7 @@ use std::task::{Context, Poll};
 use shim::cell::UnsafeCell;
 
 use super::batch_semaphore::{AcquireFut, Kind, Sem};
+use super::not_unpin::NotUnpin;
 use super::TryLockError;
 
 mod guards;
@@ -233,10 +234,10 @@ impl<T: ?Sized> RwLock<T> {
     /// A task dump shows a task queued here as waiting at the caller's location.
     #[track_caller]
     pub fn read(&self) -> impl Future<Output = RwLockReadGuard<'_, T>> {
-        Read {
+        NotUnpin::new(Read {
             acquire: self.s.acquire_at(1, Location::caller()),
             lock: self,
-        }
+        })
     }
 
     /// Waits for exclusive access.
@@ -257,10 +258,10 @@ impl<T: ?Sized> RwLock<T> {
     /// A task dump shows a task queued here as waiting at the caller's location.
     #[track_caller]
     pub fn write(&self) -> impl Future<Output = RwLockWriteGuard<'_, T>> {
-        Write {
+        NotUnpin::new(Write {
             acquire: self.s.acquire_at(self.mr as usize, Location::caller()),
             lock: self,
-        }
+        })
     }
 
     /// [`read`](RwLock::read) through an `Arc`, for a guard that is `'static`.

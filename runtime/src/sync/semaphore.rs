@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use super::batch_semaphore::{AcquireFut, Sem, TryAcquire};
+use super::not_unpin::NotUnpin;
 
 /// A counting semaphore: a pool of permits that tasks acquire (waiting when there are too
 /// few) and give back by dropping the permit.
@@ -228,7 +229,7 @@ impl Semaphore {
     /// A task dump shows a task queued here as waiting at the caller's location.
     #[track_caller]
     pub fn acquire(&self) -> impl Future<Output = Result<SemaphorePermit<'_>, AcquireError>> {
-        self.acquire_at(1, Some(Location::caller()))
+        NotUnpin::new(self.acquire_at(1, Some(Location::caller())))
     }
 
     /// `n` permits, awaited at `at` (`None`: the crate's own waits, which would otherwise
@@ -261,7 +262,7 @@ impl Semaphore {
         &self,
         n: u32,
     ) -> impl Future<Output = Result<SemaphorePermit<'_>, AcquireError>> {
-        self.acquire_at(n, Some(Location::caller()))
+        NotUnpin::new(self.acquire_at(n, Some(Location::caller())))
     }
 
     /// [`acquire`](Semaphore::acquire) from synchronous code (a plain thread or

@@ -16,6 +16,7 @@
 use std::cell::RefCell;
 use std::fmt;
 use std::future::Future;
+use std::marker::PhantomPinned;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
@@ -119,6 +120,7 @@ impl<T: 'static> LocalKey<T> {
             local: self,
             slot: Some(value),
             future: Some(future),
+            _pinned: PhantomPinned,
         }
     }
 
@@ -269,6 +271,9 @@ pub struct TaskLocalFuture<T: 'static, F> {
     slot: Option<T>,
     // `None` once the future completed (it is dropped at once, inside the scope).
     future: Option<F>,
+    // `!Unpin` whatever `F`, as tokio's: the future is structurally pinned, and a caller
+    // must not come to rely on an `Unpin` that a tokio build would not give it.
+    _pinned: PhantomPinned,
 }
 
 impl<T: 'static, F> TaskLocalFuture<T, F> {

@@ -1,18 +1,17 @@
 //! `Interval`: ticks at a fixed period.
 //!
-//! One `Sleep` holds the next tick's deadline. When it fires, `poll_tick` returns that
-//! deadline (the tick's scheduled instant) and resets the sleep to the following one:
-//! `deadline + period` normally; if the tick was observed more than 5 ms late the
+//! One `Delay` (the `Unpin` timer inside a `Sleep`) holds the next tick's deadline. When
+//! it fires, `poll_tick` returns that deadline (the tick's scheduled instant) and resets
+//! it to the following one: `deadline + period` normally; if the tick was observed more than 5 ms late the
 //! [`MissedTickBehavior`] decides (tokio's rules and default, `Burst`). The first tick is
 //! due at the start instant, so `interval(p).tick()` completes at once. Deadlines are
 //! never earlier than scheduled, so `k` ticks span at least `(k - 1) * period`.
 
-use std::future::{poll_fn, Future};
-use std::pin::Pin;
+use std::future::poll_fn;
 use std::task::{ready, Context, Poll};
 use std::time::Duration;
 
-use super::sleep::Sleep;
+use super::sleep::Delay;
 use super::Instant;
 
 /// How an [`Interval`] catches up after ticks were missed (the task was busy or the
@@ -93,7 +92,7 @@ pub fn interval(period: Duration) -> Interval {
 pub fn interval_at(start: Instant, period: Duration) -> Interval {
     assert!(period > Duration::ZERO, "`period` must be non-zero");
     Interval {
-        delay: Sleep::new(start),
+        delay: Delay::new(start),
         period,
         missed_tick_behavior: MissedTickBehavior::default(),
     }
@@ -102,7 +101,7 @@ pub fn interval_at(start: Instant, period: Duration) -> Interval {
 /// A stream of ticks, from [`interval`] or [`interval_at`].
 #[derive(Debug)]
 pub struct Interval {
-    delay: Sleep,
+    delay: Delay,
     period: Duration,
     missed_tick_behavior: MissedTickBehavior,
 }
@@ -115,7 +114,7 @@ impl Interval {
 
     /// Polls for the next tick; `Ready(scheduled instant)` once it is due.
     pub fn poll_tick(&mut self, cx: &mut Context<'_>) -> Poll<Instant> {
-        ready!(Pin::new(&mut self.delay).poll(cx));
+        ready!(self.delay.poll_budgeted(cx));
         let timeout = self.delay.deadline();
         let now = Instant::now();
         let next = if now > add(timeout, MISSED_THRESHOLD) {
@@ -124,28 +123,28 @@ impl Interval {
         } else {
             add(timeout, self.period)
         };
-        Pin::new(&mut self.delay).reset(next);
+        self.delay.reset(next);
         Poll::Ready(timeout)
     }
 
     /// Restarts the schedule: the next tick is one `period` from now.
     pub fn reset(&mut self) {
-        Pin::new(&mut self.delay).reset(add(Instant::now(), self.period));
+        self.delay.reset(add(Instant::now(), self.period));
     }
 
     /// Makes the next tick due now.
     pub fn reset_immediately(&mut self) {
-        Pin::new(&mut self.delay).reset(Instant::now());
+        self.delay.reset(Instant::now());
     }
 
     /// Makes the next tick due `after` from now.
     pub fn reset_after(&mut self, after: Duration) {
-        Pin::new(&mut self.delay).reset(add(Instant::now(), after));
+        self.delay.reset(add(Instant::now(), after));
     }
 
     /// Makes the next tick due at `deadline`.
     pub fn reset_at(&mut self, deadline: Instant) {
-        Pin::new(&mut self.delay).reset(deadline);
+        self.delay.reset(deadline);
     }
 
     /// The period.

@@ -60,6 +60,8 @@ pub(crate) use clock::{any_paused, note_paused, AutoAdvanceGuard};
 pub use error::Elapsed;
 pub use instant::Instant;
 pub use interval::{interval, interval_at, Interval, MissedTickBehavior};
+#[cfg(all(feature = "hyper", not(loom)))]
+pub(crate) use sleep::Delay;
 pub use sleep::{sleep, sleep_until, Sleep};
 pub use std::time::Duration;
 pub use timeout::{timeout, timeout_at, Timeout};

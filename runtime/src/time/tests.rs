@@ -26,13 +26,13 @@ fn dropped_sleep_leaves_nothing_in_the_wheel() {
     let rt = rt();
     rt.block_on(async {
         assert_eq!(entries(), 0);
-        let mut sleeps: Vec<Sleep> = (1..=100)
-            .map(|i| sleep(Duration::from_secs(60 + i)))
+        let mut sleeps: Vec<std::pin::Pin<Box<Sleep>>> = (1..=100)
+            .map(|i| Box::pin(sleep(Duration::from_secs(60 + i))))
             .collect();
         // Creating a sleep takes no wheel entry; the first pending poll inserts one.
         assert_eq!(entries(), 0);
         for s in &mut sleeps {
-            assert!(poll_once(std::pin::Pin::new(s)).is_pending());
+            assert!(poll_once(s.as_mut()).is_pending());
         }
         assert_eq!(entries(), 100);
         sleeps.truncate(40);
@@ -46,10 +46,10 @@ fn dropped_sleep_leaves_nothing_in_the_wheel() {
 fn fired_sleep_is_removed_when_dropped_and_expired_one_never_inserted() {
     let rt = rt();
     rt.block_on(async {
-        let mut s = sleep(Duration::from_millis(5));
-        assert!(poll_once(std::pin::Pin::new(&mut s)).is_pending());
+        let mut s = Box::pin(sleep(Duration::from_millis(5)));
+        assert!(poll_once(s.as_mut()).is_pending());
         assert_eq!(entries(), 1);
-        (&mut s).await;
+        s.as_mut().await;
         assert!(s.is_elapsed());
         drop(s);
         assert_eq!(entries(), 0);
@@ -88,19 +88,19 @@ fn timeout_removes_its_timer_on_both_outcomes() {
 fn reset_moves_the_single_entry() {
     let rt = rt();
     rt.block_on(async {
-        let mut s = sleep(Duration::from_secs(3600));
-        assert!(poll_once(std::pin::Pin::new(&mut s)).is_pending());
+        let mut s = Box::pin(sleep(Duration::from_secs(3600)));
+        assert!(poll_once(s.as_mut()).is_pending());
         let target = Instant::now() + Duration::from_millis(10);
-        std::pin::Pin::new(&mut s).reset(target);
+        s.as_mut().reset(target);
         assert_eq!(s.deadline(), target);
         assert_eq!(entries(), 1);
-        (&mut s).await;
+        s.as_mut().await;
         assert!(Instant::now() >= target);
         // Re-arm a completed sleep.
         let again = Instant::now() + Duration::from_millis(5);
-        std::pin::Pin::new(&mut s).reset(again);
+        s.as_mut().reset(again);
         assert!(!s.is_elapsed());
-        (&mut s).await;
+        s.as_mut().await;
         assert!(Instant::now() >= again);
         // The completing poll freed the entry (so the drop takes no lock).
         assert_eq!(entries(), 0);
@@ -109,14 +109,19 @@ fn reset_moves_the_single_entry() {
     });
 }
 
-/// Compile-time: the timer types are `Send + Sync + Unpin` (`Timeout` when its future is).
+/// Compile-time: the timer types are `Send + Sync`; `Interval` and `Elapsed` are `Unpin`,
+/// `Sleep` and `Timeout` are not (tokio's auto traits; `tests/auto_traits.rs` checks the
+/// negative side).
 #[test]
-fn timer_types_are_send_sync_unpin() {
-    fn check<T: Send + Sync + Unpin>() {}
+fn timer_types_are_send_sync() {
+    fn check<T: Send + Sync>() {}
+    fn unpin<T: Unpin>() {}
     check::<Sleep>();
     check::<crate::time::Interval>();
     check::<crate::time::Timeout<std::future::Ready<()>>>();
     check::<crate::time::Elapsed>();
+    unpin::<crate::time::Interval>();
+    unpin::<crate::time::Elapsed>();
 }
 
 #[test]

@@ -5,9 +5,9 @@
 //! cooperative budget (the inner future may have spent it all; the timeout must still be
 //! able to fire). Dropping the `Timeout` drops the inner future and removes the timer.
 //!
-//! Pinning: the inner future is structurally pinned (`Timeout` never moves it, has no
-//! `Drop` impl, and is `Unpin` only when `F` is, by the auto trait); the `Sleep` is `Unpin`
-//! and is accessed by plain `&mut`.
+//! Pinning: the inner future and the `Sleep` are structurally pinned (`Timeout` never
+//! moves them and has no `Drop` impl); the `Sleep` is `!Unpin`, so a `Timeout` is too,
+//! whatever `F`, as tokio's.
 
 use std::fmt;
 use std::future::{Future, IntoFuture};
@@ -101,8 +101,8 @@ impl<F: Future> Future for Timeout<F> {
     type Output = Result<F::Output, Elapsed>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        // SAFETY: we never move out of `this`: `value` is only re-pinned in place below and
-        // `delay` is `Unpin`; see the module docs for why `value` is structurally pinned.
+        // SAFETY: we never move out of `this`: `value` and `delay` are only re-pinned in
+        // place below; see the module docs for why both are structurally pinned.
         let this = unsafe { self.get_unchecked_mut() };
         // SAFETY: `value` lives inside the pinned `Timeout` and is never moved (no `Drop`
         // impl, no method moving it out of a pinned `Timeout`), so it stays pinned.
@@ -110,7 +110,9 @@ impl<F: Future> Future for Timeout<F> {
         if let Poll::Ready(v) = value.poll(cx) {
             return Poll::Ready(Ok(v));
         }
-        match this.delay.poll_unbudgeted(cx) {
+        // SAFETY: as for `value`: `delay` is never moved out of a pinned `Timeout`.
+        let delay = unsafe { Pin::new_unchecked(&mut this.delay) };
+        match delay.poll_unbudgeted(cx) {
             Poll::Ready(()) => Poll::Ready(Err(Elapsed::new())),
             Poll::Pending => Poll::Pending,
         }

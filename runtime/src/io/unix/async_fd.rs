@@ -252,8 +252,7 @@ impl<T: AsRawFd> AsyncFd<T> {
         cx: &mut Context<'_>,
         mask: DriverReady,
     ) -> Poll<io::Result<ReadyEvent>> {
-        ready!(coop::poll_proceed(cx));
-        self.registration.poll_ready_mask(cx, mask)
+        poll_registration(&self.registration, cx, mask)
     }
 
     /// Spends budget and waits for readiness in `dir` through `dir`'s single
@@ -350,7 +349,10 @@ impl<T: AsRawFd> AsyncFd<T> {
     /// # Errors
     /// As [`Self::ready`].
     pub async fn readable_mut(&mut self) -> io::Result<AsyncFdReadyMutGuard<'_, T>> {
-        let ev = poll_fn(|cx| self.poll_event(cx, Direction::Read.mask())).await?;
+        // The wait borrows only the registration, so the future is `Send` when `T` is
+        // (tokio's), without asking `T: Sync` as a borrow of the whole `AsyncFd` would.
+        let reg = &self.registration;
+        let ev = poll_fn(|cx| poll_registration(reg, cx, Direction::Read.mask())).await?;
         Ok(AsyncFdReadyMutGuard::new(self, ev))
     }
 
@@ -368,7 +370,10 @@ impl<T: AsRawFd> AsyncFd<T> {
     /// # Errors
     /// As [`Self::ready`].
     pub async fn writable_mut(&mut self) -> io::Result<AsyncFdReadyMutGuard<'_, T>> {
-        let ev = poll_fn(|cx| self.poll_event(cx, Direction::Write.mask())).await?;
+        // The wait borrows only the registration, so the future is `Send` when `T` is
+        // (tokio's), without asking `T: Sync` as a borrow of the whole `AsyncFd` would.
+        let reg = &self.registration;
+        let ev = poll_fn(|cx| poll_registration(reg, cx, Direction::Write.mask())).await?;
         Ok(AsyncFdReadyMutGuard::new(self, ev))
     }
 
@@ -476,4 +481,15 @@ impl<T: AsRawFd> Drop for AsyncFd<T> {
         // freed after this body.
         drop(self.take_inner());
     }
+}
+
+/// Spends budget and waits for readiness in `mask` on `reg`: `AsyncFd`'s waits, as a free
+/// function so a future can borrow the registration alone.
+fn poll_registration(
+    reg: &Registration,
+    cx: &mut Context<'_>,
+    mask: DriverReady,
+) -> Poll<io::Result<ReadyEvent>> {
+    ready!(coop::poll_proceed(cx));
+    reg.poll_ready_mask(cx, mask)
 }
