@@ -10,6 +10,7 @@ use benches::adapters::ours::Ours;
 use benches::adapters::smol::{SmolExecutor, SmolStatic};
 use benches::adapters::tokio_rt::Tokio;
 use benches::harness::{bench, group, own_oneshot_group};
+use benches::workloads::remote_threads::*;
 use benches::workloads::scheduler::*;
 use benches::{workers, AsyncSignal, BlockingSignal, Flavor};
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -37,6 +38,10 @@ fn multi_thread(c: &mut Criterion) {
     workload!(c, spawn_many_remote_idle, slow: false);
     workload!(c, spawn_many_remote_busy1, slow: false);
     workload!(c, spawn_many_remote_busy2, slow: true);
+    workload!(c, spawn_remote_threads_1, slow: false);
+    workload!(c, spawn_remote_threads_4, slow: false);
+    workload!(c, spawn_remote_threads_16, slow: false);
+    workload!(c, spawn_remote_threads_64, slow: false);
     workload!(c, ping_pong, slow: false, floor);
     own_oneshot_group::<BlockingSignal>(c, Flavor::MultiThread(workers()));
     workload!(c, yield_many, slow: false, floor);

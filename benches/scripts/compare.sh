@@ -233,8 +233,13 @@ import glob, json, os, statistics, sys, platform
 out, workers, instr_file, instr_chan_file = sys.argv[1:5]
 RUNTIMES = ["runtime", "tokio", "tokio_tuned", "smol", "smol_static", "floor"]
 WORKLOADS = ["spawn_many_local", "spawn_many_remote_idle", "spawn_many_remote_busy1",
-             "spawn_many_remote_busy2", "ping_pong", "ping_pong_own_oneshot", "yield_many",
+             "spawn_many_remote_busy2", "spawn_remote_threads_1", "spawn_remote_threads_4",
+             "spawn_remote_threads_16", "spawn_remote_threads_64", "ping_pong", "ping_pong_own_oneshot", "yield_many",
              "chained_spawn", "join_set"]
+# Spawns from many plain threads: multi-thread only (a current-thread runtime's tasks run
+# on the bench thread, which is blocked in the barrier).
+MULTI_ONLY = {"spawn_remote_threads_1", "spawn_remote_threads_4", "spawn_remote_threads_16",
+              "spawn_remote_threads_64"}
 # The sync groups (benches/benches/sync_{locks,chan}.rs), multi-thread only: group, row name.
 SYNC_GROUPS = [("sync/" + w, w) for w in (
     "semaphore_uncontended", "semaphore_contended_1", "semaphore_contended_n",
@@ -306,6 +311,8 @@ print("-" * len(hdr))
 missing = 0
 for group_prefix, flavor in FLAVORS:
     for wl in WORKLOADS:
+        if group_prefix != "multi_thread" and wl in MULTI_ONLY:
+            continue
         group = f"{group_prefix}/{wl}"
         get = lambda rt: medians.get((group, rt))
         ratio = lambda rt: paired(group, rt, "runtime")

@@ -12,7 +12,8 @@
 //!
 //! The crate is laid out as:
 //!
-//! - this file: the traits ([`Bench`], [`Spawner`], [`Signal`], [`Notify`], [`Oneshot`]),
+//! - this file: the traits ([`Bench`], [`Spawner`], [`RemoteSpawner`], [`Signal`],
+//!   [`Notify`], [`Oneshot`]),
 //!   their two signals ([`BlockingSignal`], [`AsyncSignal`]), [`Flavor`], [`workers`] and
 //!   [`stall`];
 //! - [`adapters`]: one file per runtime under test, each implementing [`Bench`] and
@@ -106,10 +107,25 @@ pub trait Spawner: Clone + Send + Sync + 'static {
     fn yield_now(&self) -> impl Future<Output = ()> + Send + 'static;
 }
 
+/// Spawns from any plain thread outside the runtime (a runtime handle's `spawn`, or a
+/// `&'static` executor), for the workloads that spawn from many threads at once.
+pub trait RemoteSpawner: Clone + Send + 'static {
+    /// Spawns a task whose handle is not wanted.
+    fn spawn_detached<F>(&self, future: F)
+    where
+        F: Future<Output = ()> + Send + 'static;
+}
+
 /// A runtime under test, as the bench thread sees it.
 pub trait Bench {
     /// What its tasks spawn with.
     type Spawner: Spawner;
+
+    /// What plain threads spawn with.
+    type Remote: RemoteSpawner;
+
+    /// A spawner for plain threads (see [`RemoteSpawner`]).
+    fn remote(&self) -> Self::Remote;
 
     /// The spawner for tasks running on this runtime (and for futures in `block_on`).
     fn spawner(&self) -> Self::Spawner;

@@ -23,7 +23,7 @@ use std::task::{Context, Poll, RawWaker, RawWakerVTable, Wake, Waker};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use crate::{Bench, Flavor, Spawner};
+use crate::{Bench, Flavor, RemoteSpawner, Spawner};
 
 /// `std::cell::UnsafeCell` behind closure-scoped access: every raw access below is one
 /// `with_mut` call, so the extent of each borrow is visible at its site.
@@ -374,8 +374,27 @@ impl Future for YieldNow {
     }
 }
 
+/// The floor runs every task on the bench thread: no other thread may spawn onto it, so
+/// the many-thread workloads leave it out.
+#[derive(Clone, Copy, Debug)]
+pub struct FloorNoRemote;
+
+impl RemoteSpawner for FloorNoRemote {
+    fn spawn_detached<F>(&self, _future: F)
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        panic!("the floor executor is single-threaded: spawning onto it from another thread is not supported (leave it out of the remote-thread workloads)");
+    }
+}
+
 impl Bench for Floor {
     type Spawner = FloorSpawner;
+    type Remote = FloorNoRemote;
+
+    fn remote(&self) -> FloorNoRemote {
+        FloorNoRemote
+    }
 
     fn spawner(&self) -> FloorSpawner {
         FloorSpawner

@@ -9,7 +9,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use crate::{metrics, Bench, Flavor, Spawner};
+use crate::{metrics, Bench, Flavor, RemoteSpawner, Spawner};
 
 /// Our runtime, in either flavor.
 pub struct Ours {
@@ -78,8 +78,26 @@ impl Spawner for OursSpawner {
     }
 }
 
+/// Spawns from a plain thread through a clone of the runtime's `Handle`.
+#[derive(Clone, Debug)]
+pub struct OursRemote(runtime::Handle);
+
+impl RemoteSpawner for OursRemote {
+    fn spawn_detached<F>(&self, future: F)
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        drop(self.0.spawn(future));
+    }
+}
+
 impl Bench for Ours {
     type Spawner = OursSpawner;
+    type Remote = OursRemote;
+
+    fn remote(&self) -> OursRemote {
+        OursRemote(self.rt.handle().clone())
+    }
 
     fn spawner(&self) -> OursSpawner {
         OursSpawner

@@ -12,7 +12,7 @@ use async_executor::{Executor, StaticExecutor, Task};
 use futures::channel::oneshot;
 use futures_lite::future;
 
-use crate::{Bench, Flavor, Spawner};
+use crate::{Bench, Flavor, RemoteSpawner, Spawner};
 
 /// What the two executors have in common, as used here.
 pub trait Exec: Send + Sync + 'static {
@@ -157,8 +157,23 @@ impl<E: Exec> Spawner for SmolSpawner<E> {
     }
 }
 
+/// The executor is `&'static`: any thread spawns onto it directly.
+impl<E: Exec> RemoteSpawner for SmolSpawner<E> {
+    fn spawn_detached<F>(&self, future: F)
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        self.0.spawn_task(future).detach();
+    }
+}
+
 impl<E: Exec> Bench for Smol<E> {
     type Spawner = SmolSpawner<E>;
+    type Remote = SmolSpawner<E>;
+
+    fn remote(&self) -> SmolSpawner<E> {
+        SmolSpawner(self.ex)
+    }
 
     fn spawner(&self) -> SmolSpawner<E> {
         SmolSpawner(self.ex)

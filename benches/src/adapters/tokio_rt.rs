@@ -11,7 +11,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use crate::{Bench, Flavor, Spawner};
+use crate::{Bench, Flavor, RemoteSpawner, Spawner};
 
 /// The name this adapter's results go under: `tokio`, or `tokio_tuned` in a
 /// `--cfg tokio_unstable` build.
@@ -82,8 +82,26 @@ impl Spawner for TokioSpawner {
     }
 }
 
+/// Spawns from a plain thread through a clone of the runtime's `Handle`.
+#[derive(Clone, Debug)]
+pub struct TokioRemote(tokio::runtime::Handle);
+
+impl RemoteSpawner for TokioRemote {
+    fn spawn_detached<F>(&self, future: F)
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        drop(self.0.spawn(future));
+    }
+}
+
 impl Bench for Tokio {
     type Spawner = TokioSpawner;
+    type Remote = TokioRemote;
+
+    fn remote(&self) -> TokioRemote {
+        TokioRemote(self.rt.handle().clone())
+    }
 
     fn spawner(&self) -> TokioSpawner {
         TokioSpawner
