@@ -6,6 +6,7 @@ use benches::adapters::floor::Floor;
 use benches::adapters::ours::{Ours, OursOneshot};
 use benches::adapters::smol::{SmolExecutor, SmolStatic};
 use benches::adapters::tokio_rt::{Tokio, TokioOneshot};
+use benches::workloads::remote_threads::*;
 use benches::workloads::scheduler::*;
 use benches::{AsyncSignal, Bench, BlockingSignal, Flavor, Signal};
 
@@ -23,6 +24,11 @@ fn all<B: Bench, S: Signal>(make: impl Fn() -> B, floor_only: bool) {
         list.push(("spawn_many_remote_idle", spawn_many_remote_idle::<B, S>));
         list.push(("spawn_many_remote_busy1", spawn_many_remote_busy1::<B, S>));
         list.push(("spawn_many_remote_busy2", spawn_many_remote_busy2::<B, S>));
+    }
+    if make().flavor() != Flavor::CurrentThread {
+        list.push(("spawn_remote_threads_1", spawn_remote_threads_1::<B, S>));
+        list.push(("spawn_remote_threads_4", spawn_remote_threads_4::<B, S>));
+        list.push(("spawn_remote_threads_64", spawn_remote_threads_64::<B, S>));
     }
     for (name, workload) in list {
         let rt = make();
