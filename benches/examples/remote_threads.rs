@@ -24,18 +24,26 @@ fn run<B: Bench>(rt: &B, k: usize, iters: usize) {
     drop(iteration);
     times.sort();
     println!(
-        "{iters} iterations of 10,000 spawns from {k} threads: median {:?}, min {:?}, max {:?}",
+        "{iters} iterations of 10,000 spawns from {k} threads: median {:?}, min {:?}, p90 {:?}, p99 {:?}, max {:?}",
         times[iters / 2],
         times[0],
+        times[iters * 9 / 10],
+        times[iters * 99 / 100],
         times[iters - 1]
     );
 }
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let which = args.next().expect("RUNTIME: ours, tokio, smol or smol_static");
-    let k: usize = args.next().map_or(16, |s| s.parse().expect("K: a thread count"));
-    let iters: usize = args.next().map_or(50, |s| s.parse().expect("ITERS: a count"));
+    let which = args
+        .next()
+        .expect("RUNTIME: ours, tokio, smol or smol_static");
+    let k: usize = args
+        .next()
+        .map_or(16, |s| s.parse().expect("K: a thread count"));
+    let iters: usize = args
+        .next()
+        .map_or(50, |s| s.parse().expect("ITERS: a count"));
     let flavor = Flavor::MultiThread(workers());
     match which.as_str() {
         "ours" => run(&Ours::new(flavor), k, iters),
