@@ -57,9 +57,12 @@ impl Malformed {
     }
 }
 
+/// A parsed command's arguments and how many bytes of the buffer its frame took.
+type Parsed<'a> = (Vec<&'a [u8]>, usize);
+
 /// Parses one command off the front of `buf`: `Ok(Some((args, used)))` when a whole frame
 /// is there, `Ok(None)` when more bytes are needed.
-fn parse(buf: &[u8]) -> Result<Option<(Vec<&[u8]>, usize)>, Malformed> {
+fn parse(buf: &[u8]) -> Result<Option<Parsed<'_>>, Malformed> {
     let Some(first) = buf.first() else {
         return Ok(None);
     };
