@@ -31,6 +31,10 @@ server_cmd() {
 start_server() {
     local name=$1 log=$WORK/$1.log
     shift
+    # Emptied here, not by the redirection below: that one runs in the forked child, so the
+    # wait loop could read the previous run's port from the old log before the child
+    # truncates it.
+    : >"$log"
     # shellcheck disable=SC2046
     "$@" $(server_cmd "$name") >"$log" 2>&1 &
     SERVER_PID=$!
