@@ -26,6 +26,9 @@ use futures::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 /// The shared key space.
 type Db = Arc<Mutex<HashMap<Vec<u8>, Vec<u8>>>>;
 
+/// A parsed command: its arguments (slices of the read buffer) and the bytes it spans.
+type Command<'a> = (Vec<&'a [u8]>, usize);
+
 /// The largest command accepted (a longer one closes the connection).
 const MAX_COMMAND: usize = 1 << 20;
 
@@ -65,7 +68,7 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin>(mut stream: S, db: Db) -> io::
 
 /// The first complete command in `buf` as its arguments (ranges into `buf`) and the bytes
 /// it spans; `None` while incomplete.
-fn parse_command(buf: &[u8]) -> io::Result<Option<(Vec<&[u8]>, usize)>> {
+fn parse_command(buf: &[u8]) -> io::Result<Option<Command<'_>>> {
     let Some((count, mut pos)) = parse_line(buf, 0, b'*')? else {
         return Ok(None);
     };
