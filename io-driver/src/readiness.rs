@@ -217,22 +217,26 @@ impl ScheduledIo {
         let mut waiters = self.waiters.lock();
         // A wait on error alone (or on nothing: the shutdown) joins the read waiters; an
         // error event wakes both sides.
-        let stale_read = (mask.intersects(READ_WAIT) || !mask.intersects(WRITE_WAIT))
-            .then(|| waiters.register(Direction::Read, cx.waker()));
-        let stale_write = mask
-            .intersects(WRITE_WAIT)
-            .then(|| waiters.register(Direction::Write, cx.waker()));
+        let mut stale = Vec::new();
+        if mask.intersects(READ_WAIT) || !mask.intersects(WRITE_WAIT) {
+            stale = waiters.register(Direction::Read, cx.waker());
+        }
+        if mask.intersects(WRITE_WAIT) {
+            let more = waiters.register(Direction::Write, cx.waker());
+            if !more.is_empty() {
+                stale.extend(more);
+            }
+        }
         // Re-read under the lock: the driver stores the word before taking this lock, so if
         // it took the lock before us we see its store here; otherwise it will see our waker.
         // Acquire: as above.
         let res = Self::check(self.state.load(Ordering::Acquire), mask);
         drop(waiters);
-        // Wakers run arbitrary code when woken or dropped: never under our lock.
-        stale_read
-            .into_iter()
-            .chain(stale_write)
-            .flatten()
-            .for_each(Waker::wake);
+        // Wakers run arbitrary code when woken or dropped: never under our lock. (Usually
+        // none: a compaction's, `Waiters::register`.)
+        if !stale.is_empty() {
+            stale.into_iter().for_each(Waker::wake);
+        }
         match res {
             Some(r) => Poll::Ready(r),
             None => Poll::Pending,

@@ -1,6 +1,9 @@
 //! `Registration`: a registered I/O resource's claim on one slab entry.
 //!
-//! It holds the driver handle plus the entry's index and generation. Readiness is read and
+//! It holds the driver handle, the entry's index and generation, and the slab page that
+//! holds the entry with the entry's offset in it (taken once, at registration: pages never
+//! move or shrink, so each operation indexes the page instead of looking the index up in
+//! the slab). Readiness is read and
 //! cleared through the entry's atomic word (see `readiness.rs`); the usual socket operation
 //! is `poll_io`: wait for readiness, try the syscall, and on `WouldBlock` clear exactly the
 //! readiness that was observed (tick-checked) and wait again.
@@ -27,19 +30,30 @@ pub struct Registration {
     handle: Arc<Handle>,
     index: usize,
     gen: usize,
+    /// The slab page holding entry `index`, and the entry's offset in it.
+    page: Arc<[ScheduledIo]>,
+    offset: usize,
 }
 
 impl Registration {
     pub(crate) fn new(handle: Arc<Handle>, index: usize, gen: usize) -> Registration {
-        Registration { handle, index, gen }
+        // The slab just handed out `index`, so its page exists.
+        let (page, offset) = handle
+            .slab
+            .entry(index)
+            .expect("registration's slab entry exists");
+        Registration {
+            handle,
+            index,
+            gen,
+            page,
+            offset,
+        }
     }
 
+    #[inline]
     fn io(&self) -> &ScheduledIo {
-        // The slab never frees a page while the handle lives, and we own this index.
-        self.handle
-            .slab
-            .get(self.index)
-            .expect("registration's slab entry exists")
+        &self.page[self.offset]
     }
 
     /// `Ready(Ok(ev))` when the resource is ready in `dir` (readiness stays set until

@@ -3,7 +3,9 @@
 //! Storage is a fixed array of lazily allocated pages whose sizes double (32, 64, 128, ...
 //! entries), so the slab grows on demand without ever moving an entry and lookups need no
 //! lock: index -> (page, offset) is a little arithmetic, then a `OnceLock::get`. Pages are
-//! never freed before the slab itself, so an entry reference is valid for the slab's life.
+//! never freed before the slab itself, so an entry reference is valid for the slab's life;
+//! a registration keeps its page's `Arc` and offset (`entry`), so its operations reach the
+//! entry by one indexing, without the lookup.
 //!
 //! Allocation and freeing take one mutex (registration is not the hot path); freed indices
 //! go on a free list and are reused. Freeing bumps the entry's generation, and the mio
@@ -19,7 +21,7 @@
 
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::task::Waker;
 
 use mio::Token;
@@ -67,7 +69,9 @@ struct AllocState {
 }
 
 pub(crate) struct Slab {
-    pages: [OnceLock<Box<[ScheduledIo]>>; PAGES],
+    /// Shared with the registrations of their entries (`entry`), which keep the page they
+    /// point into.
+    pages: [OnceLock<Arc<[ScheduledIo]>>; PAGES],
     alloc: Mutex<AllocState>,
     /// `AllocState::live`, readable without the mutex (a hint: see the module doc).
     live_hint: AtomicUsize,
@@ -95,6 +99,16 @@ impl Slab {
         }
         let (page, offset) = locate(index);
         self.pages[page].get().map(|p| &p[offset])
+    }
+
+    /// The page holding `index` and the entry's offset in it, if the page exists: what a
+    /// registration keeps, so that its operations reach the entry without this lookup.
+    pub(crate) fn entry(&self, index: usize) -> Option<(Arc<[ScheduledIo]>, usize)> {
+        if index >= CAPACITY {
+            return None;
+        }
+        let (page, offset) = locate(index);
+        self.pages[page].get().map(|p| (Arc::clone(p), offset))
     }
 
     /// Claim an entry; returns (index, generation).

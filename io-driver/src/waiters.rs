@@ -197,7 +197,27 @@ impl Waiters {
     }
 
     /// Moves every waiter of `dir` to `out`.
+    #[inline]
     pub(crate) fn take(&mut self, dir: Direction, out: &mut Vec<Waker>) {
+        // The usual entry: one waiter per direction at most, no overflow lists (an event
+        // often names a direction nobody waits on: the writable bit rides along with every
+        // readable edge).
+        if self.more.is_none() {
+            let first = match dir {
+                Direction::Read => &mut self.reader,
+                Direction::Write => &mut self.writer,
+            };
+            if let Some(w) = first.take() {
+                out.push(w);
+            }
+            return;
+        }
+        self.take_with_more(dir, out);
+    }
+
+    /// [`take`](Self::take) of an entry whose overflow lists exist.
+    #[inline(never)]
+    fn take_with_more(&mut self, dir: Direction, out: &mut Vec<Waker>) {
         let (first, more) = match dir {
             Direction::Read => (
                 &mut self.reader,

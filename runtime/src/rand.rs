@@ -83,9 +83,12 @@ impl SeedGenerator {
 }
 
 std::thread_local! {
-    static RNG: Cell<Option<u64>> = const { Cell::new(None) };
+    /// The generator's state; 0 until the thread's first draw seeds it (a xorshift state
+    /// is never 0, `FastRand::from_state`).
+    static RNG: Cell<u64> = const { Cell::new(0) };
 }
 
+#[cold]
 fn initial_state() -> u64 {
     use std::hash::{BuildHasher, Hasher};
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
@@ -93,12 +96,18 @@ fn initial_state() -> u64 {
     FastRand::new(h.finish()).next()
 }
 
-/// A value in `0..n` (n > 0) from the thread's generator. (`select!` calls it.)
+/// A value in `0..n` (n > 0) from the thread's generator. (`select!` calls it, at every
+/// poll of a `select!` that is not `biased`: one thread-local read and write.)
+#[inline]
 pub(crate) fn thread_rng_n(n: u32) -> u32 {
     RNG.try_with(|cell| {
-        let mut rng = FastRand::from_state(cell.get().unwrap_or_else(initial_state));
+        let state = match cell.get() {
+            0 => initial_state(),
+            s => s,
+        };
+        let mut rng = FastRand::from_state(state);
         let v = rng.below(n);
-        cell.set(Some(rng.state()));
+        cell.set(rng.state());
         v
     })
     .unwrap_or(0)
@@ -106,14 +115,15 @@ pub(crate) fn thread_rng_n(n: u32) -> u32 {
 
 /// Restores the thread's generator when a seeded runtime's thread leaves it.
 pub(crate) struct ReseedGuard {
-    prev: Option<Option<u64>>,
+    /// The state to put back (0: unseeded), when the runtime re-seeded the thread.
+    prev: Option<u64>,
 }
 
 /// Seeds the thread's generator from `gen` (when the runtime has one) until the guard drops.
 pub(crate) fn enter(gen: Option<&SeedGenerator>) -> ReseedGuard {
     let prev = gen.and_then(|g| {
         let state = FastRand::new(g.next_seed()).state();
-        RNG.try_with(|cell| cell.replace(Some(state))).ok()
+        RNG.try_with(|cell| cell.replace(state)).ok()
     });
     ReseedGuard { prev }
 }

@@ -26,6 +26,7 @@ pub mod support {
     pub use runtime_macros::select_priv_clean_pattern;
 
     /// A value in `0..n` from the thread's generator (seeded by `Builder::rng_seed`).
+    #[inline]
     pub fn thread_rng_n(n: u32) -> u32 {
         crate::rand::thread_rng_n(n)
     }
