@@ -186,14 +186,14 @@ impl<T> JoinHandle<T> {
         // read, is then not read at all.
         let recorded = crate::inspect::waker_task(waker).is_some() && {
             let wait = crate::waits::Wait {
-                kind: "JoinHandle",
+                kind: crate::waits::WaitKind::JoinHandle,
                 object: self.raw().as_ptr() as usize,
                 // SAFETY: the handle's reference keeps the task live.
                 target: Some(unsafe { Header::trailer(self.raw()) }.meta.id()),
                 at: None,
             };
-            // SAFETY: no holder word.
-            unsafe { crate::waits::record(self.wait_key(), waker, wait, None) }
+            // SAFETY: no holder word, no test.
+            unsafe { crate::waits::record(self.wait_key(), waker, wait, None, None) }
         };
         if self.recorded() && !recorded {
             // Now polled by something that is no task: the old record is stale.
