@@ -237,6 +237,45 @@ fn a_oneshot_receiver_that_moves_to_another_task_is_shown_under_the_new_one() {
 }
 
 #[test]
+fn a_queued_acquire_that_moves_to_another_task_is_shown_under_the_new_one() {
+    watchdog(
+        "a queued semaphore acquire awaited by two tasks in turn",
+        || {
+            let rt = support::current_thread();
+            let s = Arc::new(runtime::sync::Semaphore::new(0));
+            let (hand_tx, hand_rx) = oneshot::channel();
+            let s1 = s.clone();
+            // The first task polls the acquire once (it queues), then hands it over.
+            let first = rt.spawn(async move {
+                let mut acquire = Box::pin(s1.acquire_owned());
+                let poll = std::future::poll_fn(|cx| {
+                    use std::future::Future;
+                    let _ = acquire.as_mut().poll(cx);
+                    std::task::Poll::Ready(())
+                });
+                poll.await;
+                assert!(hand_tx.send(acquire).is_ok(), "the second task is gone");
+                runtime::time::sleep(FOREVER).await;
+            });
+            let second = rt.spawn(async move { drop(hand_rx.await.unwrap().await.unwrap()) });
+            let d = settle(&rt, &[first.id(), second.id()]);
+            assert_eq!(kind_of(&d, second.id()), "Semaphore", "{d}");
+            assert!(
+                matches!(
+                    d.task(first.id()).unwrap().waits_on(),
+                    [WaitsOn::Sleep { .. }]
+                ),
+                "the first task no longer waits on the semaphore:\n{d}"
+            );
+            let ids = [first.id(), second.id()];
+            s.add_permits(1);
+            rt.block_on(second).unwrap();
+            assert!(recorded(&ids).is_empty());
+        },
+    );
+}
+
+#[test]
 fn a_queued_lock_waiter_is_shown_where_it_awaits_the_lock() {
     watchdog("Mutex and RwLock waiters' await locations", || {
         let rt = support::current_thread();
