@@ -165,7 +165,9 @@ impl<T> Future for JoinHandle<T> {
         };
         match out {
             // The slow path: the waker now sits in the task's trailer; tell dumps who waits
-            // (again at each pending poll: the handle may have moved to another task).
+            // (again at each pending poll: the handle may have moved to another task, and a
+            // one-word handle has no room for a `WaitSlot`'s waker; the tag bit is its
+            // "recorded" state).
             Poll::Pending => me.record_wait(cx.waker()),
             Poll::Ready(_) if me.recorded() => me.forget_wait(),
             _ => {}

@@ -42,9 +42,10 @@
 //! released.
 //!
 //! Task dumps: a waiter that queues is recorded in the wait registry (`task::waits`, under
-//! the key (this semaphore's address, its slot)) in the same lock hold, and forgotten
-//! wherever it leaves the queue (served in `release_locked`, failed by `close`, cancelled),
-//! also under the lock; the record points at `holder`, the task a lock's wrapper stores
+//! the key (this semaphore's address, its slot)) in the same lock hold, through the
+//! `WaitSlot` in its node (again when a later poll brings another task's waker), and
+//! forgotten wherever it leaves the queue (served in `release_locked`, failed by `close`,
+//! cancelled), also under the lock; the record points at `holder`, the task a lock's wrapper stores
 //! when it takes the lock (`note_holder`) and `release` clears (a lock's kind only). So
 //! the uncontended paths pay one plain store each for a lock and nothing otherwise.
 

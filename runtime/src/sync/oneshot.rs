@@ -21,8 +21,9 @@
 //! - Wakers are dropped only with `Inner` (last `Arc`) or when replaced as above.
 //!
 //! Task dumps: a side that stores a new waker (it goes to sleep; a repeated poll with the
-//! same waker stores nothing) records that in the wait registry (`task::waits`), keyed by
-//! the channel's address and the side, shown only while the state word says it still
+//! same waker stores nothing) records that in the wait registry (`task::waits`, its keyed
+//! form: the side's waker bit is its "recorded" state, so a side holds no `WaitSlot`),
+//! keyed by the channel's address and the side, shown only while the state word says it still
 //! waits (its waker bit set, its event not happened). The record is forgotten when that
 //! side lets go of the channel having stored a waker (its waker bit set, which only that
 //! side sets), so a side that never waited never touches the registry.
