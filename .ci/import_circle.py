@@ -16,8 +16,11 @@ are removed first. Every cfg counts (test modules and loom-only files included).
 `--all-paths` also counts every path written in code, not only in `use` declarations
 (`crate::scheduler::Handle::current()` inside a function): a stricter count.
 
-Usage: python3 .ci/import_circle.py [--all-paths] [SRC]   (SRC: runtime/src by default)
-No dependencies: python3 only. Not run by CI: a measure, not a rule.
+`--max N` exits 1 when the circle has more than N files: `.ci/run` checks the
+`use`-declaration circle with `--max 9`.
+
+Usage: python3 .ci/import_circle.py [--all-paths] [--max N] [SRC]   (SRC: runtime/src)
+No dependencies: python3 only.
 """
 
 import os
@@ -225,7 +228,13 @@ def circles(nodes, edges):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if a != "--all-paths"]
+    argv = sys.argv[1:]
+    limit = None
+    if "--max" in argv:
+        at = argv.index("--max")
+        limit = int(argv[at + 1])
+        del argv[at:at + 2]
+    args = [a for a in argv if a != "--all-paths"]
     root = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     src = args[0] if args else os.path.join(root, "runtime", "src")
     tree = Tree(src)
@@ -236,6 +245,8 @@ def main():
         if len(comp) > 1:
             names = ", ".join(sorted(os.path.relpath(f, src) for f in comp))
             print(f"  {len(comp)}: {names}")
+    if limit is not None and len(comps[0]) > limit:
+        sys.exit(f"the import circle has {len(comps[0])} files, more than {limit}")
 
 
 if __name__ == "__main__":

@@ -466,7 +466,7 @@ fn a_notify_waiter_keeps_its_record_when_a_served_waiter_leaves_after_it() {
         let on_notify = |id| {
             task::waits::snapshot()
                 .iter()
-                .any(|r| r.waiter == Some(id) && r.wait.kind == "Notify")
+                .any(|r| r.waiter == Some(id) && r.wait.kind == task::waits::WaitKind::Notify)
         };
         let spawn_waiter = || {
             let n = notify.clone();

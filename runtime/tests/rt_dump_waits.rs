@@ -201,39 +201,67 @@ fn channels_and_one_time_primitives_name_their_waiters_and_forget_them_when_serv
     );
 }
 
+/// Polls `fut` once in a first task (it starts waiting), hands it to a second task that
+/// awaits it, and checks that the dump shows the wait (`kind`) under the second task only
+/// (the first sleeps); then `release` ends the wait, and neither task leaves a record.
+/// Returns the output.
+fn a_wait_moved_to_another_task<F>(fut: F, kind: &str, release: impl FnOnce()) -> F::Output
+where
+    F: std::future::Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let rt = support::current_thread();
+    let (hand_tx, hand_rx) = oneshot::channel();
+    let first = rt.spawn(async move {
+        let mut fut = Box::pin(fut);
+        let poll = std::future::poll_fn(|cx| {
+            let _ = fut.as_mut().poll(cx);
+            std::task::Poll::Ready(())
+        });
+        poll.await;
+        assert!(hand_tx.send(fut).is_ok(), "the second task is gone");
+        runtime::time::sleep(FOREVER).await;
+    });
+    let second = rt.spawn(async move { hand_rx.await.unwrap().await });
+    let d = settle(&rt, &[first.id(), second.id()]);
+    assert_eq!(kind_of(&d, second.id()), kind, "{d}");
+    assert!(
+        matches!(
+            d.task(first.id()).unwrap().waits_on(),
+            [WaitsOn::Sleep { .. }]
+        ),
+        "the first task no longer waits on {kind}:\n{d}"
+    );
+    let ids = [first.id(), second.id()];
+    release();
+    let out = rt.block_on(second).unwrap();
+    assert!(recorded(&ids).is_empty());
+    out
+}
+
 #[test]
 fn a_oneshot_receiver_that_moves_to_another_task_is_shown_under_the_new_one() {
     watchdog("a oneshot receiver awaited by two tasks in turn", || {
-        let rt = support::current_thread();
         let (tx, rx) = oneshot::channel::<u8>();
-        let (hand_tx, hand_rx) = oneshot::channel();
-        // The first task polls the receiver once, then hands it over.
-        let first = rt.spawn(async move {
-            let mut rx = rx;
-            let poll = std::future::poll_fn(|cx| {
-                use std::future::Future;
-                let _ = std::pin::Pin::new(&mut rx).poll(cx);
-                std::task::Poll::Ready(())
-            });
-            poll.await;
-            hand_tx.send(rx).unwrap();
-            runtime::time::sleep(FOREVER).await;
-        });
-        let second = rt.spawn(async move { hand_rx.await.unwrap().await.unwrap() });
-        let d = settle(&rt, &[first.id(), second.id()]);
-        assert_eq!(kind_of(&d, second.id()), "oneshot recv", "{d}");
-        assert!(
-            matches!(
-                d.task(first.id()).unwrap().waits_on(),
-                [WaitsOn::Sleep { .. }]
-            ),
-            "the first task no longer waits on the channel:\n{d}"
-        );
-        let ids = [first.id(), second.id()];
-        tx.send(9).unwrap();
-        assert_eq!(rt.block_on(second).unwrap(), 9);
-        assert!(recorded(&ids).is_empty());
+        let got = a_wait_moved_to_another_task(rx, "oneshot recv", move || tx.send(9).unwrap());
+        assert_eq!(got.unwrap(), 9);
     });
+}
+
+#[test]
+fn a_queued_acquire_that_moves_to_another_task_is_shown_under_the_new_one() {
+    watchdog(
+        "a queued semaphore acquire awaited by two tasks in turn",
+        || {
+            let s = Arc::new(runtime::sync::Semaphore::new(0));
+            let s2 = s.clone();
+            let permit =
+                a_wait_moved_to_another_task(s.clone().acquire_owned(), "Semaphore", move || {
+                    s2.add_permits(1)
+                });
+            assert!(permit.is_ok());
+        },
+    );
 }
 
 #[test]

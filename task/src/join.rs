@@ -165,7 +165,9 @@ impl<T> Future for JoinHandle<T> {
         };
         match out {
             // The slow path: the waker now sits in the task's trailer; tell dumps who waits
-            // (again at each pending poll: the handle may have moved to another task).
+            // (again at each pending poll: the handle may have moved to another task, and a
+            // one-word handle has no room for a `WaitSlot`'s waker; the tag bit is its
+            // "recorded" state).
             Poll::Pending => me.record_wait(cx.waker()),
             Poll::Ready(_) if me.recorded() => me.forget_wait(),
             _ => {}
@@ -186,14 +188,14 @@ impl<T> JoinHandle<T> {
         // read, is then not read at all.
         let recorded = crate::inspect::waker_task(waker).is_some() && {
             let wait = crate::waits::Wait {
-                kind: "JoinHandle",
+                kind: crate::waits::WaitKind::JoinHandle,
                 object: self.raw().as_ptr() as usize,
                 // SAFETY: the handle's reference keeps the task live.
                 target: Some(unsafe { Header::trailer(self.raw()) }.meta.id()),
                 at: None,
             };
-            // SAFETY: no holder word.
-            unsafe { crate::waits::record(self.wait_key(), waker, wait, None) }
+            // SAFETY: no holder word, no test.
+            unsafe { crate::waits::record(self.wait_key(), waker, wait, None, None) }
         };
         if self.recorded() && !recorded {
             // Now polled by something that is no task: the old record is stale.

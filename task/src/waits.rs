@@ -19,7 +19,14 @@
 //! the task that took it; if that one finished and its memory went to a new task, the dump
 //! would name the new one: a guard outliving its acquirer is the one case it can mislead.)
 //! A `JoinSet` uses the same word for a number the dump reads live: its task count (kind
-//! "JoinSet"; the kind tells a reader which the word holds).
+//! [`WaitKind::JoinSet`]; the kind tells a reader which the word holds).
+//!
+//! The API every leaf uses: a waiter's record lives in a [`WaitSlot`] (its key and the
+//! task waker it was made with), which records once per new waker and forgets on drop;
+//! what it waits on is a [`Wait`] of a [`WaitKind`]; a record kept between waits carries
+//! an [`Active`] made from a value implementing the safe [`StillWaiting`] test. The keyed
+//! [`record`]/[`forget`] under the slot serve the two waiters that keep their "recorded"
+//! state in a bit they already have (the one-word `JoinHandle`, a `oneshot` side).
 //!
 //! Lock order: a shard's mutex is innermost. Leaves take it under their own lock (which
 //! is what makes "recorded" and "queued" agree), and nothing is taken, woken or dropped
@@ -28,10 +35,12 @@
 //! instead: each waiter records itself after its queue's lock is released, under a key
 //! of its own (an address inside its pinned future, not its queue node, which the
 //! notifier frees and another waiter may take), with an [`Active`] test that reads
-//! whether it was served; and the waiter itself forgets the record when it is done or
-//! dropped. "Recorded" then only means "may be waiting"; the test decides. Under loom the registry is
+//! whether it was served; and the waiter itself forgets the record (its slot) when it is
+//! done or dropped. "Recorded" then only means "may be waiting"; the test decides. Under loom the registry is
 //! compiled to nothing (it synchronizes nothing the models check).
 
+use std::fmt;
+use std::sync::atomic::AtomicU64;
 use std::task::Waker;
 
 use crate::id::Id;
@@ -39,13 +48,83 @@ use crate::id::Id;
 /// The second half of a `JoinHandle`'s wait key (the first is the awaited task's header).
 pub const JOIN_KEY: usize = usize::MAX;
 
+/// A record's key: two words the leaf chooses so that they name one queued waiter while it
+/// is queued (module doc).
+pub type WaitKey = (usize, usize);
+
+/// The primitive and the side a waiter waits on. [`WaitKind::name`] is the text a dump
+/// prints for it.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum WaitKind {
+    /// A `Mutex`'s lock.
+    Mutex,
+    /// An `RwLock`'s read or write lock.
+    RwLock,
+    /// A `Semaphore`'s permits (also under `OnceCell`).
+    Semaphore,
+    /// A bounded `mpsc` channel's capacity.
+    MpscSend,
+    /// An `mpsc` receiver's next message.
+    MpscRecv,
+    /// An `mpsc` sender's `closed()`.
+    MpscClosed,
+    /// A `Notify` (also under `Barrier` and `SetOnce`).
+    Notify,
+    /// A `watch` receiver's `changed()`.
+    WatchChanged,
+    /// A `watch` sender's `closed()`.
+    WatchClosed,
+    /// A `broadcast` receiver's next value.
+    BroadcastRecv,
+    /// A `broadcast` sender's `closed()`.
+    BroadcastClosed,
+    /// A `oneshot` receiver's value.
+    OneshotRecv,
+    /// A `oneshot` sender's `closed()`.
+    OneshotClosed,
+    /// A `JoinHandle`'s task (the record's `target`).
+    JoinHandle,
+    /// A `JoinSet`'s next task (the record's word is the set's task count).
+    JoinSet,
+    /// A signal stream's next delivery (the record's object is the signal's number).
+    Signal,
+}
+
+impl WaitKind {
+    /// The text a dump prints for this kind.
+    pub const fn name(self) -> &'static str {
+        match self {
+            WaitKind::Mutex => "Mutex",
+            WaitKind::RwLock => "RwLock",
+            WaitKind::Semaphore => "Semaphore",
+            WaitKind::MpscSend => "mpsc send",
+            WaitKind::MpscRecv => "mpsc recv",
+            WaitKind::MpscClosed => "mpsc closed",
+            WaitKind::Notify => "Notify",
+            WaitKind::WatchChanged => "watch changed",
+            WaitKind::WatchClosed => "watch closed",
+            WaitKind::BroadcastRecv => "broadcast recv",
+            WaitKind::BroadcastClosed => "broadcast closed",
+            WaitKind::OneshotRecv => "oneshot recv",
+            WaitKind::OneshotClosed => "oneshot closed",
+            WaitKind::JoinHandle => "JoinHandle",
+            WaitKind::JoinSet => "JoinSet",
+            WaitKind::Signal => "signal",
+        }
+    }
+}
+
+impl fmt::Display for WaitKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// What a queued waiter waits on, as its leaf records it.
 #[derive(Clone, Copy, Debug)]
 pub struct Wait {
-    /// The primitive and the side: "Mutex", "RwLock", "Semaphore", "Notify", "mpsc send",
-    /// "mpsc recv", "watch changed", "broadcast recv", "oneshot recv", a channel's
-    /// "... closed", "JoinHandle", "JoinSet", "signal".
-    pub kind: &'static str,
+    /// The primitive and the side.
+    pub kind: WaitKind,
     /// The object's address (for a `JoinHandle`: the awaited task's header; for a
     /// signal: its number).
     pub object: usize,
@@ -57,15 +136,67 @@ pub struct Wait {
     pub at: Option<&'static std::panic::Location<'static>>,
 }
 
-/// A record's validity test, for a leaf that keeps its record between waits instead of
-/// forgetting it at every wake-up: the record counts only while `check(data)` is true
-/// (read under the registry's shard lock, so it must only load atomics).
+impl Wait {
+    /// A wait of `kind` on the object at `object`, with no target and no location.
+    #[inline]
+    pub const fn on(kind: WaitKind, object: usize) -> Wait {
+        Wait {
+            kind,
+            object,
+            target: None,
+            at: None,
+        }
+    }
+}
+
+/// The "is it still waiting" test of a leaf that keeps its record between waits instead
+/// of forgetting it at every wake-up: a record made with an [`Active`] of a value counts
+/// only while that value's test is true. It runs under the registry's shard lock, from a
+/// dump's thread, so it only loads atomics.
+pub trait StillWaiting {
+    /// True while the waiter recorded with `kind` on `self` waits.
+    fn still_waiting(&self, kind: WaitKind) -> bool;
+}
+
+/// A record's validity test: a value that implements [`StillWaiting`], type-erased
+/// ([`Active::of`]). The recorder keeps the value alive until it forgets the record
+/// ([`record`]'s and [`WaitSlot::record`]'s contracts).
 #[derive(Clone, Copy, Debug)]
+// Under loom the registry is compiled to nothing: no record is ever tested.
+#[cfg_attr(loom, allow(dead_code))]
 pub struct Active {
-    /// What `check` reads (e.g. the leaf's waker slot).
-    pub data: *const (),
-    /// True while the waiter is waiting.
-    pub check: unsafe fn(*const ()) -> bool,
+    data: *const (),
+    check: unsafe fn(*const (), WaitKind) -> bool,
+}
+
+impl Active {
+    /// The test of `value`.
+    #[inline]
+    pub fn of<A: StillWaiting>(value: &A) -> Active {
+        Active {
+            data: (value as *const A).cast(),
+            check: still_waiting_of::<A>,
+        }
+    }
+
+    /// Runs the test.
+    ///
+    /// # Safety
+    /// The value given to [`Active::of`] is alive.
+    #[cfg_attr(loom, allow(dead_code))]
+    unsafe fn test(self, kind: WaitKind) -> bool {
+        // SAFETY: forwarded from the caller.
+        unsafe { (self.check)(self.data, kind) }
+    }
+}
+
+/// The test [`Active::of`] stores for an `A`.
+///
+/// # Safety
+/// `p` points at a live `A`.
+unsafe fn still_waiting_of<A: StillWaiting>(p: *const (), kind: WaitKind) -> bool {
+    // SAFETY: the caller's contract.
+    unsafe { &*p.cast::<A>() }.still_waiting(kind)
 }
 
 /// One recorded waiter, as [`snapshot`] returns it.
@@ -81,6 +212,107 @@ pub struct WaitRecord {
     /// doc: match it against live tasks). For a "JoinSet" wait, the word is the set's
     /// task count instead.
     pub holder: Option<usize>,
+}
+
+/// One waiter's place in the registry: the key of its standing record and the task waker
+/// it was made with. [`WaitSlot::record`] records once per new waker (a repeated poll
+/// with a waker of the same task is one comparison), [`WaitSlot::forget`] forgets, and so
+/// does the drop. A leaf keeps the slot where the record's owner is: in the queue node
+/// when the notifier that unlinks the node forgets the record (under the leaf's lock), in
+/// the waiter when the waiter forgets it itself (with an [`Active`] test meanwhile).
+#[derive(Debug)]
+pub struct WaitSlot {
+    /// The key of the standing record (meaningless while `waker` is 0).
+    key: WaitKey,
+    /// The data pointer of the task waker the standing record was made with; 0: no record.
+    waker: usize,
+}
+
+impl Default for WaitSlot {
+    fn default() -> Self {
+        WaitSlot::new()
+    }
+}
+
+impl WaitSlot {
+    /// A slot with no record.
+    pub const fn new() -> WaitSlot {
+        WaitSlot {
+            key: (0, 0),
+            waker: 0,
+        }
+    }
+
+    /// Whether a record of this slot stands.
+    #[inline]
+    pub fn is_recorded(&self) -> bool {
+        self.waker != 0
+    }
+
+    /// Records that the task of `waker` waits on `wait` under `key`, unless this slot's
+    /// record already stands under `key` for the same task (then nothing). A waker that is
+    /// no runtime task's (a `block_on`, a `JoinSet` entry, a foreign executor) records
+    /// nothing and forgets the slot's record. Call it where the waiter is queued (under
+    /// the leaf's lock for a slot in a queue node).
+    ///
+    /// # Safety
+    /// The `holder` word and the value behind `active` stay alive until this slot forgets
+    /// the record ([`WaitSlot::forget`], its drop, or a record under another key).
+    #[inline]
+    pub unsafe fn record(
+        &mut self,
+        key: WaitKey,
+        waker: &Waker,
+        wait: Wait,
+        holder: Option<&AtomicU64>,
+        active: Option<Active>,
+    ) {
+        if self.waker != waker.data() as usize || self.key != key {
+            // SAFETY: forwarded from the caller.
+            unsafe { self.record_new(key, waker, wait, holder, active) }
+        }
+    }
+
+    /// [`WaitSlot::record`]'s slow path: a new task, a new key, or no record yet.
+    ///
+    /// # Safety
+    /// As [`WaitSlot::record`].
+    #[cold]
+    unsafe fn record_new(
+        &mut self,
+        key: WaitKey,
+        waker: &Waker,
+        wait: Wait,
+        holder: Option<&AtomicU64>,
+        active: Option<Active>,
+    ) {
+        if self.waker != 0 && self.key != key {
+            self.forget();
+        }
+        // SAFETY: forwarded from the caller; the slot forgets the record before the
+        // caller's data goes (the contract).
+        if unsafe { record(key, waker, wait, holder, active) } {
+            self.key = key;
+            self.waker = waker.data() as usize;
+        } else {
+            self.forget();
+        }
+    }
+
+    /// Forgets this slot's record, if one stands.
+    #[inline]
+    pub fn forget(&mut self) {
+        if self.waker != 0 {
+            self.waker = 0;
+            forget(self.key);
+        }
+    }
+}
+
+impl Drop for WaitSlot {
+    fn drop(&mut self) {
+        self.forget();
+    }
 }
 
 #[cfg(not(loom))]
@@ -103,7 +335,7 @@ mod imp {
 
     // SAFETY: the holder and active pointers are only read (atomic loads) under the shard's
     // mutex, and the recorder keeps them alive until it forgets the record (`record`'s and
-    // `record_active`'s contracts).
+    // `WaitSlot::record`'s contracts).
     unsafe impl Send for Entry {}
 
     type Map = HashMap<(usize, usize), Entry, BuildKeyHasher>;
@@ -186,7 +418,7 @@ mod imp {
             for e in map.values() {
                 // SAFETY: the recorder keeps `data` alive until it forgets this record
                 // (`record`'s contract), which takes the shard's mutex, held here.
-                if e.active.is_some_and(|a| !unsafe { (a.check)(a.data) }) {
+                if e.active.is_some_and(|a| !unsafe { a.test(e.wait.kind) }) {
                     continue;
                 }
                 let holder = e.holder.and_then(|h| {
@@ -228,33 +460,20 @@ mod imp {
 
 /// Records that the task of `waker` waits on `wait`, under `key` (replacing any record
 /// under it), and returns true; for a waker that is no runtime task's (a `block_on`, a
-/// `JoinSet` entry, a foreign executor) records nothing and returns false. Call it under
-/// the leaf's own lock, where the waiter is queued.
+/// `JoinSet` entry, a foreign executor) records nothing and returns false. The keyed form
+/// under [`WaitSlot`], for a waiter that keeps its "recorded" state elsewhere (the
+/// one-word `JoinHandle`'s tag bit, a `oneshot` side's waker bit); the record counts only
+/// while `active`'s test, when given, is true.
 ///
 /// # Safety
-/// When `holder` is given, the caller keeps that word alive until it calls
+/// The `holder` word and the value behind `active` stay alive until the caller calls
 /// [`forget`] with `key` (an object with queued waiters is borrowed by them, so it lives
 /// until they leave the queue, which is where the leaf forgets them).
 pub unsafe fn record(
-    key: (usize, usize),
+    key: WaitKey,
     waker: &Waker,
     wait: Wait,
-    holder: Option<&std::sync::atomic::AtomicU64>,
-) -> bool {
-    // SAFETY: forwarded (no `active`).
-    unsafe { record_active(key, waker, wait, holder, None) }
-}
-
-/// [`record`], with a validity test: the record stays until forgotten but shows only while
-/// `active` says the task waits.
-///
-/// # Safety
-/// As [`record`]; also `active.data` stays valid for `active.check` until [`forget`].
-pub unsafe fn record_active(
-    key: (usize, usize),
-    waker: &Waker,
-    wait: Wait,
-    holder: Option<&std::sync::atomic::AtomicU64>,
+    holder: Option<&AtomicU64>,
     active: Option<Active>,
 ) -> bool {
     let Some(waiter) = crate::inspect::waker_task_id(waker) else {
@@ -265,7 +484,7 @@ pub unsafe fn record_active(
 }
 
 /// Forgets the record under `key`, if any.
-pub fn forget(key: (usize, usize)) {
+pub fn forget(key: WaitKey) {
     imp::forget(key)
 }
 

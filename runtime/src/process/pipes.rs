@@ -114,63 +114,7 @@ macro_rules! reader {
 reader!(ChildStdout, std::process::ChildStdout);
 reader!(ChildStderr, std::process::ChildStderr);
 
-impl crate::io::AsyncWrite for ChildStdin {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        self.pipe.poll_write_inner(cx, buf)
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        self.pipe.poll_write_vectored_inner(cx, bufs)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        true
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        // Writes go straight to the pipe: nothing is buffered here.
-        Poll::Ready(Ok(()))
-    }
-
-    /// Nothing to do: the child sees EOF when this handle is dropped.
-    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Poll::Ready(Ok(()))
-    }
-}
-
-impl futures_io::AsyncWrite for ChildStdin {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        self.pipe.poll_write_inner(cx, buf)
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        self.pipe.poll_write_vectored_inner(cx, bufs)
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn poll_close(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Poll::Ready(Ok(()))
-    }
-}
+crate::net::unix::pipe::pipe_writer!(ChildStdin, this => this.pipe, vectored);
 
 macro_rules! common {
     ($ty:ident) => {

@@ -361,7 +361,7 @@ impl crate::block_on::BlockOnPool for Handle {
 
     fn set_polling(&self, polling: bool) {
         if let Handle::MultiThread(h) = self {
-            h.set_block_on_polling(polling);
+            h.hints().set_block_on_polling(polling);
         }
     }
 }

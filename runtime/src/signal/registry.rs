@@ -50,6 +50,7 @@ use std::task::{Context, Poll, Waker};
 use io_driver::Direction;
 use mio::Interest;
 use shim::sync::{Arc, Mutex};
+use task::waits::WaitSlot;
 
 use crate::io::io_source::IoSource;
 
@@ -70,7 +71,8 @@ pub(crate) struct Slot {
 
 struct SlotState {
     generation: u64,
-    waiters: Vec<(u64, Waker)>,
+    /// Each stored waiter: its id, its waker and its wait record (module doc).
+    waiters: Vec<(u64, Waker, WaitSlot)>,
 }
 
 struct Globals {
@@ -200,34 +202,32 @@ impl Slot {
                 *seen = st.generation;
                 return true;
             }
-            match st.waiters.iter_mut().find(|(i, _)| *i == id) {
-                Some((_, w)) if w.will_wake(cx.waker()) => return false,
-                Some((_, w)) => old = Some(std::mem::replace(w, cx.waker().clone())),
-                None => {
-                    st.waiters.push((id, cx.waker().clone()));
-                    old = None;
+            let at = match st.waiters.iter().position(|(i, ..)| *i == id) {
+                Some(at) if st.waiters[at].1.will_wake(cx.waker()) => return false,
+                Some(at) => {
+                    old = Some(std::mem::replace(&mut st.waiters[at].1, cx.waker().clone()));
+                    at
                 }
-            }
-            self.record_wait(id, cx.waker());
+                None => {
+                    st.waiters.push((id, cx.waker().clone(), WaitSlot::new()));
+                    old = None;
+                    st.waiters.len() - 1
+                }
+            };
+            self.record_wait(id, &mut st.waiters[at].2, cx.waker());
         }
         drop(old); // outside the lock
         false
     }
 
-    /// Records waiter `id`'s task for task dumps (a waker that is no task's records
-    /// nothing, and removes the record of a task's waker it replaced). Under the slot's lock.
+    /// Records waiter `id`'s task in its slot `rec`, for task dumps (a waker that is no
+    /// task's records nothing, and removes the record of a task's waker it replaced).
+    /// Under the slot's lock.
     #[cold]
-    fn record_wait(&self, id: u64, waker: &Waker) {
-        let wait = task::waits::Wait {
-            kind: "signal",
-            object: self.signum as usize,
-            target: None,
-            at: None,
-        };
-        // SAFETY: no holder word.
-        if !unsafe { task::waits::record(self.wait_key(id), waker, wait, None) } {
-            task::waits::forget(self.wait_key(id));
-        }
+    fn record_wait(&self, id: u64, rec: &mut WaitSlot, waker: &Waker) {
+        let wait = task::waits::Wait::on(task::waits::WaitKind::Signal, self.signum as usize);
+        // SAFETY: no holder word, no test.
+        unsafe { rec.record(self.wait_key(id), waker, wait, None, None) };
     }
 
     fn wait_key(&self, id: u64) -> (usize, usize) {
@@ -238,11 +238,12 @@ impl Slot {
     pub(crate) fn unsubscribe(&self, id: u64) {
         let removed = {
             let mut st = self.state.lock();
-            let at = st.waiters.iter().position(|(i, _)| *i == id);
-            if at.is_some() {
-                task::waits::forget(self.wait_key(id));
-            }
-            at.map(|at| st.waiters.swap_remove(at))
+            let at = st.waiters.iter().position(|(i, ..)| *i == id);
+            at.map(|at| {
+                let mut removed = st.waiters.swap_remove(at);
+                removed.2.forget();
+                removed
+            })
         };
         drop(removed); // outside the lock
     }
@@ -294,12 +295,12 @@ fn dispatch() {
         let wakers = {
             let mut st = slot.state.lock();
             st.generation += 1;
-            for (id, _) in &st.waiters {
-                task::waits::forget(slot.wait_key(*id));
+            for (.., rec) in &mut st.waiters {
+                rec.forget();
             }
             std::mem::take(&mut st.waiters)
         };
-        for (_, w) in wakers {
+        for (_, w, _) in wakers {
             w.wake();
         }
     }

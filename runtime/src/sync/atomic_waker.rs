@@ -55,6 +55,13 @@ unsafe impl Send for AtomicWaker {}
 // SAFETY: as above.
 unsafe impl Sync for AtomicWaker {}
 
+/// A receiver recorded with its waker slot as its test waits while a waker is stored.
+impl task::waits::StillWaiting for AtomicWaker {
+    fn still_waiting(&self, _: task::waits::WaitKind) -> bool {
+        self.is_armed()
+    }
+}
+
 impl AtomicWaker {
     /// True while a waker is stored (task dumps: the receiver waits). A snapshot.
     pub(crate) fn is_armed(&self) -> bool {

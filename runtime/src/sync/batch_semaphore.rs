@@ -42,9 +42,10 @@
 //! released.
 //!
 //! Task dumps: a waiter that queues is recorded in the wait registry (`task::waits`, under
-//! the key (this semaphore's address, its slot)) in the same lock hold, and forgotten
-//! wherever it leaves the queue (served in `release_locked`, failed by `close`, cancelled),
-//! also under the lock; the record points at `holder`, the task a lock's wrapper stores
+//! the key (this semaphore's address, its slot)) in the same lock hold, through the
+//! `WaitSlot` in its node (again when a later poll brings another task's waker), and
+//! forgotten wherever it leaves the queue (served in `release_locked`, failed by `close`,
+//! cancelled), also under the lock; the record points at `holder`, the task a lock's wrapper stores
 //! when it takes the lock (`note_holder`) and `release` clears (a lock's kind only). So
 //! the uncontended paths pay one plain store each for a lock and nothing otherwise.
 
@@ -85,11 +86,13 @@ enum Status {
     Closed,
 }
 
-/// A queued acquire: how many permits it wants and how many it still lacks.
+/// A queued acquire: how many permits it wants and how many it still lacks, and its wait
+/// record for task dumps (forgotten, under the lock, by whoever unlinks the node).
 struct Need {
     needed: usize,
     remaining: usize,
     status: Status,
+    rec: task::waits::WaitSlot,
 }
 
 pub(crate) struct Sem {
@@ -113,12 +116,13 @@ pub(crate) enum Kind {
 }
 
 impl Kind {
-    fn name(self) -> &'static str {
+    fn wait_kind(self) -> task::waits::WaitKind {
+        use task::waits::WaitKind;
         match self {
-            Kind::Semaphore => "Semaphore",
-            Kind::Mutex => "Mutex",
-            Kind::RwLock => "RwLock",
-            Kind::Channel => "mpsc send",
+            Kind::Semaphore => WaitKind::Semaphore,
+            Kind::Mutex => WaitKind::Mutex,
+            Kind::RwLock => WaitKind::RwLock,
+            Kind::Channel => WaitKind::MpscSend,
         }
     }
 
@@ -296,7 +300,7 @@ impl Sem {
             if need.remaining == 0 {
                 need.status = Status::Granted;
                 list.unlink_and_wake(head, wakes);
-                task::waits::forget(self.key(head));
+                list.node(head).data.rec.forget();
             }
         }
         let empty = list.is_empty();
@@ -360,9 +364,10 @@ impl Sem {
         {
             let mut list = self.waiters.lock();
             while let Some(head) = list.front() {
-                list.node(head).data.status = Status::Closed;
+                let need = &mut list.node(head).data;
+                need.status = Status::Closed;
+                need.rec.forget();
                 list.unlink_and_wake(head, &mut wakes);
-                task::waits::forget(self.key(head));
             }
             // Relaxed: the value only seeds the CAS.
             let mut cur = self.permits.load(Relaxed);
@@ -404,7 +409,7 @@ impl Sem {
                 Err(TryAcquire::Closed) => Poll::Ready(Err(Closed)),
                 Err(TryAcquire::NoPermits) => self.poll_enqueue(n, cx.waker(), key, at),
             },
-            Some(k) => self.poll_queued(k, cx.waker(), key),
+            Some(k) => self.poll_queued(k, cx.waker(), key, at),
         }
     }
 
@@ -446,19 +451,26 @@ impl Sem {
                         needed: n,
                         remaining: n - granted,
                         status: Status::Queued,
+                        rec: task::waits::WaitSlot::new(),
                     };
                     let k = list.push_back(need, Some(waker.clone()));
                     *key = Some(k);
                     let wait = task::waits::Wait {
-                        kind: self.kind.name(),
-                        object: self as *const Sem as usize,
-                        target: None,
                         at,
+                        ..task::waits::Wait::on(self.kind.wait_kind(), self as *const Sem as usize)
                     };
                     // SAFETY: the holder word lives in `self`, which every queued waiter
                     // borrows; the record is forgotten (under this lock) when the waiter
                     // leaves the queue, before its borrow can end.
-                    unsafe { task::waits::record(self.key(k), waker, wait, Some(&self.holder)) };
+                    unsafe {
+                        list.node(k).data.rec.record(
+                            self.key(k),
+                            waker,
+                            wait,
+                            Some(&self.holder),
+                            None,
+                        )
+                    };
                     return Poll::Pending;
                 }
                 Err(now) => cur = now,
@@ -475,6 +487,7 @@ impl Sem {
         k: usize,
         waker: &Waker,
         key: &mut Option<usize>,
+        at: Option<&'static Location<'static>>,
     ) -> Poll<Result<(), Closed>> {
         let mut list = self.waiters.lock();
         // Relaxed: CLOSED is set under the lock we hold, which orders the close before us.
@@ -483,6 +496,18 @@ impl Sem {
         let (out, held) = match data.status {
             Status::Queued => {
                 let old = list.set_waker(k, waker);
+                let wait = task::waits::Wait {
+                    at,
+                    ..task::waits::Wait::on(self.kind.wait_kind(), self as *const Sem as usize)
+                };
+                // SAFETY: as in `poll_enqueue` (the slot is forgotten under this lock when
+                // the waiter leaves the queue). A waker of the task recorded: nothing.
+                unsafe {
+                    list.node(k)
+                        .data
+                        .rec
+                        .record(self.key(k), waker, wait, Some(&self.holder), None)
+                };
                 drop(list);
                 drop(old);
                 return Poll::Pending;
@@ -508,10 +533,8 @@ impl Sem {
     pub(crate) fn cancel(&self, k: usize) {
         let mut wakes = WakeList::new();
         let mut list = self.waiters.lock();
-        let node = list.remove(k);
-        if node.data.status == Status::Queued {
-            task::waits::forget(self.key(k));
-        }
+        let mut node = list.remove(k);
+        node.data.rec.forget();
         let give = match node.data.status {
             Status::Queued | Status::Closed => node.data.needed - node.data.remaining,
             Status::Granted => node.data.needed,

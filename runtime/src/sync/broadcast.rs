@@ -255,8 +255,7 @@ impl<T> Sender<T> {
             inner.val.with_mut(|v| unsafe { (*v).replace(value) })
         };
         tail.pos = pos.wrapping_add(1);
-        // A receiver records its wait under its node's key (recv_wait.rs).
-        tail.waiters.forget_records();
+        // A receiver's wait record is in its node, forgotten as `serve` frees it.
         tail.waiters.serve_all(SERVED, &mut wakers);
         drop(tail);
         drop(old);
@@ -325,7 +324,11 @@ impl<T> Sender<T> {
     pub async fn closed(&self) {
         let shared = &*self.shared;
         let object = shared as *const Shared<T> as usize;
-        let mut waiter = Waiter::new(&shared.closed_waiters, "broadcast closed", object);
+        let mut waiter = Waiter::new(
+            &shared.closed_waiters,
+            task::waits::WaitKind::BroadcastClosed,
+            object,
+        );
         std::future::poll_fn(|cx| {
             std::task::ready!(poll_budget(cx));
             std::task::ready!(waiter.poll_until(cx, || shared.num_rx.load(Acquire) == 0));
@@ -382,7 +385,6 @@ impl<T> Drop for Sender<T> {
             let mut wakers = WakeList::new();
             let mut tail = self.shared.tail.lock();
             tail.closed = true;
-            tail.waiters.forget_records();
             tail.waiters.serve_all(SERVED, &mut wakers);
             drop(tail);
             wakers.wake_all();

@@ -134,8 +134,8 @@ struct Waiter {
     done: bool,
     /// The handoff word: `GOT_*`, stored by the notifier that serves our node.
     got: HandoffWord,
-    /// Whether a wait record of ours stands in the registry (`Waiter::record`).
-    recorded: bool,
+    /// Our wait record in the registry (`Waiter::record`).
+    rec: task::waits::WaitSlot,
     /// The queue points at `got` from the first poll that queues until the node is freed.
     _pinned: PhantomPinned,
 }
@@ -222,7 +222,7 @@ impl Notify {
             slot: None,
             done: false,
             got: HandoffWord::new(),
-            recorded: false,
+            rec: task::waits::WaitSlot::new(),
             _pinned: PhantomPinned,
         }
     }
@@ -419,17 +419,6 @@ impl OwnedNotified {
 /// handoff word): no other leaf keys a record by an address with this tag.
 const WAIT_KEY_TAG: usize = usize::MAX - 1;
 
-/// `task::waits::Active::check` of a waiter's record: it waits while its handoff word reads
-/// "nothing" (a notifier that serves it stores what it gave there).
-///
-/// # Safety
-/// `word` points at a live `HandoffWord`: the waiter forgets its record (`unrecord`, from
-/// its drop at the latest) before the word's memory goes.
-unsafe fn still_waiting(word: *const ()) -> bool {
-    // SAFETY: the caller's contract. Relaxed: a label for a dump; it orders nothing.
-    unsafe { &*word.cast::<HandoffWord>() }.load(Relaxed) == GOT_NOTHING
-}
-
 impl Waiter {
     /// The wait-registry key of this waiter: its handoff word's address, stable from the
     /// first poll (the future is pinned) to the drop.
@@ -440,34 +429,21 @@ impl Waiter {
     /// Records this queued waiter for task dumps (`task::waits`), after the waiters' lock
     /// is released: the notifier's critical section never touches the registry. The record
     /// is keyed by the waiter (not its node, which a notifier frees and a new waiter may
-    /// take), shows only while the handoff word reads "nothing" (`still_waiting`), and is
-    /// forgotten by the waiter itself (`unrecord`) once it is done or dropped.
+    /// take), shows only while the handoff word reads "nothing" (`GOT_NOTHING`: the word's
+    /// `StillWaiting` test), is made once per new waker (our slot), and is forgotten by the
+    /// waiter itself (`unrecord`) once it is done or dropped.
     fn record(&mut self, n: &Notify, waker: &Waker) {
-        let wait = task::waits::Wait {
-            kind: "Notify",
-            object: n as *const Notify as usize,
-            target: None,
-            at: None,
-        };
-        let active = task::waits::Active {
-            data: (&self.got as *const HandoffWord).cast(),
-            check: still_waiting,
-        };
+        let wait =
+            task::waits::Wait::on(task::waits::WaitKind::Notify, n as *const Notify as usize);
+        let active = task::waits::Active::of(&self.got);
+        let key = self.wait_key();
         // SAFETY: no holder word; `got` lives until our drop, which calls `unrecord` first.
-        let recorded =
-            unsafe { task::waits::record_active(self.wait_key(), waker, wait, None, Some(active)) };
-        if !recorded && self.recorded {
-            // Another executor's waker replaced a task's: the old record no longer holds.
-            task::waits::forget(self.wait_key());
-        }
-        self.recorded = recorded;
+        unsafe { self.rec.record(key, waker, wait, None, Some(active)) };
     }
 
     /// Forgets our record, if one stands.
     fn unrecord(&mut self) {
-        if std::mem::take(&mut self.recorded) {
-            task::waits::forget(self.wait_key());
-        }
+        self.rec.forget();
     }
 
     /// Returns true once notified; queues (with `waker`, if any) otherwise.
@@ -552,11 +528,9 @@ impl Waiter {
                 None => None,
             }
         };
-        // A new record only for a waker of another task than the one recorded.
+        // A new record only for a waker of another task than the one recorded (the slot).
         if let Some(w) = waker {
-            if !self.recorded || !old.as_ref().is_some_and(|o| o.will_wake(w)) {
-                self.record(n, w);
-            }
+            self.record(n, w);
         }
         drop(old);
         false

@@ -21,8 +21,9 @@
 //! - Wakers are dropped only with `Inner` (last `Arc`) or when replaced as above.
 //!
 //! Task dumps: a side that stores a new waker (it goes to sleep; a repeated poll with the
-//! same waker stores nothing) records that in the wait registry (`task::waits`), keyed by
-//! the channel's address and the side, shown only while the state word says it still
+//! same waker stores nothing) records that in the wait registry (`task::waits`, its keyed
+//! form: the side's waker bit is its "recorded" state, so a side holds no `WaitSlot`),
+//! keyed by the channel's address and the side, shown only while the state word says it still
 //! waits (its waker bit set, its event not happened). The record is forgotten when that
 //! side lets go of the channel having stored a waker (its waker bit set, which only that
 //! side sets), so a side that never waited never touches the registry.
@@ -43,6 +44,7 @@ use shim::sync::atomic::{
 use shim::sync::Arc;
 
 use crate::coop;
+use task::waits::WaitKind;
 
 const COMPLETE: usize = 0b0001;
 const CLOSED: usize = 0b0010;
@@ -154,24 +156,19 @@ impl<T> Drop for Inner<T> {
     }
 }
 
-/// `task::waits::Active::check` of a waiting receiver: its waker stored, nothing sent, not
-/// closed.
-///
-/// # Safety
-/// `p` is a live channel's state word.
-unsafe fn rx_waits(p: *const ()) -> bool {
-    // SAFETY: forwarded from the caller. Relaxed: a label for a dump; it orders nothing.
-    unsafe { &*p.cast::<AtomicUsize>() }.load(Relaxed) & (RX_WAKER | COMPLETE | CLOSED) == RX_WAKER
-}
-
-/// `task::waits::Active::check` of a sender in `closed()`: its waker stored, the receiver
-/// still there, nothing sent.
-///
-/// # Safety
-/// `p` is a live channel's state word.
-unsafe fn tx_waits(p: *const ()) -> bool {
-    // SAFETY: forwarded from the caller. Relaxed: a label for a dump; it orders nothing.
-    unsafe { &*p.cast::<AtomicUsize>() }.load(Relaxed) & (TX_WAKER | COMPLETE | CLOSED) == TX_WAKER
+/// The test of a side's wait record: a waiting receiver has its waker stored, nothing sent,
+/// not closed; a sender in `closed()` its waker stored, the receiver still there, nothing
+/// sent.
+impl<T> task::waits::StillWaiting for Inner<T> {
+    fn still_waiting(&self, kind: WaitKind) -> bool {
+        let bit = if kind == WaitKind::OneshotRecv {
+            RX_WAKER
+        } else {
+            TX_WAKER
+        };
+        // Relaxed: a label for a dump; it orders nothing.
+        self.state.load(Relaxed) & (bit | COMPLETE | CLOSED) == bit
+    }
 }
 
 impl<T> Inner<T> {
@@ -185,26 +182,17 @@ impl<T> Inner<T> {
     /// task's leaves none.
     #[cold]
     fn record_wait(&self, bit: usize, waker: &Waker) {
-        let (kind, check) = if bit == RX_WAKER {
-            ("oneshot recv", rx_waits as unsafe fn(*const ()) -> bool)
+        let kind = if bit == RX_WAKER {
+            WaitKind::OneshotRecv
         } else {
-            ("oneshot closed", tx_waits as unsafe fn(*const ()) -> bool)
+            WaitKind::OneshotClosed
         };
-        let wait = task::waits::Wait {
-            kind,
-            object: self as *const Self as usize,
-            target: None,
-            at: None,
-        };
-        let active = task::waits::Active {
-            data: (&self.state as *const AtomicUsize).cast(),
-            check,
-        };
-        // SAFETY: `active.data` is our state word; the side holds its `Arc` until it lets
-        // go, which forgets the record first (`forget_wait`, wherever its waker bit is set).
-        let recorded = unsafe {
-            task::waits::record_active(self.wait_key(bit), waker, wait, None, Some(active))
-        };
+        let wait = task::waits::Wait::on(kind, self as *const Self as usize);
+        let active = task::waits::Active::of(self);
+        // SAFETY: `active` tests this channel; the side holds its `Arc` until it lets go,
+        // which forgets the record first (`forget_wait`, wherever its waker bit is set).
+        let recorded =
+            unsafe { task::waits::record(self.wait_key(bit), waker, wait, None, Some(active)) };
         if !recorded {
             task::waits::forget(self.wait_key(bit));
         }

@@ -26,11 +26,12 @@
 //! Also here: [`Waiter`] and [`notify_all`], the "wake me when something changes" wait that
 //! `watch`, `broadcast` and `mpsc` build their `changed`/`closed` futures on. A [`Waiter`]
 //! records itself in the wait registry (`task::waits`, for task dumps) under the list's
-//! lock when it links its node unrecorded or with a different waker (a repeated poll with
-//! the same waker leaves the record as it is); its node's data says whether a record
-//! stands, and whoever unlinks the node (the notifier, or the waiter leaving) forgets it
-//! under the same lock. A ready wait never links a node, so it never touches the
-//! registry.
+//! lock when it links its node: its node's data is its `WaitSlot`, which records once per
+//! new waker (a repeated poll with the same waker leaves the record as it is), and
+//! whoever unlinks the node (the notifier, or the waiter leaving) forgets it under the
+//! same lock. A ready wait never links a node, so it never touches the registry. A
+//! [`Handoff`] node carries a slot too, for a list whose notifier frees the nodes it
+//! serves (`broadcast`): freeing the node under the lock forgets its record.
 
 use std::mem::MaybeUninit;
 use std::task::{Context, Poll, Waker};
@@ -40,6 +41,7 @@ use shim::sync::atomic::{
     Ordering::{Relaxed, Release},
 };
 use shim::sync::Mutex;
+use task::waits::{Wait, WaitKind, WaitSlot};
 
 /// "No node".
 const NIL: usize = usize::MAX;
@@ -83,16 +85,6 @@ impl<D> WaitList<D> {
     /// who borrow its owner).
     pub(crate) fn dump_key(&self, key: usize) -> (usize, usize) {
         (self as *const Self as usize, key)
-    }
-
-    /// Forgets the wait-registry record (`task::waits`) under every linked node's
-    /// [`dump_key`](WaitList::dump_key), before a notifier serves them all.
-    pub(crate) fn forget_records(&self) {
-        let mut key = self.head;
-        while key != NIL {
-            task::waits::forget(self.dump_key(key));
-            key = self.get(key).next;
-        }
     }
 
     /// True when no node is linked.
@@ -273,8 +265,22 @@ impl HandoffWord {
     }
 }
 
-/// A node's pointer to its waiter's [`HandoffWord`].
-pub(crate) struct Handoff(*const HandoffWord);
+/// A waiter recorded with its handoff word as its test waits while the word reads 0 (not
+/// served).
+impl task::waits::StillWaiting for HandoffWord {
+    fn still_waiting(&self, _: WaitKind) -> bool {
+        // Relaxed: a label for a dump; it orders nothing.
+        self.load(Relaxed) == 0
+    }
+}
+
+/// A node's pointer to its waiter's [`HandoffWord`], and the waiter's wait record when the
+/// list keeps it in the node (`broadcast`; `Notify`'s waiters keep theirs themselves and
+/// leave this slot empty).
+pub(crate) struct Handoff {
+    word: *const HandoffWord,
+    pub(crate) rec: WaitSlot,
+}
 
 impl Handoff {
     /// Points a new node at `word`.
@@ -285,7 +291,10 @@ impl Handoff {
     /// itself under the list's lock, `word` stays at its address and alive: a waiter that
     /// has read 0 locks the list and looks again before it leaves (or moves).
     pub(crate) unsafe fn new(word: &HandoffWord) -> Handoff {
-        Handoff(word)
+        Handoff {
+            word,
+            rec: WaitSlot::new(),
+        }
     }
 }
 
@@ -295,15 +304,15 @@ impl Handoff {
 unsafe impl Send for Handoff {}
 
 impl WaitList<Handoff> {
-    /// Serves the linked node `key`: frees it, then stores `got` (not 0) into its waiter's
-    /// handoff word. Returns the node's waker, to wake once the lock is released. The
-    /// registry is not touched: a list whose waiters are recorded under their node's key
-    /// forgets them first ([`WaitList::forget_records`]).
+    /// Serves the linked node `key`: frees it (forgetting the wait record in its slot, if
+    /// any), then stores `got` (not 0) into its waiter's handoff word. Returns the node's
+    /// waker, to wake once the lock is released.
     pub(crate) fn serve(&mut self, key: usize, got: usize) -> Option<Waker> {
         debug_assert!(got != 0, "a served handoff word reads non-zero");
         debug_assert!(self.is_linked(key), "only a linked node is served");
-        let node = self.remove(key);
-        let word = node.data.0;
+        let mut node = self.remove(key);
+        node.data.rec.forget();
+        let word = node.data.word;
         // SAFETY: the node was linked, so its waiter has not read a non-zero word and has
         // not removed it, so the word is alive (`Handoff::new`). This store is the last
         // access to it. Release: a waiter that reads it with Acquire owns nothing here any
@@ -409,9 +418,9 @@ impl Drop for WakeList {
     }
 }
 
-/// A [`Waiter`] list: each node's data is true while the waiter is recorded in the wait
-/// registry (`task::waits`) under the node's [`WaitList::dump_key`].
-pub(crate) type WaiterList = Mutex<WaitList<bool>>;
+/// A [`Waiter`] list: each node's data is the waiter's record in the wait registry
+/// (`task::waits`), under the node's [`WaitList::dump_key`].
+pub(crate) type WaiterList = Mutex<WaitList<WaitSlot>>;
 
 /// Wakes (outside the lock) every waiter linked on `list`, forgetting their records.
 pub(crate) fn notify_all(list: &WaiterList) {
@@ -427,10 +436,8 @@ pub(crate) fn notify_all(list: &WaiterList) {
 
 /// Forgets node `key`'s wait-registry record, if it has one (under the list's lock).
 #[inline]
-fn forget_record(list: &mut WaitList<bool>, key: usize) {
-    if std::mem::take(&mut list.node(key).data) {
-        task::waits::forget(list.dump_key(key));
-    }
+fn forget_record(list: &mut WaitList<WaitSlot>, key: usize) {
+    list.node(key).data.forget();
 }
 
 /// A future's place on a [`WaiterList`] of "wake me when something changes" waiters
@@ -439,22 +446,17 @@ pub(crate) struct Waiter<'a> {
     list: &'a WaiterList,
     key: Option<usize>,
     /// What a task dump says this waiter waits on.
-    wait: task::waits::Wait,
+    wait: Wait,
 }
 
 impl<'a> Waiter<'a> {
     /// A waiter on `list`, shown in task dumps as waiting on `kind` at `object` (the
     /// channel's address, the same for every waiter on one channel).
-    pub(crate) fn new(list: &'a WaiterList, kind: &'static str, object: usize) -> Waiter<'a> {
+    pub(crate) fn new(list: &'a WaiterList, kind: WaitKind, object: usize) -> Waiter<'a> {
         Waiter {
             list,
             key: None,
-            wait: task::waits::Wait {
-                kind,
-                object,
-                target: None,
-                at: None,
-            },
+            wait: Wait::on(kind, object),
         }
     }
 
@@ -482,19 +484,15 @@ impl<'a> Waiter<'a> {
         }
         let old = list.register(&mut self.key, cx.waker());
         let key = self.key.expect("registered");
-        // Recorded, and the same waker kept: the record stands (a repeated poll, e.g. in a
-        // `select!` loop, does not touch the registry).
-        let was = list.node(key).data;
-        if !was || old.is_some() {
-            // SAFETY: no holder word.
-            let recorded =
-                unsafe { task::waits::record(list.dump_key(key), cx.waker(), self.wait, None) };
-            list.node(key).data = recorded;
-            if was && !recorded {
-                // Another executor's waker replaced a task's: its record no longer holds.
-                task::waits::forget(list.dump_key(key));
-            }
-        }
+        let dump_key = list.dump_key(key);
+        // The same task's waker: the record stands (a repeated poll, e.g. in a `select!`
+        // loop, does not touch the registry).
+        // SAFETY: no holder word, no test.
+        unsafe {
+            list.node(key)
+                .data
+                .record(dump_key, cx.waker(), self.wait, None, None)
+        };
         drop(list);
         drop(old);
         Poll::Pending

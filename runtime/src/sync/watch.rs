@@ -268,7 +268,11 @@ impl<T> Sender<T> {
     /// ```
     pub async fn closed(&self) {
         let shared = &*self.shared;
-        let mut waiter = Waiter::new(&shared.tx_waiters, "watch closed", shared.addr());
+        let mut waiter = Waiter::new(
+            &shared.tx_waiters,
+            task::waits::WaitKind::WatchClosed,
+            shared.addr(),
+        );
         std::future::poll_fn(|cx| {
             std::task::ready!(poll_budget(cx));
             std::task::ready!(waiter.poll_until(cx, || shared.rx_count.load(Acquire) == 0));
@@ -342,7 +346,11 @@ impl<T> Drop for Sender<T> {
 /// Waits until the version differs from `*seen` (then marks it seen: `Ok`) or the channel is
 /// closed with nothing unseen (`Err`).
 async fn changed_impl<T>(shared: &Shared<T>, seen: &mut usize) -> Result<(), RecvError> {
-    let mut waiter = Waiter::new(&shared.rx_waiters, "watch changed", shared.addr());
+    let mut waiter = Waiter::new(
+        &shared.rx_waiters,
+        task::waits::WaitKind::WatchChanged,
+        shared.addr(),
+    );
     std::future::poll_fn(|cx| {
         std::task::ready!(poll_budget(cx));
         // Relaxed: a test only. Once it says ready, the load below reads the word again

@@ -55,9 +55,8 @@ pub struct JoinSet<T> {
     fresh: VecDeque<usize>,
     ready: Vec<usize>,
     list: Arc<ReadyList>,
-    /// The data pointer of the waker last recorded in the wait registry for task dumps
-    /// (ready_list.rs), 0 when none.
-    recorded: usize,
+    /// Our wait record in the registry, for task dumps (ready_list.rs).
+    rec: task::waits::WaitSlot,
 }
 
 enum Slot<T> {
@@ -82,7 +81,7 @@ impl<T> JoinSet<T> {
             fresh: VecDeque::new(),
             ready: Vec::new(),
             list: ReadyList::new(),
-            recorded: 0,
+            rec: task::waits::WaitSlot::new(),
         }
     }
 
@@ -407,13 +406,8 @@ impl<T> JoinSet<T> {
     /// The wait's record for task dumps (ready_list.rs), when the waker changed since the
     /// last one.
     fn record_wait(&mut self, waker: &Waker) {
-        if waker.data() as usize != self.recorded {
-            let recorded = ReadyList::record_wait(&self.list, waker);
-            if !recorded && self.recorded != 0 {
-                ReadyList::forget_wait(&self.list);
-            }
-            self.recorded = if recorded { waker.data() as usize } else { 0 };
-        }
+        // SAFETY: our drop forgets `rec` before `list` goes.
+        unsafe { ReadyList::record_wait(&self.list, &mut self.rec, waker) };
     }
 
     /// Polls the handle in slot `index`, if any; removes it and returns its result when
@@ -531,9 +525,7 @@ fn poll_handle<T>(handle: &mut JoinHandle<T>, waker: &Waker) -> Poll<Result<T, J
 
 impl<T> Drop for JoinSet<T> {
     fn drop(&mut self) {
-        if self.recorded != 0 {
-            ReadyList::forget_wait(&self.list);
-        }
+        self.rec.forget();
         self.abort_all();
     }
 }

@@ -25,6 +25,7 @@ use std::sync::Arc as StdArc;
 use std::task::{Wake, Waker};
 
 use shim::sync::{Arc, Mutex};
+use task::waits::{Active, StillWaiting, Wait, WaitKind, WaitSlot};
 
 /// The shared half of a `JoinSet`: indices of entries whose task completed, and the
 /// waker of whoever polls the set.
@@ -108,34 +109,27 @@ impl ReadyList {
         self.tasks.store(n as u64, Relaxed);
     }
 
-    /// Records, for task dumps, that the task of `waker` waits on this list's set (module
-    /// docs); true when recorded (a runtime task's waker).
-    #[cold]
-    pub(crate) fn record_wait(this: &Arc<ReadyList>, waker: &Waker) -> bool {
-        let wait = task::waits::Wait {
-            kind: "JoinSet",
-            object: Arc::as_ptr(this) as usize,
-            target: None,
-            at: None,
-        };
-        let active = task::waits::Active {
-            data: (&this.armed as *const AtomicBool).cast(),
-            check: armed,
-        };
-        let key = Self::wait_key(this);
-        // SAFETY: `active.data` and the word are this list's `armed` and `tasks`, which the
-        // set's `Arc` keeps alive until the set forgets the record (`forget_wait`, at the
-        // latest in its drop).
-        unsafe { task::waits::record_active(key, waker, wait, Some(&this.tasks), Some(active)) }
-    }
-
-    /// Forgets the wait `record_wait` recorded.
-    pub(crate) fn forget_wait(this: &Arc<ReadyList>) {
-        task::waits::forget(Self::wait_key(this));
-    }
-
-    fn wait_key(this: &Arc<ReadyList>) -> (usize, usize) {
-        (Arc::as_ptr(this) as usize, 0)
+    /// Records in `rec`, for task dumps, that the task of `waker` waits on this list's set
+    /// (module docs); once per new waker (the slot).
+    ///
+    /// # Safety
+    /// `rec` is forgotten before `this` (the set's `Arc`) goes: the record reads this
+    /// list's `armed` and `tasks`.
+    #[inline]
+    pub(crate) unsafe fn record_wait(this: &Arc<ReadyList>, rec: &mut WaitSlot, waker: &Waker) {
+        let wait = Wait::on(WaitKind::JoinSet, Arc::as_ptr(this) as usize);
+        let key = (Arc::as_ptr(this) as usize, 0);
+        // SAFETY: the test and the word are this list's `armed` and `tasks`, which `this`
+        // keeps alive until the set forgets the record (the caller's contract).
+        unsafe {
+            rec.record(
+                key,
+                waker,
+                wait,
+                Some(&this.tasks),
+                Some(Active::of(&**this)),
+            )
+        }
     }
 
     /// Forgets every ready index (the set was emptied).
@@ -145,14 +139,12 @@ impl ReadyList {
     }
 }
 
-/// `task::waits::Active::check` of a set: its waker is stored.
-///
-/// # Safety
-/// `p` is a live list's `armed`.
-unsafe fn armed(p: *const ()) -> bool {
-    // SAFETY: forwarded from the caller.
-    // Relaxed: a label (module docs).
-    unsafe { &*p.cast::<AtomicBool>() }.load(Relaxed)
+/// A set recorded with its list as its test waits while its waker is stored.
+impl StillWaiting for ReadyList {
+    fn still_waiting(&self, _: WaitKind) -> bool {
+        // Relaxed: a label (module docs).
+        self.armed.load(Relaxed)
+    }
 }
 
 struct EntryWaker {

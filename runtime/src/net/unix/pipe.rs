@@ -443,40 +443,80 @@ impl Sender {
     }
 }
 
-impl crate::io::AsyncWrite for Sender {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        self.poll_write_inner(cx, buf)
-    }
+/// Both `AsyncWrite`s (ours and futures-io's) of a writer whose writes go straight to a
+/// pipe's [`Sender`], reached as `$this => $sender` (`Sender` itself, a child's stdin in
+/// `process/pipes.rs`): nothing is buffered, so a flush is done at once, and a shutdown
+/// (`poll_close`) does nothing: the reader sees EOF when the last writing end is dropped.
+/// `vectored` adds one-`writev` vectored writes (`Sender::poll_write_vectored_inner`).
+macro_rules! pipe_writer {
+    ($ty:ty, $this:ident => $sender:expr $(, $vectored:ident)?) => {
+        impl $crate::io::AsyncWrite for $ty {
+            fn poll_write(
+                self: ::std::pin::Pin<&mut Self>,
+                cx: &mut ::std::task::Context<'_>,
+                buf: &[u8],
+            ) -> ::std::task::Poll<::std::io::Result<usize>> {
+                let $this = &*self;
+                $sender.poll_write_inner(cx, buf)
+            }
 
-    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        // Writes go straight to the pipe: nothing is buffered here.
-        Poll::Ready(Ok(()))
-    }
+            $($crate::net::unix::pipe::pipe_writer!(@$vectored $this => $sender);
+            fn is_write_vectored(&self) -> bool {
+                true
+            })?
 
-    /// Nothing to do: the reader sees EOF when the last writing end is dropped.
-    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Poll::Ready(Ok(()))
-    }
+            fn poll_flush(
+                self: ::std::pin::Pin<&mut Self>,
+                _: &mut ::std::task::Context<'_>,
+            ) -> ::std::task::Poll<::std::io::Result<()>> {
+                ::std::task::Poll::Ready(Ok(()))
+            }
+
+            fn poll_shutdown(
+                self: ::std::pin::Pin<&mut Self>,
+                _: &mut ::std::task::Context<'_>,
+            ) -> ::std::task::Poll<::std::io::Result<()>> {
+                ::std::task::Poll::Ready(Ok(()))
+            }
+        }
+
+        impl futures_io::AsyncWrite for $ty {
+            fn poll_write(
+                self: ::std::pin::Pin<&mut Self>,
+                cx: &mut ::std::task::Context<'_>,
+                buf: &[u8],
+            ) -> ::std::task::Poll<::std::io::Result<usize>> {
+                $crate::io::AsyncWrite::poll_write(self, cx, buf)
+            }
+
+            $($crate::net::unix::pipe::pipe_writer!(@$vectored $this => $sender);)?
+
+            fn poll_flush(
+                self: ::std::pin::Pin<&mut Self>,
+                cx: &mut ::std::task::Context<'_>,
+            ) -> ::std::task::Poll<::std::io::Result<()>> {
+                $crate::io::AsyncWrite::poll_flush(self, cx)
+            }
+
+            fn poll_close(
+                self: ::std::pin::Pin<&mut Self>,
+                cx: &mut ::std::task::Context<'_>,
+            ) -> ::std::task::Poll<::std::io::Result<()>> {
+                $crate::io::AsyncWrite::poll_shutdown(self, cx)
+            }
+        }
+    };
+    (@vectored $this:ident => $sender:expr) => {
+        fn poll_write_vectored(
+            self: ::std::pin::Pin<&mut Self>,
+            cx: &mut ::std::task::Context<'_>,
+            bufs: &[::std::io::IoSlice<'_>],
+        ) -> ::std::task::Poll<::std::io::Result<usize>> {
+            let $this = &*self;
+            $sender.poll_write_vectored_inner(cx, bufs)
+        }
+    };
 }
+pub(crate) use pipe_writer;
 
-impl futures_io::AsyncWrite for Sender {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        self.poll_write_inner(cx, buf)
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn poll_close(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Poll::Ready(Ok(()))
-    }
-}
+pipe_writer!(Sender, this => this);

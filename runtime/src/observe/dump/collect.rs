@@ -167,15 +167,15 @@ fn leaf_waits(handle: &scheduler::Handle) -> Vec<(Id, WaitsOn, Option<usize>)> {
         let wait = match (r.wait.target, r.wait.kind) {
             (Some(task), _) => WaitsOn::Join { task },
             // Its record's word is the set's task count (task::waits).
-            (None, "JoinSet") => WaitsOn::JoinSet {
+            (None, task::waits::WaitKind::JoinSet) => WaitsOn::JoinSet {
                 object: r.wait.object,
                 tasks: r.holder.unwrap_or(0),
             },
-            (None, "signal") => WaitsOn::Signal {
+            (None, task::waits::WaitKind::Signal) => WaitsOn::Signal {
                 signal: r.wait.object as i32,
             },
             (None, kind) => WaitsOn::Sync {
-                kind,
+                kind: kind.name(),
                 object: r.wait.object,
                 holder: None,
                 at: r.wait.at,

@@ -86,11 +86,6 @@ pub(crate) struct Handle {
     /// How often a `block_on` thread waiting on this runtime yields its CPU while it
     /// spins before parking (every `n`th spin round; block_on.rs).
     pub(crate) block_on_yield_every: u32,
-    /// Whether the workers yield before they park (`spin::park_yields` is not 0): only
-    /// then do they read `Shared::block_on_polling`, so only then is it written.
-    workers_yield: bool,
-    /// The machine's CPUs (`available_parallelism`, read once).
-    pub(crate) cpus: usize,
     pub(crate) driver: Arc<Driver>,
     pub(crate) blocking: blocking::Spawner,
     /// The monitor thread's state (monitor.rs).
@@ -192,8 +187,6 @@ pub(crate) fn create(
     }
     let handle = Arc::new(Handle {
         block_on_yield_every: crate::block_on::yield_every(num_workers, cpus),
-        workers_yield: park_yields > 0,
-        cpus,
         shared: Shared {
             remotes: remotes.into_boxed_slice(),
             workers: workers.into_boxed_slice(),
@@ -202,7 +195,7 @@ pub(crate) fn create(
             overflow: CachePadded::new(Inject::new()),
             idle: CachePadded::new(Idle::new(num_workers)),
             spinner: CachePadded::new(spin::SpinToken::default()),
-            hints: Hints::new(),
+            hints: Hints::new(park_yields > 0, cpus),
             owned: OwnedTasks::new(num_workers),
             shutdown_cores: Mutex::new(Vec::with_capacity(num_workers)),
             metrics: metrics::slots(num_workers, &config.telemetry),
@@ -251,6 +244,18 @@ impl Shared {
 }
 
 impl Handle {
+    /// The idle policy's hints (idle/mod.rs): what a `block_on` caller and the wake path
+    /// tell the workers.
+    pub(crate) fn hints(&self) -> &Hints {
+        &self.shared.hints
+    }
+
+    /// Fewer workers unparked than CPUs: a `block_on` thread may spin without taking a
+    /// CPU from a worker (block_on.rs).
+    pub(crate) fn block_on_cpu_free(&self) -> bool {
+        self.shared.hints.block_on_cpu_free(&self.shared.idle)
+    }
+
     /// Begins shutdown: closes the global queues and wakes every worker. Idempotent.
     pub(crate) fn close(&self) {
         self.monitor.close();

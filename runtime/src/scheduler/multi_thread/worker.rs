@@ -175,7 +175,7 @@ impl Core {
             rand: FastRand::new(index as u64 + 1),
             event_interval: config.event_interval.max(1),
             lifo: LifoPolicy::new(!config.disable_lifo_slot),
-            global: GlobalPolicy::new(config),
+            global: GlobalPolicy::new(config.global_queue_interval),
             idle: IdlePolicy::new(spin_rounds, park_yields),
             stats: Stats::new(),
             sampler: Sampler::new(
@@ -421,7 +421,7 @@ impl Handle {
             Ok(true) => me.notify_parked(),
             Err(task) => {
                 if arrival != Arrival::Spawn {
-                    me.count_remote_wake();
+                    me.shared.hints.count_remote_wake();
                 }
                 let spawned = (arrival == Arrival::Spawn).then_some(&me.shared.remote_spawns);
                 if inject::push_remote(&me.shared.inject, task, spawned) {
@@ -625,7 +625,12 @@ impl Context {
                 let capped =
                     LifoPolicy::capped(lifo_polls, others_waiting) || !coop::has_budget_remaining();
                 // Only looked at while the streak may go on: one load fewer per capped end.
-                let global_due = !capped && core.global.streak_cut_due(&self.handle.shared, polls);
+                let global_due = !capped
+                    && core.global.streak_cut_due(
+                        &self.handle.shared.inject,
+                        &self.handle.shared.overflow,
+                        polls,
+                    );
                 if capped || global_due {
                     me.end_poll(polls);
                     // Give the ring a turn; later schedules this tick go to the back too.

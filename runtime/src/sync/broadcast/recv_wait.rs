@@ -6,7 +6,8 @@
 //! stores `SERVED` into the word (Release): the receive, reading the word (Acquire),
 //! knows its node is gone and leaves without the lock; reading 0, it takes the lock and
 //! looks again before removing the node itself. The node's waker is recorded in the
-//! wait registry (`task::waits`) for task dumps while it is queued.
+//! wait registry (`task::waits`) for task dumps while it is queued, in the node's slot
+//! (`Handoff::rec`), which whoever frees the node forgets under the tail lock.
 
 use std::task::{Context, Poll, Waker};
 
@@ -83,8 +84,8 @@ impl Wait {
             self.set_key(None);
             self.served.reset();
         }
-        let (key, old, fresh) = match self.key() {
-            Some(k) => (k, list.set_waker(k, waker), false),
+        let (key, old) = match self.key() {
+            Some(k) => (k, list.set_waker(k, waker)),
             None => {
                 // SAFETY: `self` stays put until `leave`, which reads the word and, seeing
                 // 0, locks and looks again before it removes the node (the caller's
@@ -92,25 +93,21 @@ impl Wait {
                 let handoff = unsafe { Handoff::new(&self.served) };
                 let k = list.push_back(handoff, Some(waker.clone()));
                 self.set_key(Some(k));
-                (k, None, true)
+                (k, None)
             }
         };
-        if !fresh && old.is_none() {
-            // The same waker on the same node (a linked node always holds one): its record
-            // stands, and a repeated poll does not touch the registry.
-            return None;
-        }
-        let wait = task::waits::Wait {
-            kind: "broadcast recv",
-            object,
-            target: None,
-            at: None,
+        // The same task's waker on the same node: its record stands, and a repeated poll
+        // does not touch the registry.
+        let wait = task::waits::Wait::on(task::waits::WaitKind::BroadcastRecv, object);
+        let dump_key = list.dump_key(key);
+        // SAFETY: no holder word, no test; the slot is in our node, forgotten under the
+        // tail lock by whoever frees it (`WaitList::serve`, `leave`).
+        unsafe {
+            list.node(key)
+                .data
+                .rec
+                .record(dump_key, waker, wait, None, None)
         };
-        // SAFETY: no holder word.
-        if !unsafe { task::waits::record(list.dump_key(key), waker, wait, None) } && !fresh {
-            // Another executor's waker replaced a task's: its record no longer holds.
-            task::waits::forget(list.dump_key(key));
-        }
         old
     }
 
@@ -129,8 +126,9 @@ impl Wait {
             let mut tail = tail.lock();
             // Relaxed: a send stores under the lock we hold.
             (self.served.load(Relaxed) == 0).then(|| {
-                task::waits::forget(tail.waiters.dump_key(k));
-                tail.waiters.remove(k)
+                let mut node = tail.waiters.remove(k);
+                node.data.rec.forget();
+                node
             })
         };
         drop(node);

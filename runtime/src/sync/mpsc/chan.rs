@@ -184,7 +184,11 @@ impl<T, S: Semaphore> Chan<T, S> {
     /// Waits until the receiver closed the channel or is gone (`Sender::closed`).
     pub(crate) async fn closed(&self) {
         let object = self as *const Self as usize;
-        let mut waiter = Waiter::new(&self.closed_waiters, "mpsc closed", object);
+        let mut waiter = Waiter::new(
+            &self.closed_waiters,
+            task::waits::WaitKind::MpscClosed,
+            object,
+        );
         std::future::poll_fn(|cx| waiter.poll_until(cx, || self.sem.is_closed(&self.queue))).await
     }
 

@@ -23,26 +23,23 @@ use shim::sync::Arc;
 
 use super::chan::{Chan, Semaphore};
 use super::queue::{Pop, Queue};
-use crate::sync::atomic_waker::AtomicWaker;
 use crate::sync::wait_list::notify_all;
 use crate::sync::{poll_budget, spend_budget};
+use task::waits::{Active, Wait, WaitKind, WaitSlot};
 
 /// The second half of a receiver's wait-registry key (the first: the channel's address).
 const RECV_KEY: usize = usize::MAX - 1;
 
-/// `task::waits::Active::check` of a receiver: its waker is stored.
-///
-/// # Safety
-/// `p` is a live channel's `AtomicWaker`.
-unsafe fn rx_armed(p: *const ()) -> bool {
-    // SAFETY: forwarded from the caller.
-    unsafe { &*p.cast::<AtomicWaker>() }.is_armed()
-}
-
 /// A new channel over `sem`: one strong sender and the receiver.
 pub(super) fn channel<T, S: Semaphore>(sem: S) -> (Tx<T, S>, Rx<T, S>) {
     let chan = Arc::new(Chan::new(sem));
-    (Tx { chan: chan.clone() }, Rx { chan, recorded: 0 })
+    (
+        Tx { chan: chan.clone() },
+        Rx {
+            chan,
+            rec: WaitSlot::new(),
+        },
+    )
 }
 
 /// A strong sender: counted in `tx_count` while it lives.
@@ -58,11 +55,10 @@ pub(super) struct WeakTx<T, S: Semaphore> {
 /// The receiver: the queue's one consumer (module doc).
 pub(super) struct Rx<T, S: Semaphore> {
     chan: Arc<Chan<T, S>>,
-    /// The data pointer of the waker last recorded in the wait registry (task dumps), 0
-    /// when none is. The record stays between waits (it shows only while the receiver's
-    /// waker is stored, `AtomicWaker::is_armed`) and goes with the receiver, so a receiver
-    /// that waits again in the same task pays one compare.
-    recorded: usize,
+    /// Our wait record in the registry (task dumps). It stays between waits (it shows
+    /// only while the receiver's waker is stored, `AtomicWaker::is_armed`) and goes with
+    /// the receiver, so a receiver that waits again in the same task pays one compare.
+    rec: WaitSlot,
 }
 
 impl<T, S: Semaphore> Deref for Tx<T, S> {
@@ -205,9 +201,7 @@ impl<T, S: Semaphore> Rx<T, S> {
             spend_budget(cx);
             return Poll::Ready(v);
         }
-        if cx.waker().data() as usize != self.recorded {
-            self.record_wait(cx.waker());
-        }
+        self.record_wait(cx.waker());
         Poll::Pending
     }
 
@@ -216,27 +210,16 @@ impl<T, S: Semaphore> Rx<T, S> {
     }
 
     /// Records this receiver's wait for task dumps (`task::waits`): its task, until the
-    /// receiver drops or another task's waker replaces it.
-    #[cold]
+    /// receiver drops or another task's waker replaces it (once per new waker: the slot).
+    /// The record counts while the channel's waker slot is armed.
+    #[inline]
     fn record_wait(&mut self, waker: &std::task::Waker) {
-        let wait = task::waits::Wait {
-            kind: "mpsc recv",
-            object: Arc::as_ptr(&self.chan) as usize,
-            target: None,
-            at: None,
-        };
-        let active = task::waits::Active {
-            data: (&self.chan.rx_waker as *const AtomicWaker).cast(),
-            check: rx_armed,
-        };
-        // SAFETY: `active.data` is the channel's waker slot, which our `Arc` keeps alive
+        let wait = Wait::on(WaitKind::MpscRecv, Arc::as_ptr(&self.chan) as usize);
+        let active = Active::of(&self.chan.rx_waker);
+        let key = self.wait_key();
+        // SAFETY: `active` tests the channel's waker slot, which our `Arc` keeps alive
         // until our drop forgets the record.
-        let recorded =
-            unsafe { task::waits::record_active(self.wait_key(), waker, wait, None, Some(active)) };
-        if !recorded && self.recorded != 0 {
-            task::waits::forget(self.wait_key());
-        }
-        self.recorded = if recorded { waker.data() as usize } else { 0 };
+        unsafe { self.rec.record(key, waker, wait, None, Some(active)) };
     }
 
     /// Moves up to `limit` messages into `buf`, waiting for the first.
@@ -297,9 +280,8 @@ impl<T, S: Semaphore> Drop for Rx<T, S> {
     /// being written goes with the queue). A message whose `Drop` panics does not keep
     /// the others queued: the guard drains them while the panic unwinds.
     fn drop(&mut self) {
-        if self.recorded != 0 {
-            task::waits::forget(self.wait_key());
-        }
+        // Before the `Arc` goes: the record's test reads the channel.
+        self.rec.forget();
         self.close();
         // No registration follows (the receiver is going): the waker, and the task it
         // keeps alive, go now rather than with the last sender.

@@ -8,7 +8,9 @@
 //! - `spin.rs`: `IdlePolicy` (a worker's spin rounds, park yields and recent idle
 //!   episodes), the spin rule with its constants, and the one-spinner token.
 //! - this file: the hints (`Hints`: whether a `block_on` caller is polling, the remote-wake
-//!   count) and their accessors on the scheduler's `Handle`.
+//!   count, and the two facts fixed at construction that decide whether they are worth
+//!   reading) and their accessors. They take no scheduler handle: the scheduler's
+//!   `Handle::hints` lends them, and the workers reach them through `Shared`.
 //!
 //! # Why did this worker park?
 //!
@@ -55,39 +57,41 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 
 use crossbeam_utils::CachePadded;
 
-use super::Handle;
-
 /// The hints the idle policy reads: facts that order nothing and may be stale, each on its
 /// own line. std atomics: under loom the park yields are off, so nothing reads them there.
-/// The third, `Handle::workers_yield`, is fixed at construction: whether the workers yield
-/// before they park at all (`spin::park_yields` is not 0); only then is `block_on_polling`
-/// read, so only then is it written.
-pub(in crate::scheduler::multi_thread) struct Hints {
-    /// Whether a `block_on` caller is polling its future now (`Handle::set_block_on_polling`):
+/// Two more are fixed at construction: `workers_yield`, whether the workers yield before
+/// they park at all (`spin::park_yields` is not 0; only then is `block_on_polling` read,
+/// so only then is it written), and the machine's CPU count.
+pub(crate) struct Hints {
+    /// Whether a `block_on` caller is polling its future now (`Hints::set_block_on_polling`):
     /// plain stores, no RMW, as each poll writes it twice. With two callers at once one
     /// may clear it while the other polls: the hint under-reports (the workers park as
     /// before), never sticks.
     block_on_polling: CachePadded<AtomicBool>,
-    /// Changes when a task is woken from outside the workers (`Handle::count_remote_wake`):
+    /// Changes when a task is woken from outside the workers (`Hints::count_remote_wake`):
     /// a load and a store, no RMW, so concurrent wakers may lose an increment; a worker
     /// only asks whether it changed (`yield_for_work`).
     remote_wakes: CachePadded<AtomicUsize>,
+    /// Whether the workers yield before they park (`spin::park_yields` is not 0).
+    workers_yield: bool,
+    /// The machine's CPUs (`available_parallelism`, read once).
+    cpus: usize,
 }
 
 impl Hints {
-    pub(in crate::scheduler::multi_thread) fn new() -> Hints {
+    pub(in crate::scheduler::multi_thread) fn new(workers_yield: bool, cpus: usize) -> Hints {
         Hints {
             block_on_polling: CachePadded::new(AtomicBool::new(false)),
             remote_wakes: CachePadded::new(AtomicUsize::new(0)),
+            workers_yield,
+            cpus,
         }
     }
-}
 
-impl Handle {
-    /// Fewer workers unparked than CPUs: a `block_on` thread may spin without taking a
-    /// CPU from a worker (block_on.rs).
-    pub(crate) fn block_on_cpu_free(&self) -> bool {
-        self.shared.idle.num_unparked() < self.cpus
+    /// Fewer workers unparked (`idle`: the scheduler's idle word) than CPUs: a `block_on`
+    /// thread may spin without taking a CPU from a worker (block_on.rs).
+    pub(crate) fn block_on_cpu_free(&self, idle: &Idle) -> bool {
+        idle.num_unparked() < self.cpus
     }
 
     /// A `block_on` caller starts or ends a poll of its future: workers it feeds yield
@@ -98,14 +102,14 @@ impl Handle {
             return;
         }
         // Relaxed: a hint for the workers' park; nothing is published through it.
-        self.shared.hints.block_on_polling.store(polling, Relaxed);
+        self.block_on_polling.store(polling, Relaxed);
     }
 
     /// Notes a task woken from outside the workers (a hint for `yield_for_work`).
     pub(crate) fn count_remote_wake(&self) {
         // Relaxed, and not an RMW: a hint; a lost increment between racing wakers still
         // changes the value, which is all a worker asks.
-        let wakes = &self.shared.hints.remote_wakes;
+        let wakes = &self.remote_wakes;
         let n = wakes.load(Relaxed);
         wakes.store(n.wrapping_add(1), Relaxed);
     }
@@ -113,12 +117,12 @@ impl Handle {
     /// Tasks woken from outside the workers so far (wrapping; a hint).
     pub(crate) fn remote_wakes(&self) -> usize {
         // Relaxed: as above.
-        self.shared.hints.remote_wakes.load(Relaxed)
+        self.remote_wakes.load(Relaxed)
     }
 
     /// Whether some `block_on` caller is polling its future now (a hint).
     pub(crate) fn block_on_polling(&self) -> bool {
         // Relaxed: as above.
-        self.shared.hints.block_on_polling.load(Relaxed)
+        self.block_on_polling.load(Relaxed)
     }
 }

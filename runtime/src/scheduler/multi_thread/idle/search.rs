@@ -102,10 +102,10 @@ impl Core {
         if self.idle.park_yields == 0 {
             return None;
         }
-        let remote_wakes = handle.remote_wakes();
+        let remote_wakes = handle.shared.hints.remote_wakes();
         let woken_from_outside = remote_wakes != self.idle.remote_wakes_seen;
         self.idle.remote_wakes_seen = remote_wakes;
-        if !woken_from_outside || !handle.block_on_polling() {
+        if !woken_from_outside || !handle.shared.hints.block_on_polling() {
             return None;
         }
         // As a searcher holding the spin token only, like the spin: notifiers see the

@@ -20,13 +20,13 @@
 //! worker that merely ran out of local work takes `overflow` first (work under way before
 //! work not started). A batch is a fair share (`len / workers + 1`), up to what the ring
 //! can take without spilling (`MAX_GLOBAL_BATCH` less its length), and at least one.
+//!
+//! The policy takes only what it reads: the user's interval and the two queues (`inject`,
+//! `overflow`), generic over their task type, so it imports nothing of the scheduler.
 
 use std::time::{Duration, Instant};
 
-use queue::Inject;
-
-use crate::scheduler::multi_thread::{Config, Shared};
-use crate::scheduler::RunTask;
+use queue::{Inject, Link};
 
 /// How often a busy worker should look at the global queue, in time of work. Short: a
 /// visit to an empty queue is one relaxed load, and tasks short enough to make many visits
@@ -67,18 +67,16 @@ pub(super) struct GlobalPolicy {
 }
 
 impl GlobalPolicy {
-    pub(super) fn new(config: &Config) -> GlobalPolicy {
-        let interval = config
-            .global_queue_interval
-            .unwrap_or(DEFAULT_INTERVAL)
-            .max(1);
+    /// The policy of a worker whose user fixed `global_queue_interval` (None: tuned).
+    pub(super) fn new(global_queue_interval: Option<u32>) -> GlobalPolicy {
+        let interval = global_queue_interval.unwrap_or(DEFAULT_INTERVAL).max(1);
         GlobalPolicy {
             interval,
             // The poll count starts at 0.
             next_visit: u64::from(interval),
             last_served: None,
             // Not under loom: a clock read would make the models non-deterministic.
-            tuned: config.global_queue_interval.is_none() && !cfg!(loom),
+            tuned: global_queue_interval.is_none() && !cfg!(loom),
             window: None,
             spawns_first: false,
         }
@@ -93,12 +91,17 @@ impl GlobalPolicy {
     /// Whether a LIFO streak should end for the global queues now, after `polls` polls
     /// (module docs).
     #[inline]
-    pub(super) fn streak_cut_due(&self, shared: &Shared, polls: u64) -> bool {
+    pub(super) fn streak_cut_due<T: Link>(
+        &self,
+        inject: &Inject<T>,
+        overflow: &Inject<T>,
+        polls: u64,
+    ) -> bool {
         if self.visit_due(polls) {
-            return shared.has_global_work();
+            return !overflow.is_empty() || !inject.is_empty();
         }
         self.tuned
-            && !shared.inject.is_empty()
+            && !inject.is_empty()
             && self
                 .last_served
                 .is_none_or(|t| t.elapsed() >= GLOBAL_QUEUE_LATENCY)
@@ -107,21 +110,22 @@ impl GlobalPolicy {
     /// A look at the global queues after `polls` polls: picks the one to take from (None:
     /// both empty) and sets the next visit `interval` polls away. On a fairness visit
     /// (`fair`) the two take turns at going first; otherwise `overflow` does.
-    pub(super) fn choose<'a>(
+    pub(super) fn choose<'a, T: Link>(
         &mut self,
-        shared: &'a Shared,
+        inject: &'a Inject<T>,
+        overflow: &'a Inject<T>,
         fair: bool,
         polls: u64,
-    ) -> Option<&'a Inject<RunTask>> {
+    ) -> Option<&'a Inject<T>> {
         self.next_visit = polls + u64::from(self.interval);
         let spawns_first = fair && {
             self.spawns_first = !self.spawns_first;
             self.spawns_first
         };
         let (first, second) = if spawns_first {
-            (&*shared.inject, &*shared.overflow)
+            (inject, overflow)
         } else {
-            (&*shared.overflow, &*shared.inject)
+            (overflow, inject)
         };
         let queue = if !first.is_empty() {
             first
@@ -132,14 +136,14 @@ impl GlobalPolicy {
         };
         // A batch of overflowed tasks with the remote queue empty serves no remote work,
         // and reads no clock.
-        if self.tuned && (std::ptr::eq(queue, &*shared.inject) || !shared.inject.is_empty()) {
+        if self.tuned && (std::ptr::eq(queue, inject) || !inject.is_empty()) {
             self.last_served = Some(Instant::now());
         }
         Some(queue)
     }
 
     /// How many tasks to take from `queue` into a ring holding `ring_len` (module docs).
-    pub(super) fn batch_size(queue: &Inject<RunTask>, workers: usize, ring_len: usize) -> usize {
+    pub(super) fn batch_size<T: Link>(queue: &Inject<T>, workers: usize, ring_len: usize) -> usize {
         let room = MAX_GLOBAL_BATCH.saturating_sub(ring_len);
         let share = queue.len() / workers + 1;
         share.min(room).max(1)

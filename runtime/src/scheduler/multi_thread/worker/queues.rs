@@ -96,9 +96,12 @@ impl Core {
         handle: &Handle,
         fair: bool,
     ) -> Option<RunTask> {
-        let queue = self
-            .global
-            .choose(&handle.shared, fair, self.stats.counts.polls)?;
+        let queue = self.global.choose(
+            &handle.shared.inject,
+            &handle.shared.overflow,
+            fair,
+            self.stats.counts.polls,
+        )?;
         let n = GlobalPolicy::batch_size(queue, handle.num_workers(), self.run_queue.len());
         inject::take_batch(queue, n, |task| self.push_back(task, handle))
     }
