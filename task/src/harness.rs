@@ -225,11 +225,41 @@ unsafe fn drop_stage<T: Future, S>(cell: &Cell<T, S>) -> std::thread::Result<()>
 }
 
 /// [`drop_stage`] with the task current on this thread, so the destructor of its future or
-/// output sees its own task (`task::id()`), as tokio's.
+/// output sees its own task (`task::id()`), as tokio's. A stage whose drop runs no code of
+/// the user's (a `()` output, a future or output type without drop glue, a cancellation
+/// error) is dropped without entering the task: that is the common case (a finished
+/// `spawn` of an `async` block whose output is `()`), and it costs nothing then.
 ///
 /// # Safety
 /// As `drop_stage`; the caller holds a reference to the task.
+#[inline(always)]
 unsafe fn drop_stage_as_current<T: Future, S>(cell: &Cell<T, S>) -> std::thread::Result<()> {
+    // SAFETY: the stage is ours (caller); only read here.
+    let runs_user_code = cell.core.stage.with(|stage| match unsafe { &*stage } {
+        Stage::Running(_) => mem::needs_drop::<T>(),
+        Stage::Finished(Ok(_)) => mem::needs_drop::<T::Output>(),
+        // A panic's payload is the user's value; a cancellation holds none.
+        Stage::Finished(Err(e)) => e.is_panic(),
+        Stage::Consumed => false,
+    });
+    if !runs_user_code {
+        // No user code runs, so nothing here can panic, see the current task or wake one.
+        // SAFETY: the stage is ours (caller).
+        cell.core
+            .stage
+            .with_mut(|stage| unsafe { *stage = Stage::Consumed });
+        return Ok(());
+    }
+    // SAFETY: as this function's.
+    unsafe { drop_stage_entered(cell) }
+}
+
+/// `drop_stage_as_current`'s path for a stage whose drop runs the user's code.
+///
+/// # Safety
+/// As `drop_stage_as_current`.
+#[inline(never)]
+unsafe fn drop_stage_entered<T: Future, S>(cell: &Cell<T, S>) -> std::thread::Result<()> {
     let current = crate::id::enter(NonNull::from(&cell.header));
     // SAFETY: the stage is ours (caller).
     let dropped = unsafe { drop_stage(cell) };
