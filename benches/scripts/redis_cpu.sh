@@ -11,8 +11,8 @@
 # fixed 2N requests), read them again and divide; the servers take turns, round after
 # round. Prints every run, then medians over the rounds (requests/s is the mean of the SET
 # and GET rates) and the ours/tokio and ours/tuned-tokio ratios of CPU per request, both of
-# the medians and the median of the per-round ratios (target <= 0.95 at 50 connections,
-# issue 48), and of requests/s (target >= 0.95).
+# the medians and the median of the per-round ratios (target <= 0.95 at 50 connections),
+# and of requests/s (target >= 0.95).
 #
 # Usage, from anywhere:  bash benches/scripts/redis_cpu.sh
 # Environment:

@@ -5,14 +5,14 @@
 //! Per connection (`respond`, generic over any `futures::io` stream): read; every request
 //! head complete in the buffer (ended by `\r\n\r\n`; bodies are not supported) gets one
 //! fixed 200 response; all responses of one read go out in one write. On tokio the stream is
-//! wrapped in a pass-through adapter to the `futures::io` traits (`TokioStream`). Worker
-//! threads: `RUNTIME_WORKER_THREADS` / `TOKIO_WORKER_THREADS`, or one per core.
+//! wrapped in `examples::tokio_stream::TokioStream`, a pass-through adapter to the
+//! `futures::io` traits. Worker threads: `RUNTIME_WORKER_THREADS` / `TOKIO_WORKER_THREADS`,
+//! or one per core.
 
 use std::io;
-use std::pin::Pin;
-use std::task::{ready, Context, Poll};
 use std::time::Duration;
 
+use examples::tokio_stream::TokioStream;
 use futures::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 const RESPONSE: &[u8] =
@@ -129,41 +129,4 @@ fn on_tokio(port: u16) -> io::Result<()> {
             }
         }
     })
-}
-
-/// A tokio `TcpStream` seen through the `futures::io` traits (no buffering, no copies).
-struct TokioStream(tokio::net::TcpStream);
-
-impl AsyncRead for TokioStream {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut [u8],
-    ) -> Poll<io::Result<usize>> {
-        let mut rb = tokio::io::ReadBuf::new(buf);
-        ready!(tokio::io::AsyncRead::poll_read(
-            Pin::new(&mut self.get_mut().0),
-            cx,
-            &mut rb
-        ))?;
-        Poll::Ready(Ok(rb.filled().len()))
-    }
-}
-
-impl AsyncWrite for TokioStream {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        tokio::io::AsyncWrite::poll_write(Pin::new(&mut self.get_mut().0), cx, buf)
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        tokio::io::AsyncWrite::poll_flush(Pin::new(&mut self.get_mut().0), cx)
-    }
-
-    fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        tokio::io::AsyncWrite::poll_shutdown(Pin::new(&mut self.get_mut().0), cx)
-    }
 }

@@ -15,18 +15,17 @@
 //! is closed, as Redis does.
 //!
 //! Per connection the code is generic over any `futures::io` stream; on tokio the stream is
-//! wrapped in a pass-through adapter (`TokioStream`). Worker threads:
+//! wrapped in `examples::tokio_stream::TokioStream`, a pass-through adapter. Worker threads:
 //! `RUNTIME_WORKER_THREADS` / `TOKIO_WORKER_THREADS`, or one per core. The address is
 //! printed as `listening on redis://127.0.0.1:PORT`.
 
 use std::collections::HashMap;
 use std::io;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use std::task::{ready, Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
+use examples::tokio_stream::TokioStream;
 use futures::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 /// The shared database.
@@ -323,43 +322,6 @@ fn on_tokio(port: u16, db: Db) -> io::Result<()> {
             }
         }
     })
-}
-
-/// A tokio `TcpStream` seen through the `futures::io` traits (no buffering, no copies).
-struct TokioStream(tokio::net::TcpStream);
-
-impl AsyncRead for TokioStream {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut [u8],
-    ) -> Poll<io::Result<usize>> {
-        let mut rb = tokio::io::ReadBuf::new(buf);
-        ready!(tokio::io::AsyncRead::poll_read(
-            Pin::new(&mut self.get_mut().0),
-            cx,
-            &mut rb
-        ))?;
-        Poll::Ready(Ok(rb.filled().len()))
-    }
-}
-
-impl AsyncWrite for TokioStream {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        tokio::io::AsyncWrite::poll_write(Pin::new(&mut self.get_mut().0), cx, buf)
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        tokio::io::AsyncWrite::poll_flush(Pin::new(&mut self.get_mut().0), cx)
-    }
-
-    fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        tokio::io::AsyncWrite::poll_shutdown(Pin::new(&mut self.get_mut().0), cx)
-    }
 }
 
 #[cfg(test)]

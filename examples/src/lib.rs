@@ -6,3 +6,5 @@
 pub mod chat;
 #[cfg(not(loom))]
 pub mod http;
+#[cfg(not(loom))]
+pub mod tokio_stream;
