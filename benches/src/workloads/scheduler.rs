@@ -32,6 +32,8 @@ pub const YIELD_TASKS: usize = 200;
 pub const NUM_YIELD: usize = 1_000;
 /// Length of the `chained_spawn` chain.
 pub const CHAIN: usize = 1_000;
+/// Children a `join_await` root spawns and awaits, one after another.
+pub const NUM_JOINS: usize = 1_000;
 /// The background stall of the busy workloads on multi-thread runtimes.
 pub const STALL: Duration = Duration::from_micros(10);
 
@@ -181,6 +183,31 @@ pub fn ping_pong_with<B: Bench, S: Signal, O: Oneshot>(rt: &B) -> Iteration<'_> 
                         }
                     });
                 }
+            });
+            rx.recv().await;
+        });
+    })
+}
+
+/// `join_await`: a root task spawns `NUM_JOINS` children one at a time and awaits each
+/// one's join handle before the next (the child has not run yet, so every await parks the
+/// root once on the handle: the join's slow path, from a task); then signals. For the
+/// runtimes whose join handle is `Send` (not the floor's).
+pub fn join_await<B: Bench, S: Signal>(rt: &B) -> Iteration<'_>
+where
+    <B::Spawner as Spawner>::Join<usize>: Send,
+{
+    let (tx, mut rx) = S::channel();
+    let sp = rt.spawner();
+    Box::new(move || {
+        let (tx, sp) = (tx.clone(), sp.clone());
+        rt.block_on(async {
+            let root = sp.clone();
+            root.spawn_detached(async move {
+                for i in 0..NUM_JOINS {
+                    assert_eq!(sp.spawn(async move { i }).await, i);
+                }
+                tx.notify();
             });
             rx.recv().await;
         });
