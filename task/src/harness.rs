@@ -228,30 +228,88 @@ unsafe fn drop_stage<T: Future, S>(cell: &Cell<T, S>) -> std::thread::Result<()>
 /// output sees its own task (`task::id()`), as tokio's. A stage whose drop runs no code of
 /// the user's (a `()` output, a future or output type without drop glue, a cancellation
 /// error) is dropped without entering the task: that is the common case (a finished
-/// `spawn` of an `async` block whose output is `()`), and it costs nothing then.
+/// `spawn` of an `async` block whose output is `()`), and it costs nothing then. One match
+/// on the stage decides and drops: an arm whose type has no drop glue compiles to nothing,
+/// and `Consumed` is then written without running the stage's drop glue a second time.
 ///
 /// # Safety
 /// As `drop_stage`; the caller holds a reference to the task.
 #[inline(always)]
 unsafe fn drop_stage_as_current<T: Future, S>(cell: &Cell<T, S>) -> std::thread::Result<()> {
-    // SAFETY: the stage is ours (caller); only read here.
-    let runs_user_code = cell.core.stage.with(|stage| match unsafe { &*stage } {
-        Stage::Running(_) => mem::needs_drop::<T>(),
-        Stage::Finished(Ok(_)) => mem::needs_drop::<T::Output>(),
-        // A panic's payload is the user's value; a cancellation holds none.
-        Stage::Finished(Err(e)) => e.is_panic(),
-        Stage::Consumed => false,
-    });
-    if !runs_user_code {
-        // No user code runs, so nothing here can panic, see the current task or wake one.
+    let entered = cell.core.stage.with_mut(|stage| {
         // SAFETY: the stage is ours (caller).
-        cell.core
-            .stage
-            .with_mut(|stage| unsafe { *stage = Stage::Consumed });
+        let stage = unsafe { &mut *stage };
+        match stage {
+            Stage::Running(_) if mem::needs_drop::<T>() => return true,
+            Stage::Finished(Ok(_)) if mem::needs_drop::<T::Output>() => return true,
+            // A panic's payload is the user's value; a cancellation holds none.
+            Stage::Finished(Err(e)) if e.is_panic() => return true,
+            // SAFETY: a cancellation's error, dropped once here; `Consumed` overwrites it
+            // below without dropping it again. Its drop (the identity's release) runs no
+            // user code and cannot panic.
+            Stage::Finished(Err(e)) => unsafe { std::ptr::drop_in_place(e) },
+            // Nothing with drop glue: nothing to drop.
+            Stage::Running(_) | Stage::Finished(Ok(_)) | Stage::Consumed => {}
+        }
+        // SAFETY: what the stage held needed no drop or was dropped just above.
+        unsafe { std::ptr::write(stage, Stage::Consumed) };
+        false
+    });
+    if !entered {
         return Ok(());
     }
     // SAFETY: as this function's.
     unsafe { drop_stage_entered(cell) }
+}
+
+/// [`drop_stage_as_current`] for a task that completed (`complete`, and a `JoinHandle`
+/// dropped after completion): the stage holds the output or its error, or nothing once
+/// the output was taken, never the future, so only the output's drop glue and the error's
+/// kind are looked at; a panic in the output's drop is caught and dropped (the task has
+/// completed: nobody is left to tell).
+///
+/// # Safety
+/// As `drop_stage`, and the task is COMPLETE; the caller holds a reference to the task.
+#[inline(always)]
+unsafe fn drop_output_as_current<T: Future, S>(cell: &Cell<T, S>) {
+    let entered = cell.core.stage.with_mut(|stage| {
+        // SAFETY: the stage is ours (caller).
+        let stage = unsafe { &mut *stage };
+        debug_assert!(
+            !matches!(stage, Stage::Running(_)),
+            "a complete task holds its future"
+        );
+        match stage {
+            Stage::Finished(Ok(_)) if mem::needs_drop::<T::Output>() => return true,
+            // A panic's payload is the user's value; a cancellation holds none.
+            Stage::Finished(Err(e)) if e.is_panic() => return true,
+            // SAFETY: a cancellation's error, dropped once here; `Consumed` overwrites it
+            // below without dropping it again. Its drop (the identity's release) runs no
+            // user code and cannot panic.
+            Stage::Finished(Err(e)) => unsafe { std::ptr::drop_in_place(e) },
+            // An output without drop glue, or none (taken): nothing to drop. (Never the
+            // future: COMPLETE comes after it is dropped.)
+            _ => {}
+        }
+        // SAFETY: what the stage held needed no drop or was dropped just above.
+        unsafe { std::ptr::write(stage, Stage::Consumed) };
+        false
+    });
+    if entered {
+        // SAFETY: as this function's.
+        unsafe { drop_stage_entered_discard(cell) }
+    }
+}
+
+/// `drop_stage_entered`, dropping the payload of a panic it caught: the path out of line
+/// of a caller that has nobody to tell.
+///
+/// # Safety
+/// As `drop_stage_entered`.
+#[inline(never)]
+unsafe fn drop_stage_entered_discard<T: Future, S>(cell: &Cell<T, S>) {
+    // SAFETY: as this function's.
+    let _ = unsafe { drop_stage_entered(cell) };
 }
 
 /// `drop_stage_as_current`'s path for a stage whose drop runs the user's code.
@@ -320,7 +378,7 @@ unsafe fn complete<T: Future, S: Schedule>(ptr: NonNull<Header>) {
         // Nobody will read the output: drop it here, on the runtime's thread.
         // SAFETY: COMPLETE without join interest: the stage is ours for good; we hold a
         // reference.
-        let _ = unsafe { drop_stage_as_current(cell) };
+        unsafe { drop_output_as_current(cell) };
     } else if prev.has_join_waker() {
         cell.trailer.waker.with(|w| {
             // SAFETY: JOIN_WAKER was set and COMPLETE now is, so the JoinHandle can no
@@ -508,7 +566,7 @@ pub(crate) unsafe fn drop_join_handle_slow<T: Future, S>(ptr: NonNull<Header>) {
     if cell.header.state.unset_join_interested().is_err() {
         // SAFETY: COMPLETE with our join interest: the output is ours to drop; the
         // handle's reference is still held.
-        let _ = unsafe { drop_stage_as_current(cell) };
+        unsafe { drop_output_as_current(cell) };
     }
     if cell.header.state.ref_dec() {
         // SAFETY: that was the last reference.
