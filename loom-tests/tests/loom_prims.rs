@@ -39,3 +39,5 @@ mod loom_sync_locks;
 mod loom_task;
 #[path = "loom_timer.rs"]
 mod loom_timer;
+#[path = "loom_wait_block.rs"]
+mod loom_wait_block;

@@ -525,10 +525,10 @@ fn can_read_output(header: &Header, waker: &Waker) -> bool {
         if same {
             return false;
         }
-        header
-            .state
-            .unset_join_waker()
-            .and_then(|_| set_join_waker(header, waker.clone()))
+        header.state.unset_join_waker().and_then(|_| {
+            forget_join_record(header);
+            set_join_waker(header, waker.clone())
+        })
     } else {
         set_join_waker(header, waker.clone())
     };
@@ -539,6 +539,22 @@ fn can_read_output(header: &Header, waker: &Waker) -> bool {
             true
         }
     }
+}
+
+/// The JoinHandle replaces its join waker: the wait record it made in that waker's task
+/// (`waits::inline`, JoinHandle's `tagged`) goes with it; its next `Pending` records in
+/// the new waker's task.
+#[cold]
+fn forget_join_record(header: &Header) {
+    // SAFETY: the JoinHandle's reference keeps the task live.
+    let trailer = unsafe { Header::trailer(NonNull::from(header)) };
+    trailer.waker.with(|w| {
+        // SAFETY: JOIN_WAKER is unset, so the waker slot is the JoinHandle's alone.
+        if let Some(w) = unsafe { &*w } {
+            let object = header as *const Header as usize;
+            crate::waits::inline::forget(w, crate::waits::WaitKind::JoinHandle, object);
+        }
+    });
 }
 
 fn set_join_waker(header: &Header, waker: Waker) -> Result<Snapshot, Snapshot> {

@@ -116,6 +116,16 @@ impl TaskView<'_> {
         self.state() == TaskState::Idle && self.other_refs() == 0
     }
 
+    /// Calls `f` with every wait recorded in the task's own slots (`waits::inline`): kind,
+    /// object and, for a join, the awaited task's raw id. Labels only (see there).
+    pub fn for_each_inline_wait(&self, f: impl FnMut(crate::waits::inline::InlineWait)) {
+        // SAFETY: the view's holder keeps the task live (see the type).
+        let meta = &unsafe { Header::trailer(self.header) }.meta;
+        if let Some(block) = meta.wait_block_if_any() {
+            block.for_each(f);
+        }
+    }
+
     /// True once the task was aborted (it may still be running its last poll).
     pub fn is_cancelled(&self) -> bool {
         self.snapshot.is_cancelled()

@@ -27,16 +27,22 @@ use crate::meta::TaskMeta;
 /// Like tokio's, it is not `#[must_use]`: a detached `spawn(...)` is the common case
 /// (tokio #2762), and a `#![deny(warnings)]` crate ported from tokio must still build.
 pub struct JoinHandle<T> {
-    /// The task's header, its lowest bit (`RECORDED`, free: a header is 8-aligned) set
-    /// while this handle's wait is in the wait registry (`waits.rs`): from a poll that
-    /// returned `Pending` until the output is taken or the handle dropped. One word, as a
-    /// bare pointer: a handle moves as cheaply as tokio's.
+    /// The task's header, its two lowest bits (free: a header is 8-aligned) saying where
+    /// this handle's wait is recorded for task dumps, from a poll that returned `Pending`
+    /// until the output is taken or the handle dropped: `RECORDED`, in the waiting task's
+    /// own slots (`waits::inline`; that task is the one of the join waker in the awaited
+    /// task's trailer, which keeps it alive), or `MAPPED`, in the registry's map (the
+    /// waiting task's slots were full). One word, as a bare pointer: a handle moves as
+    /// cheaply as tokio's.
     tagged: NonNull<Header>,
     _p: PhantomData<T>,
 }
 
-/// The tag bit of `JoinHandle::tagged`.
-const RECORDED: usize = 1;
+/// `JoinHandle::tagged`'s bit: the wait is in the waiting task's own slots.
+const RECORDED: usize = 0b01;
+/// `JoinHandle::tagged`'s bit: the wait is in the registry's map.
+const MAPPED: usize = 0b10;
+const TAGS: usize = RECORDED | MAPPED;
 
 // SAFETY: the handle only moves `T` (the output) across threads; `T: Send` is required.
 unsafe impl<T: Send> Send for JoinHandle<T> {}
@@ -64,24 +70,19 @@ impl<T> JoinHandle<T> {
     #[inline(always)]
     fn raw(&self) -> NonNull<Header> {
         self.tagged.map_addr(|a| {
-            // A header's address with its low bit cleared is the same nonzero address.
-            NonZeroUsize::new(a.get() & !RECORDED).expect("a task's header is never null")
+            // A header's address with its low bits cleared is the same nonzero address.
+            NonZeroUsize::new(a.get() & !TAGS).expect("a task's header is never null")
         })
     }
 
-    /// Whether this handle's wait is recorded (see `tagged`).
+    /// Where this handle's wait is recorded: `RECORDED`, `MAPPED` or neither (`tagged`).
     #[inline(always)]
-    fn recorded(&self) -> bool {
-        self.tagged.addr().get() & RECORDED != 0
+    fn tags(&self) -> usize {
+        self.tagged.addr().get() & TAGS
     }
 
-    fn set_recorded(&mut self, recorded: bool) {
-        let raw = self.raw();
-        self.tagged = if recorded {
-            raw.map_addr(|a| a | RECORDED)
-        } else {
-            raw
-        };
+    fn set_tags(&mut self, tags: usize) {
+        self.tagged = self.raw().map_addr(|a| a | tags);
     }
 
     fn header(&self) -> &Header {
@@ -164,12 +165,10 @@ impl<T> Future for JoinHandle<T> {
             )
         };
         match out {
-            // The slow path: the waker now sits in the task's trailer; tell dumps who waits
-            // (again at each pending poll: the handle may have moved to another task, and a
-            // one-word handle has no room for a `WaitSlot`'s waker; the tag bit is its
-            // "recorded" state).
+            // The slow path: the waker now sits in the task's trailer; tell dumps who
+            // waits (a waker it replaced took its task's record along: harness.rs).
             Poll::Pending => me.record_wait(cx.waker()),
-            Poll::Ready(_) if me.recorded() => me.forget_wait(),
+            Poll::Ready(_) if me.tags() != 0 => me.forget_wait(),
             _ => {}
         }
         out
@@ -181,39 +180,82 @@ impl<T> JoinHandle<T> {
         (self.raw().as_ptr() as usize, crate::waits::JOIN_KEY)
     }
 
+    /// Calls `f` with the join waker in the awaited task's trailer, if one is there.
+    fn with_join_waker(&self, f: impl FnOnce(&std::task::Waker)) {
+        // SAFETY: the handle's reference keeps the task live.
+        let trailer = unsafe { Header::trailer(self.raw()) };
+        trailer.waker.with(|w| {
+            // SAFETY: only this handle writes the slot (while JOIN_WAKER is clear, in its
+            // own poll); the completer only reads it, and nothing else touches it while
+            // the handle's reference stands (state.rs), so a shared read races with no
+            // write.
+            if let Some(w) = unsafe { &*w } {
+                f(w)
+            }
+        });
+    }
+
+    /// Records the wait of a poll that returned `Pending` with `waker` (now the join
+    /// waker), unless it stands already.
     #[cold]
     fn record_wait(&mut self, waker: &std::task::Waker) {
+        let object = self.raw().as_ptr() as usize;
+        let kind = crate::waits::WaitKind::JoinHandle;
+        if self.tags() == RECORDED && crate::waits::inline::is_recorded(waker, kind, object) {
+            return;
+        }
         // Only a task's wait is recorded. A waiter that is no task (`block_on`, another
         // executor) records nothing, and the awaited task's id, assigned at its first
         // read, is then not read at all.
-        let recorded = crate::inspect::waker_task(waker).is_some() && {
-            let wait = crate::waits::Wait {
-                kind: crate::waits::WaitKind::JoinHandle,
-                object: self.raw().as_ptr() as usize,
-                // SAFETY: the handle's reference keeps the task live.
-                target: Some(unsafe { Header::trailer(self.raw()) }.meta.id()),
-                at: None,
-            };
-            // SAFETY: no holder word, no test.
-            unsafe { crate::waits::record(self.wait_key(), waker, wait, None, None) }
+        let tags = if crate::inspect::waker_task(waker).is_none() {
+            0
+        } else {
+            // SAFETY: the handle's reference keeps the task live.
+            let target = unsafe { Header::trailer(self.raw()) }.meta.id();
+            match crate::waits::inline::record(waker, kind, object, target.as_u64()) {
+                crate::waits::inline::Recorded::Inline => RECORDED,
+                crate::waits::inline::Recorded::NotATask => 0,
+                crate::waits::inline::Recorded::Full => {
+                    let wait = crate::waits::Wait {
+                        kind,
+                        object,
+                        target: Some(target),
+                        at: None,
+                    };
+                    // SAFETY: no holder word, no test.
+                    unsafe { crate::waits::record(self.wait_key(), waker, wait, None, None) };
+                    MAPPED
+                }
+            }
         };
-        if self.recorded() && !recorded {
-            // Now polled by something that is no task: the old record is stale.
+        if self.tags() == MAPPED && tags != MAPPED {
+            // The old map record is stale (the waiter is no task now, or its new record
+            // is inline).
             crate::waits::forget(self.wait_key());
         }
-        self.set_recorded(recorded);
+        self.set_tags(tags);
     }
 
+    /// Forgets this handle's record, wherever it is (`tagged`).
     #[cold]
     fn forget_wait(&mut self) {
-        crate::waits::forget(self.wait_key());
-        self.set_recorded(false);
+        match self.tags() {
+            RECORDED => {
+                let object = self.raw().as_ptr() as usize;
+                self.with_join_waker(|w| {
+                    crate::waits::inline::forget(w, crate::waits::WaitKind::JoinHandle, object)
+                });
+            }
+            MAPPED => crate::waits::forget(self.wait_key()),
+            _ => {}
+        }
+        self.set_tags(0);
     }
 }
 
 impl<T> Drop for JoinHandle<T> {
     fn drop(&mut self) {
-        if self.recorded() {
+        if self.tags() != 0 {
             self.forget_wait();
         }
         if self.header().state.drop_join_handle_fast() {
@@ -427,7 +469,7 @@ mod tests {
         assert_eq!(std::mem::size_of::<JoinHandle<[u64; 4]>>(), word);
         // The tag keeps the pointer nonzero: `Option` still costs nothing.
         assert_eq!(std::mem::size_of::<Option<JoinHandle<()>>>(), word);
-        // The tag bit is free: a header is at least 2-aligned.
-        assert!(std::mem::align_of::<Header>() > RECORDED);
+        // The tag bits are free: a header is at least 4-aligned.
+        assert!(std::mem::align_of::<Header>() > TAGS);
     }
 }

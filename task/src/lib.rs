@@ -31,6 +31,7 @@ mod join;
 mod list;
 mod meta;
 mod state;
+mod wait_block;
 pub mod waits;
 mod waker;
 

@@ -2,7 +2,7 @@
 //! task's cold trailer (`MetaSlot`), so naming and locating every task costs no memory and
 //! no instruction beyond the store a spawn already made.
 //!
-//! The slot's word holds one of four values, told apart by its low two bits:
+//! The slot's word holds one of five values, told apart by its low two bits:
 //!
 //! | low bits | value | meaning |
 //! |---|---|---|
@@ -10,6 +10,13 @@
 //! | `00`, nonzero | `&'static Location` | spawned there; no id yet (a `Location` is 8-aligned) |
 //! | `01` | `id << 16 \| site << 2 \| 1` | id assigned (48 bits); `site`: the spawn location's index in `SITES` (14 bits, 0 = none) |
 //! | `10` | pointer to an `Arc<Named>` | a named task: the `Arc` holds name, location and its own lazy id |
+//! | `11` | pointer to a `Cold` block | the task has inline wait slots (`wait_block.rs`); the block's own slot holds one of the values above |
+//!
+//! A `Cold` block is installed by the task's first inline wait record (a CAS from the
+//! word the installer read, which it copied into the block's slot; a CAS that loses to an
+//! id assignment copies the new word and retries) and freed with the task; from then on
+//! every reader and the id assignment go through the block's slot. The `0b11` word is
+//! published with Release and loaded with Acquire by whoever follows it.
 //!
 //! An unnamed spawn stores its caller's `Location` (a constant the `#[track_caller]` chain
 //! passes down) where it used to store a zero. The id stays lazy (most tasks never have
@@ -39,7 +46,7 @@ use std::fmt;
 use std::num::NonZeroU64;
 use std::panic::Location;
 use std::ptr::NonNull;
-use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use std::sync::atomic::{AtomicPtr, AtomicU64};
 use std::sync::Arc;
 
@@ -50,6 +57,7 @@ const TAG_MASK: u64 = 0b11;
 const TAG_LOCATION: u64 = 0b00;
 const TAG_PACKED: u64 = 0b01;
 const TAG_NAMED: u64 = 0b10;
+const TAG_COLD: u64 = 0b11;
 const SITE_BITS: u32 = 14;
 const SITES_LEN: usize = 1 << SITE_BITS;
 const ID_SHIFT: u32 = 16;
@@ -165,8 +173,8 @@ impl fmt::Debug for SpawnMeta {
     }
 }
 
-/// Gives up the `Arc<Named>` reference a word holds, if it holds one. Every task's drop
-/// runs this: one bit test, since no word has both tag bits set (`0b11` is unused).
+/// Gives up the `Arc<Named>` reference a word holds, if it holds one (a word of a
+/// `TaskMeta` or a `SpawnMeta`: never `0b11`, so one bit test).
 #[inline(always)]
 fn release(word: u64) {
     if word & TAG_NAMED != 0 {
@@ -187,6 +195,23 @@ fn retain(word: u64) {
 /// The trailer's identity word (see the module doc).
 pub(crate) struct MetaSlot(AtomicU64);
 
+/// What a `0b11` word points to: the identity word it replaced, and the task's inline
+/// wait slots.
+struct Cold {
+    ident: MetaSlot,
+    waits: crate::wait_block::WaitBlock,
+}
+
+/// The `Cold` block a `0b11` word points to.
+///
+/// # Safety
+/// `word` was loaded with Acquire (or later) from a live task's slot, and is `0b11`.
+unsafe fn cold<'a>(word: u64) -> &'a Cold {
+    debug_assert_eq!(word & TAG_MASK, TAG_COLD);
+    // SAFETY: the caller's contract: the block lives as long as the task.
+    unsafe { &*((word & !TAG_MASK) as *const Cold) }
+}
+
 impl MetaSlot {
     pub(crate) fn new(meta: SpawnMeta) -> MetaSlot {
         MetaSlot(AtomicU64::new(meta.into_word()))
@@ -195,8 +220,13 @@ impl MetaSlot {
     /// The word with an id assigned: packed (`01`) or named (`10`). Borrowed: a named
     /// word's reference stays the slot's.
     fn assigned(&self, source: IdSource) -> Option<u64> {
-        let mut word = self.0.load(Relaxed);
+        // Acquire: a `0b11` word is followed (module doc).
+        let mut word = self.0.load(Acquire);
         loop {
+            if word & TAG_MASK == TAG_COLD {
+                // SAFETY: loaded with Acquire from this live slot.
+                return unsafe { cold(word) }.ident.assigned(source);
+            }
             if word & TAG_MASK != TAG_LOCATION {
                 return Some(word);
             }
@@ -207,9 +237,11 @@ impl MetaSlot {
                 intern(unsafe { &*(word as *const Location<'static>) })
             };
             let packed = (source.fresh()? << ID_SHIFT) | (site << 2) | TAG_PACKED;
-            match self.0.compare_exchange(word, packed, Relaxed, Relaxed) {
+            // Acquire on failure: the winner's word may be `0b11`, followed above.
+            match self.0.compare_exchange(word, packed, Relaxed, Acquire) {
                 Ok(_) => return Some(packed),
-                // Another first reader won: its word is the task's (our id is skipped).
+                // Another first reader won (its word is the task's, our id is skipped), or
+                // a `Cold` block was installed.
                 Err(won) => word = won,
             }
         }
@@ -241,9 +273,103 @@ impl MetaSlot {
     }
 }
 
+impl MetaSlot {
+    /// The task's inline wait slots, installed now if it has none.
+    // Under loom no task records inline (wait_block.rs).
+    #[cfg_attr(loom, allow(dead_code))]
+    pub(crate) fn wait_block(&self) -> &crate::wait_block::WaitBlock {
+        // Acquire: a `0b11` word is followed.
+        let mut word = self.0.load(Acquire);
+        if word & TAG_MASK == TAG_COLD {
+            // SAFETY: loaded with Acquire from this live slot.
+            return &unsafe { cold(word) }.waits;
+        }
+        self.install_cold(&mut word)
+    }
+
+    /// `wait_block`'s first time: allocates the block (from this thread's cache of freed
+    /// blocks of its size, as a task's cell: cell_cache.rs) and installs it over `word`.
+    #[cold]
+    #[cfg_attr(loom, allow(dead_code))]
+    fn install_cold(&self, word: &mut u64) -> &crate::wait_block::WaitBlock {
+        let block = crate::cell_cache::alloc::<Cold>();
+        // SAFETY: fresh memory with room and alignment for a `Cold` (cell_cache.rs).
+        unsafe {
+            block.as_ptr().write(Cold {
+                ident: MetaSlot(AtomicU64::new(*word)),
+                waits: crate::wait_block::WaitBlock::new(),
+            })
+        };
+        loop {
+            // Release: publishes the block's contents to whoever follows the word;
+            // Acquire on failure: the word seen may be another's block, followed below.
+            let cold_word = block.as_ptr() as u64 | TAG_COLD;
+            match self.0.compare_exchange(*word, cold_word, Release, Acquire) {
+                // SAFETY: installed: the block lives until the slot's drop.
+                Ok(_) => return &unsafe { block.as_ref() }.waits,
+                Err(now) if now & TAG_MASK == TAG_COLD => {
+                    // Another installer won: ours holds a copy that owns nothing.
+                    // SAFETY: ours, never published: its slot forgets the copy, then the
+                    // block is dropped and freed once.
+                    unsafe {
+                        (*block.as_ptr()).ident.0.store(0, Relaxed);
+                        free_cold(block);
+                    }
+                    // SAFETY: loaded with Acquire from this live slot.
+                    return &unsafe { cold(now) }.waits;
+                }
+                Err(now) => {
+                    // An id was assigned meanwhile: the block takes that word instead (a
+                    // named word never changes, so the count it owns moves exactly once).
+                    *word = now;
+                    // SAFETY: ours, not published yet.
+                    unsafe { (*block.as_ptr()).ident.0.store(now, Relaxed) };
+                }
+            }
+        }
+    }
+
+    /// The task's inline wait slots, if it ever recorded into them.
+    pub(crate) fn wait_block_if_any(&self) -> Option<&crate::wait_block::WaitBlock> {
+        // Acquire: a `0b11` word is followed.
+        let word = self.0.load(Acquire);
+        // SAFETY: loaded with Acquire from this live slot.
+        (word & TAG_MASK == TAG_COLD).then(|| &unsafe { cold(word) }.waits)
+    }
+}
+
 impl Drop for MetaSlot {
     fn drop(&mut self) {
-        release(*self.0.get_mut());
+        let word = *self.0.get_mut();
+        // One bit test on a task's drop: set for a named word and a `Cold` block's.
+        if word & TAG_NAMED != 0 {
+            drop_tagged(word);
+        }
+    }
+}
+
+/// The drop of a slot holding a named word or a `Cold` block (the block's own slot then
+/// releases what it holds).
+#[cold]
+fn drop_tagged(word: u64) {
+    if word & TAG_MASK == TAG_COLD {
+        let block = NonNull::new((word & !TAG_MASK) as *mut Cold).expect("a block is never null");
+        // SAFETY: a slot owns its block; the slot is being dropped, so nobody reads it.
+        unsafe { free_cold(block) };
+    } else {
+        release(word);
+    }
+}
+
+/// Drops a `Cold` block (its slot releases what it holds) and frees its memory.
+///
+/// # Safety
+/// `block` came from `install_cold`'s allocation, and nobody reads or frees it after.
+unsafe fn free_cold(block: NonNull<Cold>) {
+    // SAFETY: the caller's contract: ours alone, dropped once, then freed once.
+    unsafe {
+        std::ptr::drop_in_place(block.as_ptr());
+        crate::cell_cache::free(block);
     }
 }
 
@@ -488,6 +614,33 @@ mod tests {
         assert_ne!(a, 0);
         assert_eq!(a, b);
         assert_eq!(site(a), Some(here));
+    }
+
+    #[test]
+    fn a_wait_block_keeps_the_identity_it_is_installed_over() {
+        let here = Location::caller();
+        // Installed before the id is assigned, and after.
+        let early = MetaSlot::new(SpawnMeta::at(here));
+        early.wait_block();
+        let id = early.id();
+        let late = MetaSlot::new(SpawnMeta::at(here));
+        let late_id = late.id();
+        late.wait_block();
+        assert_eq!(late.id(), late_id);
+        for (slot, id) in [(&early, id), (&late, late_id)] {
+            assert!(slot.wait_block_if_any().is_some());
+            let meta = slot.meta();
+            assert_eq!((meta.id(), meta.spawned_at()), (id, Some(here)));
+            assert_eq!(slot.meta_signal_safe().unwrap().id(), id);
+        }
+        // A named task's name survives the block, and the block's drop releases it once.
+        let named = MetaSlot::new(SpawnMeta::named("conn", Some(here)));
+        assert!(named.wait_block_if_any().is_none());
+        named.wait_block();
+        let meta = named.meta();
+        drop(named);
+        assert_eq!(meta.name(), Some("conn"));
+        assert_eq!(meta.spawned_at(), Some(here));
     }
 
     #[test]

@@ -24,9 +24,12 @@
 //! The API every leaf uses: a waiter's record lives in a [`WaitSlot`] (its key and the
 //! task waker it was made with), which records once per new waker and forgets on drop;
 //! what it waits on is a [`Wait`] of a [`WaitKind`]; a record kept between waits carries
-//! an [`Active`] made from a value implementing the safe [`StillWaiting`] test. The keyed
-//! [`record`]/[`forget`] under the slot serve the two waiters that keep their "recorded"
-//! state in a bit they already have (the one-word `JoinHandle`, a `oneshot` side).
+//! an [`Active`] made from a value implementing the safe [`StillWaiting`] test. The two
+//! waiters that keep their "recorded" state in bits they already have (the one-word
+//! `JoinHandle`, a `oneshot` side) write their waits into the waiting task's own slots
+//! instead ([`inline`]: a few stores, no lock, read by the dump from the task it walks),
+//! and come here, through the keyed [`record`]/[`forget`] under the slot, only when those
+//! slots are full.
 //!
 //! Lock order: a shard's mutex is innermost. Leaves take it under their own lock (which
 //! is what makes "recorded" and "queued" agree), and nothing is taken, woken or dropped
@@ -41,6 +44,14 @@
 
 use std::fmt;
 use std::sync::atomic::AtomicU64;
+
+/// The waiting task's own slots, where a `oneshot` side and a `JoinHandle` record
+/// (`wait_block.rs`); this registry's map takes what does not fit.
+pub mod inline {
+    pub use crate::wait_block::{
+        forget, is_recorded, record, InlineWait, Recorded, WaitBlock, SLOTS,
+    };
+}
 use std::task::Waker;
 
 use crate::id::Id;
@@ -462,8 +473,9 @@ mod imp {
 /// under it), and returns true; for a waker that is no runtime task's (a `block_on`, a
 /// `JoinSet` entry, a foreign executor) records nothing and returns false. The keyed form
 /// under [`WaitSlot`], for a waiter that keeps its "recorded" state elsewhere (the
-/// one-word `JoinHandle`'s tag bit, a `oneshot` side's waker bit); the record counts only
-/// while `active`'s test, when given, is true.
+/// one-word `JoinHandle`'s tag bits, a `oneshot` side's state bits) when its task's own
+/// slots ([`inline`]) are full; the record counts only while `active`'s test, when given,
+/// is true.
 ///
 /// # Safety
 /// The `holder` word and the value behind `active` stay alive until the caller calls

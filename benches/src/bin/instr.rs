@@ -20,9 +20,9 @@ use benches::adapters::ours::{Ours, OursOneshot};
 use benches::adapters::smol::{SmolExecutor, SmolStatic};
 use benches::adapters::tokio_rt::{Tokio, TokioOneshot};
 use benches::workloads::scheduler::{
-    chained_spawn, join_await, ping_pong, ping_pong_with, spawn_many_local, spawn_many_remote_busy1, spawn_many_remote_busy2,
-    spawn_many_remote_idle, yield_many, Iteration, BUSY2_SPAWN, CHAIN, NUM_PINGS, NUM_SPAWN,
-    NUM_JOINS, YIELD_TASKS,
+    chained_spawn, join_await, ping_pong, ping_pong_with, spawn_many_local,
+    spawn_many_remote_busy1, spawn_many_remote_busy2, spawn_many_remote_idle, yield_many,
+    Iteration, BUSY2_SPAWN, CHAIN, NUM_JOINS, NUM_PINGS, NUM_SPAWN, YIELD_TASKS,
 };
 use benches::{AsyncSignal, Bench, BlockingSignal, Flavor, FuturesOneshot, Oneshot, Signal};
 
@@ -119,23 +119,33 @@ fn main() -> ExitCode {
         ("runtime", Flavor::CurrentThread) => {
             run::<Ours, AsyncSignal, OursOneshot>(Ours::new(flavor), w, iterations)
         }
-        ("runtime", _) => run::<Ours, BlockingSignal, OursOneshot>(Ours::new(flavor), w, iterations),
+        ("runtime", _) => {
+            run::<Ours, BlockingSignal, OursOneshot>(Ours::new(flavor), w, iterations)
+        }
         ("tokio", Flavor::CurrentThread) => {
             run::<Tokio, AsyncSignal, TokioOneshot>(Tokio::new(flavor), w, iterations)
         }
-        ("tokio", _) => run::<Tokio, BlockingSignal, TokioOneshot>(Tokio::new(flavor), w, iterations),
-        ("smol", Flavor::CurrentThread) => {
-            run::<SmolExecutor, AsyncSignal, FuturesOneshot>(SmolExecutor::new(flavor), w, iterations)
+        ("tokio", _) => {
+            run::<Tokio, BlockingSignal, TokioOneshot>(Tokio::new(flavor), w, iterations)
         }
-        ("smol", _) => {
-            run::<SmolExecutor, BlockingSignal, FuturesOneshot>(SmolExecutor::new(flavor), w, iterations)
-        }
+        ("smol", Flavor::CurrentThread) => run::<SmolExecutor, AsyncSignal, FuturesOneshot>(
+            SmolExecutor::new(flavor),
+            w,
+            iterations,
+        ),
+        ("smol", _) => run::<SmolExecutor, BlockingSignal, FuturesOneshot>(
+            SmolExecutor::new(flavor),
+            w,
+            iterations,
+        ),
         ("smol_static", Flavor::CurrentThread) => {
             run::<SmolStatic, AsyncSignal, FuturesOneshot>(SmolStatic::new(flavor), w, iterations)
         }
-        ("smol_static", _) => {
-            run::<SmolStatic, BlockingSignal, FuturesOneshot>(SmolStatic::new(flavor), w, iterations)
-        }
+        ("smol_static", _) => run::<SmolStatic, BlockingSignal, FuturesOneshot>(
+            SmolStatic::new(flavor),
+            w,
+            iterations,
+        ),
         (other, _) => Err(format!("unknown runtime {other:?}")),
     };
     match result {

@@ -21,12 +21,18 @@
 //! - Wakers are dropped only with `Inner` (last `Arc`) or when replaced as above.
 //!
 //! Task dumps: a side that stores a new waker (it goes to sleep; a repeated poll with the
-//! same waker stores nothing) records that in the wait registry (`task::waits`, its keyed
-//! form: the side's waker bit is its "recorded" state, so a side holds no `WaitSlot`),
-//! keyed by the channel's address and the side, shown only while the state word says it still
-//! waits (its waker bit set, its event not happened). The record is forgotten when that
-//! side lets go of the channel having stored a waker (its waker bit set, which only that
-//! side sets), so a side that never waited never touches the registry.
+//! same waker stores nothing) records that in its task's own wait slots
+//! (`task::waits::inline`), before the RMW that publishes the waker, so the record stands
+//! in the task of the waker the slot holds whenever its bit is set. When that task's
+//! slots are full the record goes to the registry's map instead (keyed by the channel's
+//! address and the side, with a test that shows it only while the side still waits), and
+//! the side's `*_MAPPED` bit says so; only that side sets or clears it, flipping it in the
+//! same RMW that sets its waker bit. The record is forgotten where the wait ends: by the
+//! side itself when it replaces its waker (in the old waker's task), receives, closes or
+//! lets go of the channel; by the other side when its RMW sets the event (COMPLETE /
+//! CLOSED) and finds the waker bit set (it reads that waker anyway, to wake it). A forget
+//! clears only the exact record, so the two never clear another's; a map record is left
+//! to its test and its side.
 //!
 //! Costs: a send that finds the receiver waiting is one CAS and a wake; a receive that finds
 //! the value is one load. Ready receives spend one unit of the task's cooperative budget.
@@ -50,6 +56,20 @@ const COMPLETE: usize = 0b0001;
 const CLOSED: usize = 0b0010;
 const RX_WAKER: usize = 0b0100;
 const TX_WAKER: usize = 0b1000;
+/// The receiver's wait record is in the registry's map, not in its task's slots.
+const RX_MAPPED: usize = 0b1_0000;
+/// The sender's wait record is in the registry's map, not in its task's slots.
+const TX_MAPPED: usize = 0b10_0000;
+
+/// The kind and the map bit of the side whose waker bit is `bit`.
+#[inline(always)]
+fn side(bit: usize) -> (WaitKind, usize) {
+    if bit == RX_WAKER {
+        (WaitKind::OneshotRecv, RX_MAPPED)
+    } else {
+        (WaitKind::OneshotClosed, TX_MAPPED)
+    }
+}
 
 /// Creates a one-shot channel: the [`Sender`] sends one value, the [`Receiver`] (a
 /// future) resolves to it.
@@ -177,33 +197,72 @@ impl<T> Inner<T> {
         (self as *const Self as usize, bit)
     }
 
+    /// The address wait records name.
+    fn object(&self) -> usize {
+        self as *const Self as usize
+    }
+
     /// Records (for task dumps) that the side whose waker bit is `bit` waits with `waker`,
-    /// which it has just stored. Replaces that side's record; a waker that is no runtime
-    /// task's leaves none.
-    #[cold]
-    fn record_wait(&self, bit: usize, waker: &Waker) {
-        let kind = if bit == RX_WAKER {
-            WaitKind::OneshotRecv
-        } else {
-            WaitKind::OneshotClosed
-        };
-        let wait = task::waits::Wait::on(kind, self as *const Self as usize);
-        let active = task::waits::Active::of(self);
-        // SAFETY: `active` tests this channel; the side holds its `Arc` until it lets go,
-        // which forgets the record first (`forget_wait`, wherever its waker bit is set).
-        let recorded =
-            unsafe { task::waits::record(self.wait_key(bit), waker, wait, None, Some(active)) };
-        if !recorded {
+    /// which it is about to store; forgets the record of `old`, the waker it replaces (or
+    /// the map's, when `mapped`). Returns whether the new record is in the map.
+    #[inline]
+    fn record_wait(&self, bit: usize, waker: &Waker, old: Option<&Waker>, mapped: bool) -> bool {
+        let (kind, _) = side(bit);
+        if mapped {
             task::waits::forget(self.wait_key(bit));
+        } else if let Some(old) = old {
+            task::waits::inline::forget(old, kind, self.object());
+        }
+        match task::waits::inline::record(waker, kind, self.object(), 0) {
+            task::waits::inline::Recorded::Full => self.record_in_map(bit, waker),
+            _ => false,
         }
     }
 
-    /// The side whose waker bit is `bit` lets go of the channel: forgets its record if it
-    /// ever stored a waker (`state`: a value of the word it read after its last store).
+    /// `record_wait` when the task's slots are full: into the registry's map.
+    #[cold]
+    fn record_in_map(&self, bit: usize, waker: &Waker) -> bool {
+        let (kind, _) = side(bit);
+        let wait = task::waits::Wait::on(kind, self.object());
+        let active = task::waits::Active::of(self);
+        // SAFETY: `active` tests this channel; the side holds its `Arc` until it lets go,
+        // which forgets the record first (`forget_own`, wherever its map bit is set).
+        unsafe { task::waits::record(self.wait_key(bit), waker, wait, None, Some(active)) }
+    }
+
+    /// The side whose waker bit is `bit` ends its wait (it received, closed or lets go of
+    /// the channel): forgets its record if it ever stored a waker (`state`: a value of the
+    /// word it read after its last store, which holds its own bits as it left them).
+    ///
+    /// # Safety
+    /// `slot` is that side's waker slot and the caller is that side.
     #[inline]
-    fn forget_wait(&self, bit: usize, state: usize) {
-        if state & bit != 0 {
+    unsafe fn forget_own(&self, slot: &UnsafeCell<Option<Waker>>, bit: usize, state: usize) {
+        if state & bit == 0 {
+            return;
+        }
+        let (kind, mapped) = side(bit);
+        if state & mapped != 0 {
             task::waits::forget(self.wait_key(bit));
+        } else {
+            // SAFETY: our own slot; the other side may read it too, never write it.
+            slot.with(|w| {
+                // SAFETY: as above.
+                if let Some(w) = unsafe { &*w } {
+                    task::waits::inline::forget(w, kind, self.object());
+                }
+            });
+        }
+    }
+
+    /// The other side's event ended the wait of the side whose waker bit is `bit`, whose
+    /// waker `waker` the caller is about to wake: forgets that side's inline record (a map
+    /// record is left to its test).
+    #[inline]
+    fn forget_other(&self, bit: usize, state: usize, waker: &Waker) {
+        let (kind, mapped) = side(bit);
+        if state & mapped == 0 {
+            task::waits::inline::forget(waker, kind, self.object());
         }
     }
 
@@ -219,10 +278,10 @@ impl<T> Inner<T> {
     }
 
     /// Registers `waker` in the slot guarded by `bit`, unless `done` (the event the waker
-    /// waits for) has happened. Returns the state seen last, with `bit` as the word holds
-    /// it on return (set when a waker was ever stored): `state & done != 0` means the
-    /// event happened and nothing is registered for it; and whether this call stored
-    /// `waker` (false when the slot already held one that wakes the same task).
+    /// waits for) has happened, and records the wait for task dumps (module doc). Returns
+    /// the state seen last, with `bit` and the side's map bit as the word holds them on
+    /// return (`bit` set when a waker was ever stored): `state & done != 0` means the event
+    /// happened and nothing is registered for it.
     ///
     /// # Safety
     ///
@@ -233,54 +292,66 @@ impl<T> Inner<T> {
         bit: usize,
         done: usize,
         waker: &Waker,
-    ) -> (usize, bool) {
+    ) -> usize {
         // Acquire: if `done` is set, what the other side wrote before it (the value) is ours.
         let mut state = self.state.load(Acquire);
         if state & done != 0 {
-            return (state, false);
+            return state;
         }
         if state & bit != 0 {
             // SAFETY: reading our own slot; the other side may read it too, never write it.
             let same = slot.with(|w| unsafe { (*w).as_ref() }.is_some_and(|w| w.will_wake(waker)));
             if same {
-                return (state, false);
+                return state;
             }
             // Take the slot back before writing it. Acquire: as above. No Release: our only
             // earlier access of the slot since the bit was set is the read just above, which
             // may run concurrently with the other side's reads; the slot write that follows
-            // is published by the Release of the `fetch_or` that sets the bit again, and
+            // is published by the Release of the `fetch_xor` that sets the bit again, and
             // when this RMW shows `done` we leave the slot alone. (The weakening sweep found
             // no model that tells AcqRel here from Acquire.)
             state = self.state.fetch_and(!bit, Acquire);
             if state & done != 0 {
                 // Too late: the other side saw the bit and may be reading the slot. Put the
-                // bit back (so the waker is still accounted for) and leave the slot alone.
+                // bit back (so the waker is still accounted for) and leave the slot alone
+                // (and the record where it is: the caller's end of the wait forgets it).
                 self.state.fetch_or(bit, Relaxed);
-                return (state | bit, false);
+                return state | bit;
             }
         }
+        let (_, mapped_bit) = side(bit);
+        let was_mapped = state & mapped_bit != 0;
         // SAFETY: the bit is clear, so the other side does not read the slot (it reads it
         // only after an RMW that saw the bit set, and our clearing RMW, or the slot never
         // having been set, comes before any such RMW can see it set again).
-        slot.with_mut(|w| unsafe { *w = Some(waker.clone()) });
+        let old = slot.with_mut(|w| unsafe { (*w).replace(waker.clone()) });
+        // Before the RMW that publishes the waker: the other side, once it sees the bit,
+        // sees the record too and can forget it.
+        let mapped = self.record_wait(bit, waker, old.as_ref(), was_mapped);
+        drop(old);
+        // The bit is clear here (cleared above, or never set), and only we flip the map
+        // bit: one XOR sets the one and leaves the other as `mapped` says.
+        let flip = bit | if mapped != was_mapped { mapped_bit } else { 0 };
         // AcqRel: Release publishes the waker to the RMW that will read the bit; Acquire as
         // above for the value when `done` was set meanwhile.
-        state = self.state.fetch_or(bit, AcqRel);
-        (state | bit, true)
+        state = self.state.fetch_xor(flip, AcqRel);
+        state ^ flip
     }
 
-    /// Wakes the waker in `slot`.
+    /// Wakes the waker in `slot`, the slot of the side whose waker bit is `bit`, forgetting
+    /// that side's wait record first (its wait ended; `state`: what the caller's RMW saw).
     ///
     /// # Safety
     ///
     /// The caller's RMW that set the event bit saw `slot`'s bit set (with Acquire).
-    unsafe fn wake(&self, slot: &UnsafeCell<Option<Waker>>) {
+    unsafe fn wake(&self, slot: &UnsafeCell<Option<Waker>>, bit: usize, state: usize) {
         // SAFETY: the owner set the slot before its Release RMW of the bit, which our RMW
         // acquired, and will not write it again (module doc); reading is shared.
         slot.with(|w| {
             // SAFETY: the slot was written before the Release RMW our caller's RMW
             // acquired and is not written again while the bit is set; readers only share.
             if let Some(w) = unsafe { &*w } {
+                self.forget_other(bit, state, w);
                 w.wake_by_ref();
             }
         });
@@ -306,7 +377,7 @@ impl<T> Inner<T> {
         }
         if state & RX_WAKER != 0 {
             // SAFETY: our CAS saw RX_WAKER set.
-            unsafe { self.wake(&self.rx_waker) };
+            unsafe { self.wake(&self.rx_waker, RX_WAKER, state) };
         }
         true
     }
@@ -318,8 +389,10 @@ impl<T> Sender<T> {
     /// never lost silently.
     pub fn send(mut self, value: T) -> Result<(), T> {
         let inner = self.inner.take().expect("a sender sends once");
-        // Relaxed: only we set TX_WAKER, so our own last store is what this sees.
-        inner.forget_wait(TX_WAKER, inner.state.load(Relaxed));
+        // Relaxed: only we set TX_WAKER and TX_MAPPED, so our own last store is what this
+        // sees of them.
+        // SAFETY: the sender's slot, and we are the sender.
+        unsafe { inner.forget_own(&inner.tx_waker, TX_WAKER, inner.state.load(Relaxed)) };
         // SAFETY: COMPLETE is not set (we are the only sender and have not completed), so
         // the receiver does not read the slot yet; we own it.
         inner.value.with_mut(|v| unsafe { *v = Some(value) });
@@ -345,14 +418,10 @@ impl<T> Sender<T> {
     pub fn poll_closed(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         let inner = self.inner.as_ref().expect("a live sender");
         // SAFETY: the sender owns `tx_waker`.
-        let (state, stored) =
-            unsafe { inner.register(&inner.tx_waker, TX_WAKER, CLOSED, cx.waker()) };
+        let state = unsafe { inner.register(&inner.tx_waker, TX_WAKER, CLOSED, cx.waker()) };
         if state & CLOSED != 0 {
             Poll::Ready(())
         } else {
-            if stored {
-                inner.record_wait(TX_WAKER, cx.waker());
-            }
             Poll::Pending
         }
     }
@@ -367,8 +436,10 @@ impl<T> Sender<T> {
 impl<T> Drop for Sender<T> {
     fn drop(&mut self) {
         if let Some(inner) = self.inner.take() {
-            // Relaxed: only we set TX_WAKER, so our own last store is what this sees.
-            inner.forget_wait(TX_WAKER, inner.state.load(Relaxed));
+            // Relaxed: only we set TX_WAKER and TX_MAPPED, so our own last store is what
+            // this sees of them.
+            // SAFETY: the sender's slot, and we are the sender.
+            unsafe { inner.forget_own(&inner.tx_waker, TX_WAKER, inner.state.load(Relaxed)) };
             // Dropped unsent: complete with an empty slot; the receiver sees RecvError.
             inner.complete();
         }
@@ -379,7 +450,12 @@ impl<T> Receiver<T> {
     /// Closes the channel without dropping the receiver: later sends fail, and a value sent
     /// before can still be received.
     pub fn close(&mut self) {
-        self.close_state();
+        let state = self.close_state();
+        if let Some(inner) = &self.inner {
+            // Closed, the receiver waits no more: a later poll resolves at once.
+            // SAFETY: the receiver's slot, and we are the receiver.
+            unsafe { inner.forget_own(&inner.rx_waker, RX_WAKER, state) };
+        }
     }
 
     /// [`close`](Receiver::close), returning the state word before it (0 when the result
@@ -394,7 +470,7 @@ impl<T> Receiver<T> {
             let state = inner.state.fetch_or(CLOSED, Acquire);
             if state & (TX_WAKER | COMPLETE | CLOSED) == TX_WAKER {
                 // SAFETY: our RMW saw TX_WAKER set.
-                unsafe { inner.wake(&inner.tx_waker) };
+                unsafe { inner.wake(&inner.tx_waker, TX_WAKER, state) };
             }
             seen = state;
         }
@@ -421,13 +497,15 @@ impl<T> Receiver<T> {
         if state & COMPLETE != 0 {
             // SAFETY: COMPLETE seen with Acquire.
             let value = unsafe { inner.take_value() };
-            inner.forget_wait(RX_WAKER, state);
+            // SAFETY: the receiver's slot, and we are the receiver.
+            unsafe { inner.forget_own(&inner.rx_waker, RX_WAKER, state) };
             self.inner = None;
             value.ok_or(TryRecvError::Closed)
         } else if state & CLOSED != 0 {
             // Closed by us and nothing was sent: this is the final answer, as a received
             // value would be (polling the receiver afterwards panics).
-            inner.forget_wait(RX_WAKER, state);
+            // SAFETY: the receiver's slot, and we are the receiver.
+            unsafe { inner.forget_own(&inner.rx_waker, RX_WAKER, state) };
             self.inner = None;
             Err(TryRecvError::Closed)
         } else {
@@ -492,7 +570,8 @@ impl<T> Drop for Receiver<T> {
     fn drop(&mut self) {
         let state = self.close_state();
         if let Some(inner) = &self.inner {
-            inner.forget_wait(RX_WAKER, state);
+            // SAFETY: the receiver's slot, and we are the receiver.
+            unsafe { inner.forget_own(&inner.rx_waker, RX_WAKER, state) };
         }
     }
 }
@@ -507,23 +586,21 @@ impl<T> Future for Receiver<T> {
         );
         std::task::ready!(coop::poll_proceed(cx));
         // SAFETY: the receiver owns `rx_waker`.
-        let (state, stored) =
-            unsafe { inner.register(&inner.rx_waker, RX_WAKER, COMPLETE, cx.waker()) };
+        let state = unsafe { inner.register(&inner.rx_waker, RX_WAKER, COMPLETE, cx.waker()) };
         if state & COMPLETE != 0 {
             // SAFETY: `register` saw COMPLETE with Acquire.
             let value = unsafe { inner.take_value() };
-            inner.forget_wait(RX_WAKER, state);
+            // SAFETY: the receiver's slot, and we are the receiver.
+            unsafe { inner.forget_own(&inner.rx_waker, RX_WAKER, state) };
             self.inner = None;
             Poll::Ready(value.ok_or(RecvError(())))
         } else if state & CLOSED != 0 {
             // Closed by us and nothing was sent before: nothing will come.
-            inner.forget_wait(RX_WAKER, state);
+            // SAFETY: the receiver's slot, and we are the receiver.
+            unsafe { inner.forget_own(&inner.rx_waker, RX_WAKER, state) };
             self.inner = None;
             Poll::Ready(Err(RecvError(())))
         } else {
-            if stored {
-                inner.record_wait(RX_WAKER, cx.waker());
-            }
             Poll::Pending
         }
     }

@@ -4,8 +4,9 @@
 //! order and what each step may see: the module doc of `dump`).
 //!
 //! Every callback that runs under a leaf's or a shard's lock only reads the waker's task
-//! id (an atomic, possibly assigning the id with a CAS) and pushes into a local `Vec`: it
-//! takes no other lock, wakes nothing and drops no waker.
+//! id (an atomic, possibly assigning the id with a CAS), or the waits in a task's own
+//! slots (atomic loads), and pushes into a local `Vec`: it takes no other lock, wakes
+//! nothing and drops no waker.
 
 use std::collections::{HashMap, HashSet};
 use std::ptr::NonNull;
@@ -21,11 +22,17 @@ use task::Id;
 pub(crate) fn collect(handle: &scheduler::Handle) -> Dump {
     let waits = leaf_waits(handle);
     let mut tasks = Vec::new();
+    // The waits written in the tasks' own slots (`task::waits::inline`), read as the walk
+    // passes each idle task.
+    let mut inline: Vec<(Id, WaitsOn)> = Vec::new();
     // Lock holders are known by header address: resolved against the tasks found alive.
     let mut by_header: HashMap<usize, Id> = HashMap::new();
     let mut on_task = |local_set, view: &TaskView<'_>| {
         let meta = view.meta();
         by_header.insert(view.header().as_ptr() as usize, meta.id());
+        if view.state() == TaskState::Idle {
+            view.for_each_inline_wait(|w| inline.push((meta.id(), inline_wait(w))));
+        }
         tasks.push(TaskDump {
             id: meta.id(),
             meta,
@@ -116,6 +123,9 @@ pub(crate) fn collect(handle: &scheduler::Handle) -> Dump {
         };
         by_id.entry(id).or_default().push(wait);
     }
+    for (id, wait) in inline {
+        by_id.entry(id).or_default().push(wait);
+    }
     for t in &mut tasks {
         // Only an idle task waits; a scheduled or running one left its waits behind.
         if t.state == TaskState::Idle {
@@ -131,6 +141,19 @@ pub(crate) fn collect(handle: &scheduler::Handle) -> Dump {
         alive,
         cycles,
         blocking,
+    }
+}
+
+/// What a wait read from a task's own slots is, as a dump names it.
+fn inline_wait(w: task::waits::inline::InlineWait) -> WaitsOn {
+    match w.target() {
+        Some(task) => WaitsOn::Join { task },
+        None => WaitsOn::Sync {
+            kind: w.kind.name(),
+            object: w.object,
+            holder: None,
+            at: None,
+        },
     }
 }
 

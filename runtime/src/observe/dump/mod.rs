@@ -7,11 +7,11 @@
 //!    timer's deadline and waker, one wheel's mutex at a time), the I/O slab (every
 //!    readiness entry's waiters, with the descriptor and direction, one entry's mutex at a
 //!    time), and the wait registry (`task::waits`: the queued waiters of the semaphore
-//!    under `Mutex`/`RwLock`/`Semaphore`/bounded `mpsc` sends, of `Notify`, of `mpsc`,
-//!    `broadcast` and `oneshot` receivers, of `watch` receivers in `changed()`, of every
-//!    channel's senders in `closed()`, and of `JoinHandle`s, recorded on their slow
-//!    paths, one shard at a time; and, the same way, of `JoinSet::join_next` and of signal
-//!    streams' `recv`);
+//!    under `Mutex`/`RwLock`/`Semaphore`/bounded `mpsc` sends, of `Notify`, of `mpsc` and
+//!    `broadcast` receivers, of `watch` receivers in `changed()`, of the other channels'
+//!    senders in `closed()`, recorded on their slow paths, one shard at a time; and, the
+//!    same way, of `JoinSet::join_next`, of signal streams' `recv`, and of the `oneshot`
+//!    sides and `JoinHandle`s whose task's own slots were full);
 //! 2. the tasks that never parked (unbound) and wait in a queue, not yet polled (a bound
 //!    task in a queue is found in the next step): first those of each multi-thread
 //!    worker's own ring and LIFO slot, which cannot be read without claiming their entries,
@@ -26,7 +26,9 @@
 //!    remote queue of every `LocalSet` this runtime drove last, the same way;
 //! 3. the runtime's owned task list (`task::OwnedTasks::for_each_task`), one shard at a
 //!    time: every task that parked at least once, its identity (`TaskMeta`: id, name,
-//!    spawn location) and one load of its state word; then, the same way, the owned list
+//!    spawn location), one load of its state word and, for an idle one, the waits written
+//!    in its own slots (`task::waits::inline`: a `oneshot` receiver's or sender's
+//!    `closed()`, a `JoinHandle`; plain atomic loads, nothing dereferenced); then, the same way, the owned list
 //!    of every `LocalSet` this runtime drove last (`task/local_dump.rs`: its `spawn_local`
 //!    tasks that parked at least once);
 //! 4. the blocking pool (`blocking.rs`): its owned list (every `spawn_blocking` closure
