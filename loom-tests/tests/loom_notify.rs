@@ -1,7 +1,7 @@
 //! loom suite for `runtime::sync::Notify`'s less-used paths (the shipping code through the
 //! shim, its waiter list behind the shim's `SpinMutex`): a `notify_last` handed to a queued
-//! future that is then dropped, and the last queued future leaving unserved while a
-//! notification comes.
+//! future that is then dropped, the last queued future leaving unserved while a
+//! notification comes, and `notify_waiters`' walk of the queue racing a drop.
 //!
 //! The contract (tokio's): a single notification (`notify_one`, `notify_last`) given to a
 //! future that is dropped before it returned it is not lost: it goes on to another queued
@@ -93,5 +93,42 @@ fn last_waiter_leaving_unserved_empties_the_state() {
         n.notify_one();
         assert!(permit_stored(&n), "the notification was lost");
         assert!(!permit_stored(&n), "more than one permit stored");
+    });
+}
+
+/// `notify_waiters` walks three queued futures (one walk down the links, each node freed
+/// as it is served) while the middle one is dropped: the dropped one leaves its node
+/// itself or finds it served (a double free panics in the wait list), the other two
+/// complete on their handoff words, and the queue is whole afterwards: two new futures
+/// queue and `notify_one` serves the older (a stale tail or head left by the walk loses
+/// it: a reported deadlock, or a panic on a freed key), the younger staying queued.
+#[test]
+fn notify_waiters_walk_leaves_the_queue_whole() {
+    model(|| {
+        let n = Arc::new(Notify::new());
+        let mut first = Box::pin(n.notified());
+        assert!(loom_tests::poll_noop(first.as_mut()).is_pending());
+        let mut middle = Box::pin(n.notified());
+        assert!(loom_tests::poll_noop(middle.as_mut()).is_pending());
+        let mut last = Box::pin(n.notified());
+        assert!(loom_tests::poll_noop(last.as_mut()).is_pending());
+        let n2 = n.clone();
+        let notifier = thread::spawn(move || n2.notify_waiters());
+        drop(middle);
+        block_on(first);
+        block_on(last);
+        notifier.join().unwrap();
+        let mut older = Box::pin(n.notified());
+        assert!(loom_tests::poll_noop(older.as_mut()).is_pending());
+        let mut younger = Box::pin(n.notified());
+        assert!(loom_tests::poll_noop(younger.as_mut()).is_pending());
+        n.notify_one();
+        block_on(older);
+        assert!(loom_tests::poll_noop(younger.as_mut()).is_pending());
+        drop(younger);
+        assert!(
+            !permit_stored(&n),
+            "a permit was stored with a waiter queued"
+        );
     });
 }

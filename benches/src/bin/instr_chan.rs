@@ -4,8 +4,11 @@
 //! message, send to receive, with no timing noise.
 //!
 //! `instr_chan <runtime|tokio|smol> <uncontended_bounded|uncontended_unbounded|full_ping|
-//! contention_bounded|contention_unbounded|watch_fanout_100|broadcast_fanout_100> <N> [WORKERS]`;
-//! prints the messages one iteration moves (a fan-out: values times receivers). With `WORKERS` the multi-thread
+//! contention_bounded|contention_unbounded|watch_fanout|watch_fanout_100|broadcast_fanout|
+//! broadcast_fanout_100|notify_one_local|notify_waiters_local> <N> [WORKERS]`; prints the
+//! messages one iteration moves (a fan-out: values times receivers; a `Notify` workload:
+//! the wake-ups it counts, `sync_locks::NOTIFY_ITERS`, the last call's extra wake-ups
+//! aside). With `WORKERS` the multi-thread
 //! flavor runs instead (for `strace -c -f` or `perf stat`: syscalls and parks per message
 //! cross threads there, and instruction counts then depend on timing).
 
@@ -16,11 +19,15 @@ use benches::adapters::smol::SmolExecutor;
 use benches::adapters::tokio_rt::Tokio;
 use benches::workloads::chan::*;
 use benches::workloads::scheduler::Iteration;
+use benches::workloads::sync_locks::{
+    notify_one_local, notify_waiters_local, OursKit, TokioKit, NOTIFY_ITERS,
+};
 use benches::{Bench, Flavor};
 
 const USAGE: &str = "usage: instr_chan <runtime|tokio|smol> \
                      <uncontended_bounded|uncontended_unbounded|full_ping|contention_bounded|\
-                     contention_unbounded|watch_fanout_100|broadcast_fanout_100> <iterations> [workers]";
+                     contention_unbounded|watch_fanout|watch_fanout_100|broadcast_fanout|\
+                     broadcast_fanout_100|notify_one_local|notify_waiters_local> <iterations> [workers]";
 
 /// Runs `iterations + 1` iterations (the first warms up) on `rt`, then drops it.
 fn run<B: Bench>(rt: B, f: for<'a> fn(&'a B) -> Iteration<'a>, iterations: usize) {
@@ -83,6 +90,34 @@ fn main() -> ExitCode {
         ("runtime", "broadcast_fanout_100") => {
             run_ours(f, broadcast_fanout_100::<Ours, OursBroadcast>, iterations)
         }
+        ("runtime", "watch_fanout") => run_ours(f, watch_fanout::<Ours, OursWatch>, iterations),
+        ("runtime", "broadcast_fanout") => {
+            run_ours(f, broadcast_fanout::<Ours, OursBroadcast>, iterations)
+        }
+        ("runtime", "notify_one_local") => {
+            run_ours(f, notify_one_local::<Ours, OursKit>, iterations)
+        }
+        ("runtime", "notify_waiters_local") => {
+            run_ours(f, notify_waiters_local::<Ours, OursKit>, iterations)
+        }
+        ("tokio", "watch_fanout") => {
+            run(Tokio::new(f), watch_fanout::<Tokio, TokioWatch>, iterations)
+        }
+        ("tokio", "broadcast_fanout") => run(
+            Tokio::new(f),
+            broadcast_fanout::<Tokio, TokioBroadcast>,
+            iterations,
+        ),
+        ("tokio", "notify_one_local") => run(
+            Tokio::new(f),
+            notify_one_local::<Tokio, TokioKit>,
+            iterations,
+        ),
+        ("tokio", "notify_waiters_local") => run(
+            Tokio::new(f),
+            notify_waiters_local::<Tokio, TokioKit>,
+            iterations,
+        ),
         ("tokio", "watch_fanout_100") => run(
             Tokio::new(f),
             watch_fanout_100::<Tokio, TokioWatch>,
@@ -142,6 +177,10 @@ fn main() -> ExitCode {
         PRODUCERS * MESSAGES
     } else if args[1].ends_with("fanout_100") {
         RECEIVERS_100 * UPDATES_100
+    } else if args[1].ends_with("fanout") {
+        RECEIVERS * UPDATES
+    } else if args[1].starts_with("notify") {
+        NOTIFY_ITERS
     } else {
         MESSAGES
     };

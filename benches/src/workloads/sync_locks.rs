@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 
 use crate::workloads::scheduler::Iteration;
-use crate::Bench;
+use crate::{Bench, Spawner};
 
 /// Acquire/release cycles of the uncontended semaphore workload.
 pub const UNCONTENDED_OPS: usize = 1_000;
@@ -280,4 +280,44 @@ pub fn notify_one<B: Bench, K: SyncKit>(rt: &B) -> Iteration<'_> {
 /// `notify_fan_out` with `notify_waiters`.
 pub fn notify_waiters<B: Bench, K: SyncKit>(rt: &B) -> Iteration<'_> {
     notify_fan_out::<B, K>(rt, K::notify_waiters)
+}
+
+/// `notify_fan_out` inside the runtime: the same `NOTIFY_WAITERS` counting tasks, and
+/// `block_on` calls `notify` and yields until `NOTIFY_ITERS` wake-ups were counted. On the
+/// current-thread flavor every step is deterministic, so `instr_chan` counts its
+/// instructions per wake-up (the primitive's cost plus a local wake, no spinning).
+fn notify_fan_out_local<B: Bench, K: SyncKit>(rt: &B, notify: fn(&K::Notify)) -> Iteration<'_> {
+    let n = Arc::new(K::notify());
+    let count = Arc::new(AtomicUsize::new(0));
+    for _ in 0..NOTIFY_WAITERS {
+        let (n, count) = (n.clone(), count.clone());
+        rt.spawn_remote_detached(async move {
+            loop {
+                K::notified(&n).await;
+                // Relaxed: a counter `block_on` reads on the same thread.
+                count.fetch_add(1, Relaxed);
+            }
+        });
+    }
+    let sp = rt.spawner();
+    Box::new(move || {
+        count.store(0, Relaxed);
+        let (n, count, sp) = (n.clone(), count.clone(), sp.clone());
+        rt.block_on(async move {
+            while count.load(Relaxed) < NOTIFY_ITERS {
+                notify(&n);
+                sp.yield_now().await;
+            }
+        })
+    })
+}
+
+/// `notify_fan_out_local` with `notify_one`.
+pub fn notify_one_local<B: Bench, K: SyncKit>(rt: &B) -> Iteration<'_> {
+    notify_fan_out_local::<B, K>(rt, K::notify_one)
+}
+
+/// `notify_fan_out_local` with `notify_waiters`.
+pub fn notify_waiters_local<B: Bench, K: SyncKit>(rt: &B) -> Iteration<'_> {
+    notify_fan_out_local::<B, K>(rt, K::notify_waiters)
 }

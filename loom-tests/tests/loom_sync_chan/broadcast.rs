@@ -51,7 +51,9 @@ fn broadcast_lagging_receiver() {
 /// A send serving two waiting receives while one of them is dropped: the dropped one's
 /// node is freed once (by the send, or by the drop if it left first: a double free panics
 /// in the wait list), the other receive completes on its handoff word, and the dropped
-/// receive took nothing (its receiver still gets the value: `recv` is cancel safe).
+/// receive took nothing (its receiver still gets the value: `recv` is cancel safe). The
+/// send's walk of the list leaves it whole: a receive queued afterwards is served by the
+/// next send.
 #[test]
 fn broadcast_send_serving_a_dropped_recv() {
     model(|| {
@@ -69,11 +71,34 @@ fn broadcast_send_serving_a_dropped_recv() {
             });
             drop(dropped);
             assert_eq!(block_on(kept), Ok(7));
-            drop(sender.join().unwrap());
+            let tx = sender.join().unwrap();
+            // The send's walk left the list whole: a new receive queues and the next send
+            // wakes it (a stale head or tail left by the walk loses it, or panics).
+            let mut again = Box::pin(rx2.recv());
+            let woken = std::sync::Arc::new(WakeFlag::default());
+            let waker = Waker::from(woken.clone());
+            assert!(again
+                .as_mut()
+                .poll(&mut Context::from_waker(&waker))
+                .is_pending());
+            tx.send(8u8).unwrap();
+            assert!(woken.0.load(SeqCst), "the queued receive was not woken");
+            assert_eq!(block_on(again), Ok(8));
         }
         assert_eq!(rx1.try_recv(), Ok(7));
+        assert_eq!(rx1.try_recv(), Ok(8));
         assert_eq!(block_on(rx1.recv()), Err(RecvError::Closed));
     });
+}
+
+/// A waker that only records that it was woken (used on one thread: a plain atomic).
+#[derive(Default)]
+struct WakeFlag(std::sync::atomic::AtomicBool);
+
+impl std::task::Wake for WakeFlag {
+    fn wake(self: std::sync::Arc<Self>) {
+        self.0.store(true, SeqCst);
+    }
 }
 
 /// A broadcast value dropped exactly once while a receiver reads and drops.

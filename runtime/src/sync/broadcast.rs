@@ -255,7 +255,7 @@ impl<T> Sender<T> {
             inner.val.with_mut(|v| unsafe { (*v).replace(value) })
         };
         tail.pos = pos.wrapping_add(1);
-        // A receiver's wait record is in its node, forgotten as `serve` frees it.
+        // A waiting receive keeps its own wait record (recv_wait.rs): none is touched here.
         tail.waiters.serve_all(SERVED, &mut wakers);
         drop(tail);
         drop(old);
@@ -430,9 +430,8 @@ impl<T: Clone> Receiver<T> {
         }
         let mut old = None;
         if let Some((cx, wait)) = register {
-            let object = shared as *const Shared<T> as usize;
             // SAFETY: under the tail lock, the list's lock.
-            old = unsafe { wait.register(&mut tail.waiters, cx.waker(), object) };
+            old = unsafe { wait.register(&mut tail.waiters, cx.waker()) };
         }
         drop(tail);
         drop(old);
@@ -460,6 +459,7 @@ impl<T: Clone> Receiver<T> {
         let mut recv = Recv {
             rx: self,
             wait: Wait::new(),
+            rec: task::waits::WaitSlot::new(),
         };
         // `recv` stays here (borrowed by the closure) until it is dropped, which its node
         // on the waiter list relies on (`Wait`).

@@ -430,9 +430,15 @@ impl Waiter {
     /// is released: the notifier's critical section never touches the registry. The record
     /// is keyed by the waiter (not its node, which a notifier frees and a new waiter may
     /// take), shows only while the handoff word reads "nothing" (`GOT_NOTHING`: the word's
-    /// `StillWaiting` test), is made once per new waker (our slot), and is forgotten by the
-    /// waiter itself (`unrecord`) once it is done or dropped.
+    /// `StillWaiting` test), is made once per new waker (our slot) unless the word already
+    /// reads served, and is forgotten by the waiter itself (`unrecord`) once it is done or
+    /// dropped.
     fn record(&mut self, n: &Notify, waker: &Waker) {
+        // Relaxed: a hint. Served meanwhile, the record would never show (its test reads
+        // the word), and our next poll returns ready.
+        if self.got.load(Relaxed) != GOT_NOTHING {
+            return;
+        }
         let wait =
             task::waits::Wait::on(task::waits::WaitKind::Notify, n as *const Notify as usize);
         let active = task::waits::Active::of(&self.got);

@@ -30,8 +30,10 @@
 //! new waker (a repeated poll with the same waker leaves the record as it is), and
 //! whoever unlinks the node (the notifier, or the waiter leaving) forgets it under the
 //! same lock. A ready wait never links a node, so it never touches the registry. A
-//! [`Handoff`] node carries a slot too, for a list whose notifier frees the nodes it
-//! serves (`broadcast`): freeing the node under the lock forgets its record.
+//! [`Handoff`] node carries no record: the waiters of a list whose notifier frees the
+//! nodes it serves (`Notify`, `broadcast`) record themselves after the lock, keyed by
+//! their handoff word, which is their record's `Active` test; so a notifier serving many
+//! waiters in one critical section never enters the registry.
 
 use std::mem::MaybeUninit;
 use std::task::{Context, Poll, Waker};
@@ -274,12 +276,10 @@ impl task::waits::StillWaiting for HandoffWord {
     }
 }
 
-/// A node's pointer to its waiter's [`HandoffWord`], and the waiter's wait record when the
-/// list keeps it in the node (`broadcast`; `Notify`'s waiters keep theirs themselves and
-/// leave this slot empty).
+/// A node's pointer to its waiter's [`HandoffWord`] (the waiter keeps its wait record
+/// itself: module doc).
 pub(crate) struct Handoff {
     word: *const HandoffWord,
-    pub(crate) rec: WaitSlot,
 }
 
 impl Handoff {
@@ -291,10 +291,7 @@ impl Handoff {
     /// itself under the list's lock, `word` stays at its address and alive: a waiter that
     /// has read 0 locks the list and looks again before it leaves (or moves).
     pub(crate) unsafe fn new(word: &HandoffWord) -> Handoff {
-        Handoff {
-            word,
-            rec: WaitSlot::new(),
-        }
+        Handoff { word }
     }
 }
 
@@ -304,14 +301,12 @@ impl Handoff {
 unsafe impl Send for Handoff {}
 
 impl WaitList<Handoff> {
-    /// Serves the linked node `key`: frees it (forgetting the wait record in its slot, if
-    /// any), then stores `got` (not 0) into its waiter's handoff word. Returns the node's
-    /// waker, to wake once the lock is released.
+    /// Serves the linked node `key`: frees it, then stores `got` (not 0) into its waiter's
+    /// handoff word. Returns the node's waker, to wake once the lock is released.
     pub(crate) fn serve(&mut self, key: usize, got: usize) -> Option<Waker> {
         debug_assert!(got != 0, "a served handoff word reads non-zero");
         debug_assert!(self.is_linked(key), "only a linked node is served");
-        let mut node = self.remove(key);
-        node.data.rec.forget();
+        let node = self.remove(key);
         let word = node.data.word;
         // SAFETY: the node was linked, so its waiter has not read a non-zero word and has
         // not removed it, so the word is alive (`Handoff::new`). This store is the last
@@ -325,10 +320,28 @@ impl WaitList<Handoff> {
         node.waker
     }
 
-    /// [`serve`](WaitList::serve)s every linked node with `got`, collecting the wakers.
+    /// [`serve`](WaitList::serve)s every linked node with `got`, oldest first, collecting
+    /// the wakers: one walk down the links, freeing each node without unlinking it from
+    /// its neighbours (they all go).
     pub(crate) fn serve_all(&mut self, got: usize, wakers: &mut WakeList) {
-        while let Some(key) = self.front() {
-            wakers.push(self.serve(key, got));
+        let mut key = std::mem::replace(&mut self.head, NIL);
+        self.tail = NIL;
+        while key != NIL {
+            let node = match std::mem::replace(&mut self.slots[key], Slot::Free(self.free)) {
+                Slot::Used(n) => n,
+                Slot::Free(_) => unreachable!("a linked key is free"),
+            };
+            debug_assert!(node.linked, "only a linked node is served");
+            self.free = key;
+            key = node.next;
+            // SAFETY: as in `serve`: the node was linked, so the word is alive; this store
+            // is the last access to it, Release so that its waiter may free it.
+            unsafe {
+                #[cfg(loom)]
+                (*node.data.word).memory.with_mut(|_| ());
+                (*node.data.word).word.store(got, Release);
+            }
+            wakers.push(node.waker);
         }
     }
 }

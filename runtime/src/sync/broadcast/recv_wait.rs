@@ -5,15 +5,21 @@
 //! (wait_list.rs's `Handoff`). A send or the close that serves the node frees it and then
 //! stores `SERVED` into the word (Release): the receive, reading the word (Acquire),
 //! knows its node is gone and leaves without the lock; reading 0, it takes the lock and
-//! looks again before removing the node itself. The node's waker is recorded in the
-//! wait registry (`task::waits`) for task dumps while it is queued, in the node's slot
-//! (`Handoff::rec`), which whoever frees the node forgets under the tail lock.
+//! looks again before removing the node itself.
+//!
+//! The wait registry (`task::waits`, for task dumps) is kept out of the tail lock: the
+//! receive records itself after releasing it, keyed by its handoff word's address, with
+//! that word as the record's `Active` test (waiting while it reads 0), and forgets the
+//! record itself when the receive completes or is dropped. A send therefore serves its
+//! waiters without touching the registry, and a receive that waits again in the same
+//! `recv` (a wake-up that found nothing) keeps its record (same key, same task).
 
 use std::task::{Context, Poll, Waker};
 
 use shim::sync::atomic::AtomicUsize;
 use shim::sync::atomic::Ordering::{Acquire, Relaxed};
 use shim::sync::Mutex;
+use task::waits::WaitSlot;
 
 use super::error::{RecvError, TryRecvError};
 use super::{Receiver, Tail};
@@ -63,10 +69,8 @@ impl Wait {
         self.key.store(k, Relaxed);
     }
 
-    /// Queues (or refreshes the waker of) this receive, and records it in the wait registry
-    /// (`task::waits`, for task dumps) as waiting on the channel at `object`: forgotten by
-    /// the send that serves the node (`WaitList::serve`) or by [`Wait::leave`]. Returns the
-    /// replaced waker (drop it after the lock).
+    /// Queues (or refreshes the waker of) this receive. Returns the replaced waker (drop
+    /// it after the lock).
     ///
     /// # Safety
     ///
@@ -76,7 +80,6 @@ impl Wait {
         &self,
         list: &mut WaitList<Handoff>,
         waker: &Waker,
-        object: usize,
     ) -> Option<Waker> {
         // Relaxed: a send stores under the lock we hold.
         if self.key().is_some() && self.served.load(Relaxed) != 0 {
@@ -84,8 +87,8 @@ impl Wait {
             self.set_key(None);
             self.served.reset();
         }
-        let (key, old) = match self.key() {
-            Some(k) => (k, list.set_waker(k, waker)),
+        match self.key() {
+            Some(k) => list.set_waker(k, waker),
             None => {
                 // SAFETY: `self` stays put until `leave`, which reads the word and, seeing
                 // 0, locks and looks again before it removes the node (the caller's
@@ -93,31 +96,26 @@ impl Wait {
                 let handoff = unsafe { Handoff::new(&self.served) };
                 let k = list.push_back(handoff, Some(waker.clone()));
                 self.set_key(Some(k));
-                (k, None)
+                None
             }
-        };
-        // The same task's waker on the same node: its record stands, and a repeated poll
-        // does not touch the registry.
-        let wait = task::waits::Wait::on(task::waits::WaitKind::BroadcastRecv, object);
-        let dump_key = list.dump_key(key);
-        // SAFETY: no holder word, no test; the slot is in our node, forgotten under the
-        // tail lock by whoever frees it (`WaitList::serve`, `leave`).
-        unsafe {
-            list.node(key)
-                .data
-                .rec
-                .record(dump_key, waker, wait, None, None)
-        };
-        old
+        }
     }
 
     /// Leaves the list: nothing to do when a send served (freed) our node; otherwise
     /// remove it under the lock.
+    #[inline]
     pub(super) fn leave(&self, tail: &Mutex<Tail>) {
-        let k = self.key.swap(NO_KEY, Relaxed);
-        let Some(k) = (k != NO_KEY).then_some(k) else {
-            return;
-        };
+        // Most receives never queue: one load, inline.
+        if let Some(k) = self.key() {
+            self.leave_queued(k, tail);
+        }
+    }
+
+    /// [`Wait::leave`] with a node `k`, out of line.
+    #[inline(never)]
+    fn leave_queued(&self, k: usize, tail: &Mutex<Tail>) {
+        // The key is ours alone (see the struct): a store, no read-modify-write.
+        self.set_key(None);
         // Acquire: the send that served us freed our node before its Release store.
         if self.served.load(Acquire) != 0 {
             return;
@@ -125,11 +123,7 @@ impl Wait {
         let node = {
             let mut tail = tail.lock();
             // Relaxed: a send stores under the lock we hold.
-            (self.served.load(Relaxed) == 0).then(|| {
-                let mut node = tail.waiters.remove(k);
-                node.data.rec.forget();
-                node
-            })
+            (self.served.load(Relaxed) == 0).then(|| tail.waiters.remove(k))
         };
         drop(node);
     }
@@ -139,6 +133,34 @@ impl Wait {
 pub(super) struct Recv<'a, T> {
     pub(super) rx: &'a mut Receiver<T>,
     pub(super) wait: Wait,
+    /// Our wait record (module doc), keyed by `wait.served`'s address.
+    pub(super) rec: WaitSlot,
+}
+
+/// The second word of a receive's wait-registry key (the first is the address of its
+/// handoff word): no other leaf keys a record by an address with this tag.
+const WAIT_KEY_TAG: usize = usize::MAX - 2;
+
+impl<T> Recv<'_, T> {
+    /// Records this queued receive for task dumps, after the tail lock is released (module
+    /// doc). A repeated poll by the same task leaves the record as it is.
+    fn record(&mut self, waker: &Waker) {
+        // Relaxed: a hint. Served meanwhile, the record would never show (its test reads
+        // the word), and our next poll reads the value.
+        if self.wait.served.load(Relaxed) != 0 {
+            return;
+        }
+        let object = &*self.rx.shared as *const _ as usize;
+        let wait = task::waits::Wait::on(task::waits::WaitKind::BroadcastRecv, object);
+        let active = task::waits::Active::of(&self.wait.served);
+        let key = (
+            &self.wait.served as *const HandoffWord as usize,
+            WAIT_KEY_TAG,
+        );
+        // SAFETY: no holder word; `served` stays where it is (`Wait`'s contract) until our
+        // drop, which forgets the record before it releases the word.
+        unsafe { self.rec.record(key, waker, wait, None, Some(active)) };
+    }
 }
 
 impl<T: Clone> Recv<'_, T> {
@@ -148,8 +170,12 @@ impl<T: Clone> Recv<'_, T> {
             Ok(v) => Ok(v),
             Err(TryRecvError::Lagged(n)) => Err(RecvError::Lagged(n)),
             Err(TryRecvError::Closed) => Err(RecvError::Closed),
-            Err(TryRecvError::Empty) => return Poll::Pending,
+            Err(TryRecvError::Empty) => {
+                self.record(cx.waker());
+                return Poll::Pending;
+            }
         };
+        // The record, if any, is forgotten by the drop that follows.
         self.wait.leave(&self.rx.shared.tail);
         spend_budget(cx);
         Poll::Ready(out)
@@ -158,6 +184,7 @@ impl<T: Clone> Recv<'_, T> {
 
 impl<T> Drop for Recv<'_, T> {
     fn drop(&mut self) {
+        self.rec.forget();
         self.wait.leave(&self.rx.shared.tail);
         self.wait.served.release();
     }
