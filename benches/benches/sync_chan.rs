@@ -1,7 +1,9 @@
 //! The channel workloads on multi-thread runtimes (`BENCH_WORKERS` workers,
 //! default 4), each runtime with its own ecosystem's channels: `runtime` (ours, on our
 //! runtime), `tokio` (tokio's, on tokio) and `smol` (`async-channel` / `async-broadcast` on
-//! smol's executor; smol has no watch channel). The workloads are in `benches::workloads::chan`:
+//! smol's executor; smol has no watch channel); the mpsc groups also have
+//! `asyncchannel_on_ours` (`async-channel` on our runtime: the channels compared on one
+//! scheduler). The workloads are in `benches::workloads::chan`:
 //! `watch_fanout_16` / `broadcast_fanout_16` time the channel's wake-up path,
 //! `watch_fanout_100` / `broadcast_fanout_100` 100 receivers doing about 3 µs of work per
 //! value, the sender waiting for all of them before the next.
@@ -27,11 +29,22 @@ macro_rules! chan_group {
         )?
         g.finish();
     }};
+    // An mpsc group: also `async-channel` on our runtime.
+    (mpsc $c:expr, $name:literal, $workload:ident, $ours:ty, $tokio:ty, $smol:ty) => {{
+        let flavor = Flavor::MultiThread(workers());
+        let name = concat!("sync_chan/", $name);
+        let mut g = group($c, name, false);
+        bench(&mut g, name, "runtime", Ours::new(flavor), $workload::<Ours, $ours>);
+        bench(&mut g, name, benches::adapters::tokio_rt::NAME, Tokio::new(flavor), $workload::<Tokio, $tokio>);
+        bench(&mut g, name, "smol", SmolExecutor::new(flavor), $workload::<SmolExecutor, $smol>);
+        bench(&mut g, name, "asyncchannel_on_ours", Ours::new(flavor), $workload::<Ours, $smol>);
+        g.finish();
+    }};
 }
 
 fn sync_chan(c: &mut Criterion) {
     chan_group!(
-        c,
+        mpsc c,
         "mpsc_contention_bounded",
         mpsc_contention,
         OursBounded,
@@ -39,7 +52,7 @@ fn sync_chan(c: &mut Criterion) {
         AsyncChannelBounded
     );
     chan_group!(
-        c,
+        mpsc c,
         "mpsc_contention_unbounded",
         mpsc_contention,
         OursUnbounded,
@@ -47,7 +60,7 @@ fn sync_chan(c: &mut Criterion) {
         AsyncChannelUnbounded
     );
     chan_group!(
-        c,
+        mpsc c,
         "mpsc_uncontended_bounded",
         mpsc_uncontended,
         OursBounded,
@@ -55,7 +68,7 @@ fn sync_chan(c: &mut Criterion) {
         AsyncChannelBounded
     );
     chan_group!(
-        c,
+        mpsc c,
         "mpsc_uncontended_unbounded",
         mpsc_uncontended,
         OursUnbounded,
@@ -63,7 +76,7 @@ fn sync_chan(c: &mut Criterion) {
         AsyncChannelUnbounded
     );
     chan_group!(
-        c,
+        mpsc c,
         "mpsc_full_ping",
         mpsc_full_ping,
         OursBounded,

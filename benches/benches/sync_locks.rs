@@ -1,7 +1,9 @@
 //! The lock workloads on multi-thread runtimes (`BENCH_WORKERS` workers,
 //! default 4): each workload is a group whose functions are `runtime` (ours, on our
-//! runtime), `tokio` (`tokio::sync` on tokio) and `smol` (`async-lock` / `event-listener`
-//! on smol's `Executor`). The workloads are in `benches::workloads::sync_locks`.
+//! runtime), `tokio` (`tokio::sync` on tokio), `smol` (`async-lock` / `event-listener`
+//! on smol's `Executor`) and `asynclock_on_ours` (`async-lock` / `event-listener` on our
+//! runtime: the primitives compared on one scheduler). The workloads are in
+//! `benches::workloads::sync_locks`.
 //!
 //! `sync/notify_waiters` also has `floor` and `floor_tokio`: the same loop over
 //! `benches::workloads::notify_floor::SlotNotify`, the least a notify-all primitive can do, on our
@@ -16,7 +18,8 @@ use benches::workloads::sync_locks::*;
 use benches::{workers, Flavor};
 use criterion::{criterion_group, criterion_main, Criterion};
 
-/// One group: the three primitive families, each on its own runtime.
+/// One group: the three primitive families, each on its own runtime, and async-lock's on
+/// ours.
 macro_rules! workload {
     ($c:expr, $name:ident) => {{
         let flavor = Flavor::MultiThread(workers());
@@ -42,6 +45,13 @@ macro_rules! workload {
             "smol",
             SmolExecutor::new(flavor),
             $name::<SmolExecutor, SmolKit>,
+        );
+        bench(
+            &mut g,
+            name,
+            "asynclock_on_ours",
+            Ours::new(flavor),
+            $name::<Ours, SmolKit>,
         );
         workload!(@extra g, name, flavor, $name);
         g.finish();
@@ -70,6 +80,9 @@ fn sync_locks(c: &mut Criterion) {
     workload!(c, semaphore_contended_1);
     workload!(c, semaphore_contended_n);
     workload!(c, mutex_contended);
+    workload!(c, rwlock_read_uncontended);
+    workload!(c, rwlock_read_contended);
+    workload!(c, rwlock_write_held);
     workload!(c, notify_one);
     workload!(c, notify_waiters);
 }

@@ -1,7 +1,7 @@
 //! Every `sync_chan` workload, twice, on every runtime the bench file uses (ours, tokio,
-//! smol's executor) with its own ecosystem's channels: each iteration returns only once
-//! every message was received, so finishing is the assertion (a lost wake-up hangs; the
-//! watchdog turns a hang into a failure).
+//! smol's executor) with its own ecosystem's channels, and async-channel on ours: each
+//! iteration returns only once every message was received, so finishing is the assertion
+//! (a lost wake-up hangs; the watchdog turns a hang into a failure).
 
 use std::sync::mpsc;
 use std::time::Duration;
@@ -146,5 +146,36 @@ fn smol() {
         "smol broadcast_fanout",
         make,
         broadcast_fanout::<SmolExecutor, AsyncBroadcast>,
+    );
+}
+
+/// async-channel on our runtime (the mpsc groups' `asyncchannel_on_ours`).
+#[test]
+fn asyncchannel_on_ours() {
+    let make = || Ours::new(MT);
+    twice(
+        "asyncchannel_on_ours mpsc_contention_bounded",
+        make,
+        mpsc_contention::<Ours, AsyncChannelBounded>,
+    );
+    twice(
+        "asyncchannel_on_ours mpsc_contention_unbounded",
+        make,
+        mpsc_contention::<Ours, AsyncChannelUnbounded>,
+    );
+    twice(
+        "asyncchannel_on_ours mpsc_uncontended_bounded",
+        make,
+        mpsc_uncontended::<Ours, AsyncChannelBounded>,
+    );
+    twice(
+        "asyncchannel_on_ours mpsc_uncontended_unbounded",
+        make,
+        mpsc_uncontended::<Ours, AsyncChannelUnbounded>,
+    );
+    twice(
+        "asyncchannel_on_ours mpsc_full_ping",
+        make,
+        mpsc_full_ping::<Ours, AsyncChannelBounded>,
     );
 }

@@ -1,6 +1,7 @@
 //! Every `sync_locks` workload, twice, on each primitive family and its runtime (2
-//! workers): finishing is the assertion (a lost permit or wake-up hangs, which the
-//! watchdog turns into a failure), and the mutex workload checks its count. Likewise the
+//! workers), and async-lock's family on ours: finishing is the assertion (a lost permit
+//! or wake-up hangs, which the watchdog turns into a failure), and the mutex and rwlock
+//! workloads check their counts. Likewise the
 //! `notify_waiters` floor (`benches::workloads::notify_floor`) on ours and on tokio.
 
 use std::time::Duration;
@@ -18,11 +19,15 @@ type Workload<B> = for<'a> fn(&'a B) -> Iteration<'a>;
 const MT: Flavor = Flavor::MultiThread(2);
 
 fn all<B: Bench, K: SyncKit>(make: impl Fn() -> B) {
-    let list: [(&str, Workload<B>); 6] = [
+    let list: [(&str, Workload<B>); 10] = [
         ("semaphore_uncontended", semaphore_uncontended::<B, K>),
         ("semaphore_contended_1", semaphore_contended_1::<B, K>),
         ("semaphore_contended_n", semaphore_contended_n::<B, K>),
         ("mutex_contended", mutex_contended::<B, K>),
+        ("mutex_handoff", mutex_handoff::<B, K>),
+        ("rwlock_read_uncontended", rwlock_read_uncontended::<B, K>),
+        ("rwlock_read_contended", rwlock_read_contended::<B, K>),
+        ("rwlock_write_held", rwlock_write_held::<B, K>),
         ("notify_one", notify_one::<B, K>),
         ("notify_waiters", notify_waiters::<B, K>),
     ];
@@ -83,6 +88,31 @@ fn ours() {
 #[test]
 fn tokio() {
     watchdog("tokio", || all::<Tokio, TokioKit>(|| Tokio::new(MT)));
+}
+
+#[test]
+fn asynclock_on_ours() {
+    watchdog("asynclock_on_ours", || {
+        all::<Ours, SmolKit>(|| Ours::new(MT))
+    });
+}
+
+/// The hand-off workload on the current-thread flavor (what `instr_locks` counts).
+#[test]
+fn mutex_handoff_current_thread() {
+    watchdog("mutex_handoff_current_thread", || {
+        let rt = Ours::new(Flavor::CurrentThread);
+        let mut iteration = mutex_handoff::<Ours, OursKit>(&rt);
+        iteration();
+        iteration();
+        drop(iteration);
+        let rt = Ours::new(Flavor::CurrentThread);
+        let mut iteration = mutex_handoff::<Ours, SmolKit>(&rt);
+        iteration();
+        let rt = Tokio::new(Flavor::CurrentThread);
+        let mut iteration = mutex_handoff::<Tokio, TokioKit>(&rt);
+        iteration();
+    });
 }
 
 #[test]

@@ -406,3 +406,27 @@ fn set_once_two_sets_racing() {
         assert!(mine != theirs, "exactly one set succeeds");
     });
 }
+
+/// One release serves every waiter it has permits for (`add_permits(2)` to two queued
+/// one-permit acquires, as a write unlock serves the readers behind it), so the
+/// semaphore's wake set holds two wakers, one past its inline slot: both waiters, each in
+/// its own thread and queued at any point before or after the release, complete (a waker
+/// dropped unwoken leaves its waiter blocked, which loom reports as a deadlock), and the
+/// permits all come back.
+#[test]
+fn one_release_wakes_every_waiter_it_serves() {
+    model(|| {
+        let sem = Arc::new(Semaphore::new(0));
+        let waiters: Vec<_> = (0..2)
+            .map(|_| {
+                let s = sem.clone();
+                thread::spawn(move || block_on(s.acquire()).unwrap().forget())
+            })
+            .collect();
+        sem.add_permits(2);
+        for w in waiters {
+            w.join().unwrap();
+        }
+        assert_eq!(sem.available_permits(), 0);
+    });
+}

@@ -18,7 +18,8 @@
 //! granted but before it looked releases all of them. Either way nothing is lost.
 //!
 //! Coop budget, as tokio's: an acquire first takes its permits (or its place in the queue),
-//! and only a granted one checks the task's budget. With none left it keeps the permits,
+//! and only a granted one checks the task's budget (one look that also spends a unit:
+//! `coop::poll_proceed`). With none left it keeps the permits,
 //! wakes the task and returns `Pending`, handing them out at its next poll (its drop gives
 //! them back); so a task short of budget keeps its FIFO place.
 //!
@@ -38,8 +39,8 @@
 //! where a `Closed` answer read there must happen-after the `close` (Acquire, paired with
 //! `close`'s Release; `is_closed` likewise), as tokio's does (the loom model
 //! `closed_error_happens_after_close`, `closed_snapshot_happens_after_close`). `forget` and `available_permits` carry nothing
-//! (Relaxed). Wakers are collected under the lock and woken, or dropped, after it is
-//! released.
+//! (Relaxed). Wakers are collected under the lock (a `SemWakes`, `sem_wakes.rs`: the first
+//! inline, the rest spilled) and woken, or dropped, after it is released.
 //!
 //! Task dumps: a waiter that queues is recorded in the wait registry (`task::waits`, under
 //! the key (this semaphore's address, its slot)) in the same lock hold, through the
@@ -60,7 +61,8 @@ use shim::sync::atomic::{
 };
 use shim::sync::Mutex;
 
-use super::wait_list::{WaitList, WakeList};
+use super::sem_wakes::SemWakes;
+use super::wait_list::WaitList;
 
 const CLOSED: usize = 1;
 const WAITERS: usize = 2;
@@ -280,7 +282,7 @@ impl Sem {
         // Checked before any permit moves: a panic under the lock, after some waiters
         // were granted, would drop their wakers unwoken.
         check_add(0, n);
-        let mut wakes = WakeList::new();
+        let mut wakes = SemWakes::new();
         {
             let mut list = self.waiters.lock();
             self.release_locked(n, &mut list, &mut wakes);
@@ -290,7 +292,7 @@ impl Sem {
 
     /// Hands `n` permits to the queue's head waiters, then puts the rest in the word,
     /// clearing WAITERS when the queue is empty (also when `n` is 0).
-    fn release_locked(&self, mut n: usize, list: &mut WaitList<Need>, wakes: &mut WakeList) {
+    fn release_locked(&self, mut n: usize, list: &mut WaitList<Need>, wakes: &mut SemWakes) {
         while n > 0 {
             let Some(head) = list.front() else { break };
             let need = &mut list.node(head).data;
@@ -299,7 +301,8 @@ impl Sem {
             n -= take;
             if need.remaining == 0 {
                 need.status = Status::Granted;
-                list.unlink_and_wake(head, wakes);
+                list.unlink(head);
+                wakes.push(list.take_waker(head));
                 list.node(head).data.rec.forget();
             }
         }
@@ -360,14 +363,15 @@ impl Sem {
     /// the permits it was granted in part until its future looks or is dropped (then they
     /// come back), as tokio's.
     pub(crate) fn close(&self) {
-        let mut wakes = WakeList::new();
+        let mut wakes = SemWakes::new();
         {
             let mut list = self.waiters.lock();
             while let Some(head) = list.front() {
                 let need = &mut list.node(head).data;
                 need.status = Status::Closed;
                 need.rec.forget();
-                list.unlink_and_wake(head, &mut wakes);
+                list.unlink(head);
+                wakes.push(list.take_waker(head));
             }
             // Relaxed: the value only seeds the CAS.
             let mut cur = self.permits.load(Relaxed);
@@ -517,7 +521,7 @@ impl Sem {
             Status::Closed => (Poll::Ready(Err(Closed)), data.needed - data.remaining),
         };
         let node = list.remove(k);
-        let mut wakes = WakeList::new();
+        let mut wakes = SemWakes::new();
         if held > 0 {
             self.release_locked(held, &mut list, &mut wakes);
         }
@@ -531,7 +535,7 @@ impl Sem {
     /// A queued acquire's future is dropped: give back what it was granted (to the next
     /// waiters first), so nothing is lost.
     pub(crate) fn cancel(&self, k: usize) {
-        let mut wakes = WakeList::new();
+        let mut wakes = SemWakes::new();
         let mut list = self.waiters.lock();
         let mut node = list.remove(k);
         node.data.rec.forget();
@@ -594,6 +598,7 @@ impl AcquireFut<'_> {
 impl Future for AcquireFut<'_> {
     type Output = Result<(), Closed>;
 
+    #[inline]
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = &mut *self;
         assert!(!this.done, "acquire future polled after completion");
@@ -608,15 +613,17 @@ impl Future for AcquireFut<'_> {
             }
             this.held = true;
         }
-        std::task::ready!(super::poll_budget(cx));
+        // One look at the budget: spend a unit, or (none left) wake the task and keep
+        // the permits for its next poll.
+        std::task::ready!(crate::coop::poll_proceed(cx));
         this.held = false;
         this.done = true;
-        super::spend_budget(cx);
         Poll::Ready(Ok(()))
     }
 }
 
 impl Drop for AcquireFut<'_> {
+    #[inline]
     fn drop(&mut self) {
         if let Some(k) = self.key.take() {
             self.sem.cancel(k);

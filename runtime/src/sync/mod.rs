@@ -28,6 +28,7 @@ mod notify;
 mod once_cell;
 pub mod oneshot;
 mod rwlock;
+mod sem_wakes;
 mod semaphore;
 mod set_once;
 mod wait_list;
