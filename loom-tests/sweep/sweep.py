@@ -194,7 +194,8 @@ def auto_variants():
                     recv = re.search(r"(\w+)\s*$", src[max(0, call.start() - 200):call.start()])
                     word = recv.group(1) if recv else "?"
                     if word == "0":  # a newtype's field: name the type
-                        word = "SpinToken" if rel.endswith("spin.rs") else "RemoteSpawns"
+                        word = ("SpinToken" if rel.endswith("spin.rs") else
+                                "MetaSlot" if rel.endswith("meta.rs") else "RemoteSpawns")
                     label = f"`{word}` {label}"
                 if rel in NO_LOOM and order == "Relaxed":
                     a = lparen + o.start()
