@@ -89,3 +89,53 @@ fn yields_inside_a_local_set_driven_by_a_task() {
         },
     );
 }
+
+/// A worker whose only work is its yielded tasks takes a sibling's queued tasks before it
+/// polls the yielders again: here a task (X) blocks its worker until two tasks it spawned
+/// (one in its worker's ring, one in its LIFO slot) have run, while a yield loop (Z)
+/// keeps the other worker busy. Whenever Z and X land on different workers, only the
+/// yielding worker can run X's children; were it to poll Z again and again without
+/// looking at its sibling, X's wait would never end. Rounds with fresh runtimes make that
+/// placement all but certain to come up.
+#[test]
+fn a_yielding_worker_takes_the_tasks_queued_behind_a_stuck_sibling() {
+    use std::sync::atomic::AtomicBool;
+    use std::time::{Duration, Instant};
+    watchdog("the children of a task stuck in its poll", || {
+        for _ in 0..20 {
+            let rt = multi_thread(2);
+            rt.block_on(async {
+                let done = Arc::new(AtomicBool::new(false));
+                let ran = Arc::new(AtomicUsize::new(0));
+                let z = {
+                    let done = done.clone();
+                    task::spawn(async move {
+                        while !done.load(SeqCst) {
+                            task::yield_now().await;
+                        }
+                    })
+                };
+                let x = {
+                    let ran = ran.clone();
+                    task::spawn(async move {
+                        for _ in 0..2 {
+                            let ran = ran.clone();
+                            task::spawn(async move {
+                                ran.fetch_add(1, SeqCst);
+                            });
+                        }
+                        // Blocks this worker (bounded: the watchdog reports first).
+                        let give_up = Instant::now() + Duration::from_secs(600);
+                        while ran.load(SeqCst) < 2 && Instant::now() < give_up {
+                            std::thread::yield_now();
+                        }
+                    })
+                };
+                x.await.unwrap();
+                done.store(true, SeqCst);
+                z.await.unwrap();
+                assert_eq!(ran.load(SeqCst), 2);
+            });
+        }
+    });
+}

@@ -9,8 +9,9 @@
 //! missed between its last look and its park.
 //!
 //! The order, once the worker's own queues and the global ones are empty (worker.rs,
-//! `Context::run`): `steal_work` (become a searcher if allowed, then from a random sibling
-//! on: half of its ring, or the task in a stuck sibling's LIFO slot; then a global batch),
+//! `Context::run`): `steal_work` (become a searcher if allowed, then `steal_from_siblings`:
+//! from a random sibling on, half of its ring, or the task in a stuck sibling's LIFO slot;
+//! then a global batch),
 //! `spin_for_work` (spin.rs's conditions), `yield_for_work` (the park yields), then
 //! `Context::park`. There `transition_to_parked` refuses while the core has tasks; the
 //! user's park hooks run with the core out of its slot (a task they wake takes the remote
@@ -32,6 +33,19 @@ impl Core {
         if !self.transition_to_searching(handle) {
             return None;
         }
+        self.steal_from_siblings(handle)
+            .or_else(|| self.next_global_batch(handle, false))
+    }
+
+    /// From a random sibling on: half of its ring, or the task in a stuck sibling's LIFO
+    /// slot. Also taken, without becoming a searcher, by a worker whose only work is its
+    /// yielded tasks (worker.rs, `Context::step`): a task waiting in the ring of a sibling
+    /// that is stuck in a long poll, or descheduled by the OS, must not wait behind
+    /// yielders that are polled again and again here.
+    pub(in crate::scheduler::multi_thread) fn steal_from_siblings(
+        &mut self,
+        handle: &Handle,
+    ) -> Option<RunTask> {
         let remotes = &handle.shared.remotes;
         let n = remotes.len();
         let start = self.rand.below(n as u32) as usize;
@@ -54,7 +68,7 @@ impl Core {
                 return Some(task);
             }
         }
-        self.next_global_batch(handle, false)
+        None
     }
 
     /// Briefly waits for work to show up, as a searcher only (at most half the workers),
