@@ -463,10 +463,13 @@ fn a_notify_waiter_keeps_its_record_when_a_served_waiter_leaves_after_it() {
     watchdog("Notify waiters served, queued again and leaving", || {
         let rt = support::current_thread();
         let notify = Arc::new(runtime::sync::Notify::new());
+        // What the dump shows (the record sits in the task's own slots).
         let on_notify = |id| {
-            task::waits::snapshot()
-                .iter()
-                .any(|r| r.waiter == Some(id) && r.wait.kind == task::waits::WaitKind::Notify)
+            rt.dump().task(id).is_some_and(|t| {
+                t.waits_on()
+                    .iter()
+                    .any(|w| matches!(w, runtime::dump::WaitsOn::Sync { kind: "Notify", .. }))
+            })
         };
         let spawn_waiter = || {
             let n = notify.clone();

@@ -9,10 +9,12 @@
 //! task (the waker's reference keeps the task, hence the block, alive), a dump from the
 //! owned list's reference it walks under.
 //!
-//! **A slot** is two words: `word`, the object's address with a kind code in its low
-//! three bits (an object here is 8-aligned: a task header, a channel's `Arc` allocation),
-//! 0 when free, [`BUSY`] while a recorder fills it; and `aux`, the awaited task's id for
-//! a join (0 otherwise). [`SLOTS`] of them: a task awaiting more of these at once (a
+//! **A slot** is two words: `word`, the record's address with a kind code in its low
+//! three bits (an address here is 8-aligned: a task header, a channel's `Arc` allocation,
+//! a waiter's atomic), 0 when free, [`BUSY`] while a recorder fills it; and `aux`, the
+//! awaited task's id for a join, the object's address for a kind keyed by its waiter (a
+//! `Notify` wait: the word holds the waiter's handoff word, unique to the waiter, so the
+//! notifier that serves it forgets exactly its record; [`keyed_by_waiter`]), 0 otherwise. [`SLOTS`] of them: a task awaiting more of these at once (a
 //! `join_all` over many handles) records the rest in the wait registry's map (`waits.rs`),
 //! which its waiter then knows from its own state.
 //!
@@ -57,8 +59,15 @@ const fn code(kind: WaitKind) -> Option<usize> {
         WaitKind::OneshotRecv => Some(1),
         WaitKind::OneshotClosed => Some(2),
         WaitKind::JoinHandle => Some(3),
+        WaitKind::Notify => Some(4),
         _ => None,
     }
+}
+
+/// Whether a record of `kind` names its waiter in `word` and its object in `aux`.
+#[inline(always)]
+const fn keyed_by_waiter(kind: WaitKind) -> bool {
+    matches!(kind, WaitKind::Notify)
 }
 
 fn kind_of(code: usize) -> Option<WaitKind> {
@@ -66,6 +75,7 @@ fn kind_of(code: usize) -> Option<WaitKind> {
         1 => Some(WaitKind::OneshotRecv),
         2 => Some(WaitKind::OneshotClosed),
         3 => Some(WaitKind::JoinHandle),
+        4 => Some(WaitKind::Notify),
         _ => None,
     }
 }
@@ -86,15 +96,20 @@ fn word_of(kind: WaitKind, object: usize) -> usize {
 pub struct InlineWait {
     /// The primitive and the side.
     pub kind: WaitKind,
-    /// The object's address (for a join: the awaited task's header).
+    /// The object's address (for a join: the awaited task's header; for a `Notify`: the
+    /// `Notify`, recorded in `aux`).
     pub object: usize,
-    /// The awaited task's raw id for a join; 0 otherwise.
+    /// The awaited task's raw id for a join; the waiter's address for a kind keyed by its
+    /// waiter (`Notify`); 0 otherwise.
     pub aux: u64,
 }
 
 impl InlineWait {
     /// The awaited task of a join.
     pub fn target(&self) -> Option<crate::id::Id> {
+        if self.kind != WaitKind::JoinHandle {
+            return None;
+        }
         std::num::NonZeroU64::new(self.aux).map(crate::id::Id::from_raw)
     }
 }
@@ -195,11 +210,12 @@ impl WaitBlock {
                 continue;
             }
             if let Some(kind) = kind_of(word & CODE_MASK) {
-                f(InlineWait {
-                    kind,
-                    object: word & !CODE_MASK,
-                    aux,
-                });
+                let (object, aux) = if keyed_by_waiter(kind) {
+                    (aux as usize, (word & !CODE_MASK) as u64)
+                } else {
+                    (word & !CODE_MASK, aux)
+                };
+                f(InlineWait { kind, object, aux });
             }
         }
     }
@@ -218,7 +234,8 @@ pub enum Recorded {
 }
 
 /// Records that the task of `waker` waits on `object` (`kind` one of the inline kinds:
-/// `OneshotRecv`, `OneshotClosed`, `JoinHandle`), with `aux` (a join's awaited task id).
+/// `OneshotRecv`, `OneshotClosed`, `JoinHandle`, `Notify`), with `aux` (a join's awaited
+/// task id; for `Notify`, `object` is the waiter's handoff word and `aux` the `Notify`).
 /// The caller forgets it with [`forget`] through a waker of the same task wherever the
 /// wait ends.
 #[inline]

@@ -35,7 +35,9 @@
 //! is what makes "recorded" and "queued" agree), and nothing is taken, woken or dropped
 //! under it but plain data; a dump takes one shard at a time. A leaf whose notifier
 //! serves many waiters in one critical section (`Notify`) keeps the registry out of it
-//! instead: each waiter records itself after its queue's lock is released, under a key
+//! instead: each waiter records itself before its queue's lock is taken, in its task's
+//! own slots ([`inline`]: the notifier that serves it forgets that record, through the
+//! node's waker, before its handoff store), or, when they are full, here under a key
 //! of its own (an address inside its pinned future, not its queue node, which the
 //! notifier frees and another waiter may take), with an [`Active`] test that reads
 //! whether it was served; and the waiter itself forgets the record (its slot) when it is

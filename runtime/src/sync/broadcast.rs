@@ -256,7 +256,7 @@ impl<T> Sender<T> {
         };
         tail.pos = pos.wrapping_add(1);
         // A waiting receive keeps its own wait record (recv_wait.rs): none is touched here.
-        tail.waiters.serve_all(SERVED, &mut wakers);
+        tail.waiters.serve_all(SERVED, None, &mut wakers);
         drop(tail);
         drop(old);
         wakers.wake_all();
@@ -385,7 +385,7 @@ impl<T> Drop for Sender<T> {
             let mut wakers = WakeList::new();
             let mut tail = self.shared.tail.lock();
             tail.closed = true;
-            tail.waiters.serve_all(SERVED, &mut wakers);
+            tail.waiters.serve_all(SERVED, None, &mut wakers);
             drop(tail);
             wakers.wake_all();
         }

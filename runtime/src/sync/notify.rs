@@ -134,8 +134,19 @@ struct Waiter {
     done: bool,
     /// The handoff word: `GOT_*`, stored by the notifier that serves our node.
     got: HandoffWord,
-    /// Our wait record in the registry (`Waiter::record`).
+    /// Our wait record in the registry's map, when our task's slots were full
+    /// (`Waiter::record`).
     rec: task::waits::WaitSlot,
+    /// The data pointer of the waker we last recorded with (0: none): a poll with a waker
+    /// of the same task records nothing new.
+    rec_task: usize,
+    /// Our inline record stands in the task of our node's waker: the notifier that serves
+    /// the node forgets it (`wait_list::forget_inline`); we do when we leave the queue or
+    /// move it to another task.
+    linked_rec: bool,
+    /// The data pointer of a waker (one of this poll's) whose task holds an inline record
+    /// our node's waker is not yet of (0: none): we forget it ourselves.
+    own_rec: usize,
     /// The queue points at `got` from the first poll that queues until the node is freed.
     _pinned: PhantomPinned,
 }
@@ -223,6 +234,9 @@ impl Notify {
             done: false,
             got: HandoffWord::new(),
             rec: task::waits::WaitSlot::new(),
+            rec_task: 0,
+            linked_rec: false,
+            own_rec: 0,
             _pinned: PhantomPinned,
         }
     }
@@ -294,7 +308,7 @@ impl Notify {
             Strategy::Lifo => list.back(),
         }
         .expect("WAITING with an empty queue");
-        let waker = list.serve(idx, strategy.got());
+        let waker = list.serve(idx, strategy.got(), Some(task::waits::WaitKind::Notify));
         if list.is_empty() {
             self.set_empty_locked();
         }
@@ -349,7 +363,7 @@ impl Notify {
                 self.state.fetch_add(CALL, SeqCst);
                 return;
             }
-            list.serve_all(GOT_ALL, &mut wakes);
+            list.serve_all(GOT_ALL, Some(task::waits::WaitKind::Notify), &mut wakes);
             // Under the lock, WAITING: nobody else changes the word now.
             self.state.store((cur & !STATE) + CALL, SeqCst);
         }
@@ -419,36 +433,82 @@ impl OwnedNotified {
 /// handoff word): no other leaf keys a record by an address with this tag.
 const WAIT_KEY_TAG: usize = usize::MAX - 1;
 
+const KIND: task::waits::WaitKind = task::waits::WaitKind::Notify;
+
 impl Waiter {
-    /// The wait-registry key of this waiter: its handoff word's address, stable from the
+    /// The address that names this waiter's records: its handoff word's, stable from the
     /// first poll (the future is pinned) to the drop.
-    fn wait_key(&self) -> (usize, usize) {
-        (&self.got as *const HandoffWord as usize, WAIT_KEY_TAG)
+    fn got_addr(&self) -> usize {
+        &self.got as *const HandoffWord as usize
     }
 
-    /// Records this queued waiter for task dumps (`task::waits`), after the waiters' lock
-    /// is released: the notifier's critical section never touches the registry. The record
-    /// is keyed by the waiter (not its node, which a notifier frees and a new waiter may
-    /// take), shows only while the handoff word reads "nothing" (`GOT_NOTHING`: the word's
-    /// `StillWaiting` test), is made once per new waker (our slot) unless the word already
-    /// reads served, and is forgotten by the waiter itself (`unrecord`) once it is done or
-    /// dropped.
-    fn record(&mut self, n: &Notify, waker: &Waker) {
-        // Relaxed: a hint. Served meanwhile, the record would never show (its test reads
-        // the word), and our next poll returns ready.
-        if self.got.load(Relaxed) != GOT_NOTHING {
-            return;
+    /// The wait-registry key of this waiter (the map's fallback record).
+    fn wait_key(&self) -> (usize, usize) {
+        (self.got_addr(), WAIT_KEY_TAG)
+    }
+
+    /// Records, for task dumps, that the task of `waker` waits on `n`, before the waiters'
+    /// lock is taken (the notifier's critical section only forgets). Nothing when our last
+    /// record was made with a waker of the same task (`rec_task`).
+    ///
+    /// The record goes to the task's own slots (`task::waits::inline`), under our handoff
+    /// word's address (unique to us while we live) with `n` as the object: `own_rec` until
+    /// our node carries a waker of that task (`linked_rec`), from then on the notifier that
+    /// serves the node forgets it (before its store into our word, so a dump of an idle
+    /// task never shows a served waiter, even one its task no longer polls); no `Active`
+    /// test is needed and the dump never touches us. With the task's slots full, it goes
+    /// to the registry's map instead, with the `Active` test of our word (`GOT_NOTHING`),
+    /// forgotten by us (`unrecord`).
+    /// Returns whether it was a waker of a new task (then the caller, once our node holds
+    /// it, calls `link_record`).
+    fn record(&mut self, n: &Notify, waker: &Waker) -> bool {
+        if waker.data() as usize == self.rec_task {
+            return false;
         }
-        let wait =
-            task::waits::Wait::on(task::waits::WaitKind::Notify, n as *const Notify as usize);
+        self.rec_task = waker.data() as usize;
+        match task::waits::inline::record(waker, KIND, self.got_addr(), n as *const Notify as u64) {
+            task::waits::inline::Recorded::Inline => {
+                self.own_rec = self.rec_task;
+                self.rec.forget();
+            }
+            task::waits::inline::Recorded::NotATask => self.rec.forget(),
+            task::waits::inline::Recorded::Full => self.record_in_map(n, waker),
+        }
+        true
+    }
+
+    /// `record` when the task's slots are full.
+    #[cold]
+    fn record_in_map(&mut self, n: &Notify, waker: &Waker) {
+        let wait = task::waits::Wait::on(KIND, n as *const Notify as usize);
         let active = task::waits::Active::of(&self.got);
         let key = self.wait_key();
         // SAFETY: no holder word; `got` lives until our drop, which calls `unrecord` first.
         unsafe { self.rec.record(key, waker, wait, None, Some(active)) };
     }
 
-    /// Forgets our record, if one stands.
-    fn unrecord(&mut self) {
+    /// Our node now carries `old`'s replacement, of the task of our `own_rec`: the record
+    /// there is the notifier's to forget from now on, and the one in `old`'s task (if we
+    /// had one linked) is ours to forget now.
+    fn link_record(&mut self, old: Option<&Waker>) {
+        if self.linked_rec {
+            if let Some(old) = old {
+                task::waits::inline::forget(old, KIND, self.got_addr());
+            }
+        }
+        self.linked_rec = self.own_rec != 0;
+        self.own_rec = 0;
+    }
+
+    /// Forgets the records that are ours to forget (`own_rec`, through `waker`, a waker of
+    /// this poll's, of the task it names; the map's), once we are done.
+    fn unrecord(&mut self, waker: Option<&Waker>) {
+        if self.own_rec != 0 {
+            if let Some(w) = waker.filter(|w| w.data() as usize == self.own_rec) {
+                task::waits::inline::forget(w, KIND, self.got_addr());
+            }
+            self.own_rec = 0;
+        }
         self.rec.forget();
     }
 
@@ -478,8 +538,8 @@ impl Waiter {
                     Err(now) => cur = now,
                 }
             }
-            // Cloned before the lock, which stays as short as it can.
-            let given = waker;
+            // Recorded and cloned before the lock, which stays as short as it can.
+            let new_task = waker.is_some_and(|w| self.record(n, w));
             let waker = waker.cloned();
             let mut list = n.waiters.lock_briefly();
             let mut cur = n.state.load(SeqCst);
@@ -509,23 +569,28 @@ impl Waiter {
             let slot = list.push_back(handoff, waker);
             self.slot = Some(slot);
             drop(list);
-            if let Some(w) = given {
-                self.record(n, w);
+            if new_task {
+                self.link_record(None);
             }
             return false;
         };
         // Queued. Acquire: a notifier that served us freed our node before its Release
         // store; we own nothing in the queue now.
+        // Served: the notifier forgot our linked record.
         if self.got.load(Acquire) != GOT_NOTHING {
             self.slot = None;
+            self.linked_rec = false;
             self.done = true;
             return true;
         }
+        // A new record only for a waker of another task than the one recorded.
+        let new_task = waker.is_some_and(|w| self.record(n, w));
         let old = {
             let mut list = n.waiters.lock_briefly();
             // Relaxed: notifiers store under the lock we hold.
             if self.got.load(Relaxed) != GOT_NOTHING {
                 self.slot = None;
+                self.linked_rec = false;
                 self.done = true;
                 return true;
             }
@@ -534,9 +599,8 @@ impl Waiter {
                 None => None,
             }
         };
-        // A new record only for a waker of another task than the one recorded (the slot).
-        if let Some(w) = waker {
-            self.record(n, w);
+        if new_task {
+            self.link_record(old.as_ref());
         }
         drop(old);
         false
@@ -549,7 +613,7 @@ impl Waiter {
         }
         std::task::ready!(super::poll_budget(cx));
         if self.poll(n, Some(cx.waker())) {
-            self.unrecord();
+            self.unrecord(Some(cx.waker()));
             super::spend_budget(cx);
             Poll::Ready(())
         } else {
@@ -588,6 +652,15 @@ impl Waiter {
                 _ => (None, None),
             }
         };
+        // Left the queue: our linked record is ours to forget, through the node's waker.
+        if let Some(node) = &old {
+            if self.linked_rec {
+                if let Some(w) = node.waker() {
+                    task::waits::inline::forget(w, KIND, self.got_addr());
+                }
+            }
+        }
+        self.linked_rec = false;
         drop(old);
         if let Some(w) = forward {
             w.wake();
@@ -618,7 +691,7 @@ impl Future for OwnedNotified {
 impl Drop for Notified<'_> {
     fn drop(&mut self) {
         self.w.cancel(self.notify);
-        self.w.unrecord();
+        self.w.unrecord(None);
         self.w.got.release();
     }
 }
@@ -626,7 +699,7 @@ impl Drop for Notified<'_> {
 impl Drop for OwnedNotified {
     fn drop(&mut self) {
         self.w.cancel(&self.notify);
-        self.w.unrecord();
+        self.w.unrecord(None);
         self.w.got.release();
     }
 }

@@ -58,6 +58,13 @@ pub(crate) struct Node<D> {
     pub(crate) data: D,
 }
 
+impl<D> Node<D> {
+    /// The node's waker.
+    pub(crate) fn waker(&self) -> Option<&Waker> {
+        self.waker.as_ref()
+    }
+}
+
 enum Slot<D> {
     Used(Node<D>),
     /// On the free list; the next free slot.
@@ -277,7 +284,7 @@ impl task::waits::StillWaiting for HandoffWord {
 }
 
 /// A node's pointer to its waiter's [`HandoffWord`] (the waiter keeps its wait record
-/// itself: module doc).
+/// itself, but for an inline record the notifier forgets: [`forget_inline`]).
 pub(crate) struct Handoff {
     word: *const HandoffWord,
 }
@@ -301,13 +308,20 @@ impl Handoff {
 unsafe impl Send for Handoff {}
 
 impl WaitList<Handoff> {
-    /// Serves the linked node `key`: frees it, then stores `got` (not 0) into its waiter's
-    /// handoff word. Returns the node's waker, to wake once the lock is released.
-    pub(crate) fn serve(&mut self, key: usize, got: usize) -> Option<Waker> {
+    /// Serves the linked node `key`: frees it, forgets the waiter's inline record of
+    /// `inline` (when given: [`forget_inline`]), then stores `got` (not 0) into its
+    /// waiter's handoff word. Returns the node's waker, to wake once the lock is released.
+    pub(crate) fn serve(
+        &mut self,
+        key: usize,
+        got: usize,
+        inline: Option<WaitKind>,
+    ) -> Option<Waker> {
         debug_assert!(got != 0, "a served handoff word reads non-zero");
         debug_assert!(self.is_linked(key), "only a linked node is served");
         let node = self.remove(key);
         let word = node.data.word;
+        forget_inline(inline, node.waker.as_ref(), word);
         // SAFETY: the node was linked, so its waiter has not read a non-zero word and has
         // not removed it, so the word is alive (`Handoff::new`). This store is the last
         // access to it. Release: a waiter that reads it with Acquire owns nothing here any
@@ -323,7 +337,12 @@ impl WaitList<Handoff> {
     /// [`serve`](WaitList::serve)s every linked node with `got`, oldest first, collecting
     /// the wakers: one walk down the links, freeing each node without unlinking it from
     /// its neighbours (they all go).
-    pub(crate) fn serve_all(&mut self, got: usize, wakers: &mut WakeList) {
+    pub(crate) fn serve_all(
+        &mut self,
+        got: usize,
+        inline: Option<WaitKind>,
+        wakers: &mut WakeList,
+    ) {
         let mut key = std::mem::replace(&mut self.head, NIL);
         self.tail = NIL;
         while key != NIL {
@@ -334,6 +353,7 @@ impl WaitList<Handoff> {
             debug_assert!(node.linked, "only a linked node is served");
             self.free = key;
             key = node.next;
+            forget_inline(inline, node.waker.as_ref(), node.data.word);
             // SAFETY: as in `serve`: the node was linked, so the word is alive; this store
             // is the last access to it, Release so that its waiter may free it.
             unsafe {
@@ -343,6 +363,20 @@ impl WaitList<Handoff> {
             }
             wakers.push(node.waker);
         }
+    }
+}
+
+/// A notifier serving a waiter that records its wait in its task's own slots under its
+/// handoff word (`Notify`: `task::waits::inline`, kind `kind`) forgets that record, through
+/// the node's waker (which keeps the task alive), before its store into the word: once
+/// served, a waiter is not waiting, whether or not its task ever polls it again; and the
+/// word's address names only this waiter until that store lets it go. A waiter whose
+/// record went to the map, or was never made, has no such record: the forget finds
+/// nothing. Only the word's address is used; nothing is dereferenced.
+#[inline]
+fn forget_inline(kind: Option<WaitKind>, waker: Option<&Waker>, word: *const HandoffWord) {
+    if let (Some(kind), Some(w)) = (kind, waker) {
+        task::waits::inline::forget(w, kind, word as usize);
     }
 }
 
