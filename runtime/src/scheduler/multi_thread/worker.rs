@@ -501,13 +501,13 @@ impl Context {
         let task = match core.next_task(&self.handle) {
             Some(task) => Some(task),
             None if !core.defer.is_empty() => {
-                // Ring and global queue are empty: a sibling's queued tasks first (a
-                // sibling stuck in a long poll, or descheduled, would otherwise keep them
-                // behind yielders that may be waiting for exactly them; no searcher
-                // transition: this worker is not idle), then the yielders' turn, after
-                // the driver's (a task yielding while it waits for I/O finds its event
-                // dispatched when it resumes).
-                match core.steal_from_siblings(&self.handle) {
+                // Ring and global queue are empty: the queued tasks of a sibling stuck
+                // in a long poll first (they would otherwise wait behind yielders that
+                // may be waiting for exactly them; no searcher transition: this worker
+                // is not idle), then the yielders' turn, after the driver's (a task
+                // yielding while it waits for I/O finds its event dispatched when it
+                // resumes).
+                match core.steal_from_siblings(&self.handle, true) {
                     Some(task) => Some(task),
                     None => return Step::Go(self.driver_turn(core)),
                 }

@@ -33,25 +33,30 @@ impl Core {
         if !self.transition_to_searching(handle) {
             return None;
         }
-        self.steal_from_siblings(handle)
+        self.steal_from_siblings(handle, false)
             .or_else(|| self.next_global_batch(handle, false))
     }
 
     /// From a random sibling on: half of its ring, or the task in a stuck sibling's LIFO
-    /// slot. Also taken, without becoming a searcher, by a worker whose only work is its
-    /// yielded tasks (worker.rs, `Context::step`): a task waiting in the ring of a sibling
-    /// that is stuck in a long poll, or descheduled by the OS, must not wait behind
-    /// yielders that are polled again and again here.
+    /// slot; with `only_stuck`, from stuck siblings only (the monitor found them inside
+    /// one poll for a tick). That form is taken, without becoming a searcher, by a worker
+    /// whose only work is its yielded tasks (worker.rs, `Context::step`): the tasks queued
+    /// behind a sibling stuck in a long poll must not wait behind yielders polled again
+    /// and again here (they may be waiting for exactly those tasks). Siblings that are
+    /// running are left alone: their backlog is for the parked workers they wake
+    /// (`notify_backlog`), and a yielder's worker taking it would keep the burst from
+    /// spreading.
     pub(in crate::scheduler::multi_thread) fn steal_from_siblings(
         &mut self,
         handle: &Handle,
+        only_stuck: bool,
     ) -> Option<RunTask> {
         let remotes = &handle.shared.remotes;
         let n = remotes.len();
         let start = self.rand.below(n as u32) as usize;
         for i in 0..n {
             let victim = (start + i) % n;
-            if victim == self.index {
+            if victim == self.index || (only_stuck && !handle.shared.workers[victim].is_stuck()) {
                 continue;
             }
             let before = self.run_queue.len();
